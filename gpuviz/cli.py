@@ -1,0 +1,116 @@
+"""The ``gpuviz`` command line (DESIGN.md, "CLI contract").
+
+Nothing heavy is imported here: each command's module (``gpuviz.commands.<name>``) is imported
+only when that command runs, so ``gpuviz split`` never loads numpy's friends, torch or Qt.
+
+Exit codes: 0 ok; 1 the work failed; 2 bad usage, parameter or input file (one line on stderr,
+never a traceback); 130 cancelled with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from gpuviz.errors import BadInputError, WorkFailedError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad usage as one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)\n")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--size {text!r}: expected WxH, e.g. 1600x900") from None
+    if w <= 0 or h <= 0:
+        raise argparse.ArgumentTypeError(f"--size {text!r}: width and height must be positive")
+    return w, h
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for every command, with the flags of DESIGN.md's CLI contract."""
+    p = _Parser(prog="gpuviz", description="See how PyTorch work runs on GPUs.")
+    p.add_argument("--version", action="version", version=_version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    o = sub.add_parser("open", help="open traces in the app (each in its own tab)")
+    o.add_argument("traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files")
+    o.add_argument("--view", choices=VIEWS, default="timeline")
+    o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
+    o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+
+    w = sub.add_parser("workloads", help="list workloads and their parameters")
+    w.add_argument("--json", action="store_true")
+
+    r = sub.add_parser("run", help="run a workload under the profiler (headless, or --gui)")
+    r.add_argument("workload", metavar="NAME|FILE.py:FUNC")
+    r.add_argument("-p", dest="params", action="append", default=[], metavar="k=v")
+    r.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda if present)")
+    r.add_argument("--gpus", default=None, metavar="N|LIST", help="GPU count or list, e.g. 2 or 0,2,3")
+    r.add_argument("--steps", type=int, default=None, help="steps per strategy (default 5)")
+    r.add_argument("--out", default=None, metavar="T.json.gz|DIR")
+    r.add_argument("--events", default=None, metavar="E.jsonl", help="write the event stream as JSON lines")
+    r.add_argument("--isolate", action="store_true", help="run in a child process")
+    r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
+    r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
+    r.add_argument("--json", action="store_true", help="print one result object")
+    r.add_argument("--gui", action="store_true", help="run inside the app")
+    r.add_argument("--screenshot", metavar="OUT.png")
+    r.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+
+    s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
+    s.add_argument("trace", metavar="TRACE")
+    s.add_argument("--json", action="store_true")
+
+    sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
+    sp.add_argument("--batch", type=int, required=True)
+    sp.add_argument("--gpus", type=int, required=True)
+    sp.add_argument("--json", action="store_true")
+
+    e = sub.add_parser("export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)")
+    e.add_argument("trace", metavar="TRACE")
+    g = e.add_mutually_exclusive_group(required=True)
+    g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
+    g.add_argument("--per-rank", metavar="DIR")
+    return p
+
+
+def _version() -> str:
+    from gpuviz import __version__
+
+    return f"gpuviz {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    command = args.command or "app"
+    try:
+        module = importlib.import_module(f"gpuviz.commands.{command}")
+        return int(module.main(args) or 0)
+    except BadInputError as exc:
+        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except WorkFailedError as exc:
+        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print(f"gpuviz {command}: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

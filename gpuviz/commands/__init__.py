@@ -1,0 +1,1 @@
+"""One module per CLI command, imported by ``gpuviz.cli`` only when that command runs."""

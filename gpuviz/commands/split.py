@@ -1,0 +1,30 @@
+"""``gpuviz split --batch B --gpus N``: DataParallel's per-GPU rows for a batch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from gpuviz.analysis.split_plan import plan_split
+from gpuviz.errors import BadInputError
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print the rows each GPU receives (text, or ``--json``)."""
+    if args.batch < 0:
+        raise BadInputError(f"--batch {args.batch}: must be 0 or more")
+    if args.gpus < 1:
+        raise BadInputError(f"--gpus {args.gpus}: must be 1 or more")
+    rows = plan_split(args.batch, args.gpus)
+    if args.json:
+        print(json.dumps({"batch": args.batch, "gpus": args.gpus, "rows": rows}))
+        return 0
+    idle = sum(1 for r in rows if r == 0)
+    print(f"batch {args.batch} on {args.gpus} GPU{'s' if args.gpus != 1 else ''}: "
+          + ", ".join(str(r) for r in rows))
+    for i, r in enumerate(rows):
+        print(f"  cuda:{i}  {r:>6} rows{'  (idle)' if r == 0 else ''}")
+    if idle:
+        print(f"{idle} GPU{'s' if idle != 1 else ''} get no rows: Tensor.chunk makes "
+              f"chunks of ceil({args.batch}/{args.gpus}) rows, so fewer chunks than GPUs.")
+    return 0

@@ -1,0 +1,1 @@
+"""Runner, profiling, CUDA-event timing, memory sampling and executors (torch, never Qt)."""

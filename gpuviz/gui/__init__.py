@@ -1,0 +1,1 @@
+"""The PySide6 + pyqtgraph app. The only package that imports Qt."""

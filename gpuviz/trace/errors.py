@@ -1,0 +1,65 @@
+"""Errors and warnings raised while reading traces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuviz.errors import BadInputError
+
+
+class TraceFormatError(BadInputError, ValueError):
+    """A file that cannot be read as a trace.
+
+    Parameters
+    ----------
+    path : str
+        The file (or folder) at fault.
+    where : str
+        The place in it: ``"byte 1234"``, ``"event 17"``, or ``""`` when it is the whole file.
+    what : str
+        What is wrong, in words a user understands.
+    """
+
+    def __init__(self, path: str, where: str, what: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.what = what
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """One line: ``path: where: what``."""
+        parts = [self.path]
+        if self.where:
+            parts.append(self.where)
+        parts.append(self.what)
+        return ": ".join(parts)
+
+
+@dataclass
+class ImportWarnings:
+    """Events skipped on import: a count, and the first few messages to show.
+
+    Attributes
+    ----------
+    count : int
+        How many events were skipped.
+    samples : list of str
+        The first ``limit`` messages.
+    """
+
+    count: int = 0
+    samples: list[str] = field(default_factory=list)
+    limit: int = 20
+
+    def add(self, message: str, n: int = 1) -> None:
+        """Count ``n`` skipped events, keeping the message while there is room."""
+        self.count += n
+        if len(self.samples) < self.limit:
+            self.samples.append(message)
+
+    def extend(self, other: ImportWarnings) -> None:
+        """Add another file's warnings to these."""
+        self.count += other.count
+        room = self.limit - len(self.samples)
+        self.samples.extend(other.samples[:max(room, 0)])

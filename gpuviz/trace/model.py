@@ -1,0 +1,533 @@
+"""The columnar trace model: every event of a trace in numpy columns, no object per event.
+
+A :class:`Trace` is built once by an importer (``gpuviz.trace.kineto``) and then only read.
+Its tables are plain dataclasses of equal-length numpy arrays. Strings (names, categories)
+are interned in one :class:`SymbolTable` and stored as ``int32`` ids. Times are ``int64``
+nanoseconds relative to :attr:`Trace.zero_ns`, the earliest event of any rank.
+
+Invariants the importers guarantee and every reader may rely on:
+
+- ``Slices`` are sorted by ``(track, start_ns)``; ``Trace.track_offsets[t]:track_offsets[t+1]``
+  is the slice range of track ``t``.
+- Overlapping slices on one track are kept; ``depth`` stacks them (nesting on CPU threads,
+  overflow rows on GPU streams). Nothing is dropped.
+- A missing integer is ``-1`` (correlation, args row, rank, stream, byte count).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from enum import IntEnum
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+I16 = npt.NDArray[np.int16]
+U8 = npt.NDArray[np.uint8]
+I8 = npt.NDArray[np.int8]
+
+NONE = -1
+"""The value of a missing integer in any column."""
+
+
+class Kind(IntEnum):
+    """A slice's normalized category. Old eras' names map here (``Kernel`` -> KERNEL)."""
+
+    OTHER = 0
+    KERNEL = 1
+    MEMCPY = 2
+    MEMSET = 3
+    RUNTIME = 4  # cuda_runtime, cuda_driver, hip runtime: the CPU side of a launch
+    CPU_OP = 5
+    USER_ANNOTATION = 6  # record_function ranges on a CPU thread
+    GPU_USER_ANNOTATION = 7  # the same ranges as seen on a GPU stream
+    PYTHON_FUNCTION = 8
+    CUDA_SYNC = 9
+
+
+GPU_ACTIVITY_KINDS = (Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET)
+"""The kinds that run on a GPU and count towards its busy time."""
+
+# Category strings (lower-cased) of every era -> Kind. Unknown categories are Kind.OTHER,
+# and keep their own string in Slices.cat for export.
+CATEGORY_KINDS: dict[str, Kind] = {
+    "kernel": Kind.KERNEL,
+    "gpu_memcpy": Kind.MEMCPY,
+    "memcpy": Kind.MEMCPY,
+    "gpu_memset": Kind.MEMSET,
+    "memset": Kind.MEMSET,
+    "cuda_runtime": Kind.RUNTIME,
+    "runtime": Kind.RUNTIME,
+    "cuda_driver": Kind.RUNTIME,
+    "cpu_op": Kind.CPU_OP,
+    "operator": Kind.CPU_OP,
+    "user_annotation": Kind.USER_ANNOTATION,
+    "gpu_user_annotation": Kind.GPU_USER_ANNOTATION,
+    "python_function": Kind.PYTHON_FUNCTION,
+    "cuda_sync": Kind.CUDA_SYNC,
+}
+
+# The category each kind is exported under (today's Kineto names).
+KIND_CATEGORIES: dict[Kind, str] = {
+    Kind.KERNEL: "kernel",
+    Kind.MEMCPY: "gpu_memcpy",
+    Kind.MEMSET: "gpu_memset",
+    Kind.RUNTIME: "cuda_runtime",
+    Kind.CPU_OP: "cpu_op",
+    Kind.USER_ANNOTATION: "user_annotation",
+    Kind.GPU_USER_ANNOTATION: "gpu_user_annotation",
+    Kind.PYTHON_FUNCTION: "python_function",
+    Kind.CUDA_SYNC: "cuda_sync",
+}
+
+
+class TrackKind(IntEnum):
+    """What a track (a timeline lane) holds."""
+
+    GPU_STREAM = 0  # kernels, copies and sets of one (rank, device, stream)
+    GPU_ANNOTATION = 1  # gpu_user_annotation ranges of one (rank, device, stream)
+    CPU_THREAD = 2  # cpu ops, runtime calls, python functions of one (rank, pid, tid)
+    CPU_ANNOTATION = 3  # user_annotation ranges of one (rank, pid, tid)
+
+
+class SymbolTable:
+    """Interned strings: each distinct string is stored once and named by an ``int32`` id.
+
+    Parameters
+    ----------
+    strings : iterable of str, optional
+        Strings to intern, in id order.
+    """
+
+    __slots__ = ("_ids", "strings")
+
+    def __init__(self, strings: Iterable[str] = ()) -> None:
+        self.strings: list[str] = []
+        self._ids: dict[str, int] = {}
+        for s in strings:
+            self.intern(s)
+
+    def intern(self, s: str) -> int:
+        """Return the id of ``s``, adding it if new."""
+        i = self._ids.get(s)
+        if i is None:
+            i = len(self.strings)
+            self._ids[s] = i
+            self.strings.append(s)
+        return i
+
+    def intern_many(self, strings: Iterable[str]) -> I32:
+        """Return the ids of ``strings`` as an ``int32`` array."""
+        get = self._ids.get
+        out = []
+        for s in strings:
+            i = get(s)
+            if i is None:
+                i = self.intern(s)
+            out.append(i)
+        return np.asarray(out, dtype=np.int32)
+
+    def find(self, s: str) -> int:
+        """Return the id of ``s``, or ``-1`` when it is not interned."""
+        return self._ids.get(s, NONE)
+
+    def __getitem__(self, i: int) -> str:
+        return self.strings[i]
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def lookup(self, ids: npt.ArrayLike) -> list[str]:
+        """Return the strings of an array of ids."""
+        s = self.strings
+        return [s[i] for i in np.asarray(ids).tolist()]
+
+
+class _Columns:
+    """Shared behaviour of the column tables: length, row selection, concatenation."""
+
+    def __len__(self) -> int:
+        first = fields(self)[0]  # type: ignore[arg-type]
+        return len(getattr(self, first.name))
+
+    def take(self, index: npt.ArrayLike) -> Any:
+        """Return a new table of the rows ``index`` (an index array or a boolean mask)."""
+        return type(self)(**{f.name: getattr(self, f.name)[index] for f in fields(self)})  # type: ignore[arg-type]
+
+    @classmethod
+    def empty(cls) -> Any:
+        """Return a table with no rows."""
+        return cls(**{f.name: np.empty(0, dtype=_DTYPES[f.name]) for f in fields(cls)})  # type: ignore[arg-type]
+
+    @classmethod
+    def concat(cls, parts: list[Any]) -> Any:
+        """Concatenate tables of this type."""
+        if not parts:
+            return cls.empty()
+        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])  # type: ignore[arg-type]
+                      for f in fields(cls)})
+
+
+@dataclass
+class Slices(_Columns):
+    """Events with a duration (``ph: X``, and paired ``B``/``E``).
+
+    Attributes
+    ----------
+    start_ns, dur_ns : int64
+        Start relative to the trace zero, and duration.
+    track : int32
+        Row in :class:`Tracks`.
+    depth : int16
+        Stacking row within the track (0 = top). Nesting on CPU threads; overlap rows on GPU.
+    name, cat : int32
+        Symbol ids of the name and of the original category string.
+    kind : uint8
+        :class:`Kind`.
+    correlation : int64
+        ``args.correlation`` (links a runtime launch to its kernel/copy), or -1.
+    external_id : int64
+        ``args["External id"]`` (links a cpu op to its launches), or -1.
+    bytes : int64
+        ``args.bytes`` of copies and sets, or -1.
+    args : int32
+        Row in :class:`ArgsStore`, or -1 when the event had no args.
+    """
+
+    start_ns: I64
+    dur_ns: I64
+    track: I32
+    depth: I16
+    name: I32
+    cat: I32
+    kind: U8
+    correlation: I64
+    external_id: I64
+    bytes: I64
+    args: I32
+
+    @property
+    def end_ns(self) -> I64:
+        """``start_ns + dur_ns``."""
+        return self.start_ns + self.dur_ns
+
+
+@dataclass
+class Tracks(_Columns):
+    """Timeline lanes. A GPU lane is (rank, device, stream); a CPU lane is (rank, pid, tid).
+
+    Attributes
+    ----------
+    kind : uint8
+        :class:`TrackKind`.
+    rank : int32
+        The rank (``distributedInfo.rank``, or file order in a folder), or -1 for a lone file.
+    device : int32
+        GPU device index for GPU lanes, -1 for CPU lanes.
+    stream : int64
+        GPU stream for GPU lanes (``"stream 7"`` -> 7), -1 for CPU lanes.
+    pid, tid : int64
+        The process and thread ids as the file had them (strings are interned: see ``label``).
+    label : int32
+        Symbol id of the lane's display name (thread name, ``"stream 7"``).
+    """
+
+    kind: U8
+    rank: I32
+    device: I32
+    stream: I64
+    pid: I64
+    tid: I64
+    label: I32
+
+
+@dataclass
+class Flows(_Columns):
+    """Flow events (``ph`` s/t/f): arrows between slices, kept for export and display.
+
+    Attributes
+    ----------
+    flow_id : int64
+        The ``id`` that pairs a start with its finish.
+    phase : uint8
+        ``ord('s')``, ``ord('t')`` or ``ord('f')``.
+    ts_ns : int64
+        Time relative to the trace zero.
+    track : int32
+        The lane the flow point sits on.
+    name, cat : int32
+        Symbol ids (cat: ``ac2g``, ``async_cpu_to_gpu``, ``async``, ``fwdbwd`` …).
+    enclosing : uint8
+        1 when ``bp: "e"`` (binds to the enclosing slice).
+    """
+
+    flow_id: I64
+    phase: U8
+    ts_ns: I64
+    track: I32
+    name: I32
+    cat: I32
+    enclosing: U8
+
+
+@dataclass
+class MemoryEvents(_Columns):
+    """``[memory]`` instant events: allocator activity per device.
+
+    Attributes
+    ----------
+    ts_ns : int64
+        Time relative to the trace zero.
+    rank : int32
+        As in :class:`Tracks`.
+    device_type : int8
+        ``Device Type``: 0 CPU, 1 CUDA (ROCm reports 1 too).
+    device_id : int32
+        ``Device Id``.
+    addr, bytes : int64
+        ``Addr`` and ``Bytes`` (negative for a free).
+    total_allocated, total_reserved : int64
+        ``Total Allocated``/``Total Reserved`` after the event, or -1 (2021-era traces).
+    track : int32
+        The CPU lane it was recorded on.
+    """
+
+    ts_ns: I64
+    rank: I32
+    device_type: I8
+    device_id: I32
+    addr: I64
+    bytes: I64
+    total_allocated: I64
+    total_reserved: I64
+    track: I32
+
+
+@dataclass
+class Instants(_Columns):
+    """Other events without a duration that are worth keeping (``ph`` i/I/C, unpaired B/E…).
+
+    Attributes
+    ----------
+    ts_ns : int64
+        Time relative to the trace zero.
+    track : int32
+        The lane.
+    name, cat : int32
+        Symbol ids.
+    phase : uint8
+        ``ord(ph)``.
+    args : int32
+        Row in :class:`ArgsStore`, or -1.
+    """
+
+    ts_ns: I64
+    track: I32
+    name: I32
+    cat: I32
+    phase: U8
+    args: I32
+
+
+_DTYPES: dict[str, Any] = {
+    "start_ns": np.int64, "dur_ns": np.int64, "track": np.int32, "depth": np.int16,
+    "name": np.int32, "cat": np.int32, "kind": np.uint8, "correlation": np.int64,
+    "external_id": np.int64, "bytes": np.int64, "args": np.int32,
+    "rank": np.int32, "device": np.int32, "stream": np.int64, "pid": np.int64,
+    "tid": np.int64, "label": np.int32,
+    "flow_id": np.int64, "phase": np.uint8, "ts_ns": np.int64, "enclosing": np.uint8,
+    "device_type": np.int8, "device_id": np.int32, "addr": np.int64,
+    "total_allocated": np.int64, "total_reserved": np.int64,
+}
+
+
+class ArgsStore:
+    """Events' ``args`` objects, kept as their raw JSON text in one buffer, decoded on demand.
+
+    Rows are appended by importers as bytes; readers call :meth:`get` for the few events they
+    show (hover, the kernel table, splits) or :meth:`raw` to copy them into an export.
+
+    Parameters
+    ----------
+    blob : bytes
+        The concatenated JSON objects.
+    offsets : int64 array
+        ``len(rows) + 1`` offsets into ``blob``.
+    """
+
+    __slots__ = ("blob", "offsets")
+
+    def __init__(self, blob: bytes = b"", offsets: I64 | None = None) -> None:
+        self.blob = blob
+        self.offsets = np.zeros(1, dtype=np.int64) if offsets is None else offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def raw(self, row: int) -> bytes:
+        """The JSON text of row ``row``."""
+        o = self.offsets
+        return self.blob[o[row]:o[row + 1]]
+
+    def get(self, row: int) -> dict[str, Any]:
+        """The decoded args of row ``row``; ``{}`` for -1."""
+        if row < 0:
+            return {}
+        value = msgspec.json.decode(self.raw(row))
+        return value if isinstance(value, dict) else {}
+
+    @classmethod
+    def concat(cls, parts: list[ArgsStore]) -> tuple[ArgsStore, list[int]]:
+        """Join stores; returns the store and each part's row shift."""
+        shifts, offs, base, row = [], [np.zeros(1, dtype=np.int64)], 0, 0
+        for p in parts:
+            shifts.append(row)
+            offs.append(p.offsets[1:] + base)
+            base += len(p.blob)
+            row += len(p)
+        return cls(b"".join(p.blob for p in parts), np.concatenate(offs)), shifts
+
+
+@dataclass
+class RankInfo:
+    """One source file of a trace.
+
+    Attributes
+    ----------
+    rank : int or None
+        ``distributedInfo.rank``; the file order in a folder without it; None for a lone file.
+    source : str
+        The file's path.
+    metadata : dict
+        The file's top-level fields other than ``traceEvents`` (``deviceProperties``,
+        ``distributedInfo``, ``baseTimeNanoseconds`` …), as they were.
+    offset_ns : int
+        Absolute time of this file's zero, in ns (what was added to its timestamps).
+    event_count : int
+        Events in the file, of every phase.
+    """
+
+    rank: int | None
+    source: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    offset_ns: int = 0
+    event_count: int = 0
+
+
+@dataclass
+class Trace:
+    """A whole trace: one file, or a folder of one file per rank, aligned on absolute time.
+
+    Attributes
+    ----------
+    symbols : SymbolTable
+        Interned strings for every ``name``/``cat``/``label`` column.
+    slices, tracks, flows, memory, instants : column tables
+        See their classes.
+    args : ArgsStore
+        The raw ``args`` of slices and instants.
+    ranks : list of RankInfo
+        The source files, in rank order.
+    zero_ns : int
+        Absolute time (ns) of ``t = 0``: the earliest event of any rank.
+    event_count : int
+        Events in all files, of every phase (``gpuviz summary``'s ``events``).
+    warnings : ImportWarnings
+        Events skipped on import.
+    metadata_events : list of dict
+        ``ph: M`` events (process/thread names, sort indexes), kept for export; their ``pid``
+        and ``tid`` are as in the file, with ``"rank"`` added.
+    """
+
+    symbols: SymbolTable
+    slices: Slices
+    tracks: Tracks
+    flows: Flows
+    memory: MemoryEvents
+    instants: Instants
+    args: ArgsStore
+    ranks: list[RankInfo]
+    zero_ns: int = 0
+    event_count: int = 0
+    warnings: Any = None
+    metadata_events: list[dict[str, Any]] = field(default_factory=list)
+    _track_offsets: I64 | None = field(default=None, repr=False)
+    _correlation_index: dict[int, Any] | None = field(default=None, repr=False)
+
+    @property
+    def sources(self) -> list[str]:
+        """The files this trace came from, in rank order."""
+        return [r.source for r in self.ranks]
+
+    @property
+    def track_offsets(self) -> I64:
+        """``len(tracks) + 1`` offsets: track ``t``'s slices are ``offsets[t]:offsets[t+1]``."""
+        if self._track_offsets is None:
+            self._track_offsets = np.searchsorted(
+                self.slices.track, np.arange(len(self.tracks) + 1), side="left"
+            ).astype(np.int64)
+        return self._track_offsets
+
+    def track_range(self, track: int) -> slice:
+        """The slice rows of one track."""
+        o = self.track_offsets
+        return slice(int(o[track]), int(o[track + 1]))
+
+    def gpu_activity_mask(self) -> npt.NDArray[np.bool_]:
+        """Rows that are kernels, copies or sets."""
+        k = self.slices.kind
+        return (k == Kind.KERNEL) | (k == Kind.MEMCPY) | (k == Kind.MEMSET)
+
+    def name_of(self, row: int) -> str:
+        """The name of slice ``row``."""
+        return self.symbols[int(self.slices.name[row])]
+
+    def track_label(self, track: int) -> str:
+        """A lane's display name."""
+        return self.symbols[int(self.tracks.label[track])]
+
+    def rank_values(self) -> list[int | None]:
+        """The ranks, in order, as ``gpuviz summary`` reports them."""
+        return [r.rank for r in self.ranks]
+
+    def launches_of(self, rows: npt.ArrayLike) -> I64:
+        """For GPU slice rows, the row of the runtime call with the same correlation and rank.
+
+        Returns -1 where there is none.
+        """
+        s, t = self.slices, self.tracks
+        if self._correlation_index is None:
+            rt = np.flatnonzero(s.kind == Kind.RUNTIME)
+            rt = rt[s.correlation[rt] >= 0]
+            key = _corr_key(t.rank[s.track[rt]], s.correlation[rt])
+            order = np.argsort(key, kind="stable")
+            self._correlation_index = {"keys": key[order], "rows": rt[order]}
+        idx = self._correlation_index
+        rows = np.asarray(rows, dtype=np.int64)
+        key = _corr_key(t.rank[s.track[rows]], s.correlation[rows])
+        pos = np.searchsorted(idx["keys"], key)
+        pos_c = np.minimum(pos, max(len(idx["keys"]) - 1, 0))
+        found = (len(idx["keys"]) > 0) & (idx["keys"][pos_c] == key) & (s.correlation[rows] >= 0)
+        out = np.full(len(rows), NONE, dtype=np.int64)
+        out[found] = idx["rows"][pos_c[found]]
+        return out
+
+    def iter_rank_traces(self) -> Iterator[tuple[RankInfo, npt.NDArray[np.bool_]]]:
+        """Each rank with the mask of its tracks (for per-rank export)."""
+        for info in self.ranks:
+            yield info, self.tracks.rank == rank_code(info.rank)
+
+
+def _corr_key(rank: npt.NDArray[Any], corr: npt.NDArray[Any]) -> I64:
+    # Correlation ids restart per process, so a key is (rank, correlation).
+    return (rank.astype(np.int64) + 1) << 44 | (corr.astype(np.int64) & ((1 << 44) - 1))
+
+
+def rank_code(rank: int | None) -> int:
+    """The value a rank takes in the ``rank`` columns: the rank, or -1 for a lone file."""
+    return NONE if rank is None else int(rank)

@@ -1,0 +1,1 @@
+"""The built-in workloads and their torch-free parameter declarations."""

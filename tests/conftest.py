@@ -1,0 +1,35 @@
+"""Shared fixtures: paths to the real traces copied into tests/data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """tests/data: copies of ../shared/traces (tests never read ../shared)."""
+    return DATA
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A gpu test on a machine without CUDA is reported as skipped (never as passed).
+    if any(item.get_closest_marker("gpu") for item in items) and not _cuda():
+        skip = pytest.mark.skip(reason="needs a CUDA GPU: run with -m gpu on the device machine")
+        for item in items:
+            if item.get_closest_marker("gpu"):
+                item.add_marker(skip)
