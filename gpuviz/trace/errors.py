@@ -62,4 +62,20 @@ class ImportWarnings:
         """Add another file's warnings to these."""
         self.count += other.count
         room = self.limit - len(self.samples)
-        self.samples.extend(other.samples[:max(room, 0)])
+        self.samples.extend(other.samples[: max(room, 0)])
+
+
+class ImportCancelledError(Exception):
+    """The caller cancelled an import (its ``cancelled()`` returned True).
+
+    Not a :class:`BadInputError`: the file may be fine. Carries the file being read.
+
+    Parameters
+    ----------
+    path : str
+        The file that was being read.
+    """
+
+    def __init__(self, path: str = "") -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: import cancelled" if self.path else "import cancelled")

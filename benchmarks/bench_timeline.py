@@ -1,0 +1,200 @@
+"""Timeline speed: ms per frame at 1600×900 offscreen, and how long opening blocks the GUI.
+
+Usage::
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_timeline.py [--sizes 100000 1000000]
+        [--file TRACE.json.gz] [--width 1600] [--height 900] [--repeat 15]
+
+For each size it builds a synthetic trace (``gpuviz.trace.synthetic.make_trace``) and prints:
+
+- ``lod``: the pure-numpy part alone: pyramid build time, and ``TimelineLod.frame`` per frame.
+- ``open``: the trace made (or, with ``--file``, ``load_trace`` run) in a worker ``QThread``,
+  then the ``QtTimeline`` built and shown, its pyramids built by its worker, and the first
+  complete frame painted, while a 5 ms heartbeat ``QTimer`` on the GUI thread records the
+  longest gap between its ticks: the longest time the GUI thread was blocked.
+- ``frame``: whole-widget renders (``QWidget.render`` into a 1600×900 image) for the full view
+  and a 1% zoom. *cold*: the view just changed (a new LOD query: level, window, merge, colour
+  grouping, drawing); *warm*: the same view painted again. Medians over ``--repeat`` frames
+  (cold frames pan by a few pixels each time so every one is a new query), and the worst.
+
+Targets (issue 5), 1M kernels on the 2-core CI machine: warm ≤ 16 ms, cold ≤ 50 ms, the GUI
+thread never blocked more than 100 ms while opening.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _lod_only(n: int) -> None:
+    from gpuviz.trace import lod
+    from gpuviz.trace.synthetic import make_trace
+
+    t = time.perf_counter()
+    tr = make_trace(n)
+    made = time.perf_counter() - t
+    tl = lod.TimelineLod(tr, sync_build_max=0)
+    layout = lod.build_layout(tr, depths=tl.depths)
+    keys = tl.unbuilt(layout)
+    t = time.perf_counter()
+    worst = 0.0
+    last = t
+    for _ in tl.build_iter(keys, layout.groups):
+        now = time.perf_counter()
+        worst = max(worst, now - last)
+        last = now
+    build = time.perf_counter() - t
+    end = int(tr.slices.end_ns.max())
+    out = []
+    for label, (a, b) in (("full", (0, end)), ("1%", (end // 2, end // 2 + end // 100))):
+        times = []
+        for i in range(10):
+            shift = (b - a) // 1600 * i
+            t = time.perf_counter()
+            f = tl.frame(layout, range(len(layout)), a + shift, b + shift, 1390)
+            times.append((time.perf_counter() - t) * 1e3)
+        out.append(f"{label} {statistics.median(times):.1f} ms ({f.count:,} rects)")
+    print(
+        f"  lod: {len(tr.slices):,} slices (made in {made:.2f} s); pyramid build {build * 1e3:.0f} ms "
+        f"in steps of at most {worst * 1e3:.1f} ms; frame (numpy only): " + ", ".join(out)
+    )
+
+
+def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: int) -> None:
+    from PySide6.QtCore import QThread, QTimer
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QApplication
+
+    from gpuviz.gui.timeline.qt_timeline import QtTimeline
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+
+    class Loader(QThread):
+        def __init__(self) -> None:
+            super().__init__()
+            self.trace = None
+            self.error: BaseException | None = None
+
+        def run(self) -> None:
+            try:
+                if path:
+                    from gpuviz.trace.kineto import load_trace
+
+                    self.trace = load_trace(path)
+                else:
+                    from gpuviz.trace.synthetic import make_trace
+
+                    self.trace = make_trace(n)
+            except BaseException as exc:  # reported below
+                self.error = exc
+
+    gaps: list[tuple[float, str]] = []
+    phase = ["load"]
+    last = [time.perf_counter()]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(((now - last[0]) * 1e3, phase[0]))
+        last[0] = now
+
+    hb = QTimer()
+    hb.setInterval(5)
+    hb.timeout.connect(beat)
+    t_open = time.perf_counter()
+    last[0] = t_open
+    hb.start()
+    loader = Loader()
+    loader.start()
+    while loader.isRunning():
+        app.processEvents()
+        time.sleep(0.001)
+    loader.wait()
+    if loader.error is not None:
+        raise loader.error
+    trace = loader.trace
+    t_loaded = time.perf_counter()
+    phase[0] = "build widget"
+    w = QtTimeline(trace)
+    w.resize(width, height)
+    w.show()
+    phase[0] = "lod pyramids + first frames"
+    app.processEvents()
+    while not w.lod_ready or (w._worker is not None and w._worker.isRunning()):
+        app.processEvents()
+        time.sleep(0.001)
+    app.processEvents()
+    w._canvas.repaint()
+    t_ready = time.perf_counter()
+    app.processEvents()
+    hb.stop()
+    worst = max(gaps) if gaps else (0.0, "")
+    source = f"load_trace({os.path.basename(path)})" if path else "make_trace (synthetic, no file)"
+    print(
+        f"  open: {source} {t_loaded - t_open:.2f} s, then widget + pyramids + first frame "
+        f"{t_ready - t_loaded:.2f} s; GUI thread longest block {worst[0]:.0f} ms (during {worst[1]}); "
+        f"{len(gaps)} heartbeats"
+    )
+
+    canvas = w._canvas
+    img = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    s = trace.slices
+    end = int(s.end_ns.max())
+
+    def render() -> float:
+        t = time.perf_counter()
+        canvas.render(img)
+        return (time.perf_counter() - t) * 1e3
+
+    for label, (a, b) in (("full view", (0, end)), ("1% zoom", (end // 2, end // 2 + end // 100))):
+        px = (b - a) / max(canvas.width() - 210, 1)
+        w.set_view_range(a, b)
+        render()
+        cold = []
+        for i in range(repeat):
+            d = int(px * 3 * (i + 1))
+            w.set_view_range(a + d, b + d)
+            cold.append(render())
+        warm = [render() for _ in range(repeat)]
+        f = w.current_frame()
+        print(
+            f"  frame {label:9s}: cold {statistics.median(cold):5.1f} ms (worst {max(cold):5.1f}), "
+            f"warm {statistics.median(warm):5.1f} ms (worst {max(warm):5.1f}); "
+            f"{f.count:,} rects in {len(f.rects)} colours, level 2^{f.shift} ns"
+        )
+    w.close()
+    w.deleteLater()
+    app.processEvents()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    ap.add_argument("--file", help="also open this trace file with load_trace (in a worker thread)")
+    ap.add_argument("--width", type=int, default=1600)
+    ap.add_argument("--height", type=int, default=900)
+    ap.add_argument("--repeat", type=int, default=15)
+    args = ap.parse_args()
+    print(
+        f"bench_timeline: {args.width}×{args.height} offscreen, {os.cpu_count()} CPUs, "
+        f"python {sys.version.split()[0]}"
+    )
+    for n in args.sizes:
+        print(f"{n:,} kernels (synthetic):")
+        _lod_only(n)
+        _open_and_frames(n, None, args.width, args.height, args.repeat)
+    if args.file:
+        print(f"file {args.file}:")
+        _open_and_frames(0, args.file, args.width, args.height, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,246 @@
+"""Write a realistic synthetic Kineto trace of N kernels, for import benchmarks.
+
+    python benchmarks/gen_trace.py --kernels 100000 --out /tmp/gpuviz-bench/k100k.json
+    python benchmarks/gen_trace.py --kernels 100000 --out /tmp/gpuviz-bench/k100k.json.gz
+
+The layout copies what ``torch.profiler`` (Kineto, 2024+) writes: one field block per event
+over several lines, ``ts`` in µs relative to ``baseTimeNanoseconds``, ``deviceProperties``,
+``distributedInfo`` (written with a space after each colon, so HTA finds the rank), then the
+``traceEvents``: per kernel a ``cpu_op``, its ``cuda_runtime`` launch, the kernel on one of
+several streams of several devices, and the ``ac2g`` flow pair tying them by correlation; now
+and then a parent op, a host-to-device copy (with its own launch and flows) and ``[memory]``
+allocator events; ``ph: M`` thread and process names at the end. About 5.85 events and 1.7 KB
+per kernel: 100k kernels make about 585k events and 171 MB.
+
+The output is deterministic for a given ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import random
+import sys
+from pathlib import Path
+from typing import TextIO
+
+BASE_NS = 1790857026000000000
+START_US = 4483311211255.469  # relative to BASE_NS, like a real trace of 2026
+PID = 3141
+KERNELS = [
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3>)",
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+    "at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >"
+    "(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, "
+    "unsigned int, float, 4>)",
+    "void at::native::(anonymous namespace)::softmax_warp_forward<float, float, float, 10, "
+    "false, false>(float*, float const*, int, int, int, bool const*, int, bool)",
+    "ampere_sgemm_128x64_tn",
+    "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda("
+    "at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, "
+    "unsigned int>, TrivialOffsetCalculator<1, unsigned int>, "
+    "at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >"
+    "(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}",
+]
+OPS = ["aten::add", "aten::mm", "aten::mean", "aten::_softmax", "aten::addmm", "aten::copy_"]
+PARENTS = ["aten::linear", "aten::matmul", "aten::softmax", "aten::layer_norm"]
+STREAMS = (7, 13, 17)
+
+
+def _header(f: TextIO, devices: int) -> None:
+    props = ",".join(
+        f"""
+    {{
+      "id": {d}, "name": "NVIDIA H200", "totalGlobalMem": 150109880320,
+      "computeMajor": 9, "computeMinor": 0,
+      "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,
+      "regsPerBlock": 65536, "warpSize": 32,
+      "sharedMemPerBlock": 49152, "numSms": 132
+    , "regsPerMultiprocessor": 65536, "sharedMemPerBlockOptin": 232448, "sharedMemPerMultiprocessor": 233472
+    }}"""
+        for d in range(devices)
+    )
+    dist = json.dumps({"backend": "nccl", "rank": 0, "world_size": 1})
+    f.write(
+        f"""
+{{
+  "schemaVersion": 1,
+  "deviceProperties": [{props}
+  ],
+  "distributedInfo": {dist},
+  "trace_id": "0635991E968646B6AE8EFFA91AFDC98E",
+  "profile_memory": 1,
+  "cuda_driver_version": 13000,
+  "cuda_runtime_version": 13000,
+  "cupti_version": 130001,
+  "displayTimeUnit": "ms",
+  "baseTimeNanoseconds": {BASE_NS},
+  "traceEvents": ["""
+    )
+
+
+def _x(cat: str, name: str, pid: int, tid: int, ts: float, dur: float, args: str) -> str:
+    return f"""
+  {{
+    "ph": "X", "cat": "{cat}", "name": "{name}", "pid": {pid}, "tid": {tid},
+    "ts": {ts:.3f}, "dur": {dur:.3f},
+    "args": {{
+      {args}
+    }}
+  }},"""
+
+
+def _flow(ph: str, corr: int, pid: int, tid: int, ts: float) -> str:
+    bp = ', "bp": "e"' if ph == "f" else ""
+    return f"""
+  {{
+    "ph": "{ph}", "id": {corr}, "pid": {pid}, "tid": {tid}, "ts": {ts:.3f},
+    "cat": "ac2g", "name": "ac2g"{bp}
+  }},"""
+
+
+def _memory(tid: int, ts: float, nbytes: int, allocated: int, reserved: int, device: int,
+            addr: int, idx: int) -> str:
+    return f"""
+  {{
+    "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+    "pid": {PID}, "tid": {tid},
+    "ts": {ts:.3f},
+    "args": {{
+      "Total Reserved": {reserved}, "Total Allocated": {allocated}, "Bytes": {nbytes}, "Device Id": {device}, "Device Type": 1, "Addr": {addr}, "finished": false, "Ev Idx": {idx}
+    }}
+  }},"""
+
+
+def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
+    """Write the trace to ``f``; return the number of events."""
+    rng = random.Random(seed)
+    _header(f, devices)
+    threads = [PID + 10 + d for d in range(devices)]
+    cpu_t = [START_US + 50.0] * devices
+    gpu_t = {(d, s): START_US + 100.0 for d in range(devices) for s in STREAMS}
+    allocated = [256 << 20] * devices
+    reserved = [512 << 20] * devices
+    corr = 1000
+    ext = 1
+    ev_idx = 0
+    n_events = 0
+    out: list[str] = []
+    for k in range(kernels):
+        d = k % devices
+        tid = threads[d]
+        t = cpu_t[d]
+        ki = rng.randrange(len(KERNELS))
+        stream = STREAMS[rng.randrange(len(STREAMS))]
+        if rng.random() < 0.15:  # a parent op around this one
+            out.append(_x("cpu_op", PARENTS[ki % len(PARENTS)], PID, tid, t, 40.0 + rng.random() * 20,
+                          f'"External id": {ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {ev_idx}'))
+            ext += 1
+            ev_idx += 1
+            n_events += 1
+            t += 1.5
+        if rng.random() < 0.05:  # a host-to-device copy with its own launch
+            corr += 1
+            nbytes = rng.choice((4096, 65536, 1 << 20, 16 << 20))
+            out.append(_x("cuda_runtime", "cudaMemcpyAsync", PID, tid, t, 6.0,
+                          f'"External id": {ext},      "cbid": 41, "correlation": {corr}'))
+            out.append(_flow("s", corr, PID, tid, t))
+            g = max(gpu_t[(d, 7)], t + 4.0)
+            dur = nbytes / 25e3 + 1.0
+            out.append(_x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", d, 7, g, dur,
+                          f'"External id": {ext},      "device": {d}, "context": 1,      "stream": 7, "correlation": {corr},      "bytes": {nbytes}, "memory bandwidth (GB/s)": {nbytes / dur / 1e3:.6f}'))
+            out.append(_flow("f", corr, d, 7, g))
+            gpu_t[(d, 7)] = g + dur
+            n_events += 4
+            t += 8.0
+        corr += 1
+        op_dur = 12.0 + rng.random() * 8
+        out.append(_x("cpu_op", OPS[ki], PID, tid, t, op_dur,
+                      f'"External id": {ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {ev_idx}'))
+        launch = t + 2.0 + rng.random()
+        out.append(_x("cuda_runtime", "cudaLaunchKernel", PID, tid, launch, 5.0 + rng.random() * 3,
+                      f'"External id": {ext},      "cbid": 211, "correlation": {corr}'))
+        out.append(_flow("s", corr, PID, tid, launch))
+        g = max(gpu_t[(d, stream)], launch + 3.0)
+        kdur = 2.0 + rng.random() * 30.0
+        grid = (rng.randrange(1, 4096), 1, 1)
+        out.append(_x("kernel", KERNELS[ki], d, stream, g, kdur,
+                      f'"External id": {ext},      "queued": 0, "device": {d}, "context": 1,      "stream": {stream}, "correlation": {corr},      "registers per thread": 32,      "shared memory": 0,      "blocks per SM": {grid[0] / 132:.6f},      "warps per SM": {grid[0] * 8 / 132:.6f},      "grid": [{grid[0]}, {grid[1]}, {grid[2]}],      "block": [256, 1, 1],      "est. achieved occupancy %": 100'))
+        out.append(_flow("f", corr, d, stream, g))
+        gpu_t[(d, stream)] = g + kdur
+        n_events += 5
+        if rng.random() < 0.5:  # allocator activity inside the op
+            nbytes = rng.choice((512, 4096, 1 << 20, 4 << 20))
+            if rng.random() < 0.5 and allocated[d] > nbytes + (256 << 20):
+                nbytes = -nbytes
+            allocated[d] += nbytes
+            reserved[d] = max(reserved[d], allocated[d] + (64 << 20))
+            out.append(_memory(tid, t + 1.0, nbytes, allocated[d], reserved[d], d,
+                               140206955036672 + rng.randrange(1 << 30) * 512, ev_idx))
+            n_events += 1
+        ev_idx += 1
+        ext += 1
+        cpu_t[d] = t + op_dur + 1.0 + rng.random() * 4
+        if len(out) > 4096:
+            f.write("".join(out))
+            out.clear()
+    f.write("".join(out))
+    meta = []
+    for d in range(devices):
+        meta.append(("process_name", d, 0, '"name": "python3"'))
+        meta.append(("process_labels", d, 0, f'"labels": "GPU {d}"'))
+        for s in STREAMS:
+            meta.append(("thread_name", d, s, f'"name": "stream {s} "'))
+    meta.append(("process_name", PID, 0, '"name": "python3"'))
+    for tid in threads:
+        meta.append(("thread_name", PID, tid, f'"name": "thread {tid} (python3)"'))
+    parts = [
+        f"""
+  {{
+    "name": "{name}", "ph": "M", "ts": {START_US:.3f}, "pid": {pid}, "tid": {tid},
+    "args": {{
+      {args}
+    }}
+  }}"""
+        for name, pid, tid, args in meta
+    ]
+    f.write(",".join(parts))
+    n_events += len(parts)
+    f.write(f"""
+  ],
+  "traceName": "synthetic-{kernels}.json"
+}}""")
+    return n_events
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: ``--kernels N --out FILE.json[.gz]``."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kernels", type=int, required=True, help="number of kernels")
+    p.add_argument("--out", type=Path, required=True, help="FILE.json or FILE.json.gz")
+    p.add_argument("--devices", type=int, default=2, help="GPU devices (default 2)")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    if a.out.name.endswith(".gz"):
+        with gzip.open(a.out, "wb", compresslevel=6) as raw:
+            with io.TextIOWrapper(raw, encoding="utf-8") as f:
+                n = write_trace(f, a.kernels, a.devices, a.seed)
+    else:
+        with open(a.out, "w", encoding="utf-8") as f:
+            n = write_trace(f, a.kernels, a.devices, a.seed)
+    size = a.out.stat().st_size
+    print(f"{a.out}: {a.kernels} kernels, {n} events ({n / max(a.kernels, 1):.2f} per kernel), "
+          f"{size / 1e6:.1f} MB", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

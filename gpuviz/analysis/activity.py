@@ -1,0 +1,130 @@
+"""The GPU activity of a trace (kernels, copies, sets) as flat columns, with grouping helpers.
+
+Several analyses (streams, overlap, ranges, splits) start from the same selection: every
+kernel/copy/set slice with its rank, device and stream taken from its track. This module makes
+that selection once per call and groups it without a Python loop over events.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.trace.model import NONE, Kind, Trace
+
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass
+class GpuActivity:
+    """Kernels, copies and sets of a trace, one row each.
+
+    Attributes
+    ----------
+    rows : int64
+        The slice rows in ``trace.slices``.
+    rank, device, stream : int64
+        From the slice's track (-1 where missing; a lone file's rank is -1).
+    kind : uint8
+        :class:`~gpuviz.trace.model.Kind` (KERNEL, MEMCPY or MEMSET).
+    start_ns, end_ns : int64
+        Relative to the trace zero.
+    """
+
+    rows: I64
+    rank: I64
+    device: I64
+    stream: I64
+    kind: npt.NDArray[np.uint8]
+    start_ns: I64
+    end_ns: I64
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def take(self, index: Any) -> GpuActivity:
+        """The rows ``index`` (an index array or a boolean mask)."""
+        return GpuActivity(
+            self.rows[index],
+            self.rank[index],
+            self.device[index],
+            self.stream[index],
+            self.kind[index],
+            self.start_ns[index],
+            self.end_ns[index],
+        )
+
+    def of_kind(self, *kinds: Kind) -> GpuActivity:
+        """The rows of the given kinds."""
+        return self.take(np.isin(self.kind, np.asarray([int(k) for k in kinds], dtype=np.uint8)))
+
+    def clipped(self, t0_ns: int, t1_ns: int) -> GpuActivity:
+        """The rows that overlap ``[t0_ns, t1_ns)``, their bounds cut to that window."""
+        a = self.take((self.end_ns > t0_ns) & (self.start_ns < t1_ns))
+        a.start_ns = np.maximum(a.start_ns, t0_ns)
+        a.end_ns = np.minimum(a.end_ns, t1_ns)
+        return a
+
+
+def gpu_activity(trace: Trace) -> GpuActivity:
+    """Select every kernel, copy and set slice of ``trace``.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace.
+
+    Returns
+    -------
+    GpuActivity
+        One row per GPU slice, in slice order.
+    """
+    s, t = trace.slices, trace.tracks
+    rows = np.flatnonzero(trace.gpu_activity_mask()).astype(np.int64)
+    track = s.track[rows]
+    start = s.start_ns[rows].astype(np.int64)
+    return GpuActivity(
+        rows=rows,
+        rank=t.rank[track].astype(np.int64),
+        device=t.device[track].astype(np.int64),
+        stream=t.stream[track].astype(np.int64),
+        kind=s.kind[rows],
+        start_ns=start,
+        end_ns=start + s.dur_ns[rows].astype(np.int64),
+    )
+
+
+def groups(*keys: npt.NDArray[np.integer]) -> Iterator[tuple[tuple[int, ...], I64]]:
+    """Group rows by equal key columns, in ascending key order.
+
+    Parameters
+    ----------
+    *keys : integer arrays of equal length
+        The key columns, most significant first.
+
+    Yields
+    ------
+    (key, index) : tuple of (tuple of int, int64 array)
+        One group's key values and its row indices.
+    """
+    if not keys or len(keys[0]) == 0:
+        return
+    order = np.lexsort(tuple(reversed(keys)))
+    sorted_keys = [np.asarray(k)[order] for k in keys]
+    change = np.zeros(len(order), dtype=bool)
+    change[0] = True
+    for k in sorted_keys:
+        change[1:] |= k[1:] != k[:-1]
+    bounds = np.append(np.flatnonzero(change), len(order))
+    for a, b in itertools.pairwise(bounds):
+        yield tuple(int(k[a]) for k in sorted_keys), order[a:b]
+
+
+def rank_value(code: int) -> int | None:
+    """The rank as reports give it: None for a lone file's -1."""
+    return None if code == NONE else int(code)

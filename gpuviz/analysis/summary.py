@@ -1,0 +1,168 @@
+"""The figures of a whole trace: what ``gpuviz summary`` prints and the Summary view shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuviz.analysis.activity import gpu_activity
+from gpuviz.analysis.kernels import KernelStats, kernel_table
+from gpuviz.analysis.memory import MemorySeries, memory_series
+from gpuviz.analysis.overlap import DeviceOverlap, device_overlap
+from gpuviz.analysis.splits import SplitRow, find_splits
+from gpuviz.analysis.streams import DeviceStats, StreamStats, device_stats, span_ns, stream_stats
+from gpuviz.trace.model import Trace
+
+TOP_KERNELS = 10
+
+
+def _us(ns: float) -> float:
+    return ns / 1000.0
+
+
+@dataclass
+class Summary:
+    """Figures of one trace (all its ranks).
+
+    Attributes
+    ----------
+    sources : list of str
+        The files.
+    events : int
+        Events in the files, of every phase.
+    warnings : int
+        Events skipped on import.
+    span_ns : int
+        Earliest start to latest end of any event with a duration.
+    ranks : list of int or None
+        ``[None]`` for a lone file.
+    streams, devices : lists
+        See :mod:`gpuviz.analysis.streams`.
+    top_kernels : list of KernelStats
+        The 10 kernel names with the most total time.
+    memory : list of MemorySeries
+        GPU devices with ``[memory]`` events.
+    overlap : list of DeviceOverlap
+        Per-device overlap (the JSON sums them).
+    splits : list of SplitRow
+        DataParallel replicas, when the trace has DataParallel steps.
+    warning_samples : list of str
+        The first few import warnings, to show.
+    """
+
+    sources: list[str]
+    events: int
+    warnings: int
+    span_ns: int
+    ranks: list[int | None]
+    streams: list[StreamStats] = field(default_factory=list)
+    devices: list[DeviceStats] = field(default_factory=list)
+    top_kernels: list[KernelStats] = field(default_factory=list)
+    memory: list[MemorySeries] = field(default_factory=list)
+    overlap: list[DeviceOverlap] = field(default_factory=list)
+    splits: list[SplitRow] = field(default_factory=list)
+    warning_samples: list[str] = field(default_factory=list)
+
+    @property
+    def has_gpu_events(self) -> bool:
+        """Whether any kernel, copy or set is in the trace."""
+        return bool(self.streams)
+
+    @property
+    def compute_copy_ns(self) -> int:
+        """Kernel/copy overlap summed over devices."""
+        return sum(o.compute_copy_ns for o in self.overlap)
+
+    @property
+    def multi_stream_ns(self) -> int:
+        """Multi-stream kernel overlap summed over devices."""
+        return sum(o.multi_stream_ns for o in self.overlap)
+
+    def to_json(self) -> dict[str, Any]:
+        """The object ``gpuviz summary --json`` prints (DESIGN.md, "CLI contract")."""
+        out: dict[str, Any] = {
+            "sources": list(self.sources),
+            "events": self.events,
+            "warnings": self.warnings,
+            "span_us": _us(self.span_ns),
+            "ranks": list(self.ranks),
+            "streams": [
+                {
+                    "rank": s.rank,
+                    "device": s.device,
+                    "stream": s.stream,
+                    "kernels": s.kernels,
+                    "kernel_us": _us(s.kernel_ns),
+                    "memcpy": s.memcpy,
+                    "memcpy_bytes": s.memcpy_bytes,
+                    "memset": s.memset,
+                    "busy_us": _us(s.busy_ns),
+                }
+                for s in self.streams
+            ],
+            "devices": [
+                {
+                    "rank": d.rank,
+                    "device": d.device,
+                    "busy_us": _us(d.busy_ns),
+                    "utilization": d.utilization,
+                }
+                for d in self.devices
+            ],
+            "top_kernels": [
+                {
+                    "name": k.name,
+                    "count": k.count,
+                    "total_us": _us(k.total_ns),
+                    "mean_us": _us(k.mean_ns),
+                }
+                for k in self.top_kernels
+            ],
+            "memory": [
+                {
+                    "rank": m.rank,
+                    "device": m.device,
+                    "peak_allocated_bytes": m.peak_allocated_bytes,
+                    "peak_reserved_bytes": m.peak_reserved_bytes,
+                    "from_deltas": m.from_deltas,
+                }
+                for m in self.memory
+            ],
+            "overlap": {
+                "compute_copy_us": _us(self.compute_copy_ns),
+                "multi_stream_us": _us(self.multi_stream_ns),
+            },
+        }
+        if self.splits:
+            out["splits"] = [r.to_json() for r in self.splits]
+        return out
+
+
+def summarize(trace: Trace) -> Summary:
+    """Compute the figures of ``trace``.
+
+    Parameters
+    ----------
+    trace : Trace
+        The trace (one file or a folder of ranks).
+
+    Returns
+    -------
+    Summary
+    """
+    activity = gpu_activity(trace)
+    w = trace.warnings
+    return Summary(
+        sources=trace.sources,
+        events=int(trace.event_count),
+        warnings=int(getattr(w, "count", 0) or 0),
+        span_ns=span_ns(trace),
+        ranks=trace.rank_values(),
+        streams=stream_stats(trace, activity),
+        devices=device_stats(trace, activity),
+        top_kernels=kernel_table(trace, limit=TOP_KERNELS, launch_info=False),
+        memory=memory_series(trace, gpu_only=True),
+        overlap=device_overlap(trace, activity),
+        splits=find_splits(trace),
+        warning_samples=list(getattr(w, "samples", []) or []),
+    )

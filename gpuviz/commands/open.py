@@ -1,0 +1,21 @@
+"""``gpuviz open TRACE... [--view V] [--screenshot OUT.png] [--size WxH]``: traces in the app."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from gpuviz.errors import BadInputError
+
+
+def main(args: argparse.Namespace) -> int:
+    """Open each trace in its own tab; with ``--screenshot``, save a PNG offscreen and exit."""
+    for path in args.traces:
+        if not os.path.exists(path):
+            raise BadInputError(f"{path}: no such file or folder")
+    if args.screenshot and not args.screenshot.lower().endswith(".png"):
+        raise BadInputError(f"--screenshot {args.screenshot}: expected a .png file name")
+    # Qt is imported here, when the command runs, never when gpuviz.cli is imported.
+    from gpuviz.gui.app import run_app
+
+    return run_app(args.traces, view=args.view, screenshot=args.screenshot, size=tuple(args.size))

@@ -1,0 +1,222 @@
+"""``gpuviz run NAME|FILE.py:FUNC``: run a workload under the profiler, headless (or ``--gui``).
+
+Exit codes (DESIGN.md): 0 ok; 1 the workload failed (one line, then the partial trace's path);
+2 bad workload, parameter, device or user file (one line naming it); 130 Ctrl-C (the partial
+trace is kept and its path printed).
+
+On a terminal it shows a progress bar with the live step times (rich, on stderr). ``--json``
+prints the result object (``Finished.result``) on stdout; the workload's own prints are sent to
+stderr so that stdout stays one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from typing import Any
+
+from gpuviz.errors import BadInputError, WorkFailedError
+
+
+def _request(args: argparse.Namespace) -> Any:
+    from gpuviz.engine.runner import DEFAULT_STEPS, RunRequest
+    from gpuviz.workloads.params import parse_params
+    from gpuviz.workloads.registry import resolve_workload
+
+    spec = resolve_workload(args.workload)
+    params = parse_params(spec.params, args.params, workload=spec.name)
+    steps = DEFAULT_STEPS if args.steps is None else args.steps
+    if steps < 1:
+        raise BadInputError(f"--steps {steps}: must be 1 or more")
+    if args.rank_timeout is not None and args.rank_timeout <= 0:
+        raise BadInputError(f"--rank-timeout {args.rank_timeout}: must be positive")
+    if args.out and not spec.multi_process and not args.out.endswith((".json", ".json.gz")):
+        raise BadInputError(f"--out {args.out}: a trace file must end in .json or .json.gz")
+    return RunRequest(
+        workload=args.workload,
+        params=params,
+        device=args.device,
+        gpus=args.gpus,
+        steps=steps,
+        out=args.out,
+        profile=not args.no_profile,
+        rank_timeout_s=args.rank_timeout if args.rank_timeout is not None else 300.0,
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run one workload; see the module docstring for output and exit codes."""
+    if args.screenshot and not args.gui:
+        raise BadInputError("--screenshot needs --gui")
+    if args.gui:
+        return _run_gui(args)
+    request = _request(args)
+    if args.isolate:
+        from gpuviz.engine.child import ChildProcessRunner
+
+        runner: Any = ChildProcessRunner(request)
+    else:
+        from gpuviz.engine.runner import Runner
+
+        runner = Runner(request)
+    return _drive(runner, args)
+
+
+def _run_gui(args: argparse.Namespace) -> int:
+    try:
+        import gpuviz.gui as gui
+    except ImportError as exc:
+        raise BadInputError(f"--gui: the app cannot start ({exc})") from None
+    run_app = getattr(gui, "run_app", None)
+    if run_app is None:
+        raise BadInputError("--gui: the app is not built yet")
+    request = _request(args)
+    return int(run_app(run=request, screenshot=args.screenshot, size=args.size) or 0)
+
+
+class _Display:
+    """The live view on a terminal: a rich progress bar and the latest step times (stderr)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+        self._last: dict[str, str] = {}
+
+    def __enter__(self) -> _Display:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[times]}"),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self._progress.__enter__()
+            self._task = self._progress.add_task("starting", total=None, times="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(None, None, None)
+            self._progress = None
+
+    def on_event(self, event: Any) -> None:
+        if self._progress is None:
+            return
+        name = type(event).__name__
+        if name == "Started":
+            self._progress.update(self._task, description=f"{event.workload} on {event.device}")
+        elif name == "Progress":
+            self._progress.update(self._task, total=event.total, completed=event.step)
+        elif name == "StepTimed":
+            t = event.gpu_ms if event.gpu_ms is not None else event.wall_ms
+            self._last[event.label] = f"{event.label} {t:.3g} ms" + (
+                " (profiled)" if event.profiled else ""
+            )
+            self._progress.update(self._task, times="  ".join(list(self._last.values())[-3:]))
+        elif name == "TraceReady":
+            self._progress.console.print(f"trace: {event.path}")
+
+
+def _drive(runner: Any, args: argparse.Namespace) -> int:
+    from gpuviz.engine.events import Cancelled, EventWriter, Failed, Finished, TraceReady
+
+    writer = EventWriter(args.events) if args.events else None
+    interrupted = False
+    terminal: Any = None
+    trace: str | None = None
+    display = _Display(sys.stderr.isatty())
+
+    def handle(event: Any) -> None:
+        nonlocal terminal, trace
+        if writer is not None:
+            writer.write(event)
+        display.on_event(event)
+        if isinstance(event, TraceReady):
+            trace = event.path
+        if isinstance(event, (Finished, Failed, Cancelled)):
+            terminal = event
+
+    events = iter(runner)
+    try:
+        with display, contextlib.redirect_stdout(sys.stderr):
+            while True:
+                try:
+                    for event in events:
+                        handle(event)
+                    break
+                except KeyboardInterrupt:
+                    # Ctrl-C: stop at the step boundary (or inside the step) and keep the trace.
+                    interrupted = True
+                    runner.cancel()
+    finally:
+        if writer is not None:
+            writer.close()
+    if isinstance(terminal, Finished):
+        if interrupted:  # the run ended before the cancel was seen
+            pass
+        _print_result(terminal.result, args.json)
+        return 0
+    if isinstance(terminal, Cancelled) or interrupted:
+        partial = getattr(terminal, "partial_trace_path", None) or trace
+        msg = "gpuviz run: cancelled"
+        msg += f"; partial trace kept: {partial}" if partial else " (no trace was recorded yet)"
+        print(msg, file=sys.stderr)
+        return 130
+    if isinstance(terminal, Failed):
+        partial = terminal.partial_trace_path
+        tail = f"\npartial trace: {partial}" if partial else "\nno trace was recorded"
+        if terminal.traceback and not args.json:
+            print(terminal.traceback.rstrip(), file=sys.stderr)
+        raise WorkFailedError(f"{terminal.error}{tail}")
+    raise WorkFailedError("the run ended without a result")
+
+
+def _print_result(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result, indent=1, default=str))
+        return
+    print(f"{result['workload']} on {result['device']}  (torch {result['torch_version']})")
+    rows = result.get("strategies", [])
+    for r in rows:
+        if r["status"] != "ok":
+            why = r.get("reason") or ""
+            err = r.get("error")
+            print(f"  {r['name']:<24} {r['status']}: " + (f"{err}. " if err else "") + why)
+            continue
+        t = r.get("median_gpu_ms", r.get("median_wall_ms"))
+        parts = [f"{t:10.4f} ms" if t is not None else " " * 13]
+        if "speedup" in r:
+            parts.append(f"{r['speedup']:9.1f}x")
+        if "launches" in r:
+            parts.append(f"{r['launches']:>7} launches")
+        if r.get("idle_share") is not None:
+            parts.append(f"idle {100 * r['idle_share']:5.1f}%")
+        if "gb_per_s" in r:
+            parts.append(f"{r['gb_per_s']:8.2f} GB/s")
+        if "items_per_s" in r:
+            parts.append(f"{r['items_per_s']:10.1f}/s")
+        print(f"  {r['name']:<24} " + "  ".join(parts))
+    mem = result.get("memory", {})
+    if mem:
+        print(f"  peak RSS {mem.get('peak_rss_bytes', 0) / 2**20:.0f} MiB", end="")
+        for dev, m in mem.get("devices", {}).items():
+            print(
+                f"; {dev} peak allocated {m.get('peak_allocated_bytes', 0) / 2**20:.1f} MiB", end=""
+            )
+        print()
+    print(f"trace: {result.get('trace') or '(none: --no-profile)'}")

@@ -1,0 +1,202 @@
+"""The memory sampler: a light daemon thread that reads memory at 10 Hz or more.
+
+Each tick makes one :class:`~gpuviz.engine.events.MemorySample` per device of the run: host RSS
+(psutil) always; the caching allocator's allocated/reserved/peak bytes for CUDA devices; NVML's
+used memory and utilization where ``nvidia-ml-py`` finds the GPU. The thread only reads
+counters, so it holds the GIL for well under a millisecond a tick.
+
+Samples go to ``emit`` from the sampler thread (it must be thread-safe: the child process
+writes them to its pipe at once), or, without ``emit``, into a queue that the Runner drains
+between steps (:meth:`MemorySampler.drain`).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpuviz.engine.events import MemorySample
+
+DEFAULT_INTERVAL_S = 0.05
+"""20 Hz: twice DESIGN.md's minimum, still far below a millisecond of GIL a second."""
+
+
+class _Nvml:
+    """NVML handles of the run's CUDA devices, or nothing where NVML is not available."""
+
+    def __init__(self, cuda_indices: list[int]) -> None:
+        self.handles: dict[int, Any] = {}
+        if not cuda_indices:
+            return
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+        except Exception:  # no nvidia-ml-py, or no driver: the NVML fields are omitted
+            return
+        self._nvml = pynvml
+        import torch
+
+        for i in cuda_indices:
+            handle = None
+            try:
+                uuid = str(torch.cuda.get_device_properties(i).uuid)
+                handle = pynvml.nvmlDeviceGetHandleByUUID(
+                    uuid if uuid.startswith("GPU-") else "GPU-" + uuid
+                )
+            except Exception:
+                try:  # without a UUID, trust the index when no remapping is set
+                    if not os.environ.get("CUDA_VISIBLE_DEVICES"):
+                        handle = pynvml.nvmlDeviceGetHandleByIndex(i)
+                except Exception:
+                    handle = None
+            if handle is not None:
+                self.handles[i] = handle
+
+    def read(self, index: int) -> tuple[int | None, float | None]:
+        handle = self.handles.get(index)
+        if handle is None:
+            return None, None
+        used: int | None
+        util: float | None
+        try:
+            used = int(self._nvml.nvmlDeviceGetMemoryInfo(handle).used)
+        except Exception:
+            used = None
+        try:
+            util = float(self._nvml.nvmlDeviceGetUtilizationRates(handle).gpu)
+        except Exception:
+            util = None
+        return used, util
+
+    def close(self) -> None:
+        if self.handles:
+            try:
+                self._nvml.nvmlShutdown()
+            except Exception:
+                pass
+            self.handles = {}
+
+
+class MemorySampler:
+    """Samples memory of ``devices`` (``torch.device`` objects) every ``interval_s`` seconds.
+
+    Parameters
+    ----------
+    devices : list of torch.device
+        The run's devices; CPU devices get RSS only.
+    t0 : float
+        ``time.perf_counter()`` at ``Started``; ``t_s`` counts from it.
+    emit : callable, optional
+        Called with each sample from the sampler thread (thread-safe sinks only).
+    interval_s : float
+        Seconds between ticks.
+    """
+
+    def __init__(
+        self,
+        devices: list[Any],
+        t0: float,
+        emit: Callable[[MemorySample], None] | None = None,
+        interval_s: float = DEFAULT_INTERVAL_S,
+    ) -> None:
+        import psutil
+
+        self._proc = psutil.Process()
+        self._devices = devices
+        self._t0 = t0
+        self._emit = emit
+        self._interval_s = interval_s
+        self._queue: collections.deque[MemorySample] = collections.deque()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._cuda = [d.index if d.index is not None else 0 for d in devices if d.type == "cuda"]
+        self._nvml: _Nvml | None = None
+        self.peaks: dict[str, dict[str, int]] = {}
+
+    def start(self) -> None:
+        """Start the thread (takes one sample at once)."""
+        self._nvml = _Nvml(self._cuda)
+        self.sample()
+        self._thread = threading.Thread(
+            target=self._loop, name="gpuviz-memory-sampler", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread and wait for it (idempotent); takes a last sample."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+            self.sample()
+        if self._nvml is not None:
+            self._nvml.close()
+            self._nvml = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval_s):
+            try:
+                self.sample()
+            except Exception:  # a failing read must never kill the run
+                pass
+
+    def sample(self) -> list[MemorySample]:
+        """Take one sample of every device now and deliver it."""
+        t_s = time.perf_counter() - self._t0
+        rss = int(self._proc.memory_info().rss)
+        out: list[MemorySample] = []
+        for d in self._devices:
+            name = str(d)
+            if d.type == "cuda":
+                import torch
+
+                i = d.index if d.index is not None else 0
+                used, util = self._nvml.read(i) if self._nvml is not None else (None, None)
+                s = MemorySample(
+                    t_s=t_s,
+                    device=f"cuda:{i}",
+                    rss_bytes=rss,
+                    allocated_bytes=int(torch.cuda.memory_allocated(i)),
+                    reserved_bytes=int(torch.cuda.memory_reserved(i)),
+                    peak_allocated_bytes=int(torch.cuda.max_memory_allocated(i)),
+                    nvml_used_bytes=used,
+                    utilization_pct=util,
+                )
+            else:
+                s = MemorySample(t_s=t_s, device=name, rss_bytes=rss)
+            self._track_peaks(s)
+            out.append(s)
+        for s in out:
+            if self._emit is not None:
+                self._emit(s)
+            else:
+                self._queue.append(s)
+        return out
+
+    def _track_peaks(self, s: MemorySample) -> None:
+        peaks = self.peaks.setdefault(s.device, {})
+        for key, value in (
+            ("peak_rss_bytes", s.rss_bytes),
+            ("peak_allocated_bytes", s.peak_allocated_bytes),
+            ("peak_reserved_bytes", s.reserved_bytes),
+            ("peak_nvml_used_bytes", s.nvml_used_bytes),
+        ):
+            if value is not None and value > peaks.get(key, -1):
+                peaks[key] = value
+
+    def drain(self) -> list[MemorySample]:
+        """The samples queued since the last drain (when there is no ``emit``)."""
+        out = []
+        while self._queue:
+            out.append(self._queue.popleft())
+        return out

@@ -1,0 +1,174 @@
+"""Start the app: check that Qt can show a window, build the main window, run or screenshot.
+
+``run_app`` is what ``gpuviz`` and ``gpuviz open`` call. With ``screenshot`` it renders
+offscreen, waits until every trace is loaded, saves a PNG and returns; nothing is modal, and a
+trace that cannot be opened is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported only when the app starts
+    from PySide6.QtWidgets import QApplication
+
+    from gpuviz.gui.qt_main_window import MainWindow
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+# The system libraries Qt's xcb platform plugin needs beyond libxcb itself (Debian/Ubuntu
+# package name -> the library's link name for ctypes.util.find_library).
+XCB_LIBRARIES = {
+    "libxcb-cursor0": "xcb-cursor",
+    "libxcb-icccm4": "xcb-icccm",
+    "libxcb-keysyms1": "xcb-keysyms",
+    "libxcb-image0": "xcb-image",
+    "libxcb-render-util0": "xcb-render-util",
+    "libxcb-xkb1": "xcb-xkb",
+    "libxkbcommon-x11-0": "xkbcommon-x11",
+    "libxcb-shape0": "xcb-shape",
+    "libxcb-randr0": "xcb-randr",
+}
+
+# How long a screenshot waits for loads and for the views to settle, at most.
+SCREENSHOT_TIMEOUT_MS = 120_000
+SETTLE_MS = 300
+
+
+def missing_xcb_libraries() -> list[str]:
+    """The packages of :data:`XCB_LIBRARIES` whose library the dynamic linker cannot find."""
+    return [pkg for pkg, lib in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+
+
+def platform_problem(env: dict[str, str] | None = None, platform: str | None = None) -> str | None:
+    """Why Qt could not show a window here, in one line, or None when it should work.
+
+    Only Linux's X11 (xcb) platform is checked: no display at all, or missing xcb libraries
+    (found as the dynamic linker finds them; ``GPUVIZ_SKIP_PLATFORM_CHECK=1`` skips the check
+    where they live somewhere it does not look).
+    """
+    env = dict(os.environ if env is None else env)
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux") or env.get("GPUVIZ_SKIP_PLATFORM_CHECK"):
+        return None
+    qpa = env.get("QT_QPA_PLATFORM", "")
+    if qpa and not qpa.startswith("xcb"):
+        return None  # offscreen, wayland, vnc…: the user chose; Qt reports its own errors
+    if not qpa and env.get("WAYLAND_DISPLAY"):
+        return None
+    if not env.get("DISPLAY"):
+        return (
+            "no display: DISPLAY is not set, so no window can be shown. Run gpuviz on a "
+            "desktop, forward X (ssh -X), or render to a file with "
+            "`gpuviz open TRACE --screenshot OUT.png`"
+        )
+    missing = missing_xcb_libraries()
+    if missing:
+        return (
+            "Qt's xcb platform plugin cannot load: missing system libraries "
+            f"{', '.join(missing)}. Install them (Debian/Ubuntu: sudo apt-get install "
+            f"{' '.join(missing)}), or set GPUVIZ_SKIP_PLATFORM_CHECK=1 if they are there"
+        )
+    return None
+
+
+def run_app(
+    argv_paths: Sequence[str] = (),
+    view: str = "timeline",
+    screenshot: str | None = None,
+    size: tuple[int, int] = (1600, 900),
+) -> int:
+    """Open the app with these traces (each in a tab), and run it or take a screenshot.
+
+    Parameters
+    ----------
+    argv_paths : sequence of str
+        Trace files or folders to open.
+    view : str
+        The view to show: timeline, splits, memory, kernels or summary.
+    screenshot : str, optional
+        Render offscreen, save a PNG here once everything is loaded, and return.
+    size : (int, int)
+        The window's size in pixels.
+
+    Returns
+    -------
+    int
+        The exit code: 0, 1 (Qt cannot start here) or 2 (a trace could not be opened, with
+        ``screenshot``).
+    """
+    if screenshot is not None and "QT_QPA_PLATFORM" not in os.environ:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    problem = platform_problem()
+    if problem:
+        print(f"gpuviz: {problem}", file=sys.stderr)
+        return EXIT_FAILED
+
+    from PySide6.QtWidgets import QApplication
+
+    from gpuviz.gui.qt_main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(["gpuviz"])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("gpuviz")
+    app.setOrganizationName("gpuviz")
+    window = MainWindow(modal_errors=screenshot is None, remember_recent=screenshot is None)
+    window.resize(*size)
+    window.set_view(view)
+    window.open_traces(argv_paths)
+    if screenshot is None:
+        window.show()
+        return int(app.exec())
+    return _screenshot(app, window, screenshot, size)
+
+
+def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int, int]) -> int:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    window.idle.connect(loop.quit)
+    timeout = QTimer()
+    timeout.setSingleShot(True)
+    timeout.timeout.connect(loop.quit)
+    window.show()
+    if window.is_busy():
+        timeout.start(SCREENSHOT_TIMEOUT_MS)
+        loop.exec()
+    if window.is_busy():
+        window.cancel_loading()
+        window.close()
+        print(
+            f"gpuviz open: timed out after {SCREENSHOT_TIMEOUT_MS // 1000} s loading traces",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    if window.errors:
+        path, message = window.errors[0]
+        print(message if path in message else f"{path}: {message}", file=sys.stderr)
+        window.close()
+        return EXIT_USAGE
+    # The Timeline builds its level-of-detail pyramids of large traces in a thread of its own.
+    for view in window.trace_views():
+        if "timeline" not in view.built_views():
+            continue
+        wait_ready = getattr(view.timeline, "wait_ready", None)
+        if wait_ready is not None:
+            wait_ready(SCREENSHOT_TIMEOUT_MS / 1000)
+    # Let the views lay out and draw (timers, deferred resizes) before grabbing.
+    QTimer.singleShot(SETTLE_MS, loop.quit)
+    loop.exec()
+    window.resize(*size)
+    app.processEvents()
+    image = window.grab()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    ok = image.save(out)
+    window.close()
+    if not ok:
+        print(f"gpuviz open: {out}: could not write the PNG", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,239 @@
+"""Background work for the app: load a trace and compute its analyses off the GUI thread.
+
+The job itself is plain Python (:func:`load_and_analyze`, :func:`analyze`): it never touches a
+widget. :class:`QtTraceWorker` runs one job in a ``QThread`` and turns its progress and result
+into signals, which Qt delivers on the GUI thread (queued connections).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+
+from gpuviz.trace.model import Trace
+
+ProgressFn = Callable[[float, str], None]
+CancelledFn = Callable[[], bool]
+
+
+@dataclass
+class TraceAnalyses:
+    """A trace and the figures its views show, each computed once, in the background.
+
+    An analysis that failed leaves its field ``None`` and its message in ``errors``, so one bad
+    analysis shows an error in its own view and the others still work.
+
+    Attributes
+    ----------
+    trace : Trace
+    summary, kernels, memory, splits : object or None
+        The results of ``summarize``, ``kernel_table``, ``memory_series`` and ``find_splits``.
+    errors : dict of str to str
+        Analysis name -> one-line message.
+    """
+
+    trace: Trace
+    summary: Any = None
+    kernels: Any = None
+    memory: Any = None
+    splits: Any = None
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+class ImportCancelled(Exception):
+    """Raised inside a job when the user pressed Cancel."""
+
+
+def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
+    # Imported when a job runs: the analyses are numpy-only, but the GUI modules should not pay
+    # for them before a trace is opened.
+    from gpuviz.analysis.kernels import kernel_table
+    from gpuviz.analysis.memory import memory_series
+    from gpuviz.analysis.splits import find_splits
+    from gpuviz.analysis.summary import summarize
+
+    return {
+        "summary": summarize,
+        "kernels": kernel_table,
+        "memory": memory_series,
+        "splits": find_splits,
+    }
+
+
+def analyze(
+    trace: Trace, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+) -> TraceAnalyses:
+    """Run every analysis a trace's views need.
+
+    Parameters
+    ----------
+    trace : Trace
+    progress : callable, optional
+        ``progress(fraction, what)``.
+    cancelled : callable, optional
+        Returns True when the work should stop; checked between analyses.
+
+    Returns
+    -------
+    TraceAnalyses
+    """
+    out = TraceAnalyses(trace)
+    try:
+        funcs = _analysis_functions()
+    except ImportError as exc:  # an analysis module that is not there yet
+        out.errors = {
+            k: f"analysis unavailable: {exc}" for k in ("summary", "kernels", "memory", "splits")
+        }
+        return out
+    for i, (key, func) in enumerate(funcs.items()):
+        if cancelled is not None and cancelled():
+            raise ImportCancelled()
+        if progress is not None:
+            progress(i / len(funcs), f"computing {key}")
+        # summarize() computes the memory series and the splits on its way: reuse them.
+        if key in ("memory", "splits") and out.summary is not None:
+            setattr(out, key, getattr(out.summary, key))
+            continue
+        try:
+            setattr(out, key, func(trace))
+        except Exception as exc:
+            out.errors[key] = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+    return out
+
+
+def load_and_analyze(
+    path: str, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+) -> TraceAnalyses:
+    """Read a trace file or folder, then compute its analyses.
+
+    Loading takes the first 90% of the progress bar; the analyses the rest.
+
+    Raises
+    ------
+    gpuviz.trace.errors.TraceFormatError
+        The file is not a trace.
+    ImportCancelled
+        ``cancelled()`` became true.
+    """
+    from gpuviz.trace import kineto
+
+    def load_progress(*args: Any) -> None:
+        if progress is None or not args:
+            return
+        # The importer reports either a fraction, or (done, total).
+        if len(args) >= 2 and isinstance(args[1], (int, float)) and args[1]:
+            frac = float(args[0]) / float(args[1])
+        else:
+            frac = float(args[0])
+        progress(0.9 * min(max(frac, 0.0), 1.0), "reading")
+
+    try:
+        trace = kineto.load_trace(path, progress=load_progress, cancelled=cancelled)
+    except Exception as exc:
+        if type(exc).__name__ == "ImportCancelledError":
+            raise ImportCancelled() from exc
+        raise
+
+    def analysis_progress(frac: float, what: str) -> None:
+        if progress is not None:
+            progress(0.9 + 0.1 * frac, what)
+
+    return analyze(trace, analysis_progress, cancelled)
+
+
+class QtTraceWorker(QThread):
+    """Runs one job (``job(progress, cancelled) -> result``) in its own thread.
+
+    Signals (all delivered on the GUI thread)
+    -------
+    progressed(float, str)
+        Fraction done and what is being done; at most about 20 a second.
+    succeeded(object)
+        The job's result.
+    failed(str)
+        One line: what went wrong (a TraceFormatError's message names the file).
+    cancelled()
+        The job stopped because :meth:`cancel` was called.
+
+    Exactly one of ``succeeded``, ``failed`` and ``cancelled`` is emitted, then ``finished``.
+
+    Parameters
+    ----------
+    job : callable
+        ``job(progress, cancelled)``; runs in the worker thread and must not touch widgets.
+    label : str
+        What the job is about (a file name), for the progress bar.
+    """
+
+    progressed = Signal(float, str)
+    succeeded = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(
+        self, job: Callable[[ProgressFn, CancelledFn], Any], label: str, parent: Any = None
+    ) -> None:
+        super().__init__(parent)
+        self.job = job
+        self.label = label
+        self._cancel = False
+        self._last_progress = 0.0
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next check (thread-safe: it only sets a flag)."""
+        self._cancel = True
+
+    def is_cancel_requested(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._cancel
+
+    def _progress(self, fraction: float, what: str = "") -> None:
+        # Called in the worker thread; throttled so a chatty importer cannot flood the GUI.
+        now = time.monotonic()
+        if now - self._last_progress >= 0.05 or fraction >= 1.0:
+            self._last_progress = now
+            self.progressed.emit(float(fraction), what)
+
+    def run(self) -> None:
+        try:
+            result = self.job(self._progress, self.is_cancel_requested)
+        except ImportCancelled:
+            self.cancelled.emit()
+            return
+        except Exception as exc:
+            if type(exc).__name__ == "ImportCancelledError" or self._cancel:
+                self.cancelled.emit()
+                return
+            self.failed.emit(_one_line(exc))
+            return
+        if self._cancel:
+            self.cancelled.emit()
+        else:
+            self.succeeded.emit(result)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    msg = text[0] if text else type(exc).__name__
+    if type(exc).__name__ in ("TraceFormatError", "BadInputError"):
+        return msg
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or msg}"
+    return f"{type(exc).__name__}: {msg}"
+
+
+def trace_title(path: str) -> str:
+    """A tab title for a trace file or folder: its name without ``.json.gz``."""
+    p = Path(path)
+    name = p.name or str(p)
+    for suffix in (".json.gz", ".json", ".gz"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name

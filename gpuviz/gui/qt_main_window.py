@@ -1,0 +1,586 @@
+"""The main window: a tab per open trace, File/View/Export/Help menus, loading in the background.
+
+Loading and analysis run in a :class:`~gpuviz.gui.qt_load_worker.QtTraceWorker`, one job at a
+time (a queue), with a progress bar and Cancel in the status bar. A file that cannot be read
+gives a dialog naming it (or, with ``modal_errors=False``, only the :attr:`MainWindow.loadFailed`
+signal), and leaves the window and the other tabs as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.gui import qt_export
+from gpuviz.gui.qt_load_worker import (
+    QtTraceWorker,
+    TraceAnalyses,
+    analyze,
+    load_and_analyze,
+    trace_title,
+)
+from gpuviz.gui.samples import list_samples
+from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
+from gpuviz.trace.model import Trace
+
+RECENT_KEY = "recent_traces"
+RECENT_MAX = 10
+OPEN_FILTER = "Kineto traces (*.json *.json.gz *.gz);;All files (*)"
+
+# A queued load: (progress label, job(progress, cancelled) -> TraceAnalyses, tab title, source)
+_Job = tuple[str, Callable[..., Any], str, str]
+
+
+class MainWindow(QMainWindow):
+    """The gpuviz main window.
+
+    Signals
+    -------
+    traceOpened(object)
+        A :class:`~gpuviz.gui.views.qt_trace_view.QtTraceView` was added as a tab (its
+        ``trace`` attribute is the Trace).
+    loadFailed(str, str)
+        A path (or title) and the one-line reason it could not be opened.
+    idle()
+        No load or analysis is running or queued any more.
+
+    Parameters
+    ----------
+    settings : QSettings, optional
+        Where the recent-files list lives (tests pass their own).
+    modal_errors : bool
+        Show a dialog when a file cannot be opened. ``gpuviz open --screenshot`` turns this off.
+    remember_recent : bool
+        Add opened files to the recent-files list.
+    """
+
+    traceOpened = Signal(object)
+    loadFailed = Signal(str, str)
+    idle = Signal()
+
+    def __init__(
+        self,
+        settings: QSettings | None = None,
+        modal_errors: bool = True,
+        remember_recent: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.settings = settings if settings is not None else QSettings("gpuviz", "gpuviz")
+        self.modal_errors = modal_errors
+        self.remember_recent = remember_recent
+        self.errors: list[tuple[str, str]] = []
+        self._queue: list[_Job] = []
+        self._worker: QtTraceWorker | None = None
+        self._current_job: _Job | None = None
+        self._default_view = "timeline"
+        self._export_workers: list[QtTraceWorker] = []
+
+        self.setWindowTitle("gpuviz")
+        self.setAcceptDrops(True)
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.tabCloseRequested.connect(self._on_tab_close_requested)
+        self.tabs.currentChanged.connect(self._on_current_tab_changed)
+        self.welcome = self._build_welcome()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.tabs)
+        self.setCentralWidget(self.stack)
+        self._build_status_bar()
+        self._build_menus()
+        self._update_actions()
+
+    # -- public API -------------------------------------------------------------------------
+    def open_trace(self, path: str | os.PathLike[str]) -> None:
+        """Open a trace file, or a folder of per-rank files, in a new tab (in the background)."""
+        path = str(path)
+        label = trace_title(path)
+        self._enqueue(label, partial(_load_job, path), label, path)
+
+    def open_traces(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Open each path in its own tab, in order."""
+        for p in paths:
+            self.open_trace(p)
+
+    def add_trace(self, trace: Trace, title: str, source: str = "") -> None:
+        """Add a trace that is already in memory (a run's result) as a tab.
+
+        Its analyses run in the background; the tab appears when they are done.
+        """
+        self._enqueue(title, partial(_analyze_job, trace), title, source)
+
+    def add_analyzed_trace(
+        self, analyses: TraceAnalyses, title: str, source: str = ""
+    ) -> QtTraceView:
+        """Add a tab for a trace whose analyses are computed; returns the tab's view."""
+        view = QtTraceView(analyses, title, source)
+        view.set_view(self._default_view)
+        view.viewChanged.connect(self._on_view_changed)
+        index = self.tabs.addTab(view, title)
+        self.tabs.setTabToolTip(index, source or title)
+        self.tabs.setCurrentIndex(index)
+        self.stack.setCurrentWidget(self.tabs)
+        self._update_actions()
+        self.traceOpened.emit(view)
+        return view
+
+    def add_dock(
+        self,
+        widget: QWidget,
+        area: Qt.DockWidgetArea = Qt.DockWidgetArea.LeftDockWidgetArea,
+        title: str = "",
+    ) -> QDockWidget:
+        """Put ``widget`` in a dock (the workload panel goes on the left); returns the dock."""
+        dock = QDockWidget(title or widget.windowTitle(), self)
+        dock.setObjectName(f"dock_{title or widget.objectName() or id(widget)}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.view_menu.addAction(dock.toggleViewAction())
+        return dock
+
+    def trace_views(self) -> list[QtTraceView]:
+        """The open traces' views, in tab order."""
+        return [self.tabs.widget(i) for i in range(self.tabs.count())]  # type: ignore[misc]
+
+    def current_trace_view(self) -> QtTraceView | None:
+        """The view of the current tab, or None when no trace is open."""
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, QtTraceView) else None
+
+    def set_view(self, name: str) -> None:
+        """Show view ``name`` in every tab, and in tabs opened later."""
+        if name not in VIEWS:
+            raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
+        self._default_view = name
+        for v in self.trace_views():
+            v.set_view(name)
+
+    def is_busy(self) -> bool:
+        """Whether a load or analysis is running or queued."""
+        return self._worker is not None or bool(self._queue)
+
+    def cancel_loading(self) -> None:
+        """Cancel the running load and drop the queued ones."""
+        self._queue.clear()
+        if self._worker is not None:
+            self._worker.cancel()
+            self.status_label.setText("Cancelling…")
+
+    # -- loading ----------------------------------------------------------------------------
+    def _enqueue(self, label: str, job: Callable[..., Any], title: str, source: str) -> None:
+        self._queue.append((label, job, title, source))
+        if self._worker is None:
+            # Start on the next event-loop turn, so a caller can connect to signals first.
+            QTimer.singleShot(0, self._start_next)
+
+    def _start_next(self) -> None:
+        if self._worker is not None:
+            return
+        if not self._queue:
+            self._update_progress_visible(False)
+            self.idle.emit()
+            return
+        label, job, title, source = self._queue.pop(0)
+        self._current_job = (label, job, title, source)
+        worker = QtTraceWorker(job, label, self)
+        worker.progressed.connect(self._on_worker_progressed)
+        worker.succeeded.connect(self._on_worker_succeeded)
+        worker.failed.connect(self._on_worker_failed)
+        worker.cancelled.connect(self._on_worker_cancelled)
+        worker.finished.connect(self._on_worker_finished)
+        self._worker = worker
+        self.progress.setValue(0)
+        left = f" (+{len(self._queue)} queued)" if self._queue else ""
+        self.status_label.setText(f"Opening {label}…{left}")
+        self._update_progress_visible(True)
+        worker.start()
+
+    def _on_worker_progressed(self, fraction: float, what: str) -> None:
+        self.progress.setValue(round(fraction * 1000))
+        if self._current_job is not None:
+            left = f" (+{len(self._queue)} queued)" if self._queue else ""
+            self.status_label.setText(f"Opening {self._current_job[0]}: {what}…{left}")
+
+    def _on_worker_succeeded(self, analyses: TraceAnalyses) -> None:
+        assert self._current_job is not None
+        _, _, title, source = self._current_job
+        try:
+            self.add_analyzed_trace(analyses, title, source)
+        except Exception as exc:  # a view that cannot be built must not lose the window
+            import traceback
+
+            traceback.print_exc()
+            self._report_error(source or title, f"{type(exc).__name__}: {exc}")
+            return
+        if source and self.remember_recent:
+            self._remember(source)
+        self.statusBar().showMessage(f"Opened {source or title}", 5000)
+
+    def _on_worker_failed(self, message: str) -> None:
+        assert self._current_job is not None
+        _, _, title, source = self._current_job
+        self._report_error(source or title, message)
+
+    def _on_worker_cancelled(self) -> None:
+        if self._current_job is not None:
+            self.statusBar().showMessage(f"Cancelled opening {self._current_job[0]}", 5000)
+
+    def _on_worker_finished(self) -> None:
+        worker = self._worker
+        self._worker = None
+        self._current_job = None
+        if worker is not None:
+            worker.wait()
+            worker.deleteLater()
+        self._start_next()
+
+    def _report_error(self, path: str, message: str) -> None:
+        self.errors.append((path, message))
+        self.loadFailed.emit(path, message)
+        if not self.modal_errors:
+            return
+        # Not exec(): a nested event loop would run the next load underneath the dialog.
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Could not open trace",
+            f"Could not open {path}",
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        detail = message if message.startswith(path) else f"{path}: {message}"
+        box.setInformativeText(detail)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    # -- menus and widgets --------------------------------------------------------------------
+    def _build_welcome(self) -> QWidget:
+        w = QWidget()
+        v = QVBoxLayout(w)
+        v.addStretch(1)
+        title = QLabel(
+            "<h2>gpuviz</h2><p>Open a PyTorch profiler trace (<tt>.json</tt> or "
+            "<tt>.json.gz</tt>, or a folder with one file per rank): File → Open, "
+            "or drop it here.</p><p>No trace at hand? Open a sample recorded on real GPUs:</p>"
+        )
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title.setWordWrap(True)
+        v.addWidget(title)
+        for sample in list_samples()[:4]:
+            b = QPushButton(sample.title)
+            b.setToolTip(sample.description)
+            b.clicked.connect(partial(self.open_trace, str(sample.path)))
+            b.setMinimumWidth(360)
+            v.addWidget(b, 0, Qt.AlignmentFlag.AlignHCenter)
+        v.addStretch(2)
+        return w
+
+    def _build_status_bar(self) -> None:
+        self.status_label = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(240)
+        self.progress.setTextVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_loading)
+        bar = self.statusBar()
+        bar.addPermanentWidget(self.status_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        self._update_progress_visible(False)
+
+    def _update_progress_visible(self, visible: bool) -> None:
+        for w in (self.status_label, self.progress, self.cancel_button):
+            w.setVisible(visible)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu("&File")
+        self._action(
+            file_menu, "&Open trace file…", self._on_open_file, QKeySequence.StandardKey.Open
+        )
+        self._action(
+            file_menu,
+            "Open trace &folder (one file per rank)…",
+            self._on_open_folder,
+            "Ctrl+Shift+O",
+        )
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._update_recent_menu)
+        self._update_recent_menu()
+        file_menu.addSeparator()
+        self.close_action = self._action(
+            file_menu, "&Close tab", self._on_close_current, QKeySequence.StandardKey.Close
+        )
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        self.view_menu = mb.addMenu("&View")
+        self.view_actions = []
+        for i, name in enumerate(VIEWS):
+            a = self._action(
+                self.view_menu, name.capitalize(), partial(self.set_view, name), f"Ctrl+{i + 1}"
+            )
+            self.view_actions.append(a)
+        self.view_menu.addSeparator()
+
+        export = mb.addMenu("&Export")
+        self.export_actions = [
+            self._action(export, "Trace as Chrome JSON…", self._on_export_trace, "Ctrl+E"),
+            self._action(export, "Summary as CSV/JSON…", self._on_export_summary),
+            self._action(export, "Kernel table as CSV/JSON…", self._on_export_kernels),
+            self._action(export, "Current view as PNG/SVG…", self._on_export_plot, "Ctrl+Shift+E"),
+        ]
+
+        help_menu = mb.addMenu("&Help")
+        samples = help_menu.addMenu("Open &sample")
+        found = list_samples()
+        for s in found:
+            a = samples.addAction(s.title)
+            a.setToolTip(s.description)
+            a.setStatusTip(f"{s.description} ({s.path.name})")
+            a.triggered.connect(partial(self.open_trace, str(s.path)))
+        if not found:
+            samples.addAction("(no samples in this installation)").setEnabled(False)
+        samples.setToolTipsVisible(True)
+        self.samples_menu = samples
+        self._action(help_menu, "&About gpuviz", self._on_about)
+
+    def _action(
+        self, menu: QMenu, text: str, slot: Callable[..., Any], shortcut: Any = None
+    ) -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        a.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(a)
+        return a
+
+    def _update_actions(self) -> None:
+        has = self.tabs.count() > 0
+        for a in [self.close_action, *self.export_actions, *self.view_actions]:
+            a.setEnabled(has)
+        if not has:
+            self.stack.setCurrentWidget(self.welcome)
+
+    # -- recent files -------------------------------------------------------------------------
+    def recent_paths(self) -> list[str]:
+        """The recent-files list, newest first."""
+        value = self.settings.value(RECENT_KEY, [])
+        # QSettings (INI) hands back a str for a one-item list, and None for an empty one.
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+    def _remember(self, path: str) -> None:
+        p = str(Path(path).resolve())
+        paths = [p, *[q for q in self.recent_paths() if q != p]][:RECENT_MAX]
+        self.settings.setValue(RECENT_KEY, paths)
+        self.settings.sync()
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        paths = self.recent_paths()
+        for p in paths:
+            a = self.recent_menu.addAction(p)
+            a.setEnabled(os.path.exists(p))
+            a.triggered.connect(partial(self.open_trace, p))
+        if not paths:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list").triggered.connect(self._on_clear_recent)
+
+    def _on_clear_recent(self) -> None:
+        self.settings.setValue(RECENT_KEY, [])
+
+    # -- handlers ---------------------------------------------------------------------------
+    def _on_open_file(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open traces", "", OPEN_FILTER)
+        self.open_traces(paths)
+
+    def _on_open_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of per-rank traces")
+        if path:
+            self.open_trace(path)
+
+    def _on_close_current(self) -> None:
+        if self.tabs.count():
+            self._on_tab_close_requested(self.tabs.currentIndex())
+
+    def _on_tab_close_requested(self, index: int) -> None:
+        w = self.tabs.widget(index)
+        self.tabs.removeTab(index)
+        if isinstance(w, QtTraceView):
+            w.stop_workers()
+        if w is not None:
+            w.deleteLater()
+        self._update_actions()
+
+    def _on_current_tab_changed(self, _index: int) -> None:
+        v = self.current_trace_view()
+        self.setWindowTitle(f"{v.title} — gpuviz" if v else "gpuviz")
+
+    def _on_view_changed(self, name: str) -> None:
+        self._default_view = name
+
+    def _on_about(self) -> None:
+        from gpuviz import __version__
+
+        QMessageBox.about(
+            self,
+            "About gpuviz",
+            f"<b>gpuviz {__version__}</b><p>See how PyTorch work "
+            "runs on GPUs: timelines per stream, DataParallel splits, memory and kernels.</p>",
+        )
+
+    def _save_path(self, caption: str, suggested: str, filters: str) -> str:
+        path, chosen = QFileDialog.getSaveFileName(self, caption, suggested, filters)
+        if path and "." not in Path(path).name:
+            # Add the suffix of the chosen filter, e.g. "(*.json.gz)" -> ".json.gz".
+            path += chosen[chosen.find("*") + 1 : chosen.find(")")] if "*" in chosen else ""
+        return path
+
+    def _run_export(self, what: str, write: Callable[[str], None], path: str) -> None:
+        if not path:
+            return
+        try:
+            write(path)
+        except Exception as exc:
+            QMessageBox.warning(self, "Export failed", f"Could not write {what} to {path}:\n{exc}")
+            return
+        self.statusBar().showMessage(f"Wrote {path}", 5000)
+
+    def export_trace(self, view: QtTraceView, path: str) -> QtTraceWorker:
+        """Write a tab's trace as Chrome JSON (``.json``/``.json.gz``) in a background thread.
+
+        A million-slice trace takes seconds to write, so the GUI thread only starts the worker;
+        the status bar (or a dialog, on failure) says when it is done. Returns the worker.
+        """
+        worker = QtTraceWorker(
+            lambda _progress, _cancelled: qt_export.write_trace(view.trace, path),
+            f"export {path}",
+            self,
+        )
+        worker.succeeded.connect(lambda _r: self.statusBar().showMessage(f"Wrote {path}", 5000))
+        worker.failed.connect(partial(self._on_export_failed, path))
+        worker.finished.connect(partial(self._on_export_finished, worker))
+        self._export_workers.append(worker)
+        self.statusBar().showMessage(f"Writing {path}…")
+        worker.start()
+        return worker
+
+    def _on_export_failed(self, path: str, message: str) -> None:
+        if self.modal_errors:
+            QMessageBox.warning(
+                self, "Export failed", f"Could not write the trace to {path}:\n{message}"
+            )
+        else:
+            print(f"gpuviz: {path}: {message}", file=sys.stderr)
+
+    def _on_export_finished(self, worker: QtTraceWorker) -> None:
+        if worker in self._export_workers:
+            self._export_workers.remove(worker)
+        worker.wait()
+        worker.deleteLater()
+
+    def _on_export_trace(self) -> None:
+        v = self.current_trace_view()
+        if v is None:
+            return
+        path = self._save_path("Export trace", f"{v.title}.json.gz", qt_export.TRACE_FILTER)
+        if path:
+            self.export_trace(v, path)
+
+    def _on_export_summary(self) -> None:
+        v = self.current_trace_view()
+        if v is None or v.summary is None:
+            return
+        path = self._save_path("Export summary", f"{v.title}-summary.json", qt_export.TABLE_FILTER)
+        self._run_export("the summary", partial(qt_export.write_summary, v.summary), path)
+
+    def _on_export_kernels(self) -> None:
+        v = self.current_trace_view()
+        if v is None:
+            return
+        path = self._save_path(
+            "Export kernel table", f"{v.title}-kernels.csv", qt_export.TABLE_FILTER
+        )
+        self._run_export(
+            "the kernel table", partial(qt_export.write_kernel_table, v.kernel_rows or []), path
+        )
+
+    def _on_export_plot(self) -> None:
+        v = self.current_trace_view()
+        if v is None:
+            return
+        name = v.current_view()
+        path = self._save_path("Export view", f"{v.title}-{name}.png", qt_export.PLOT_FILTER)
+        self._run_export(f"the {name} view", partial(export_view, v, name), path)
+
+    # -- Qt overrides -----------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        self.open_traces(paths)
+        event.acceptProposedAction()
+
+    def closeEvent(self, event: Any) -> None:
+        # A QThread still running when its QObject is destroyed aborts the process: stop it first.
+        self._queue.clear()
+        if self._worker is not None:
+            self._worker.cancel()
+            self._worker.wait()
+        for w in list(self._export_workers):
+            w.wait()  # a half-written export is worse than a short wait
+        for view in self.trace_views():
+            view.stop_workers()
+        super().closeEvent(event)
+
+
+def export_view(view: QtTraceView, name: str, path: str) -> None:
+    """Write view ``name`` of a trace tab as PNG/SVG: its plot where it has one, else the widget."""
+    widget = view.view(name)
+    target = widget.export_target() if hasattr(widget, "export_target") else None
+    if target is not None:
+        qt_export.write_plot(target, path)
+    else:
+        qt_export.write_widget(widget, path)
+
+
+def _load_job(path: str, progress: Any, cancelled: Any) -> TraceAnalyses:
+    if not os.path.exists(path):
+        raise FileNotFoundError(2, "no such file or folder", path)
+    return load_and_analyze(path, progress, cancelled)
+
+
+def _analyze_job(trace: Trace, progress: Any, cancelled: Any) -> TraceAnalyses:
+    return analyze(trace, progress, cancelled)

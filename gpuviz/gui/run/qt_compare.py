@@ -1,0 +1,286 @@
+"""Comparisons: one run's strategies (time and speedup), and any two runs side by side.
+
+- :class:`QtStrategyComparison`: for workloads with several strategies (``loops``, ``streams``),
+  a bar chart of each strategy's median time on a log axis, labelled with its speedup over the
+  baseline, and a table of every strategy, the skipped and failed ones with their reason.
+- :class:`QtRunComparison`: two traces, their timelines stacked and aligned on their start
+  (each trace's zero is its first event), panning or zooming one moves the other, and a table of
+  figure deltas (from :func:`gpuviz.analysis.summary.summarize`, plus the runs' strategy times).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.gui.run.compare_figures import FigureRow, StrategyRow, figure_rows, strategy_rows
+from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, make_plot_widget
+
+
+def fmt_ms(v: float | None) -> str:
+    """A duration given in ms, in a readable unit."""
+    if v is None or not math.isfinite(v):
+        return "–"
+    if v >= 1000:
+        return f"{v / 1000:.2f} s"
+    if v >= 1:
+        return f"{v:.3g} ms"
+    if v >= 1e-3:
+        return f"{v * 1000:.3g} µs"
+    return f"{v * 1e6:.3g} ns"
+
+
+def fmt_value(v: float | None, unit: str) -> str:
+    """A figure with its unit (bytes scaled to KiB/MiB/GiB, µs to ms/s)."""
+    if v is None:
+        return "–"
+    if unit == "B":
+        for name, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if abs(v) >= size:
+                return f"{v / size:.2f} {name}"
+        return f"{v:.0f} B"
+    if unit == "µs":
+        return fmt_ms(v / 1000) if abs(v) >= 1 or v == 0 else f"{v:.3g} µs"
+    if unit == "ms":
+        return fmt_ms(v)
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    return f"{v:.3g}"
+
+
+def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
+    it = QTableWidgetItem(text)
+    it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
+    if align_right:
+        it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return it
+
+
+class QtStrategyComparison(QWidget):
+    """Each strategy's time and its speedup over the baseline, as a chart and a table."""
+
+    COLUMNS = ("strategy", "status", "time", "speedup", "launches", "note")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[StrategyRow] = []
+        self.baseline: str | None = None
+        self.plot = make_plot_widget("Strategies: median time (log) and speedup")
+        item = self.plot.getPlotItem()
+        item.hideAxis("left")
+        item.setLabel("bottom", "median time per step")
+        self.bars = pg.BarGraphItem(x0=[], y=[], height=0.6, width=[])
+        item.addItem(self.bars)
+        self._texts: list[pg.TextItem] = []
+        self.table = QTableWidget(0, len(self.COLUMNS))
+        self.table.setHorizontalHeaderLabels([c.capitalize() for c in self.COLUMNS])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(self.table)
+        split.setSizes([500, 500])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.note)
+        layout.addWidget(split, 1)
+
+    def set_result(self, result: dict[str, Any]) -> None:
+        """Show the strategies of a run's result (``Finished.result``)."""
+        self.rows = strategy_rows(result)
+        self.baseline = result.get("baseline")
+        self._update_table()
+        self._update_chart()
+        skipped = [r for r in self.rows if r.status != "ok"]
+        text = f"<b>{result.get('workload', '')}</b> on {result.get('device', '')}"
+        if self.baseline:
+            text += f": speedups over <b>{self.baseline}</b>"
+        if skipped:
+            text += f" · {len(skipped)} not run ({', '.join(r.name for r in skipped)})"
+        self.note.setText(text)
+
+    def strategy_names(self) -> list[str]:
+        """The strategies listed, in run order (skipped and failed ones included)."""
+        return [self.table.item(i, 0).text() for i in range(self.table.rowCount())]
+
+    def _update_table(self) -> None:
+        self.table.setRowCount(len(self.rows))
+        for i, r in enumerate(self.rows):
+            speed = "" if r.speedup is None else f"{r.speedup:.3g}×"
+            time_text = "" if r.time_ms is None else f"{fmt_ms(r.time_ms)} ({r.time_kind})"
+            cells = [
+                r.name,
+                r.status,
+                time_text,
+                speed,
+                "" if r.launches is None else str(r.launches),
+                r.note,
+            ]
+            for j, text in enumerate(cells):
+                it = _item(text, align_right=j in (2, 3, 4))
+                if j == 0:
+                    it.setToolTip(r.title)
+                if j == 5 and text:
+                    it.setToolTip(text)
+                if r.status != "ok":
+                    it.setForeground(Qt.GlobalColor.darkGray)
+                self.table.setItem(i, j, it)
+
+    def _update_chart(self) -> None:
+        item = self.plot.getPlotItem()
+        for t in self._texts:
+            item.removeItem(t)
+        self._texts.clear()
+        timed = [r.time_ms for r in self.rows if r.time_ms and r.time_ms > 0]
+        n = len(self.rows)
+        if not n:
+            self.bars.setOpts(x0=[], y=[], width=[])
+            return
+        lo = math.floor(math.log10(min(timed))) if timed else -1
+        hi = math.ceil(math.log10(max(timed))) if timed else 1
+        hi = max(hi, lo + 1)
+        y = np.arange(n, dtype=np.float64)[::-1]  # the first strategy at the top
+        widths = []
+        brushes = []
+        for i, r in enumerate(self.rows):
+            ok = r.time_ms is not None and r.time_ms > 0
+            widths.append(math.log10(r.time_ms) - lo if ok else 0.0)  # type: ignore[arg-type]
+            brushes.append(color(i) if ok else pg.mkBrush(IDLE_COLOR))
+        self.bars.setOpts(
+            x0=np.full(n, float(lo)), y=y, height=0.6, width=np.asarray(widths), brushes=brushes
+        )
+        for i, r in enumerate(self.rows):
+            if r.time_ms is not None and r.time_ms > 0:
+                text = f"{r.name}  {fmt_ms(r.time_ms)}"
+                if r.speedup is not None:
+                    text += f"  ·  {r.speedup:.3g}×"
+                x = lo + widths[i]
+            else:
+                text = f"{r.name}: {r.status}" + (f" ({r.note[:40]})" if r.note else "")
+                x = float(lo)
+            t = pg.TextItem(text, color="#222", anchor=(0, 0.5))
+            t.setPos(x, float(y[i]))
+            item.addItem(t)
+            self._texts.append(t)
+        ax = item.getAxis("bottom")
+        ax.setTicks([[(float(k), fmt_ms(10.0**k)) for k in range(lo, hi + 1)]])
+        # Room on the right for the labels of the longest bars.
+        item.setXRange(lo, hi + 0.35 * (hi - lo) + 0.5, padding=0)
+        item.setYRange(-0.6, n - 0.4, padding=0)
+
+
+class QtRunComparison(QWidget):
+    """Two traces side by side: timelines aligned on their start, and a figure-delta table.
+
+    Parameters
+    ----------
+    a, b : QtTraceView-like
+        Objects with ``trace``, ``title``, ``end_ns`` and ``analyses`` (its ``summary``).
+    result_a, result_b : dict, optional
+        The runs' result objects, when the traces come from runs in this session.
+    """
+
+    COLUMNS = ("figure", "A", "B", "B − A", "B / A")
+
+    def __init__(
+        self,
+        a: Any,
+        b: Any,
+        result_a: dict[str, Any] | None = None,
+        result_b: dict[str, Any] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        from gpuviz.gui.views.qt_timeline_slot import make_timeline
+
+        self.setWindowTitle(f"Compare: A {a.title} · B {b.title}")
+        self.a, self.b = a, b
+        self.end_ns = max(int(a.end_ns), int(b.end_ns), 1)
+        self.timelines = [make_timeline(a.trace, self), make_timeline(b.trace, self)]
+        self._syncing = False
+        for tl, other in zip(self.timelines, reversed(self.timelines)):
+            tl.viewRangeChanged.connect(lambda t0, t1, o=other: self._on_range(o, t0, t1))
+        self.rows: list[FigureRow] = figure_rows(
+            _summary_json(a), _summary_json(b), result_a, result_b
+        )
+        self.table = QTableWidget(len(self.rows), len(self.COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        for i, r in enumerate(self.rows):
+            ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"
+            delta = "" if r.delta is None else fmt_value(r.delta, r.unit)
+            if r.delta is not None and r.delta > 0:
+                delta = "+" + delta
+            cells = [r.name, fmt_value(r.a, r.unit), fmt_value(r.b, r.unit), delta, ratio]
+            for j, text in enumerate(cells):
+                self.table.setItem(i, j, _item(text, align_right=j > 0))
+
+        panes = QSplitter(Qt.Orientation.Vertical)
+        for tag, view, tl in (("A", a, self.timelines[0]), ("B", b, self.timelines[1])):
+            box = QWidget()
+            v = QVBoxLayout(box)
+            v.setContentsMargins(0, 0, 0, 0)
+            lab = QLabel(f"<b>{tag}</b>: {view.title}  <span style='color:#666'>{view.source}</span>")
+            v.addWidget(lab)
+            v.addWidget(tl, 1)
+            panes.addWidget(box)
+        panes.addWidget(self.table)
+        panes.setSizes([300, 300, 260])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(panes)
+        self.resize(1400, 900)
+        for tl in self.timelines:
+            tl.set_view_range(0, self.end_ns)
+
+    def figure_names(self) -> list[str]:
+        """The figures in the delta table, in order."""
+        return [r.name for r in self.rows]
+
+    def _on_range(self, other: Any, t0: int, t1: int) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            if tuple(other.view_range()) != (int(t0), int(t1)):
+                other.set_view_range(int(t0), int(t1))
+        finally:
+            self._syncing = False
+
+    def closeEvent(self, event: Any) -> None:
+        # The timelines' level-of-detail threads must stop before their widgets go.
+        for tl in self.timelines:
+            stop = getattr(tl, "stop_worker", None)
+            if stop is not None:
+                stop()
+        super().closeEvent(event)
+
+
+def _summary_json(view: Any) -> dict[str, Any] | None:
+    summary = getattr(getattr(view, "analyses", None), "summary", None)
+    return None if summary is None else summary.to_json()
+
+
+__all__ = ["QtRunComparison", "QtStrategyComparison", "fmt_ms", "fmt_value"]

@@ -1,0 +1,330 @@
+"""Live plots of a run: progress, step times (wall and GPU), memory per device, DataParallel splits.
+
+Events never draw. They land in a :class:`~gpuviz.gui.run.live_buffers.LiveRun`, and a ~30 Hz
+``QTimer`` redraws each plot whose buffer version moved since its last redraw (STYLE.md rule 3),
+so a burst of events costs one redraw, and a quiet run costs nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSplitter, QVBoxLayout, QWidget
+
+from gpuviz.gui.run.live_buffers import LiveRun
+from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
+
+REDRAW_INTERVAL_MS = 33
+"""About 30 Hz."""
+
+_DASH = Qt.PenStyle.DashLine
+_DOT = Qt.PenStyle.DotLine
+
+
+def _fmt_ms(v: float) -> str:
+    if not np.isfinite(v):
+        return "–"
+    if v >= 100:
+        return f"{v:.0f} ms"
+    if v >= 1:
+        return f"{v:.2f} ms"
+    return f"{v * 1000:.1f} µs"
+
+
+class QtLivePlots(QWidget):
+    """Progress and live plots of one run, redrawn from its buffers by a ~30 Hz timer.
+
+    Attributes
+    ----------
+    run : LiveRun or None
+        The buffers shown.
+    redraws : dict of str to int
+        How many times each plot (``steps``, ``memory``, ``splits``, ``progress``) was redrawn.
+    redraw_times : dict of str to list of float
+        ``time.monotonic()`` of each redraw (the live benchmark measures rates from them).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run: LiveRun | None = None
+        self._drawn = {"steps": -1, "memory": -1, "splits": -1, "progress": -1}
+        self.redraws = {"steps": 0, "memory": 0, "splits": 0, "progress": 0}
+        self.redraw_times: dict[str, list[float]] = {k: [] for k in self.redraws}
+
+        self.status = QLabel("No run yet. Pick a workload and press Run.")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("%v / %m steps")
+        self.progress.setMaximumWidth(260)
+
+        self.step_plot = make_plot_widget("Step times (log scale)")
+        item = self.step_plot.getPlotItem()
+        item.setLogMode(False, True)
+        item.setLabel("bottom", "step")
+        item.setLabel("left", "ms")
+        self.step_legend = item.addLegend(offset=(-4, 4), labelTextSize="8pt")
+        self._wall_items: dict[str, pg.PlotDataItem] = {}
+        self._gpu_items: dict[str, pg.PlotDataItem] = {}
+        self._profiled_item = pg.ScatterPlotItem(
+            size=13, pen=pg.mkPen("#888", width=1.2), brush=None, symbol="o"
+        )
+        item.addItem(self._profiled_item)
+        self._profiled_in_legend = False
+
+        self.memory_plot = make_plot_widget("Memory per device")
+        mitem = self.memory_plot.getPlotItem()
+        mitem.setLabel("bottom", "s since start")
+        self.memory_legend = mitem.addLegend(offset=(-4, 4), labelTextSize="8pt")
+        self._memory_items: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self._memory_unit = ""
+
+        self.split_plot = make_plot_widget("DataParallel split")
+        sitem = self.split_plot.getPlotItem()
+        sitem.setLabel("left", "rows")
+        self._split_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        sitem.addItem(self._split_bars)
+        self._split_texts: list[pg.TextItem] = []
+        self.split_plot.setVisible(False)
+
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.progress)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for w in (self.step_plot, self.memory_plot, self.split_plot):
+            w.setMinimumSize(220, 150)
+            self.splitter.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_INTERVAL_MS)
+        self.timer.timeout.connect(self._on_tick)
+
+    # -- public -----------------------------------------------------------------------------
+    def set_run(self, run: LiveRun | None) -> None:
+        """Show ``run``'s buffers (clears the plots) and start redrawing them."""
+        self.run = run
+        self._drawn = dict.fromkeys(self._drawn, -1)
+        self._clear()
+        if run is not None:
+            self.timer.start()
+            self._on_tick()
+        else:
+            self.timer.stop()
+
+    def stop(self) -> None:
+        """Draw what is there one last time and stop the timer (the run ended)."""
+        self._on_tick()
+        self.timer.stop()
+
+    def step_points(self) -> int:
+        """How many step points (wall times) the step plot shows."""
+        return sum(len(it.xData) for it in self._wall_items.values() if it.xData is not None)
+
+    def gpu_points(self) -> int:
+        """How many GPU-time points the step plot shows."""
+        return sum(
+            int(np.isfinite(it.yData).sum())
+            for it in self._gpu_items.values()
+            if it.yData is not None
+        )
+
+    def memory_curves(self) -> dict[tuple[str, str], int]:
+        """``(device, what) -> points`` of each memory curve (``what``: rss, allocated...)."""
+        return {
+            k: (0 if it.xData is None else len(it.xData)) for k, it in self._memory_items.items()
+        }
+
+    def split_rows(self) -> dict[str, int]:
+        """Device -> rows of the split bars shown (the latest step with splits)."""
+        run = self.run
+        if run is None or run.latest_split_step() is None:
+            return {}
+        return {b.device: b.rows for b in run.splits[run.latest_split_step()]}  # type: ignore[index]
+
+    # -- redraw -----------------------------------------------------------------------------
+    def _on_tick(self) -> None:
+        run = self.run
+        if run is None:
+            return
+        for part, update in (
+            ("progress", self._update_progress),
+            ("steps", self._update_steps),
+            ("memory", self._update_memory),
+            ("splits", self._update_splits),
+        ):
+            v = run.versions[part]
+            if v != self._drawn[part]:
+                self._drawn[part] = v
+                update(run)
+                self.redraws[part] += 1
+                self.redraw_times[part].append(time.monotonic())
+
+    def _clear(self) -> None:
+        for it in [*self._wall_items.values(), *self._gpu_items.values()]:
+            self.step_plot.getPlotItem().removeItem(it)
+        self._wall_items.clear()
+        self._gpu_items.clear()
+        self.step_legend.clear()
+        self._profiled_item.setData([], [])
+        self._profiled_in_legend = False
+        for it in self._memory_items.values():
+            self.memory_plot.getPlotItem().removeItem(it)
+        self._memory_items.clear()
+        self.memory_legend.clear()
+        self._split_bars.setOpts(x=[], height=[])
+        for t in self._split_texts:
+            self.split_plot.getPlotItem().removeItem(t)
+        self._split_texts.clear()
+        self.split_plot.setVisible(False)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+
+    def _update_progress(self, run: LiveRun) -> None:
+        total = max(run.total, 1)
+        self.progress.setRange(0, total)
+        self.progress.setValue(min(run.step, total))
+        where = f"{run.workload} on {run.device}" if run.workload else "starting…"
+        parts = [f"<b>{where}</b>"]
+        if run.total:
+            parts.append(f"step {run.step}/{run.total}")
+        if run.last_label:
+            ls = run.last_step
+            t = f"{run.last_label}: wall {_fmt_ms(ls['wall_ms'])}"
+            if np.isfinite(ls["gpu_ms"]):
+                t += f", GPU {_fmt_ms(ls['gpu_ms'])}"
+            parts.append(t)
+        end = run.terminal
+        if end is not None:
+            kind = type(end).__name__
+            parts.append({"Finished": "done", "Failed": "FAILED", "Cancelled": "cancelled"}[kind])
+        self.status.setText(" — ".join(parts))
+
+    def _update_steps(self, run: LiveRun) -> None:
+        item = self.step_plot.getPlotItem()
+        x = run.step_index.view()
+        wall = run.wall_ms.view()
+        gpu = run.gpu_ms.view()
+        lid = run.label_id.view()
+        for k, label in enumerate(run.labels):
+            mask = lid == k
+            c = color(k)
+            w = self._wall_items.get(label)
+            if w is None:
+                w = pg.PlotDataItem(
+                    pen=pg.mkPen(c, width=1.5),
+                    symbol="o",
+                    symbolSize=6,
+                    symbolBrush=c,
+                    symbolPen=None,
+                    name=f"{label} (wall)",
+                )
+                item.addItem(w)
+                self._wall_items[label] = w
+            w.setData(x[mask].astype(np.float64), wall[mask])
+            g = gpu[mask]
+            if np.isfinite(g).any():
+                gi = self._gpu_items.get(label)
+                if gi is None:
+                    gi = pg.PlotDataItem(
+                        pen=pg.mkPen(c, width=1.5, style=_DASH),
+                        symbol="t",
+                        symbolSize=7,
+                        symbolBrush=c,
+                        symbolPen=None,
+                        connect="finite",
+                        name=f"{label} (GPU)",
+                    )
+                    item.addItem(gi)
+                    self._gpu_items[label] = gi
+                gi.setData(x[mask].astype(np.float64), g)
+        prof = run.profiled.view().astype(bool)
+        if prof.any():
+            self._profiled_item.setData(x[prof].astype(np.float64), np.log10(wall[prof]))
+            if not self._profiled_in_legend:
+                self.step_legend.addItem(self._profiled_item, "profiled (slowed)")
+                self._profiled_in_legend = True
+
+    def _update_memory(self, run: LiveRun) -> None:
+        item = self.memory_plot.getPlotItem()
+        peak = 0.0
+        for cols in run.memory.values():
+            for name in ("rss_bytes", "allocated_bytes", "reserved_bytes", "nvml_used_bytes"):
+                v = getattr(cols, name).view()
+                if len(v) and np.isfinite(v).any():
+                    peak = max(peak, float(np.nanmax(v)))
+        unit, scale = byte_unit(peak)
+        if unit != self._memory_unit:
+            item.setLabel("left", unit)
+            self._memory_unit = unit
+        for i, (device, cols) in enumerate(run.memory.items()):
+            cuda = device.startswith("cuda") or cols.has("allocated_bytes")
+            wanted = [
+                ("allocated", "allocated_bytes", Qt.PenStyle.SolidLine),
+                ("reserved", "reserved_bytes", _DASH),
+                ("NVML used", "nvml_used_bytes", _DOT),
+            ]
+            if not cuda or not cols.has("allocated_bytes"):
+                wanted.insert(0, ("RSS", "rss_bytes", Qt.PenStyle.SolidLine))
+            t = cols.t_s.view()
+            for what, field, style in wanted:
+                if not cols.has(field):
+                    continue
+                key = (device, what)
+                it = self._memory_items.get(key)
+                if it is None:
+                    it = pg.PlotDataItem(
+                        pen=pg.mkPen(color(i), width=1.6, style=style),
+                        connect="finite",
+                        name=f"{device} {what}",
+                    )
+                    item.addItem(it)
+                    self._memory_items[key] = it
+                it.setData(t, getattr(cols, field).view() / scale)
+
+    def _update_splits(self, run: LiveRun) -> None:
+        step = run.latest_split_step()
+        if step is None:
+            return
+        self.split_plot.setVisible(True)
+        devices = run.split_devices()
+        bars = {b.device: b for b in run.splits[step]}
+        x = np.arange(len(devices), dtype=np.float64)
+        rows = np.array([bars[d].rows if d in bars else 0 for d in devices], dtype=np.float64)
+        self._split_bars.setOpts(
+            x=x, height=rows, width=0.6, brushes=[color(i) for i in range(len(devices))]
+        )
+        item = self.split_plot.getPlotItem()
+        item.setTitle(f"DataParallel split, step {step}", color="#222", size="11pt")
+        ax = item.getAxis("bottom")
+        ax.setTicks([[(float(i), d) for i, d in enumerate(devices)]])
+        for t in self._split_texts:
+            item.removeItem(t)
+        self._split_texts.clear()
+        for i, d in enumerate(devices):
+            b = bars.get(d)
+            text = "0 rows" if b is None else f"{b.rows} rows"
+            if b is not None and b.gpu_ms is not None:
+                text += f"\n{_fmt_ms(float(b.gpu_ms))}"
+            ti = pg.TextItem(text, color="#222", anchor=(0.5, 1.0))
+            ti.setPos(float(i), float(rows[i]))
+            item.addItem(ti)
+            self._split_texts.append(ti)
+        item.setYRange(0, max(1.0, float(rows.max()) * 1.35 if len(rows) else 1.0))
+        item.setXRange(-0.6, len(devices) - 0.4)
+
+    def update_rates_hz(self, part: str, since: float, until: float) -> float:
+        """Redraws of ``part`` per second between two ``time.monotonic()`` readings."""
+        n = sum(1 for t in self.redraw_times[part] if since <= t <= until)
+        return n / max(until - since, 1e-9)
+
+
+__all__ = ["REDRAW_INTERVAL_MS", "QtLivePlots"]

@@ -1,0 +1,618 @@
+"""Runs workloads from the app: the panel, the worker, the live plots and the main window, wired.
+
+:func:`install_run_panel` puts the workload panel in a left dock and the live plots (with the
+strategy comparison) in a bottom dock of a :class:`~gpuviz.gui.qt_main_window.MainWindow`, adds
+a Run menu and File → Replay events…, and returns the :class:`QtRunController`. It uses only the
+window's public methods (``add_dock``, ``open_trace``, ``trace_views``, ``traceOpened``,
+``loadFailed``, ``settings``, ``modal_errors``) and its menu bar.
+
+One run at a time: a second Run while one is going is refused with a message (never run twice).
+Each run's event stream is saved beside its trace (``NAME-STAMP.events.jsonl``), so any run can
+be replayed later (File → Replay events…).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QMainWindow,
+    QMenu,
+    QTabWidget,
+    QWidget,
+)
+
+from gpuviz.errors import BadInputError
+from gpuviz.gui.run.live_buffers import LiveRun
+from gpuviz.gui.run.qt_compare import QtRunComparison, QtStrategyComparison
+from gpuviz.gui.run.qt_failure_dialog import QtFailureDialog
+from gpuviz.gui.run.qt_live_plots import QtLivePlots
+from gpuviz.gui.run.qt_run_worker import QtRunWorker, make_source
+from gpuviz.gui.run.qt_workload_panel import QtWorkloadPanel
+
+SETTINGS_PREFIX = "run/"
+PROBE_INTERVAL_MS = 50
+"""How often the app reads a child's RSS itself while the child sends no memory sample."""
+PROBE_GAP_S = 0.1
+"""A child silent for this long (its GIL held by the profiler's export) gets app-read samples."""
+SHUTDOWN_WAIT_MS = 10_000
+EVENTS_SUFFIX = ".events.jsonl"
+
+
+def _stamp_name(folder: Path, name: str, multi_process: bool) -> Path:
+    """``folder/NAME-YYYYmmdd-HHMMSS.json.gz`` (a folder for multi-process runs), made unique."""
+    if ":" in name:  # FILE.py:FUNC -> FILE-FUNC
+        path, _, func = name.rpartition(":")
+        name = f"{Path(path).stem}-{func}"
+    base = f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
+    for i in range(1000):
+        stem = base if i == 0 else f"{base}-{i}"
+        p = folder / (stem if multi_process else f"{stem}.json.gz")
+        if not p.exists() and not (folder / f"{stem}{EVENTS_SUFFIX}").exists():
+            return p
+    raise BadInputError(f"{folder}: too many runs named {base}")
+
+
+def _events_path(trace: Path) -> Path:
+    name = trace.name[: -len(".json.gz")] if trace.name.endswith(".json.gz") else trace.name
+    return trace.with_name(name + EVENTS_SUFFIX)
+
+
+class QtRunController(QObject):
+    """Runs one workload at a time from the panel and shows it live, then its result.
+
+    Signals
+    -------
+    runStarted(dict)
+        The request that started (``RunRequest`` fields), or ``{"replay": path}``.
+    eventReceived(object)
+        Each engine event, on the GUI thread.
+    runEnded(object)
+        The terminal event (``Finished``, ``Failed`` or ``Cancelled``); the worker thread has
+        ended. A run that broke outside the engine ends with a ``Failed`` made here.
+    resultShown(object)
+        The run's trace tab (a ``QtTraceView``) once it is open, or None when there is no
+        trace to open or it could not be opened. Comes after ``runEnded``.
+    runRefused(str)
+        Why Run was refused (one is going; the form is invalid).
+
+    Parameters
+    ----------
+    window : MainWindow
+        The app's main window.
+    runs_dir : str or PathLike, optional
+        Where run traces and event streams are written (default ``./gpuviz-runs``, as the
+        CLI's ``--out``).
+    gpus : list of GpuInfo, optional
+        GPUs to offer instead of NVML's (tests).
+    """
+
+    runStarted = Signal(dict)
+    eventReceived = Signal(object)
+    runEnded = Signal(object)
+    resultShown = Signal(object)
+    runRefused = Signal(str)
+
+    def __init__(
+        self,
+        window: Any,
+        runs_dir: str | os.PathLike[str] | None = None,
+        gpus: list[Any] | None = None,
+    ) -> None:
+        super().__init__(window)
+        self.window = window
+        self.settings = window.settings
+        self.runs_dir = Path(runs_dir) if runs_dir is not None else Path("gpuviz-runs")
+        self.panel = QtWorkloadPanel(gpus)
+        self.live_plots = QtLivePlots()
+        self.comparison = QtStrategyComparison()
+        self.bottom = QTabWidget()
+        self.bottom.setObjectName("run_live")
+        self.bottom.setWindowTitle("Live run")
+        self.bottom.addTab(self.live_plots, "Live")
+        self.bottom.addTab(self.comparison, "Strategies")
+        self.bottom.setTabEnabled(1, False)
+
+        self.worker: QtRunWorker | None = None
+        self.live: LiveRun | None = None
+        self.request: dict[str, Any] | None = None
+        self.label = ""
+        self.terminal: Any = None
+        self.results: dict[str, dict[str, Any]] = {}  # trace path -> Finished.result
+        self.failure_dialog: QtFailureDialog | None = None
+        self.comparisons: list[QtRunComparison] = []
+        self._writer: Any = None
+        self._pending_trace: str | None = None
+        self._started_at = 0.0
+        self._last_probe_t_s = -1.0
+        self._errored: tuple[str, str] | None = None
+        self._is_child = False
+
+        self.panel.runClicked.connect(self.start_run)
+        self.panel.cancelClicked.connect(self.cancel_run)
+        window.traceOpened.connect(self._on_trace_opened)
+        window.loadFailed.connect(self._on_load_failed)
+        self.probe_timer = QTimer(self)
+        self.probe_timer.setInterval(PROBE_INTERVAL_MS)
+        self.probe_timer.timeout.connect(self._on_probe)
+
+    # -- state ------------------------------------------------------------------------------
+    def is_running(self) -> bool:
+        """Whether a run (or a replay) is going."""
+        return self.worker is not None
+
+    # -- running ----------------------------------------------------------------------------
+    def start_run(self, request: dict[str, Any] | None = None, executor: str | None = None) -> bool:
+        """Start the panel's run (or ``request``); False, with ``runRefused``, when refused.
+
+        Parameters
+        ----------
+        request : dict, optional
+            ``RunRequest`` fields; default: what the panel shows.
+        executor : {"child", "thread"}, optional
+            Default: the child process for profiled runs, the in-thread Runner for
+            unprofiled ones.
+        """
+        if self.is_running():
+            return self._refuse(
+                f"A run is going ({self.label}): wait for it to end or press Cancel. "
+                "This Run was not started."
+            )
+        try:
+            req = dict(request) if request is not None else self.panel.request()
+        except BadInputError as exc:
+            return self._refuse(f"Cannot run: {exc}")
+        req.setdefault("params", {})
+        req.setdefault("steps", 5)
+        req.setdefault("profile", True)
+        executor = executor or ("child" if req["profile"] else "thread")
+        spec = self.panel.specs.get(req["workload"])
+        multi_process = bool(spec and spec.multi_process)
+        events_file: Path | None = None
+        if req["profile"] and not req.get("out"):
+            folder = self.runs_dir.resolve()
+            folder.mkdir(parents=True, exist_ok=True)
+            req["out"] = str(_stamp_name(folder, req["workload"], multi_process))
+        if req.get("out"):
+            events_file = _events_path(Path(req["out"]))
+        self.save_settings()
+        label = f"{req['workload']} on {req.get('device') or 'default device'}"
+        self._begin(label, lambda: make_source(req, executor), req, events_file)
+        self._is_child = executor == "child"
+        if self._is_child:
+            self.probe_timer.start()
+        self.panel.show_message(
+            f"Running {label}" + (f"; trace: {req['out']}" if req.get("out") else " (no trace)")
+        )
+        return True
+
+    def replay(self, path: str | os.PathLike[str], speed: float = 0.0) -> bool:
+        """Replay a recorded event stream into the live views; opens the trace it names.
+
+        ``speed`` 0 replays at once; ``s > 0`` paces memory samples at ``s`` times real time.
+        """
+        if self.is_running():
+            return self._refuse(f"A run is going ({self.label}): replay it when it has ended.")
+        from gpuviz.gui.run.replay import EventReplay
+
+        p = os.fspath(path)
+        if not os.path.isfile(p):
+            return self._refuse(f"{p}: no such events file")
+        self._begin(f"replay of {os.path.basename(p)}", lambda: EventReplay(p, speed), None, None)
+        self.runStarted.emit({"replay": p})
+        self.panel.show_message(f"Replaying {p}")
+        return True
+
+    def cancel_run(self) -> None:
+        """Stop the run at its next step boundary; the trace recorded so far is kept and opened."""
+        if self.worker is not None:
+            self.worker.cancel()
+            self.panel.show_message(f"Cancelling {self.label} (at the next step boundary)…")
+
+    def _refuse(self, message: str) -> bool:
+        self.panel.show_message(message, error=True)
+        sb = getattr(self.window, "statusBar", None)
+        if sb is not None:
+            sb().showMessage(message, 8000)
+        self.runRefused.emit(message)
+        return False
+
+    def _begin(
+        self, label: str, make: Any, request: dict[str, Any] | None, events_file: Path | None
+    ) -> None:
+        self.label = label
+        self.request = request
+        self.terminal = None
+        self._errored = None
+        self._pending_trace = None
+        self.live = LiveRun()
+        self.live_plots.set_run(self.live)
+        self.bottom.setCurrentIndex(0)
+        self.bottom.setTabEnabled(1, False)
+        self._writer = None
+        if events_file is not None:
+            from gpuviz.engine.events import EventWriter
+
+            self._writer = EventWriter(events_file)
+        self._started_at = time.monotonic()
+        self._last_probe_t_s = -1.0
+        worker = QtRunWorker(make, label, self)
+        worker.yielded.connect(self._on_event)
+        worker.errored.connect(self._on_errored)
+        worker.finished.connect(self._on_worker_finished)
+        self.worker = worker
+        self.panel.set_running(True)
+        if request is not None:
+            self.runStarted.emit(dict(request))
+        worker.start()
+
+    # -- worker signals ---------------------------------------------------------------------
+    def _on_event(self, event: Any) -> None:
+        live = self.live
+        if live is None:
+            return
+        name = type(event).__name__
+        if name == "Started":
+            # Align the app's clock on the child's: its t_s count from Started.
+            self._started_at = time.monotonic()
+        live.apply(event)
+        if self._writer is not None:
+            try:
+                self._writer.write(event)
+            except (OSError, ValueError) as exc:  # a full disk must not stop the run
+                print(f"gpuviz: could not save the run's events: {exc}", file=sys.stderr)
+                self._writer = None
+        if name in ("Finished", "Failed", "Cancelled"):
+            self.terminal = event
+        self.eventReceived.emit(event)
+
+    def _on_errored(self, message: str, traceback: str) -> None:
+        self._errored = (message, traceback)
+
+    def _on_probe(self) -> None:
+        # While the child's profiler export holds its GIL, the child sends no memory sample for
+        # seconds; the run's RSS is still readable from here, so the plot stays live.
+        live, worker = self.live, self.worker
+        if live is None or worker is None or not live.workload or live.device != "cpu":
+            return
+        t_s = time.monotonic() - self._started_at
+        newest = max(live.last_engine_sample_t_s, self._last_probe_t_s)
+        if t_s - newest < PROBE_GAP_S:
+            return
+        pid = worker.child_pid()
+        if pid is None:
+            return
+        try:
+            import psutil
+
+            rss = int(psutil.Process(pid).memory_info().rss)
+        except Exception:
+            return
+        self._last_probe_t_s = t_s
+        live.add_memory("cpu", t_s, rss, from_app=True)
+
+    def _on_worker_finished(self) -> None:
+        worker = self.worker
+        self.worker = None
+        self.probe_timer.stop()
+        if worker is not None:
+            worker.wait()
+            worker.deleteLater()
+        if self.terminal is None:
+            from gpuviz.engine.events import Failed
+
+            message, tb = self._errored or ("the run ended without a result", "")
+            event = Failed(message, tb, self.live.trace_path if self.live else None)
+            if self.live is not None:
+                self.live.apply(event)
+            if self._writer is not None:
+                self._writer.write(event)
+            self.terminal = event
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self.live_plots.stop()
+        self.panel.set_running(False)
+        self._show_end(self.terminal)
+        self.runEnded.emit(self.terminal)
+        if self._pending_trace is None:
+            self.resultShown.emit(None)
+
+    def _show_end(self, end: Any) -> None:
+        live = self.live
+        name = type(end).__name__
+        trace = None
+        if name == "Finished":
+            trace = end.result.get("trace") or (live.trace_path if live else None)
+            result = end.result
+            if trace:
+                self.results[str(Path(trace).resolve())] = result
+            if len(result.get("strategies", [])) > 1:
+                self.comparison.set_result(result)
+                self.bottom.setTabEnabled(1, True)
+                self.bottom.setCurrentIndex(1)
+            self.panel.show_message(
+                f"Done: {self.label}" + (f". Trace: {trace}" if trace else " (no trace recorded)")
+            )
+        elif name == "Failed":
+            trace = end.partial_trace_path or (live.trace_path if live else None)
+            self.panel.show_message(f"Failed: {end.error}", error=True)
+            title = self.label
+            if self.window.modal_errors:
+                dialog = QtFailureDialog(title, end.error, end.traceback, trace, self.window)
+                self.failure_dialog = dialog
+                dialog.open()
+            else:
+                print(f"gpuviz run: {title} failed: {end.error}", file=sys.stderr)
+                if end.traceback:
+                    print(end.traceback.rstrip(), file=sys.stderr)
+                if trace:
+                    print(f"partial trace: {trace}", file=sys.stderr)
+        elif name == "Cancelled":
+            trace = end.partial_trace_path or (live.trace_path if live else None)
+            self.panel.show_message(
+                "Cancelled"
+                + (f"; the partial trace is kept: {trace}" if trace else "; no trace was recorded")
+            )
+        if trace and os.path.exists(trace):
+            self._pending_trace = str(Path(trace).resolve())
+            self.window.open_trace(self._pending_trace)
+
+    def _on_trace_opened(self, view: Any) -> None:
+        if self._pending_trace is None:
+            return
+        src = getattr(view, "source", "")
+        if src and str(Path(src).resolve()) == self._pending_trace:
+            self._pending_trace = None
+            view.run_result = self.results.get(str(Path(src).resolve()))
+            self.resultShown.emit(view)
+
+    def _on_load_failed(self, path: str, _message: str) -> None:
+        if self._pending_trace is not None and str(Path(path).resolve()) == self._pending_trace:
+            self._pending_trace = None
+            self.resultShown.emit(None)
+
+    # -- comparing --------------------------------------------------------------------------
+    def compare(self, a: Any = None, b: Any = None) -> QtRunComparison | None:
+        """Open two trace tabs side by side (default: ask which; the last two when offered)."""
+        views = list(self.window.trace_views())
+        if a is None or b is None:
+            if len(views) < 2:
+                self._refuse("Open or run at least two traces to compare them.")
+                return None
+            picked = self._pick_two(views)
+            if picked is None:
+                return None
+            a, b = picked
+        win = QtRunComparison(
+            a,
+            b,
+            self.results.get(_resolved(a.source)),
+            self.results.get(_resolved(b.source)),
+        )
+        win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        win.destroyed.connect(lambda _o=None, w=win: self._forget(w))
+        self.comparisons.append(win)
+        win.show()
+        return win
+
+    def _forget(self, win: QtRunComparison) -> None:
+        if win in self.comparisons:
+            self.comparisons.remove(win)
+
+    def _pick_two(self, views: list[Any]) -> tuple[Any, Any] | None:
+        dialog = QDialog(self.window)
+        dialog.setWindowTitle("Compare two runs")
+        form = QFormLayout(dialog)
+        combos = []
+        for tag, default in (("A", len(views) - 2), ("B", len(views) - 1)):
+            c = QComboBox()
+            for v in views:
+                c.addItem(v.title)
+            c.setCurrentIndex(default)
+            form.addRow(tag, c)
+            combos.append(c)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        form.addRow(buttons)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return views[combos[0].currentIndex()], views[combos[1].currentIndex()]
+
+    # -- menus ------------------------------------------------------------------------------
+    def install_menus(self) -> None:
+        """A Run menu, and File → Replay events… (before the File menu's last separator)."""
+        w = self.window
+        bar = w.menuBar()
+        file_menu = _find_menu(bar, "File")
+        if file_menu is not None:
+            seps = [a for a in file_menu.actions() if a.isSeparator()]
+            act = file_menu.addAction("Replay &events…")
+            act.triggered.connect(lambda _c=False: self._on_replay_menu())
+            if seps:
+                file_menu.removeAction(act)
+                file_menu.insertAction(seps[-1], act)
+            self.replay_action = act
+        run_menu = QMenu("&Run", w)
+        help_menu = _find_menu(bar, "Help")
+        if help_menu is not None:
+            bar.insertMenu(help_menu.menuAction(), run_menu)
+        else:
+            bar.addMenu(run_menu)
+        a_run = run_menu.addAction("&Run workload")
+        a_run.setShortcut("Ctrl+R")
+        a_run.triggered.connect(lambda _c=False: self.start_run())
+        a_cancel = run_menu.addAction("&Cancel run")
+        a_cancel.setShortcut("Ctrl+.")
+        a_cancel.triggered.connect(lambda _c=False: self.cancel_run())
+        run_menu.addSeparator()
+        a_cmp = run_menu.addAction("Co&mpare two runs…")
+        a_cmp.triggered.connect(lambda _c=False: self.compare())
+        a_rep = run_menu.addAction("Replay &events…")
+        a_rep.triggered.connect(lambda _c=False: self._on_replay_menu())
+        self.run_menu = run_menu
+
+    def _on_replay_menu(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Replay a recorded event stream", str(self.runs_dir),
+            "Event streams (*.jsonl);;All files (*)",
+        )
+        if path:
+            self.replay(path, speed=4.0)
+
+    # -- settings ---------------------------------------------------------------------------
+    def save_settings(self) -> None:
+        """Remember the workload, its parameters, the device, steps and user files."""
+        s = self.settings
+        spec = self.panel.current_spec()
+        if spec is not None:
+            s.setValue(SETTINGS_PREFIX + "workload", spec.name)
+        s.setValue(
+            SETTINGS_PREFIX + "params",
+            json.dumps(self.panel.all_param_values(), default=str),
+        )
+        s.setValue(SETTINGS_PREFIX + "device", self.panel.devices.device())
+        s.setValue(SETTINGS_PREFIX + "gpus", ",".join(map(str, self.panel.devices.gpu_set())))
+        s.setValue(SETTINGS_PREFIX + "steps", int(self.panel.steps.value()))
+        s.setValue(SETTINGS_PREFIX + "profile", bool(self.panel.profile.isChecked()))
+        s.setValue(SETTINGS_PREFIX + "user_files", json.dumps(self.panel.user_files()))
+        s.sync()
+
+    def save_layout(self) -> None:
+        """Remember the window's geometry and the docks' layout."""
+        self.settings.setValue(SETTINGS_PREFIX + "window_geometry", self.window.saveGeometry())
+        self.settings.setValue(SETTINGS_PREFIX + "window_state", self.window.saveState())
+        self.settings.sync()
+
+    def restore_settings(self, layout: bool = True) -> None:
+        """Restore :meth:`save_settings` (and, with ``layout``, the window layout)."""
+        s = self.settings
+        try:
+            files = json.loads(str(s.value(SETTINGS_PREFIX + "user_files", "[]")))
+        except ValueError:
+            files = []
+        for f in files if isinstance(files, list) else []:
+            try:
+                self.panel.add_user_file(str(f))
+            except BadInputError:
+                pass  # the file moved or broke since: leave it out
+        try:
+            params = json.loads(str(s.value(SETTINGS_PREFIX + "params", "{}")))
+        except ValueError:
+            params = {}
+        name = s.value(SETTINGS_PREFIX + "workload")
+        if name:
+            self.panel.select(str(name))
+        if isinstance(params, dict):
+            self.panel.set_all_param_values(params)
+        device = s.value(SETTINGS_PREFIX + "device")
+        if device:
+            self.panel.devices.set_device(str(device))
+        gpus = s.value(SETTINGS_PREFIX + "gpus")
+        if gpus:
+            self.panel.devices.set_gpus(str(gpus))
+        steps = s.value(SETTINGS_PREFIX + "steps")
+        if steps is not None:
+            try:
+                self.panel.steps.setValue(int(steps))
+            except (TypeError, ValueError):
+                pass
+        profile = s.value(SETTINGS_PREFIX + "profile")
+        if profile is not None:
+            self.panel.profile.setChecked(str(profile).lower() in ("true", "1"))
+        if layout:
+            geom = s.value(SETTINGS_PREFIX + "window_geometry")
+            state = s.value(SETTINGS_PREFIX + "window_state")
+            if geom is not None:
+                self.window.restoreGeometry(geom)
+            if state is not None:
+                self.window.restoreState(state)
+
+    # -- shutting down ------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Cancel a run and wait for its thread (and child) to end; close comparisons."""
+        worker = self.worker
+        if worker is not None:
+            worker.cancel()
+            if not worker.wait(SHUTDOWN_WAIT_MS):
+                kill = getattr(worker.source, "_kill_if_alive", None)
+                if kill is not None:
+                    kill()
+                worker.wait()
+        for win in list(self.comparisons):
+            win.close()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Close:
+            self.shutdown()
+            if self.window.remember_recent:  # not in screenshot mode
+                self.save_layout()
+                self.save_settings()
+        return False
+
+
+def _resolved(path: str) -> str:
+    return str(Path(path).resolve()) if path else ""
+
+
+def _find_menu(bar: Any, name: str) -> QMenu | None:
+    for a in bar.actions():
+        if a.text().replace("&", "") == name and a.menu() is not None:
+            return a.menu()  # type: ignore[no-any-return]
+    return None
+
+
+def install_run_panel(
+    window: QMainWindow,
+    runs_dir: str | os.PathLike[str] | None = None,
+    gpus: list[Any] | None = None,
+    restore: bool = True,
+) -> QtRunController:
+    """Add the workload panel, the live plots and the Run menu to ``window``.
+
+    Parameters
+    ----------
+    window : MainWindow
+    runs_dir : str or PathLike, optional
+        Where runs write their traces and event streams (default ``./gpuviz-runs``).
+    gpus : list of GpuInfo, optional
+        GPUs to offer instead of NVML's (tests).
+    restore : bool
+        Restore the last workload, parameters, device and window layout from the settings.
+
+    Returns
+    -------
+    QtRunController
+    """
+    ctl = QtRunController(window, runs_dir, gpus)
+    w: Any = window
+    ctl.panel_dock = w.add_dock(ctl.panel, Qt.DockWidgetArea.LeftDockWidgetArea, "Run")
+    ctl.live_dock = w.add_dock(ctl.bottom, Qt.DockWidgetArea.BottomDockWidgetArea, "Live run")
+    ctl.install_menus()
+    if restore:
+        ctl.restore_settings(layout=True)
+    window.installEventFilter(ctl)
+    w.run_controller = ctl
+    return ctl
+
+
+__all__ = ["QtRunController", "install_run_panel"]
+
+
+def _unused(_: QWidget) -> None:  # keep QWidget imported for type readers
+    return None

@@ -1,0 +1,38 @@
+"""Colours of the timeline: one per slice kind, a stable per-name hue for kernels and cpu ops."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+from gpuviz.trace.lod import CPU_KEY0, KERNEL_KEY0, N_COLOUR_KEYS, N_CPU_SHADES, N_KERNEL_HUES
+from gpuviz.trace.model import Kind
+
+_KIND_COLOURS = {
+    Kind.OTHER: "#a0a4a8",
+    Kind.KERNEL: "#5c6bc0",
+    Kind.MEMCPY: "#2e9d4f",
+    Kind.MEMSET: "#a8a032",
+    Kind.RUNTIME: "#f0a04b",
+    Kind.CPU_OP: "#8fa8bf",
+    Kind.USER_ANNOTATION: "#b7a3e0",
+    Kind.GPU_USER_ANNOTATION: "#d4a5de",
+    Kind.PYTHON_FUNCTION: "#a9bcc9",
+    Kind.CUDA_SYNC: "#e0524f",
+}
+
+# Muted blue-greys for cpu ops, so kernels (saturated hues) stand out.
+_CPU_SHADES = ["#8fa8bf", "#a3b7c9", "#9db3a7", "#b0b4cf", "#b8ac98", "#a7c1cf"]
+
+
+def colour_table() -> list[QColor]:
+    """``QColor`` of each colour key of :class:`gpuviz.trace.lod.ColourKeys`."""
+    out = [QColor("#a0a4a8") for _ in range(N_COLOUR_KEYS)]
+    for kind, c in _KIND_COLOURS.items():
+        out[int(kind)] = QColor(c)
+    for i in range(N_KERNEL_HUES):
+        # Spread hues, and alternate lightness so neighbouring hues differ more.
+        hue = (i * 360 // N_KERNEL_HUES + 200) % 360
+        out[KERNEL_KEY0 + i] = QColor.fromHsv(hue, 150 if i % 2 else 120, 215 if i % 2 else 235)
+    for i in range(N_CPU_SHADES):
+        out[CPU_KEY0 + i] = QColor(_CPU_SHADES[i % len(_CPU_SHADES)])
+    return out

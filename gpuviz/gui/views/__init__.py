@@ -1,0 +1,1 @@
+"""The views of one open trace: Timeline (adapter), Splits, Memory, Kernels and Summary."""

@@ -1,0 +1,184 @@
+"""One open trace: its Timeline, Splits, Memory, Kernels and Summary views, as one tab."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+from gpuviz.gui.qt_load_worker import TraceAnalyses
+from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
+from gpuviz.gui.views.qt_memory import QtMemoryView
+from gpuviz.gui.views.qt_splits import QtSplitsView
+from gpuviz.gui.views.qt_summary import QtSummaryView
+from gpuviz.gui.views.qt_timeline_slot import make_timeline
+
+VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+"""The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
+
+# When the timeline shows most of the trace, a jump to a moment zooms to this share of it.
+JUMP_ZOOM_SHARE = 0.05
+
+
+def trace_end_ns(trace: Any) -> int:
+    """The end of the last slice (ns from the trace zero), at least 1."""
+    s = trace.slices
+    ends = [int((s.start_ns + s.dur_ns).max())] if len(s) else []
+    if len(trace.memory):
+        ends.append(int(trace.memory.ts_ns.max()))
+    return max([1, *ends])
+
+
+class QtTraceView(QWidget):
+    """The views of one trace, switched by tabs.
+
+    Signals
+    -------
+    viewChanged(str)
+        The shown view's name (one of :data:`VIEWS`).
+
+    Parameters
+    ----------
+    analyses : TraceAnalyses
+        The trace and its computed figures.
+    title : str
+        The tab title.
+    source : str
+        The file or folder it was opened from ("" for a trace made in the app).
+    """
+
+    viewChanged = Signal(str)
+
+    def __init__(
+        self, analyses: TraceAnalyses, title: str, source: str = "", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.analyses = analyses
+        self.trace = analyses.trace
+        self.title = title
+        self.source = source
+        self.end_ns = trace_end_ns(self.trace)
+        try:
+            rows = kernel_rows(analyses.kernels) if analyses.kernels is not None else None
+        except TypeError as exc:
+            rows = None
+            analyses.errors["kernels"] = str(exc)
+        self.kernel_rows = rows
+        self.summary = analyses.summary.to_json() if analyses.summary is not None else None
+
+        # Each view is built the first time it is shown (or asked for): a pyqtgraph plot costs
+        # tens of ms to create, and building all five at once would stall the GUI thread.
+        self._widgets: dict[str, QWidget] = {}
+        self._pages: dict[str, QWidget] = {}
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        for name in VIEWS:
+            page = QWidget()
+            page_layout = QVBoxLayout(page)
+            page_layout.setContentsMargins(0, 0, 0, 0)
+            self._pages[name] = page
+            self.tabs.addTab(page, name.capitalize())
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+    # -- the views, built on demand -------------------------------------------------------------
+    def view(self, name: str) -> QWidget:
+        """The widget of view ``name`` (one of :data:`VIEWS`), built now if it was not yet."""
+        w = self._widgets.get(name)
+        if w is None:
+            w = self._build_view(name)
+            self._widgets[name] = w
+            self._pages[name].layout().addWidget(w)
+        return w
+
+    def built_views(self) -> list[str]:
+        """The names of the views built so far."""
+        return [n for n in VIEWS if n in self._widgets]
+
+    def _build_view(self, name: str) -> Any:
+        a, err = self.analyses, self.analyses.errors
+        if name == "timeline":
+            return make_timeline(self.trace)
+        if name == "splits":
+            return QtSplitsView(a.splits, err.get("splits", ""))
+        if name == "memory":
+            memory = QtMemoryView(a.memory, self.end_ns, err.get("memory", ""))
+            memory.timeClicked.connect(self._on_memory_time_clicked)
+            return memory
+        if name == "kernels":
+            kernels = QtKernelsView(self.trace, self.kernel_rows, err.get("kernels", ""))
+            kernels.rowsHighlighted.connect(self._on_kernel_rows_highlighted)
+            return kernels
+        if name == "summary":
+            samples = getattr(a.summary, "warning_samples", None) or []
+            return QtSummaryView(self.summary, err.get("summary", ""), samples)
+        raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
+
+    @property
+    def timeline(self) -> Any:
+        """The Timeline (``QtTimeline``, or a stand-in with its API)."""
+        return self.view("timeline")
+
+    @property
+    def splits_view(self) -> QtSplitsView:
+        """The Splits view."""
+        return self.view("splits")  # type: ignore[return-value]
+
+    @property
+    def memory_view(self) -> QtMemoryView:
+        """The Memory view."""
+        return self.view("memory")  # type: ignore[return-value]
+
+    @property
+    def kernels_view(self) -> QtKernelsView:
+        """The Kernels view."""
+        return self.view("kernels")  # type: ignore[return-value]
+
+    @property
+    def summary_view(self) -> QtSummaryView:
+        """The Summary view."""
+        return self.view("summary")  # type: ignore[return-value]
+
+    def set_view(self, name: str) -> None:
+        """Show view ``name`` (one of :data:`VIEWS`)."""
+        self.view(name)
+        self.tabs.setCurrentIndex(VIEWS.index(name))
+
+    def showEvent(self, event: Any) -> None:
+        self.view(self.current_view())
+        super().showEvent(event)
+
+    def current_view(self) -> str:
+        """The name of the view shown."""
+        return VIEWS[self.tabs.currentIndex()]
+
+    def _on_tab_changed(self, index: int) -> None:
+        self.view(VIEWS[index])
+        self.viewChanged.emit(VIEWS[index])
+
+    def show_time(self, t_ns: int) -> None:
+        """Center the Timeline on ``t_ns``, keeping its zoom (or zooming in from the whole trace)."""
+        t0, t1 = self.timeline.view_range()
+        width = max(int(t1) - int(t0), 1)
+        if width >= self.end_ns * 0.5:
+            width = max(int(self.end_ns * JUMP_ZOOM_SHARE), 1000)
+        start = int(t_ns) - width // 2
+        self.timeline.set_view_range(start, start + width)
+
+    def stop_workers(self) -> None:
+        """Stop any thread a view runs (the Timeline's pyramid builder) and wait for it."""
+        timeline = self._widgets.get("timeline")
+        stop = getattr(timeline, "stop_worker", None)
+        if stop is not None:
+            stop()
+
+    def _on_memory_time_clicked(self, t_ns: int) -> None:
+        self.show_time(int(t_ns))
+        self.set_view("timeline")
+
+    def _on_kernel_rows_highlighted(self, rows: np.ndarray) -> None:
+        self.timeline.highlight_rows(rows)

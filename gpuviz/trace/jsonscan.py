@@ -1,0 +1,504 @@
+"""Streaming reader of a JSON trace file: the events array in chunks, the rest as metadata.
+
+A Kineto trace is one JSON object whose ``traceEvents`` array holds almost all of its bytes
+(or, rarely, a bare JSON array of events). Parsing it whole builds a Python object per event
+and costs several times the file's size in memory. :class:`EventChunks` instead reads the file
+in blocks (decompressing ``.gz`` on the fly), finds the boundaries of the array's elements with
+vectorized numpy (quote parity, escaped quotes, bracket depth), and hands out runs of complete
+elements as bytes, which the caller decodes with msgspec one chunk at a time. The top-level
+fields other than ``traceEvents`` are kept and decoded at the end.
+
+Only JSON text is read: nothing in a file is ever evaluated or unpickled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
+
+BLOCK_BYTES = 8 << 20
+"""Uncompressed bytes handed to the scanner at a time (bounds the reader's own memory)."""
+
+_READ_BYTES = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b"
+_WS = b" \t\r\n"
+
+# Byte -> +1 for an opening bracket, -1 for a closing one, 0 otherwise.
+_BRACKET_DELTA = np.zeros(256, dtype=np.int8)
+_BRACKET_DELTA[[ord("{"), ord("[")]] = 1
+_BRACKET_DELTA[[ord("}"), ord("]")]] = -1
+_IS_BRACKET = _BRACKET_DELTA != 0
+
+_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*$')
+_DECODE_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def open_blocks(
+    path: str,
+    block_bytes: int = BLOCK_BYTES,
+    on_read: Callable[[int], None] | None = None,
+) -> Iterator[bytes]:
+    """Yield the uncompressed bytes of a file in blocks; ``.gz`` is detected by its magic bytes.
+
+    ``on_read(n)`` is told how many file bytes (compressed, for gzip) were read so far.
+    Raises :class:`TraceFormatError` for a gzip stream that is corrupt or cut short.
+    """
+    with open(path, "rb") as f:
+        head = f.read(2)
+        f.seek(0)
+        if head != _GZIP_MAGIC:
+            done = 0
+            while True:
+                block = f.read(block_bytes)
+                if not block:
+                    return
+                done += len(block)
+                if on_read is not None:
+                    on_read(done)
+                yield block
+        yield from _gunzip_blocks(f, path, block_bytes, on_read)
+
+
+def _gunzip_blocks(
+    f: Any, path: str, block_bytes: int, on_read: Callable[[int], None] | None
+) -> Iterator[bytes]:
+    # zlib (not gzip.GzipFile) so that the output per step is bounded and errors carry offsets.
+    d = zlib.decompressobj(wbits=31)
+    fed = False  # the current decompressor has been given bytes of a member
+    done = 0
+    out: list[bytes] = []
+    have = 0
+    while True:
+        data = f.read(_READ_BYTES)
+        if not data:
+            break
+        done += len(data)
+        if on_read is not None:
+            on_read(done)
+        while data:
+            fed = True
+            try:
+                piece = d.decompress(data, block_bytes)
+            except zlib.error as e:
+                raise TraceFormatError(path, "", f"not a valid gzip stream ({e})") from None
+            data = d.unconsumed_tail
+            if piece:
+                out.append(piece)
+                have += len(piece)
+                if have >= block_bytes:
+                    yield b"".join(out)
+                    out, have = [], 0
+            if d.eof:
+                # A file may hold several gzip members one after another (and zero padding).
+                data = (d.unused_data + data).lstrip(b"\x00")
+                d = zlib.decompressobj(wbits=31)
+                fed = False
+                if data and not data.startswith(_GZIP_MAGIC[: len(data)]):
+                    raise TraceFormatError(
+                        path, "", "not a valid gzip stream (garbage after the compressed data)"
+                    )
+    if fed:
+        try:
+            out.append(d.flush())
+        except zlib.error as e:
+            raise TraceFormatError(path, "", f"not a valid gzip stream ({e})") from None
+    if out:
+        yield b"".join(out)
+    if fed and not d.eof:
+        raise TraceFormatError(path, f"byte {done}", "the gzip data ends early (truncated file)")
+
+
+@dataclass
+class Chunk:
+    """A run of complete elements of the events array.
+
+    Attributes
+    ----------
+    text : bytes
+        The elements and the commas between them (no enclosing brackets).
+    byte_offset : int
+        Offset of ``text`` in the (uncompressed) file, for error messages.
+    guessed : bool
+        Its end was found by a quick guess: if it does not decode as JSON, call
+        :meth:`EventChunks.reject` and the scanner hands out the same events exactly.
+    """
+
+    text: bytes
+    byte_offset: int
+    guessed: bool = False
+
+
+class EventChunks:
+    """Iterate over the events of one trace file in chunks; then read :attr:`metadata`.
+
+    Parameters
+    ----------
+    path : str
+        The file (``.json`` or ``.json.gz``).
+    block_bytes : int, optional
+        Uncompressed bytes scanned at a time (default :data:`BLOCK_BYTES`, read when called).
+    on_read : callable, optional
+        Told the count of file bytes read so far (for progress).
+    cancelled : callable, optional
+        Polled between blocks; when it returns True, :class:`ImportCancelledError` is raised.
+
+    Attributes
+    ----------
+    is_list : bool
+        The file is a bare JSON array of events.
+    metadata : dict
+        After iteration: the top-level fields other than ``traceEvents`` (``{}`` for a list).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        block_bytes: int | None = None,
+        on_read: Callable[[int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.block_bytes = block_bytes or BLOCK_BYTES
+        self.on_read = on_read
+        self.cancelled = cancelled
+        self.is_list = False
+        self.metadata: dict[str, Any] = {}
+        self.total_bytes = 0
+
+    # Scanner state (carried from block to block).
+    _in_string: int
+    _escape_next: bool
+    _depth: int
+
+    def reject(self) -> None:
+        """Tell the scanner that the last chunk, a guessed one, did not decode as JSON.
+
+        The scanner then finds that text's element boundaries exactly and hands them out
+        again, as unguessed chunks.
+        """
+        self._rejected = True
+
+    def __iter__(self) -> Iterator[Chunk]:
+        path = self.path
+        self._in_string = 0
+        self._escape_next = False
+        self._depth = 0
+        self._rejected = False
+        phase = "start"  # start -> before (object, key not seen) -> events -> after
+        level = 0  # depth of the events array's elements
+        meta: list[bytes] = []
+        pending = b""  # unfinished elements carried to the next block
+        pending_offset = 0
+        first_chunk = True
+        prev_tail = b""
+        base = 0
+        for block in _head_first(open_blocks(path, self.block_bytes, self.on_read)):
+            if self.cancelled is not None and self.cancelled():
+                raise ImportCancelledError(path)
+            n = len(block)
+            if phase == "events":
+                # Fast path: guess the last element boundary of the text in hand; the
+                # consumer's JSON decode of the guessed chunk proves it right (a wrong guess
+                # leaves a bracket or string open, so the decode fails and we redo it exactly).
+                text = pending + block
+                split = _guess_split(text)
+                if split >= 0:
+                    chunk = self._chunk(text[: split + 1], pending_offset, first_chunk)
+                    self._rejected = False
+                    if chunk is not None:
+                        chunk.guessed = True
+                        yield chunk
+                    if not self._rejected:
+                        first_chunk = first_chunk and chunk is None
+                        pending = text[split + 1 :]
+                        pending_offset += split + 1
+                        base += n
+                        continue
+                pending, pending_offset, first_chunk, phase, rest = yield from self._exact(
+                    text, pending_offset, level, first_chunk
+                )
+                if phase == "after":
+                    meta.append(rest)
+                base += n
+                continue
+            if phase == "after":
+                meta.append(block)
+                base += n
+                continue
+            if base == 0 and block.startswith(b"\xef\xbb\xbf"):
+                block = b"   " + block[3:]
+            pos, delta, depth_after = self._structure(block)
+            cursor = 0  # bytes of this block before it are already handled
+            if phase == "start":
+                stripped = block.lstrip(_WS)
+                if not stripped:
+                    base += n
+                    continue
+                first = len(block) - len(stripped)
+                c = block[first : first + 1]
+                if c == b"[":
+                    self.is_list = True
+                    phase, level = "events", 1
+                    cursor = first + 1
+                elif c == b"{":
+                    phase = "before"
+                else:
+                    raise self._not_a_trace(block, first)
+            if phase == "before":
+                depth_before = depth_after - delta
+                opens = np.flatnonzero((delta > 0) & (depth_before == 1))
+                start = -1
+                for k in opens.tolist():
+                    p = int(pos[k])
+                    if block[p] != ord("["):
+                        continue
+                    look = (prev_tail + block[max(0, p - 256) : p])[-300:]
+                    if _EVENTS_KEY.search(look):
+                        start = p
+                        break
+                if start < 0:
+                    meta.append(block[cursor:])
+                    prev_tail = (prev_tail + block)[-300:]
+                    base += n
+                    continue
+                meta.append(block[cursor:start])
+                meta.append(b"[]")
+                phase, level = "events", 2
+                cursor = start + 1
+            if phase == "events":
+                # The rest of this block, exactly (its structure is already in hand).
+                pending, pending_offset, first_chunk, phase, rest = yield from self._exact(
+                    block[cursor:], base + cursor, level, first_chunk
+                )
+                if phase == "after":
+                    meta.append(rest)
+            base += n
+        if phase == "events" and pending:
+            pending, pending_offset, first_chunk, phase, rest = yield from self._exact(
+                pending, pending_offset, level, first_chunk
+            )
+            if phase == "after":
+                meta.append(rest)
+        self.total_bytes = base
+        if phase == "start":
+            raise TraceFormatError(path, "", "empty file")
+        if phase == "events" or (phase == "before" and (self._in_string or self._depth > 0)):
+            where = "inside the event list" if phase == "events" else "early"
+            raise TraceFormatError(
+                path, f"byte {base}", f"the JSON text ends {where} (truncated file?)"
+            )
+        self._finish_metadata(b"".join(meta), phase)
+
+    def _exact(
+        self, text: bytes, offset: int, level: int, first_chunk: bool
+    ) -> Generator[Chunk, None, tuple[bytes, int, bool, str, bytes]]:
+        """Hand out the complete elements of ``text``, which starts between two elements.
+
+        Returns the unfinished rest (and its offset), whether no chunk was handed out yet,
+        the phase (``"after"`` once the events array closed) and the text after the array.
+        """
+        self._in_string, self._escape_next, self._depth = 0, False, level
+        pos, delta, depth_after = self._structure(text)
+        closes = np.flatnonzero((delta < 0) & (depth_after <= level))
+        end_array = -1
+        last_close = -1
+        if closes.size:
+            below = closes[depth_after[closes] < level]
+            if below.size:
+                end_array = int(pos[below[0]])
+                in_array = closes[closes < below[0]]
+            else:
+                in_array = closes
+            if in_array.size:
+                last_close = int(pos[in_array[-1]])
+        if end_array >= 0:
+            chunk = self._chunk(text[:end_array], offset, first_chunk)
+            if chunk is not None:
+                first_chunk = False
+                yield chunk
+            return b"", offset + end_array + 1, first_chunk, "after", text[end_array + 1 :]
+        if last_close >= 0:
+            chunk = self._chunk(text[: last_close + 1], offset, first_chunk)
+            if chunk is not None:
+                first_chunk = False
+                yield chunk
+            return text[last_close + 1 :], offset + last_close + 1, first_chunk, "events", b""
+        if len(text) > (1 << 31):
+            raise TraceFormatError(self.path, f"byte {offset}", "an event larger than 2 GiB")
+        return text, offset, first_chunk, "events", b""
+
+    def _not_a_trace(self, block: bytes, offset: int) -> TraceFormatError:
+        """The error for a file whose first value is neither an object nor a list."""
+        head = block[offset:].strip(_WS)
+        kind = None
+        if len(block) < self.block_bytes:  # the whole file is in hand: is it JSON at all?
+            try:
+                value = msgspec.json.decode(block)
+                kind = {bool: "true/false", type(None): "null", str: "string"}.get(
+                    type(value), "number"
+                )
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                pass
+        if kind is not None:
+            return TraceFormatError(
+                self.path,
+                "",
+                f"not a trace: the file holds a JSON {kind}, not an object "
+                "with traceEvents or a list of events",
+            )
+        return TraceFormatError(
+            self.path,
+            f"byte {offset}",
+            f"not a JSON trace: expected a JSON object or list, found {_snippet(head[:20])}",
+        )
+
+    def _chunk(self, text: bytes, offset: int, first: bool) -> Chunk | None:
+        """Strip the separators around a run of elements (a comma must come between runs)."""
+        body = text.lstrip(_WS)
+        offset += len(text) - len(body)
+        if not first:
+            if not body:
+                return None
+            if body[:1] != b",":
+                raise TraceFormatError(
+                    self.path, f"byte {offset}", "malformed JSON: expected ',' between events"
+                )
+            body = body[1:]
+            offset += 1
+            stripped = body.lstrip(_WS)
+            offset += len(body) - len(stripped)
+            body = stripped
+            if not body:
+                raise TraceFormatError(
+                    self.path, f"byte {offset}", "malformed JSON: expected an event after ','"
+                )
+        body = body.rstrip(_WS)
+        if not body:
+            return None
+        return Chunk(body, offset)
+
+    def _finish_metadata(self, text: bytes, phase: str) -> None:
+        if self.is_list:
+            if text.strip(_WS):
+                raise TraceFormatError(
+                    self.path, "", "malformed JSON: unexpected text after the event list"
+                )
+            self.metadata = {}
+            return
+        try:
+            value = msgspec.json.decode(text)
+        except (msgspec.DecodeError, UnicodeDecodeError) as e:
+            raise TraceFormatError(
+                self.path, "", f"malformed JSON outside the event list ({e})"
+            ) from None
+        if not isinstance(value, dict) or "traceEvents" not in value:
+            raise TraceFormatError(
+                self.path, "", "not a Kineto trace: a JSON object without a traceEvents list"
+            )
+        if phase != "after":  # the key was there, but its value was no array
+            raise TraceFormatError(
+                self.path, "", "not a Kineto trace: traceEvents is not a list of events"
+            )
+        value.pop("traceEvents", None)
+        self.metadata = value
+
+    def _structure(self, block: bytes) -> tuple[Any, Any, Any]:
+        """Positions of the structural brackets of a block, their +-1, and the depth after each."""
+        arr = np.frombuffer(block, dtype=np.uint8)
+        n = arr.size
+        quotes = np.flatnonzero(arr == 34)
+        slashes = np.flatnonzero(arr == 92)
+        if slashes.size or self._escape_next:
+            escaped, self._escape_next = _escaped_positions(slashes, n, self._escape_next)
+            if escaped.size and quotes.size:
+                quotes = quotes[~np.isin(quotes, escaped, assume_unique=True)]
+        brackets = np.flatnonzero(_IS_BRACKET[arr])
+        if brackets.size:
+            in_string = (np.searchsorted(quotes, brackets) + self._in_string) & 1
+            brackets = brackets[in_string == 0]
+        self._in_string = (self._in_string + quotes.size) & 1
+        delta = _BRACKET_DELTA[arr[brackets]].astype(np.int64)
+        depth_after = np.cumsum(delta) + self._depth
+        if depth_after.size:
+            if depth_after.min() < 0:
+                bad = int(brackets[np.flatnonzero(depth_after < 0)[0]])
+                raise TraceFormatError(
+                    self.path, f"byte {bad}", "malformed JSON: unbalanced closing bracket"
+                )
+            self._depth = int(depth_after[-1])
+        return brackets, delta, depth_after
+
+
+_HEAD_BYTES = 1 << 16
+# An element boundary as Kineto and most writers format it: `}`, a comma, and an object whose
+# first key is one of an event's.
+_SPLIT = re.compile(rb'\}\s*,\s*\{\s*"(?:ph|name|cat|pid|tid|ts|dur|id|args|s|bp)"')
+
+
+def _guess_split(text: bytes) -> int:
+    """Position of the ``}`` of the last likely element boundary in ``text``, or -1."""
+    window = 1 << 16
+    while True:
+        start = max(0, len(text) - window)
+        last = None
+        for last in _SPLIT.finditer(text, start):
+            pass
+        if last is not None:
+            return last.start()
+        if start == 0:
+            return -1
+        window *= 8
+
+
+def _head_first(blocks: Iterable[bytes]) -> Iterator[bytes]:
+    """The first block's head on its own, so that finding the events array scans little."""
+    first = True
+    for block in blocks:
+        if first and len(block) > 2 * _HEAD_BYTES:
+            yield block[:_HEAD_BYTES]
+            block = block[_HEAD_BYTES:]
+        first = False
+        yield block
+
+
+def _escaped_positions(slashes: Any, n: int, escape_first: bool) -> tuple[Any, bool]:
+    """Positions escaped by a backslash run of odd length; and whether the next block's first is."""
+    if escape_first:
+        # An odd run at the end of the last block counts as one backslash just before this one.
+        slashes = np.concatenate([[-1], slashes])
+    if not slashes.size:
+        return slashes, False
+    breaks = np.flatnonzero(np.diff(slashes) != 1) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [slashes.size]])
+    lengths = ends - starts
+    after = slashes[ends - 1] + 1
+    odd = after[(lengths & 1) == 1]
+    carry = bool(odd.size and odd[-1] == n)
+    return odd[odd < n], carry
+
+
+def _snippet(b: bytes) -> str:
+    return repr(b.decode("utf-8", "replace"))
+
+
+def decode_error_offset(err: Exception, chunk_offset: int, prefix: int = 1) -> str:
+    """``"byte N"`` for a msgspec decode error of ``b"[" + chunk + b"]"``, or ``""``."""
+    m = _DECODE_BYTE.search(str(err))
+    if not m:
+        return ""
+    return f"byte {max(chunk_offset + int(m.group(1)) - prefix, chunk_offset)}"
+
+
+def file_size(path: str) -> int:
+    """The size of a file in bytes."""
+    return os.stat(path).st_size

@@ -1,0 +1,81 @@
+"""DataParallel splits of the real 2-GPU trace, against a plain-json computation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from figures_reference import Reference, union
+
+from gpuviz.analysis.split_plan import plan_split
+from gpuviz.analysis.splits import find_splits
+from gpuviz.analysis.summary import summarize
+from gpuviz.trace.kineto import load_trace
+
+DP = Path(__file__).parent.parent / "data" / "dataparallel_seed_2gpu.json.gz"
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return find_splits(load_trace(DP))
+
+
+def _expected_gpu_us() -> dict[tuple[int, int], float]:
+    ref = Reference(DP)
+    steps = sorted(
+        (c["start"], c["end"])
+        for c in ref.cpu_named
+        if c["name"] == "DataParallel.forward" and c["cat"] == "user_annotation"
+    )
+    # NCCL kernels (the replicas' Broadcast) are launched by cuda_driver calls (cuLaunchKernelEx).
+    launch = {
+        c["corr"]: c["start"]
+        for c in ref.cpu_named
+        if c["cat"] in ("cuda_runtime", "cuda_driver") and c["corr"] is not None
+    }
+    out = {}
+    for step, (t0, t1) in enumerate(steps):
+        for dev in (0, 1):
+            iv = [
+                (g["start"], g["end"])
+                for g in ref.gpu
+                if g["device"] == dev
+                and g["kind"] in ("kernel", "copy")
+                and g["corr"] in launch
+                and t0 <= launch[g["corr"]] <= t1
+            ]
+            out[(step, dev)] = union(iv) / 1000
+    return out
+
+
+def test_rows_per_replica(rows) -> None:
+    assert [(r.step, r.device, r.rows) for r in rows] == [
+        (0, 0, 15),
+        (0, 1, 15),
+        (1, 0, 15),
+        (1, 1, 15),
+        (2, 0, 15),
+        (2, 1, 15),
+        (3, 0, 5),
+        (3, 1, 5),
+    ]
+    assert all(r.rank is None for r in rows)
+    # The trace agrees with DataParallel's planner (Tensor.chunk on dim 0).
+    for step, batch in enumerate((30, 30, 30, 10)):
+        assert [r.rows for r in rows if r.step == step] == plan_split(batch, 2)
+        assert [r.planned_rows for r in rows if r.step == step] == plan_split(batch, 2)
+    assert {r.source for r in rows} == {"split_with_sizes"}
+
+
+def test_gpu_time_per_replica(rows) -> None:
+    expected = _expected_gpu_us()
+    for r in rows:
+        assert r.gpu_ns / 1000 == pytest.approx(expected[(r.step, r.device)], abs=1e-6)
+        assert r.gpu_ns > 0
+
+
+def test_summary_json_has_splits() -> None:
+    j = summarize(load_trace(DP)).to_json()
+    assert [set(r) for r in j["splits"]] == [{"rank", "step", "device", "rows", "gpu_us"}] * 8
+    assert [r["rows"] for r in j["splits"]] == [15, 15, 15, 15, 15, 15, 5, 5]
+    assert "splits" not in summarize(load_trace(DP.parent / "streams_overlap.json.gz")).to_json()

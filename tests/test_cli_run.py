@@ -1,0 +1,182 @@
+"""``gpuviz run``: exit codes, --json, --events, --isolate, Ctrl-C, bad input (CPU paths)."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gpuviz.engine.events import Finished, Started, TraceReady, read_events
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("gpuviz_test_userfiles", Path(__file__).parent / "engine" / "userfiles.py")
+assert _spec and _spec.loader
+userfiles = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(userfiles)
+
+
+def gpuviz(*args: str, cwd: Path | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "gpuviz", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=timeout)
+
+
+def user(tmp_path: Path, source: str, func: str) -> str:
+    f = tmp_path / f"{func}.py"
+    f.write_text(source)
+    return f"{f}:{func}"
+
+
+def test_run_json_result_and_trace_opens_with_summary(tmp_path: Path) -> None:
+    out = tmp_path / "loops.json.gz"
+    events = tmp_path / "rec" / "events.jsonl"
+    r = gpuviz("run", "loops", "-p", "n=20", "--steps", "2", "--device", "cpu", "--json",
+               "--out", str(out), "--events", str(events))
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["workload"] == "loops" and result["device"] == "cpu"
+    assert result["params"]["n"] == 20
+    assert result["trace"] == str(out)
+    assert {s["name"] for s in result["skipped"]} == {"streams", "cuda_graph"}
+    assert all(s["reason"] == "needs CUDA" for s in result["skipped"])
+    timed = [s for s in result["steps"] if not s["profiled"]]
+    assert len(timed) == 4 * 2
+    assert "peak_rss_bytes" in result["memory"]
+    # the trace opens with gpuviz summary
+    with gzip.open(out, "rt") as f:
+        n_events = len(json.load(f)["traceEvents"])
+    s = gpuviz("summary", str(out), "--json")
+    assert s.returncode == 0, s.stderr
+    assert json.loads(s.stdout)["events"] >= n_events - 5
+    # the event stream replays, ending with the same result
+    replay = list(read_events(events))
+    assert isinstance(replay[0], Started) and isinstance(replay[-1], Finished)
+    assert replay[-1].result == result
+    assert any(isinstance(e, TraceReady) and Path(e.path) == out for e in replay)
+
+
+def test_run_text_output(tmp_path: Path) -> None:
+    r = gpuviz("run", "training", "-p", "batch=4", "-p", "hidden=8", "-p", "features=8", "--steps", "1",
+               "--device", "cpu", "--no-profile")
+    assert r.returncode == 0, r.stderr
+    assert "fp32" in r.stdout and "amp_bf16" in r.stdout and "trace: (none" in r.stdout
+
+
+def test_default_out_path(tmp_path: Path) -> None:
+    r = gpuviz("run", "loops", "-p", "only=vectorized", "--steps", "1", "--device", "cpu", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    trace = Path(json.loads(r.stdout)["trace"])
+    assert trace.parent == Path("gpuviz-runs") and trace.name.startswith("loops-") and trace.name.endswith(".json.gz")
+    assert (tmp_path / trace).exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["loops", "-p", "n=-5"], "n must be an int from 0 to"),
+        (["loops", "-p", "dtype=fp4"], "one of float32, float64, int64"),
+        (["loops", "-p", "bogus=1"], "no parameter 'bogus'"),
+        (["nope"], "nope: no such workload"),
+        (["loops", "--device", "cuda:99"], "--device cuda:99"),
+        (["loops", "--steps", "0"], "--steps 0"),
+        (["loops", "--out", "x.txt"], "--out x.txt"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args: list[str], says: str) -> None:
+    r = gpuviz("run", *args, "--no-profile")
+    assert r.returncode == 2
+    assert says in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_bad_user_files_exit_2_saying_which(tmp_path: Path) -> None:
+    missing = gpuviz("run", f"{tmp_path}/absent.py:f", "--device", "cpu")
+    assert missing.returncode == 2 and "absent.py: no such file" in missing.stderr
+    (tmp_path / "syn.py").write_text("def f(device):\n    return (\n")
+    syn = gpuviz("run", f"{tmp_path}/syn.py:f", "--device", "cpu")
+    assert syn.returncode == 2 and "syn.py:" in syn.stderr and "syntax error" in syn.stderr
+    (tmp_path / "nof.py").write_text("def g(device):\n    pass\n")
+    nof = gpuviz("run", f"{tmp_path}/nof.py:f", "--device", "cpu")
+    assert nof.returncode == 2 and "no function 'f'" in nof.stderr and "nof.py" in nof.stderr
+    for r in (missing, syn, nof):
+        assert "Traceback" not in r.stderr
+
+
+def test_user_workload_with_params(tmp_path: Path) -> None:
+    w = user(tmp_path, userfiles.OK, "sleepy")
+    r = gpuviz("run", w, "-p", "n=9", "--steps", "2", "--device", "cpu", "--json", "--no-profile")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["params"] == {"n": 9, "sleep_s": 0.0}
+    assert [s["label"] for s in res["steps"]] == ["sleepy", "sleepy"]
+    bad = gpuviz("run", w, "-p", "n=x", "--device", "cpu")
+    assert bad.returncode == 2 and "n must be an int" in bad.stderr
+
+
+def test_failure_exits_1_with_the_partial_trace(tmp_path: Path) -> None:
+    w = user(tmp_path, userfiles.FAILING, "fails")
+    out = tmp_path / "t.json.gz"
+    r = gpuviz("run", w, "-p", "fail_at=3", "--steps", "2", "--device", "cpu", "--out", str(out), "--json")
+    assert r.returncode == 1
+    assert "gpuviz run: ValueError: boom on call 3" in r.stderr
+    assert f"partial trace: {out}" in r.stderr and out.exists()
+    assert r.stdout == ""
+
+
+def test_isolate_and_a_dying_child(tmp_path: Path) -> None:
+    ok = gpuviz("run", "loops", "-p", "n=5", "--steps", "1", "--device", "cpu", "--isolate", "--json",
+                "--out", str(tmp_path / "a.json.gz"))
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["trace"] == str(tmp_path / "a.json.gz")
+    w = user(tmp_path, userfiles.DYING, "dies")
+    out = tmp_path / "d.json.gz"
+    dead = gpuviz("run", w, "-p", "die_at=3", "--steps", "2", "--device", "cpu", "--isolate", "--json",
+                  "--out", str(out))
+    assert dead.returncode == 1
+    assert "SIGKILL" in dead.stderr and f"partial trace: {out}" in dead.stderr and out.exists()
+    assert dead.stdout == ""  # the workload's prints went to stderr
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in-thread", "isolate"])
+def test_ctrl_c_exits_130_and_keeps_the_partial_trace(tmp_path: Path, isolate: bool) -> None:
+    w = user(tmp_path, userfiles.OK, "sleepy")
+    out = tmp_path / "t.json.gz"
+    events = tmp_path / "e.jsonl"
+    cmd = [sys.executable, "-m", "gpuviz", "run", w, "-p", "sleep_s=0.1", "--steps", "300", "--device", "cpu",
+           "--out", str(out), "--events", str(events)] + (["--isolate"] if isolate else [])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if events.exists() and '"TraceReady"' in events.read_text():
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the run never wrote its trace")
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert f"partial trace kept: {out}" in err and out.exists()
+    last = json.loads(events.read_text().splitlines()[-1])
+    assert last["type"] == "Cancelled"
+
+
+def test_gui_flag_without_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuviz.gui
+
+    if hasattr(gpuviz.gui, "run_app"):
+        pytest.skip("the app is built: --gui is the GUI's to test")
+    r = gpuviz("run", "loops", "--gui")
+    assert r.returncode == 2 and "the app is not built yet" in r.stderr
+
+
