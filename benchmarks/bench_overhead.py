@@ -8,7 +8,7 @@ strategy at N=10M and its for loop at N=10k in three ways:
 - runner, profiler on: the unprofiled StepTimed figures of a run that also profiled (and, for
   information, its profiled step, which the profiler slows down).
 
-20 interleaved repetitions (``--reps``), each the median of ``--steps`` steps; prints the
+20 interleaved repetitions (``--reps``; the order of the three ways rotates), each the median of ``--steps`` steps; prints the
 median ratio to bare of each way. Target: at most 1.02x with the profiler off.
 
 ``--export`` also compares writing the trace of a profiled for loop at N=100k with
@@ -21,6 +21,7 @@ Usage: ``python benchmarks/bench_overhead.py [--device cuda] [--reps 20] [--step
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -57,12 +58,16 @@ def bare(fn: Any, device: Any, steps: int) -> tuple[float, float | None]:
     return statistics.median(walls), (statistics.median(gpus) if gpus else None)
 
 
-def runner(strategy: str, n: int, device: str, steps: int, profile: bool, out: str) -> dict[str, Any]:
+def runner(
+    strategy: str, n: int, device: str, steps: int, profile: bool, out: str
+) -> dict[str, Any]:
     """Median figures of one strategy run under the Runner."""
     from gpuviz.engine.events import Failed, Finished, StepTimed
     from gpuviz.engine.runner import Runner, RunRequest
 
-    req = RunRequest("loops", {"n": n, "only": strategy}, device=device, steps=steps, out=out, profile=profile)
+    req = RunRequest(
+        "loops", {"n": n, "only": strategy}, device=device, steps=steps, out=out, profile=profile
+    )
     walls, gpus, pw = [], [], []
     result: dict[str, Any] = {}
     for ev in Runner(req):
@@ -99,12 +104,28 @@ def overhead(device_name: str, reps: int, steps: int) -> dict[str, Any]:
     for strategy, n in cases.items():
         x = torch.arange(n, device=device).to(torch.float32)
         fn = (lambda x=x: x**2) if strategy == "vectorized" else (lambda x=x: [v**2 for v in x])
-        rows: dict[str, list[float]] = {k: [] for k in ("off_wall", "off_gpu", "on_wall", "on_gpu", "prof_wall")}
+        rows: dict[str, list[float]] = {
+            k: [] for k in ("off_wall", "off_gpu", "on_wall", "on_gpu", "prof_wall")
+        }
         raw = []
         for rep in range(reps):
-            b_wall, b_gpu = bare(fn, device, steps)
-            off = runner(strategy, n, str(device), steps, False, os.path.join(tmp, "off.json.gz"))
-            on = runner(strategy, n, str(device), steps, True, os.path.join(tmp, f"on{rep % 2}.json.gz"))
+            # Rotate the order of the three ways in each repetition, so that no way always
+            # runs first (after another's teardown) or last.
+            got: dict[str, Any] = {}
+            for way in ("bare", "off", "on")[rep % 3 :] + ("bare", "off", "on")[: rep % 3]:
+                gc.collect()
+                if way == "bare":
+                    got["bare"] = bare(fn, device, steps)
+                else:
+                    got[way] = runner(
+                        strategy,
+                        n,
+                        str(device),
+                        steps,
+                        way == "on",
+                        os.path.join(tmp, f"{way}.json.gz"),
+                    )
+            (b_wall, b_gpu), off, on = got["bare"], got["off"], got["on"]
             rows["off_wall"].append(off["wall_ms"] / b_wall)
             rows["on_wall"].append(on["wall_ms"] / b_wall)
             rows["prof_wall"].append(on["profiled_wall_ms"] / b_wall)
@@ -116,12 +137,17 @@ def overhead(device_name: str, reps: int, steps: int) -> dict[str, Any]:
         out[f"{strategy}@{n}"] = {
             "median_ratio_to_bare": med,
             "bare_wall_ms": statistics.median(r["bare_wall_ms"] for r in raw),
-            "bare_gpu_ms": statistics.median(r["bare_gpu_ms"] for r in raw) if raw[0]["bare_gpu_ms"] else None,
+            "bare_gpu_ms": statistics.median(r["bare_gpu_ms"] for r in raw)
+            if raw[0]["bare_gpu_ms"]
+            else None,
             "trace_write_s": statistics.median(r["on"]["trace_write_s"] or 0 for r in raw),
             "trace_figures_s": statistics.median(r["on"]["trace_figures_s"] or 0 for r in raw),
         }
-        print(f"{strategy} N={n}: bare {out[f'{strategy}@{n}']['bare_wall_ms']:.3f} ms wall; ratios to bare "
-              + ", ".join(f"{k} {v:.3f}x" for k, v in med.items()), flush=True)
+        print(
+            f"{strategy} N={n}: bare {out[f'{strategy}@{n}']['bare_wall_ms']:.3f} ms wall; ratios to bare "
+            + ", ".join(f"{k} {v:.3f}x" for k, v in med.items()),
+            flush=True,
+        )
         del x
     return out
 
@@ -167,14 +193,19 @@ def export_speed(device_name: str, n: int = 100_000) -> dict[str, Any]:
         "export_chrome_trace_bytes": (tmp / "export_chrome_trace.json.gz").stat().st_size,
         "gpuviz_bytes": (tmp / "gpuviz.json.gz").stat().st_size,
     }
-    print(f"export at N={n}: export_chrome_trace {a:.2f} s, gpuviz {b:.2f} s ({a / b:.1f}x); "
-          f"stop {stop_a:.2f}/{stop_b:.2f} s; sizes {res['export_chrome_trace_bytes'] / 1e6:.1f} / "
-          f"{res['gpuviz_bytes'] / 1e6:.1f} MB", flush=True)
+    print(
+        f"export at N={n}: export_chrome_trace {a:.2f} s, gpuviz {b:.2f} s ({a / b:.1f}x); "
+        f"stop {stop_a:.2f}/{stop_b:.2f} s; sizes {res['export_chrome_trace_bytes'] / 1e6:.1f} / "
+        f"{res['gpuviz_bytes'] / 1e6:.1f} MB",
+        flush=True,
+    )
     return res
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--device", default=None)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--steps", type=int, default=5)

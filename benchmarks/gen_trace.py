@@ -86,11 +86,20 @@ def _header(f: TextIO, devices: int) -> None:
     )
 
 
+def _us(t: float) -> str:
+    # Kineto prints integer nanoseconds as µs with 3 decimals; do the same, so that a slice
+    # that ends where the next one starts prints the same number for both.
+    ns = round(t * 1000)
+    return f"{ns // 1000}.{ns % 1000:03d}"
+
+
 def _x(cat: str, name: str, pid: int, tid: int, ts: float, dur: float, args: str) -> str:
+    end = round((ts + dur) * 1000)
+    start = round(ts * 1000)
     return f"""
   {{
     "ph": "X", "cat": "{cat}", "name": "{name}", "pid": {pid}, "tid": {tid},
-    "ts": {ts:.3f}, "dur": {dur:.3f},
+    "ts": {_us(ts)}, "dur": {(end - start) // 1000}.{(end - start) % 1000:03d},
     "args": {{
       {args}
     }}
@@ -101,18 +110,26 @@ def _flow(ph: str, corr: int, pid: int, tid: int, ts: float) -> str:
     bp = ', "bp": "e"' if ph == "f" else ""
     return f"""
   {{
-    "ph": "{ph}", "id": {corr}, "pid": {pid}, "tid": {tid}, "ts": {ts:.3f},
+    "ph": "{ph}", "id": {corr}, "pid": {pid}, "tid": {tid}, "ts": {_us(ts)},
     "cat": "ac2g", "name": "ac2g"{bp}
   }},"""
 
 
-def _memory(tid: int, ts: float, nbytes: int, allocated: int, reserved: int, device: int,
-            addr: int, idx: int) -> str:
+def _memory(
+    tid: int,
+    ts: float,
+    nbytes: int,
+    allocated: int,
+    reserved: int,
+    device: int,
+    addr: int,
+    idx: int,
+) -> str:
     return f"""
   {{
     "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
     "pid": {PID}, "tid": {tid},
-    "ts": {ts:.3f},
+    "ts": {_us(ts)},
     "args": {{
       "Total Reserved": {reserved}, "Total Allocated": {allocated}, "Bytes": {nbytes}, "Device Id": {device}, "Device Type": 1, "Addr": {addr}, "finished": false, "Ev Idx": {idx}
     }}
@@ -139,9 +156,10 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
         t = cpu_t[d]
         ki = rng.randrange(len(KERNELS))
         stream = STREAMS[rng.randrange(len(STREAMS))]
-        if rng.random() < 0.15:  # a parent op around this one
-            out.append(_x("cpu_op", PARENTS[ki % len(PARENTS)], PID, tid, t, 40.0 + rng.random() * 20,
-                          f'"External id": {ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {ev_idx}'))
+        parent = None
+        if rng.random() < 0.15:  # a parent op around this one (written once its end is known)
+            parent = (len(out), t, ext, ev_idx)
+            out.append("")
             ext += 1
             ev_idx += 1
             n_events += 1
@@ -149,30 +167,75 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
         if rng.random() < 0.05:  # a host-to-device copy with its own launch
             corr += 1
             nbytes = rng.choice((4096, 65536, 1 << 20, 16 << 20))
-            out.append(_x("cuda_runtime", "cudaMemcpyAsync", PID, tid, t, 6.0,
-                          f'"External id": {ext},      "cbid": 41, "correlation": {corr}'))
+            out.append(
+                _x(
+                    "cuda_runtime",
+                    "cudaMemcpyAsync",
+                    PID,
+                    tid,
+                    t,
+                    6.0,
+                    f'"External id": {ext},      "cbid": 41, "correlation": {corr}',
+                )
+            )
             out.append(_flow("s", corr, PID, tid, t))
             g = max(gpu_t[(d, 7)], t + 4.0)
             dur = nbytes / 25e3 + 1.0
-            out.append(_x("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", d, 7, g, dur,
-                          f'"External id": {ext},      "device": {d}, "context": 1,      "stream": 7, "correlation": {corr},      "bytes": {nbytes}, "memory bandwidth (GB/s)": {nbytes / dur / 1e3:.6f}'))
+            out.append(
+                _x(
+                    "gpu_memcpy",
+                    "Memcpy HtoD (Pinned -> Device)",
+                    d,
+                    7,
+                    g,
+                    dur,
+                    f'"External id": {ext},      "device": {d}, "context": 1,      "stream": 7, "correlation": {corr},      "bytes": {nbytes}, "memory bandwidth (GB/s)": {nbytes / dur / 1e3:.6f}',
+                )
+            )
             out.append(_flow("f", corr, d, 7, g))
             gpu_t[(d, 7)] = g + dur
             n_events += 4
             t += 8.0
         corr += 1
         op_dur = 12.0 + rng.random() * 8
-        out.append(_x("cpu_op", OPS[ki], PID, tid, t, op_dur,
-                      f'"External id": {ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {ev_idx}'))
+        out.append(
+            _x(
+                "cpu_op",
+                OPS[ki],
+                PID,
+                tid,
+                t,
+                op_dur,
+                f'"External id": {ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {ev_idx}',
+            )
+        )
         launch = t + 2.0 + rng.random()
-        out.append(_x("cuda_runtime", "cudaLaunchKernel", PID, tid, launch, 5.0 + rng.random() * 3,
-                      f'"External id": {ext},      "cbid": 211, "correlation": {corr}'))
+        out.append(
+            _x(
+                "cuda_runtime",
+                "cudaLaunchKernel",
+                PID,
+                tid,
+                launch,
+                5.0 + rng.random() * 3,
+                f'"External id": {ext},      "cbid": 211, "correlation": {corr}',
+            )
+        )
         out.append(_flow("s", corr, PID, tid, launch))
         g = max(gpu_t[(d, stream)], launch + 3.0)
         kdur = 2.0 + rng.random() * 30.0
         grid = (rng.randrange(1, 4096), 1, 1)
-        out.append(_x("kernel", KERNELS[ki], d, stream, g, kdur,
-                      f'"External id": {ext},      "queued": 0, "device": {d}, "context": 1,      "stream": {stream}, "correlation": {corr},      "registers per thread": 32,      "shared memory": 0,      "blocks per SM": {grid[0] / 132:.6f},      "warps per SM": {grid[0] * 8 / 132:.6f},      "grid": [{grid[0]}, {grid[1]}, {grid[2]}],      "block": [256, 1, 1],      "est. achieved occupancy %": 100'))
+        out.append(
+            _x(
+                "kernel",
+                KERNELS[ki],
+                d,
+                stream,
+                g,
+                kdur,
+                f'"External id": {ext},      "queued": 0, "device": {d}, "context": 1,      "stream": {stream}, "correlation": {corr},      "registers per thread": 32,      "shared memory": 0,      "blocks per SM": {grid[0] / 132:.6f},      "warps per SM": {grid[0] * 8 / 132:.6f},      "grid": [{grid[0]}, {grid[1]}, {grid[2]}],      "block": [256, 1, 1],      "est. achieved occupancy %": 100',
+            )
+        )
         out.append(_flow("f", corr, d, stream, g))
         gpu_t[(d, stream)] = g + kdur
         n_events += 5
@@ -182,11 +245,33 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
                 nbytes = -nbytes
             allocated[d] += nbytes
             reserved[d] = max(reserved[d], allocated[d] + (64 << 20))
-            out.append(_memory(tid, t + 1.0, nbytes, allocated[d], reserved[d], d,
-                               140206955036672 + rng.randrange(1 << 30) * 512, ev_idx))
+            out.append(
+                _memory(
+                    tid,
+                    t + 1.0,
+                    nbytes,
+                    allocated[d],
+                    reserved[d],
+                    d,
+                    140206955036672 + rng.randrange(1 << 30) * 512,
+                    ev_idx,
+                )
+            )
             n_events += 1
         ev_idx += 1
         ext += 1
+        if parent is not None:
+            slot, p_start, p_ext, p_idx = parent
+            out[slot] = _x(
+                "cpu_op",
+                PARENTS[ki % len(PARENTS)],
+                PID,
+                tid,
+                p_start,
+                t + op_dur + 0.5 - p_start,
+                f'"External id": {p_ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {p_idx}',
+            )
+            t += 0.5
         cpu_t[d] = t + op_dur + 1.0 + rng.random() * 4
         if len(out) > 4096:
             f.write("".join(out))
@@ -237,8 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         with open(a.out, "w", encoding="utf-8") as f:
             n = write_trace(f, a.kernels, a.devices, a.seed)
     size = a.out.stat().st_size
-    print(f"{a.out}: {a.kernels} kernels, {n} events ({n / max(a.kernels, 1):.2f} per kernel), "
-          f"{size / 1e6:.1f} MB", file=sys.stderr)
+    print(
+        f"{a.out}: {a.kernels} kernels, {n} events ({n / max(a.kernels, 1):.2f} per kernel), "
+        f"{size / 1e6:.1f} MB",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -17,16 +17,26 @@ import pytest
 from gpuviz.engine.events import Finished, Started, TraceReady, read_events
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("gpuviz_test_userfiles", Path(__file__).parent / "engine" / "userfiles.py")
+_spec = importlib.util.spec_from_file_location(
+    "gpuviz_test_userfiles", Path(__file__).parent / "engine" / "userfiles.py"
+)
 assert _spec and _spec.loader
 userfiles = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(userfiles)
 
 
-def gpuviz(*args: str, cwd: Path | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, cwd: Path | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "gpuviz", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gpuviz", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def user(tmp_path: Path, source: str, func: str) -> str:
@@ -38,8 +48,21 @@ def user(tmp_path: Path, source: str, func: str) -> str:
 def test_run_json_result_and_trace_opens_with_summary(tmp_path: Path) -> None:
     out = tmp_path / "loops.json.gz"
     events = tmp_path / "rec" / "events.jsonl"
-    r = gpuviz("run", "loops", "-p", "n=20", "--steps", "2", "--device", "cpu", "--json",
-               "--out", str(out), "--events", str(events))
+    r = cli(
+        "run",
+        "loops",
+        "-p",
+        "n=20",
+        "--steps",
+        "2",
+        "--device",
+        "cpu",
+        "--json",
+        "--out",
+        str(out),
+        "--events",
+        str(events),
+    )
     assert r.returncode == 0, r.stderr
     result = json.loads(r.stdout)
     assert result["workload"] == "loops" and result["device"] == "cpu"
@@ -53,7 +76,7 @@ def test_run_json_result_and_trace_opens_with_summary(tmp_path: Path) -> None:
     # the trace opens with gpuviz summary
     with gzip.open(out, "rt") as f:
         n_events = len(json.load(f)["traceEvents"])
-    s = gpuviz("summary", str(out), "--json")
+    s = cli("summary", str(out), "--json")
     assert s.returncode == 0, s.stderr
     assert json.loads(s.stdout)["events"] >= n_events - 5
     # the event stream replays, ending with the same result
@@ -64,17 +87,45 @@ def test_run_json_result_and_trace_opens_with_summary(tmp_path: Path) -> None:
 
 
 def test_run_text_output(tmp_path: Path) -> None:
-    r = gpuviz("run", "training", "-p", "batch=4", "-p", "hidden=8", "-p", "features=8", "--steps", "1",
-               "--device", "cpu", "--no-profile")
+    r = cli(
+        "run",
+        "training",
+        "-p",
+        "batch=4",
+        "-p",
+        "hidden=8",
+        "-p",
+        "features=8",
+        "--steps",
+        "1",
+        "--device",
+        "cpu",
+        "--no-profile",
+    )
     assert r.returncode == 0, r.stderr
     assert "fp32" in r.stdout and "amp_bf16" in r.stdout and "trace: (none" in r.stdout
 
 
 def test_default_out_path(tmp_path: Path) -> None:
-    r = gpuviz("run", "loops", "-p", "only=vectorized", "--steps", "1", "--device", "cpu", "--json", cwd=tmp_path)
+    r = cli(
+        "run",
+        "loops",
+        "-p",
+        "only=vectorized",
+        "--steps",
+        "1",
+        "--device",
+        "cpu",
+        "--json",
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     trace = Path(json.loads(r.stdout)["trace"])
-    assert trace.parent == Path("gpuviz-runs") and trace.name.startswith("loops-") and trace.name.endswith(".json.gz")
+    assert (
+        trace.parent == Path("gpuviz-runs")
+        and trace.name.startswith("loops-")
+        and trace.name.endswith(".json.gz")
+    )
     assert (tmp_path / trace).exists()
 
 
@@ -91,20 +142,20 @@ def test_default_out_path(tmp_path: Path) -> None:
     ],
 )
 def test_bad_input_exits_2_with_one_line(args: list[str], says: str) -> None:
-    r = gpuviz("run", *args, "--no-profile")
+    r = cli("run", *args, "--no-profile")
     assert r.returncode == 2
     assert says in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_bad_user_files_exit_2_saying_which(tmp_path: Path) -> None:
-    missing = gpuviz("run", f"{tmp_path}/absent.py:f", "--device", "cpu")
+    missing = cli("run", f"{tmp_path}/absent.py:f", "--device", "cpu")
     assert missing.returncode == 2 and "absent.py: no such file" in missing.stderr
     (tmp_path / "syn.py").write_text("def f(device):\n    return (\n")
-    syn = gpuviz("run", f"{tmp_path}/syn.py:f", "--device", "cpu")
+    syn = cli("run", f"{tmp_path}/syn.py:f", "--device", "cpu")
     assert syn.returncode == 2 and "syn.py:" in syn.stderr and "syntax error" in syn.stderr
     (tmp_path / "nof.py").write_text("def g(device):\n    pass\n")
-    nof = gpuviz("run", f"{tmp_path}/nof.py:f", "--device", "cpu")
+    nof = cli("run", f"{tmp_path}/nof.py:f", "--device", "cpu")
     assert nof.returncode == 2 and "no function 'f'" in nof.stderr and "nof.py" in nof.stderr
     for r in (missing, syn, nof):
         assert "Traceback" not in r.stderr
@@ -112,19 +163,21 @@ def test_bad_user_files_exit_2_saying_which(tmp_path: Path) -> None:
 
 def test_user_workload_with_params(tmp_path: Path) -> None:
     w = user(tmp_path, userfiles.OK, "sleepy")
-    r = gpuviz("run", w, "-p", "n=9", "--steps", "2", "--device", "cpu", "--json", "--no-profile")
+    r = cli("run", w, "-p", "n=9", "--steps", "2", "--device", "cpu", "--json", "--no-profile")
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["params"] == {"n": 9, "sleep_s": 0.0}
     assert [s["label"] for s in res["steps"]] == ["sleepy", "sleepy"]
-    bad = gpuviz("run", w, "-p", "n=x", "--device", "cpu")
+    bad = cli("run", w, "-p", "n=x", "--device", "cpu")
     assert bad.returncode == 2 and "n must be an int" in bad.stderr
 
 
 def test_failure_exits_1_with_the_partial_trace(tmp_path: Path) -> None:
     w = user(tmp_path, userfiles.FAILING, "fails")
     out = tmp_path / "t.json.gz"
-    r = gpuviz("run", w, "-p", "fail_at=3", "--steps", "2", "--device", "cpu", "--out", str(out), "--json")
+    r = cli(
+        "run", w, "-p", "fail_at=3", "--steps", "2", "--device", "cpu", "--out", str(out), "--json"
+    )
     assert r.returncode == 1
     assert "gpuviz run: ValueError: boom on call 3" in r.stderr
     assert f"partial trace: {out}" in r.stderr and out.exists()
@@ -132,14 +185,38 @@ def test_failure_exits_1_with_the_partial_trace(tmp_path: Path) -> None:
 
 
 def test_isolate_and_a_dying_child(tmp_path: Path) -> None:
-    ok = gpuviz("run", "loops", "-p", "n=5", "--steps", "1", "--device", "cpu", "--isolate", "--json",
-                "--out", str(tmp_path / "a.json.gz"))
+    ok = cli(
+        "run",
+        "loops",
+        "-p",
+        "n=5",
+        "--steps",
+        "1",
+        "--device",
+        "cpu",
+        "--isolate",
+        "--json",
+        "--out",
+        str(tmp_path / "a.json.gz"),
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["trace"] == str(tmp_path / "a.json.gz")
     w = user(tmp_path, userfiles.DYING, "dies")
     out = tmp_path / "d.json.gz"
-    dead = gpuviz("run", w, "-p", "die_at=3", "--steps", "2", "--device", "cpu", "--isolate", "--json",
-                  "--out", str(out))
+    dead = cli(
+        "run",
+        w,
+        "-p",
+        "die_at=3",
+        "--steps",
+        "2",
+        "--device",
+        "cpu",
+        "--isolate",
+        "--json",
+        "--out",
+        str(out),
+    )
     assert dead.returncode == 1
     assert "SIGKILL" in dead.stderr and f"partial trace: {out}" in dead.stderr and out.exists()
     assert dead.stdout == ""  # the workload's prints went to stderr
@@ -150,10 +227,30 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_trace(tmp_path: Path, isolate: b
     w = user(tmp_path, userfiles.OK, "sleepy")
     out = tmp_path / "t.json.gz"
     events = tmp_path / "e.jsonl"
-    cmd = [sys.executable, "-m", "gpuviz", "run", w, "-p", "sleep_s=0.1", "--steps", "300", "--device", "cpu",
-           "--out", str(out), "--events", str(events)] + (["--isolate"] if isolate else [])
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    cmd = [
+        sys.executable,
+        "-m",
+        "gpuviz",
+        "run",
+        w,
+        "-p",
+        "sleep_s=0.1",
+        "--steps",
+        "300",
+        "--device",
+        "cpu",
+        "--out",
+        str(out),
+        "--events",
+        str(events),
+    ] + (["--isolate"] if isolate else [])
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if events.exists() and '"TraceReady"' in events.read_text():
@@ -171,12 +268,32 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_trace(tmp_path: Path, isolate: b
     assert last["type"] == "Cancelled"
 
 
-def test_gui_flag_without_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gpuviz.gui
-
-    if hasattr(gpuviz.gui, "run_app"):
-        pytest.skip("the app is built: --gui is the GUI's to test")
-    r = gpuviz("run", "loops", "--gui")
-    assert r.returncode == 2 and "the app is not built yet" in r.stderr
-
-
+def test_gui_flag(tmp_path: Path) -> None:
+    try:
+        import gpuviz.gui.run.launch  # noqa: F401
+    except ImportError:
+        r = cli("run", "loops", "--gui")
+        assert r.returncode == 2 and "the app is not built yet" in r.stderr
+        return
+    pytest.importorskip("PySide6")
+    # bad input is refused before the app starts
+    bad = cli("run", "loops", "-p", "n=-1", "--gui")
+    assert bad.returncode == 2 and "n must be" in bad.stderr
+    shot = tmp_path / "run.png"
+    r = cli(
+        "run",
+        "loops",
+        "-p",
+        "n=5",
+        "--steps",
+        "1",
+        "--device",
+        "cpu",
+        "--gui",
+        "--screenshot",
+        str(shot),
+        "--out",
+        str(tmp_path / "t.json.gz"),
+    )
+    assert r.returncode == 0, r.stderr
+    assert shot.stat().st_size > 1000 and (tmp_path / "t.json.gz").exists()

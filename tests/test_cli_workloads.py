@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def run(code: str) -> str:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
 
 
 def test_workloads_json_lists_declarations_without_torch() -> None:
@@ -36,7 +38,11 @@ def test_workloads_json_lists_declarations_without_torch() -> None:
 
 
 def test_workloads_text() -> None:
-    r = subprocess.run([sys.executable, "-m", "gpuviz", "workloads"], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    r = subprocess.run(
+        [sys.executable, "-m", "gpuviz", "workloads"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert r.returncode == 0
     assert "loops:" in r.stdout and "-p n=0" in r.stdout and "FILE.py:FUNC" in r.stdout

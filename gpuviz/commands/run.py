@@ -65,15 +65,16 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run_gui(args: argparse.Namespace) -> int:
+    request = _request(args)  # bad input exits 2 here, before Qt starts
     try:
-        import gpuviz.gui as gui
-    except ImportError as exc:
-        raise BadInputError(f"--gui: the app cannot start ({exc})") from None
-    run_app = getattr(gui, "run_app", None)
-    if run_app is None:
+        from gpuviz.gui.run.launch import run_gui
+    except ImportError:
+        run_gui = None
+    if run_gui is None:
         raise BadInputError("--gui: the app is not built yet")
-    request = _request(args)
-    return int(run_app(run=request, screenshot=args.screenshot, size=args.size) or 0)
+    return int(
+        run_gui(request, screenshot=args.screenshot, size=args.size, events=args.events) or 0
+    )
 
 
 class _Display:
@@ -84,6 +85,7 @@ class _Display:
         self._progress: Any = None
         self._task: Any = None
         self._last: dict[str, str] = {}
+        self._title = ""
 
     def __enter__(self) -> _Display:
         if self.enabled:
@@ -119,9 +121,12 @@ class _Display:
             return
         name = type(event).__name__
         if name == "Started":
-            self._progress.update(self._task, description=f"{event.workload} on {event.device}")
+            self._title = f"{event.workload} on {event.device}"
+            self._progress.update(self._task, description=f"{self._title}: set-up and warm-ups")
         elif name == "Progress":
-            self._progress.update(self._task, total=event.total, completed=event.step)
+            self._progress.update(
+                self._task, total=event.total, completed=event.step, description=self._title
+            )
         elif name == "StepTimed":
             t = event.gpu_ms if event.gpu_ms is not None else event.wall_ms
             self._last[event.label] = f"{event.label} {t:.3g} ms" + (

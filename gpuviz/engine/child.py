@@ -131,6 +131,14 @@ class ChildProcessRunner:
             with contextlib.suppress(OSError):
                 proc.kill()
 
+    def _wait(self) -> int:
+        assert self.proc is not None
+        while True:
+            try:
+                return self.proc.wait()
+            except KeyboardInterrupt:
+                self.cancel()
+
     def _read_stderr(self, stream: IO[bytes]) -> None:
         for raw in iter(stream.readline, b""):
             line = raw.decode("utf-8", "replace")
@@ -167,7 +175,16 @@ class ChildProcessRunner:
         trace: str | None = None
         try:
             with os.fdopen(read_fd, "rb") as pipe:
-                for raw in pipe:
+                while True:
+                    try:
+                        raw = pipe.readline()
+                    except KeyboardInterrupt:
+                        # Ctrl-C while waiting for the child: ask it to stop cleanly and keep
+                        # reading, so its Cancelled (and partial trace) still arrive.
+                        self.cancel()
+                        continue
+                    if not raw:
+                        break
                     try:
                         event = decode_event(raw)
                     except EventDecodeError:
@@ -177,7 +194,7 @@ class ChildProcessRunner:
                     if isinstance(event, (Finished, Failed, Cancelled)):
                         terminal = event
                     yield event
-            code = self.proc.wait()
+            code = self._wait()
         except GeneratorExit:
             self._kill_if_alive()
             self.proc.wait()

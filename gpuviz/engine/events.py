@@ -11,7 +11,8 @@ Wire form: one JSON object a line, ``{"type": "StepTimed", ...fields}``. The fir
 stream is ``Started``, which also carries ``"schema": 1``. A reader ignores fields it does not
 know (newer writers may add optional ones) and refuses a schema newer than its own.
 
-``TraceReady.path`` (and the ``partial_trace_path`` of ``Failed``/``Cancelled``) are written
+``TraceReady.path`` (and the ``partial_trace_path`` of ``Failed``/``Cancelled``, and the
+``trace`` of ``Finished.result``) are written
 relative to the events file's folder when the trace lies in or below it, so a recorded stream
 replays on another machine. :func:`read_events` turns them back into paths that exist on the
 reading side.
@@ -285,6 +286,11 @@ class EventWriter:
         key = _PATH_FIELDS.get(obj["type"])
         if key and isinstance(obj.get(key), str):
             obj[key] = _relative_to(obj[key], self._folder)
+        elif obj["type"] == "Finished" and isinstance(obj["result"].get("trace"), str):
+            obj["result"] = {
+                **obj["result"],
+                "trace": _relative_to(obj["result"]["trace"], self._folder),
+            }
         self._file.write(json.dumps(obj, allow_nan=False, default=_json_default) + "\n")
         self._file.flush()
 
@@ -326,6 +332,10 @@ def read_events(path: str | os.PathLike[str]) -> Iterator[Event]:
                 key = _PATH_FIELDS.get(str(obj.get("type"))) if isinstance(obj, dict) else None
                 if key and isinstance(obj.get(key), str) and not os.path.isabs(obj[key]):
                     obj[key] = str(folder / obj[key])
+                result = obj.get("result") if obj.get("type") == "Finished" else None
+                if isinstance(result, dict) and isinstance(result.get("trace"), str):
+                    if not os.path.isabs(result["trace"]):
+                        result["trace"] = str(folder / result["trace"])
                 yield event_from_dict(obj)
             except (ValueError, EventDecodeError) as exc:
                 raise EventDecodeError(f"{path}:{lineno}: {exc}") from None

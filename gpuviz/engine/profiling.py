@@ -17,12 +17,14 @@ file.
 
 from __future__ import annotations
 
-import gzip
 import os
-import shutil
+import struct
+import threading
 import time
 import warnings
+import zlib
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +37,50 @@ def step_range_name(label: str, step: int) -> str:
     return f"{STEP_PREFIX}{label}#{step}"
 
 
+def gzip_file(src: Path, dst: Path, compresslevel: int = 1, workers: int | None = None) -> None:
+    """Compress ``src`` into a single-member gzip file ``dst`` using several threads.
+
+    Like pigz: each 16 MiB chunk is deflated on its own (zlib releases the GIL) and ends with a
+    sync flush, so the chunks concatenate into one valid deflate stream; only the last is
+    final. Any gzip reader reads the result; the ratio is a little worse than one stream's.
+    """
+    workers = workers or max(1, min(8, (os.cpu_count() or 2)))
+    chunk = 16 << 20
+
+    def deflate(args: tuple[bytes, bool]) -> bytes:
+        data, last = args
+        c = zlib.compressobj(compresslevel, zlib.DEFLATED, -15, 9)
+        return c.compress(data) + c.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+
+    size = src.stat().st_size
+    crc = 0
+    with open(src, "rb") as f, open(dst, "wb") as out, ThreadPoolExecutor(workers) as pool:
+        # gzip header: magic, deflate, no flags, mtime 0, no extra flags, OS unknown
+        out.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff")
+        pending: list[Any] = []
+        offset = 0
+        while True:
+            data = f.read(chunk)
+            offset += len(data)
+            last = offset >= size or not data
+            crc = zlib.crc32(data, crc)
+            pending.append(pool.submit(deflate, (data, last)))
+            # keep a bounded window of chunks in flight (memory stays ~ 2 x workers x 16 MiB)
+            while len(pending) > 2 * workers:
+                out.write(pending.pop(0).result())
+            if last:
+                break
+        for fut in pending:
+            out.write(fut.result())
+        out.write(struct.pack("<II", crc & 0xFFFFFFFF, size & 0xFFFFFFFF))
+
+
 def write_trace(kineto_results: Any, path: Path, compresslevel: int = 1) -> float:
     """Write the profiler's results as a Chrome trace at ``path`` (``.json`` or ``.json.gz``).
 
-    Returns the seconds it took. The file appears atomically (written under a temporary name,
-    then renamed), so a reader never sees half a trace.
+    Kineto saves the JSON (in C++), then :func:`gzip_file` compresses it in parallel. Returns
+    the seconds it took. The file appears atomically (written under a temporary name, then
+    renamed), so a reader never sees half a trace.
     """
     t0 = time.perf_counter()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -47,11 +88,7 @@ def write_trace(kineto_results: Any, path: Path, compresslevel: int = 1) -> floa
     kineto_results.save(str(tmp_json))
     if path.name.endswith(".gz"):
         tmp_gz = path.with_name(path.name + ".tmp")
-        with (
-            open(tmp_json, "rb") as src,
-            gzip.open(tmp_gz, "wb", compresslevel=compresslevel) as dst,
-        ):
-            shutil.copyfileobj(src, dst, length=16 << 20)
+        gzip_file(tmp_json, tmp_gz, compresslevel)
         os.replace(tmp_gz, path)
         os.unlink(tmp_json)
     else:
@@ -76,6 +113,7 @@ class ProfilerSession:
         self.figures: dict[str, dict[str, Any]] = {}
         self.error: str | None = None
         self.figures_s: float | None = None
+        self._busy_s = 0.0
         self._prof: Any = None
 
     def start(self) -> None:
@@ -101,9 +139,11 @@ class ProfilerSession:
             self._prof.start()
 
     def step(self) -> None:
-        """Mark the end of one profiled step."""
+        """Mark the end of one profiled step (the last one stops the profiler and writes)."""
         if self._prof is not None:
+            t0 = time.perf_counter()
             self._prof.step()
+            self._busy_s += time.perf_counter() - t0
 
     def stop(self) -> None:
         """Stop recording and write what was recorded (idempotent)."""
@@ -114,20 +154,38 @@ class ProfilerSession:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             prof.stop()
-        self.stop_s = time.perf_counter() - t0 - (self.write_s or 0.0)
+        self._busy_s += time.perf_counter() - t0
+        if self.write_s is not None:
+            # what the profiler itself took to stop (collect, correlate), writing aside
+            self.stop_s = max(0.0, self._busy_s - self.write_s - (self.figures_s or 0.0))
 
     def _on_trace_ready(self, prof: Any) -> None:
         results = prof.profiler.kineto_results
         if results is None:
             return
+        events = results.events() if self.cuda else None
+        writer_error: list[BaseException] = []
+
+        def write() -> None:
+            try:
+                self.write_s = write_trace(results, self.path)
+            except BaseException as exc:  # re-raised below, in the profiler's thread
+                writer_error.append(exc)
+
+        # The figures hold the GIL; the compression mostly does not: do both at once.
+        t_write = threading.Thread(target=write, name="gpuviz-trace-writer")
+        t_write.start()
         t0 = time.perf_counter()
         try:
             # GPU figures only where there is a GPU: zeros on the CPU would be fake figures.
-            self.figures = strategy_figures(results.events()) if self.cuda else {}
+            self.figures = strategy_figures(events) if events is not None else {}
         except Exception as exc:  # figures are a bonus; the trace matters more
             self.error = f"per-strategy figures failed: {exc}"
         self.figures_s = time.perf_counter() - t0
-        self.write_s = write_trace(results, self.path)
+        del events
+        t_write.join()
+        if writer_error:
+            raise writer_error[0]
         self.written = self.path
 
 
@@ -200,33 +258,46 @@ def _multi_stream_ns(by_stream: dict[int, list[tuple[int, int]]]) -> int:
     return total
 
 
+LAUNCH_CALLS = ("cudaLaunch", "cuLaunch", "cudaGraphLaunch", "hipLaunch", "hipGraphLaunch")
+"""Runtime-call name prefixes that launch GPU work (one launch each)."""
+
+
 def strategy_figures(events: Any) -> dict[str, dict[str, Any]]:
     """Per-strategy GPU figures of a profiled window, from Kineto's events.
 
-    A GPU activity belongs to the strategy whose ``gpuviz/<label>#<step>`` range (on the CPU)
+    GPU activity belongs to the strategy whose ``gpuviz/<label>#<step>`` range (on the CPU)
     contains its start. That is exact here because every profiled step synchronizes the device
-    before its range ends, so all the work it launched runs inside it. Returns, per label:
-    ``launches`` (kernels per profiled step), ``kernels``, ``memcpy``, ``gpu_busy_us`` (union of
-    kernel/copy/set time), ``gpu_span_us`` (first start to last end, within a step),
-    ``idle_share`` (the share of that span with no GPU activity: the gaps between launches),
-    ``streams`` (streams with kernels), ``compute_copy_us`` and ``multi_stream_us``.
+    before its range ends, so all the work it launched runs inside it. Returns, per label and
+    per profiled step: ``launches`` (CPU launch calls: ``cudaLaunchKernel``, ``cudaGraphLaunch``
+    ...), ``kernels`` (kernels that ran: a graph launch runs many), ``memcpy``, ``gpu_busy_us``
+    (union of kernel/copy/set time), ``gpu_span_us`` (first start to last end), ``idle_share``
+    (the share of that span with no GPU activity: the gaps between launches), ``streams``
+    (streams with kernels or copies), ``compute_copy_us`` and ``multi_stream_us``.
     """
     import bisect
 
     ranges: list[tuple[int, int, str]] = []
+    launches: list[int] = []
     gpu: list[tuple[int, int, int, str]] = []  # start, end, stream, kind
+    cpu_type: Any = None
     for e in events:
-        if str(e.device_type()).endswith("CPU"):
-            if e.is_user_annotation():
-                name = e.name()
-                if name.startswith(STEP_PREFIX):
+        dt = e.device_type()
+        if cpu_type is None and str(dt).endswith("CPU"):
+            cpu_type = dt
+        name = e.name()
+        if dt == cpu_type:
+            if name.startswith(STEP_PREFIX):
+                if e.is_user_annotation():
                     ranges.append(
                         (e.start_ns(), e.end_ns(), name[len(STEP_PREFIX) :].rsplit("#", 1)[0])
                     )
+            elif name.startswith(LAUNCH_CALLS):
+                launches.append(e.start_ns())
             continue
-        name = e.name()
-        if name.startswith(STEP_PREFIX):
-            continue  # the gpu_user_annotation copy of our own range
+        if name == "[memory]" or name.startswith(STEP_PREFIX):
+            continue  # allocator events and the GPU copy of our own ranges are not activity
+        if str(dt).endswith("CPU"):
+            continue
         kind = (
             "memcpy"
             if name.startswith("Memcpy")
@@ -237,13 +308,23 @@ def strategy_figures(events: Any) -> dict[str, dict[str, Any]]:
         gpu.append((e.start_ns(), e.end_ns(), e.device_resource_id(), kind))
     ranges.sort()
     starts = [r[0] for r in ranges]
+
+    def where(t: int) -> int:
+        i = bisect.bisect_right(starts, t) - 1
+        return i if i >= 0 and t <= ranges[i][1] else -1
+
     per_step: list[list[tuple[int, int, int, str]]] = [[] for _ in ranges]
+    launch_count = [0] * len(ranges)
     for act in gpu:
-        i = bisect.bisect_right(starts, act[0]) - 1
-        if i >= 0 and act[0] <= ranges[i][1]:
+        i = where(act[0])
+        if i >= 0:
             per_step[i].append(act)
+    for t in launches:
+        i = where(t)
+        if i >= 0:
+            launch_count[i] += 1
     out: dict[str, dict[str, Any]] = {}
-    for (_s, _e, label), acts in zip(ranges, per_step):
+    for (_s, _e, label), acts, n_launch in zip(ranges, per_step, launch_count):
         kernels = [(s, e, st) for s, e, st, k in acts if k == "kernel"]
         copies = [(s, e) for s, e, _st, k in acts if k == "memcpy"]
         busy = _union_ns([(s, e) for s, e, _st, _k in acts])
@@ -257,6 +338,7 @@ def strategy_figures(events: Any) -> dict[str, dict[str, Any]]:
             label,
             {
                 "profiled_steps": 0,
+                "launches": 0,
                 "kernels": 0,
                 "memcpy": 0,
                 "gpu_busy_ns": 0,
@@ -267,11 +349,12 @@ def strategy_figures(events: Any) -> dict[str, dict[str, Any]]:
             },
         )
         fig["profiled_steps"] += 1
+        fig["launches"] += n_launch
         fig["kernels"] += len(kernels)
         fig["memcpy"] += len(copies)
         fig["gpu_busy_ns"] += busy
         fig["gpu_span_ns"] += span
-        fig["streams"].update(by_stream)
+        fig["streams"].update(st for _s3, _e3, st, _k in acts)
         fig["compute_copy_ns"] += _intersection_ns([(s, e) for s, e, _ in kernels], copies)
         fig["multi_stream_ns"] += _multi_stream_ns(by_stream)
     result: dict[str, dict[str, Any]] = {}
@@ -279,7 +362,8 @@ def strategy_figures(events: Any) -> dict[str, dict[str, Any]]:
         n = f["profiled_steps"]
         result[label] = {
             "profiled_steps": n,
-            "launches": round(f["kernels"] / n),
+            "launches": round(f["launches"] / n),
+            "kernels": round(f["kernels"] / n),
             "memcpy": round(f["memcpy"] / n),
             "gpu_busy_us": f["gpu_busy_ns"] / n / 1e3,
             "gpu_span_us": f["gpu_span_ns"] / n / 1e3,

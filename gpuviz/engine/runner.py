@@ -233,6 +233,9 @@ class Runner:
         trace_reported = False
         device_ctx = torch.cuda.device(self.device) if cuda else contextlib.nullcontext()
         if cuda:
+            # reset_peak_memory_stats does not initialize CUDA itself: on a fresh process whose
+            # devices were named (multi-GPU runs, ranks) it raises "Invalid device argument".
+            torch.cuda.init()
             for d in self.devices:
                 if d.type == "cuda":
                     torch.cuda.reset_peak_memory_stats(d)
@@ -302,12 +305,12 @@ class Runner:
                     name = st.strategy.name
                     if profiled:
                         with torch.profiler.record_function(step_range_name(name, current_step[0])):
-                            _, wall, gpu = timer.time(st.strategy.step)
+                            wall, gpu = timer.time(st.strategy.step)
                         st.profiled_wall_ms.append(wall)
                         if gpu is not None:
                             st.profiled_gpu_ms.append(gpu)
                     else:
-                        _, wall, gpu = timer.time(st.strategy.step)
+                        wall, gpu = timer.time(st.strategy.step)
                         st.wall_ms.append(wall)
                         if gpu is not None:
                             st.gpu_ms.append(gpu)
@@ -321,6 +324,7 @@ class Runner:
                     session = ProfilerSession(
                         self.trace_path, plan.profile_steps * len(runnable), cuda
                     )
+                    gc.collect()
                     session.start()
                     for st in runnable:
                         for _ in range(plan.profile_steps):
@@ -332,6 +336,9 @@ class Runner:
                         trace_reported = True
                         yield TraceReady(str(session.written))
                 for st in runnable:
+                    # A strategy's timed steps must not pay for the garbage of the one before
+                    # (a 100k-element for loop left a full collection to the next strategy).
+                    gc.collect()
                     for _ in range(self.request.steps):
                         yield from one_step(st, False)
                         yield from drained()

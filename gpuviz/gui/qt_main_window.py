@@ -263,18 +263,20 @@ class MainWindow(QMainWindow):
         self.loadFailed.emit(path, message)
         if not self.modal_errors:
             return
-        # Not exec(): a nested event loop would run the next load underneath the dialog.
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            "Could not open trace",
-            f"Could not open {path}",
-            QMessageBox.StandardButton.Ok,
-            self,
-        )
         detail = message if message.startswith(path) else f"{path}: {message}"
-        box.setInformativeText(detail)
+        self._show_warning("Could not open trace", f"Could not open {path}", detail)
+
+    def _show_warning(self, title: str, text: str, detail: str = "") -> QMessageBox:
+        # Not exec(): a nested event loop would run the next load underneath the dialog, and
+        # would block tests and scripted use; open() shows it window-modal and returns.
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self
+        )
+        if detail:
+            box.setInformativeText(detail)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
+        return box
 
     # -- menus and widgets --------------------------------------------------------------------
     def _build_welcome(self) -> QWidget:
@@ -470,7 +472,7 @@ class MainWindow(QMainWindow):
         try:
             write(path)
         except Exception as exc:
-            QMessageBox.warning(self, "Export failed", f"Could not write {what} to {path}:\n{exc}")
+            self._show_warning("Export failed", f"Could not write {what} to {path}", str(exc))
             return
         self.statusBar().showMessage(f"Wrote {path}", 5000)
 
@@ -494,12 +496,9 @@ class MainWindow(QMainWindow):
         return worker
 
     def _on_export_failed(self, path: str, message: str) -> None:
+        print(f"gpuviz: could not write {path}: {message}", file=sys.stderr)
         if self.modal_errors:
-            QMessageBox.warning(
-                self, "Export failed", f"Could not write the trace to {path}:\n{message}"
-            )
-        else:
-            print(f"gpuviz: {path}: {message}", file=sys.stderr)
+            self._show_warning("Export failed", f"Could not write the trace to {path}", message)
 
     def _on_export_finished(self, worker: QtTraceWorker) -> None:
         if worker in self._export_workers:

@@ -3,10 +3,19 @@
 A Kineto trace is one JSON object whose ``traceEvents`` array holds almost all of its bytes
 (or, rarely, a bare JSON array of events). Parsing it whole builds a Python object per event
 and costs several times the file's size in memory. :class:`EventChunks` instead reads the file
-in blocks (decompressing ``.gz`` on the fly), finds the boundaries of the array's elements with
-vectorized numpy (quote parity, escaped quotes, bracket depth), and hands out runs of complete
-elements as bytes, which the caller decodes with msgspec one chunk at a time. The top-level
-fields other than ``traceEvents`` are kept and decoded at the end.
+in blocks (decompressing ``.gz`` on the fly) and hands out runs of complete elements of the
+array, which the caller decodes with msgspec one chunk at a time. The top-level fields other
+than ``traceEvents`` are kept and decoded at the end.
+
+Where a chunk ends is found in one of two ways:
+
+- quickly, by guessing: the last ``}, {"ph"``-like boundary in the block (a regular
+  expression over its last 64 KiB). The caller's JSON decode of the chunk proves the guess
+  right, since a wrong one leaves a bracket or a string open; when it fails the caller calls
+  :meth:`EventChunks.reject` and the same text is handed out again, split exactly;
+- exactly, with vectorized numpy over the bytes: quote parity (escaped quotes handled) tells
+  what is inside strings, and a cumulative sum of the brackets outside them gives the depth.
+  This runs on the file's first and last blocks and wherever a guess failed.
 
 Only JSON text is read: nothing in a file is ever evaluated or unpickled.
 """
@@ -14,7 +23,9 @@ Only JSON text is read: nothing in a file is ever evaluated or unpickled.
 from __future__ import annotations
 
 import os
+import queue
 import re
+import threading
 import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -25,7 +36,7 @@ import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 
-BLOCK_BYTES = 8 << 20
+BLOCK_BYTES = 4 << 20
 """Uncompressed bytes handed to the scanner at a time (bounds the reader's own memory)."""
 
 _READ_BYTES = 1 << 20
@@ -65,7 +76,54 @@ def open_blocks(
                 if on_read is not None:
                     on_read(done)
                 yield block
-        yield from _gunzip_blocks(f, path, block_bytes, on_read)
+        # Decompress in a thread of its own: zlib lets go of the GIL, so inflating the next
+        # blocks overlaps the caller's decoding of this one.
+        yield from _threaded(lambda report: _gunzip_blocks(f, path, block_bytes, report), on_read)
+
+
+def _threaded(
+    make: Callable[[Callable[[int], None]], Iterator[bytes]],
+    on_read: Callable[[int], None] | None,
+) -> Iterator[bytes]:
+    """Run a block producer in a thread, two blocks ahead; progress and errors come through
+    to the calling thread."""
+    q: queue.Queue[tuple[Any, int]] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+    done = [0]
+
+    def put(item: tuple[Any, int]) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for block in make(lambda n: done.__setitem__(0, n)):
+                if not put((block, done[0])):
+                    return
+            put((None, done[0]))
+        except BaseException as e:  # handed to the consumer, which raises it
+            put((e, done[0]))
+
+    thread = threading.Thread(target=produce, name="gpuviz-gunzip", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, n = q.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            if on_read is not None:
+                on_read(n)
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _gunzip_blocks(
@@ -119,22 +177,32 @@ def _gunzip_blocks(
 
 @dataclass
 class Chunk:
-    """A run of complete elements of the events array.
+    """A run of complete elements of the events array, as one or more pieces of text.
 
     Attributes
     ----------
-    text : bytes
-        The elements and the commas between them (no enclosing brackets).
+    pieces : list of bytes-like
+        The elements and the commas between them (no enclosing brackets), in pieces that are
+        joined only once, by :meth:`json_array`.
     byte_offset : int
-        Offset of ``text`` in the (uncompressed) file, for error messages.
+        Offset of the text in the (uncompressed) file, for error messages.
     guessed : bool
         Its end was found by a quick guess: if it does not decode as JSON, call
         :meth:`EventChunks.reject` and the scanner hands out the same events exactly.
     """
 
-    text: bytes
+    pieces: list[Any]
     byte_offset: int
     guessed: bool = False
+
+    @property
+    def text(self) -> bytes:
+        """The elements' text."""
+        return b"".join(self.pieces)
+
+    def json_array(self) -> bytes:
+        """The elements as one JSON array (one copy of the text)."""
+        return b"".join([b"[", *self.pieces, b"]"])
 
 
 class EventChunks:
@@ -198,7 +266,7 @@ class EventChunks:
         meta: list[bytes] = []
         pending = b""  # unfinished elements carried to the next block
         pending_offset = 0
-        first_chunk = True
+        need_sep = False  # a ',' must come before the next element
         prev_tail = b""
         base = 0
         for block in _head_first(open_blocks(path, self.block_bytes, self.on_read)):
@@ -206,25 +274,35 @@ class EventChunks:
                 raise ImportCancelledError(path)
             n = len(block)
             if phase == "events":
-                # Fast path: guess the last element boundary of the text in hand; the
-                # consumer's JSON decode of the guessed chunk proves it right (a wrong guess
-                # leaves a bracket or string open, so the decode fails and we redo it exactly).
-                text = pending + block
-                split = _guess_split(text)
-                if split >= 0:
-                    chunk = self._chunk(text[: split + 1], pending_offset, first_chunk)
+                if need_sep:
+                    pending, pending_offset, skip, need_sep = self._separator(
+                        pending, pending_offset, block
+                    )
+                    if skip:
+                        block = block[skip:]
+                        pending_offset = base + skip
+                        if not block:
+                            base += n
+                            continue
+                # Fast path: guess the last element boundary in the block; the consumer's
+                # JSON decode of the guessed chunk proves it right (a wrong guess leaves a
+                # bracket or string open, so the decode fails and the text is redone exactly).
+                m = _guess_split(block)
+                if m is not None:
+                    view = memoryview(block)[: m.start() + 1]
+                    chunk = Chunk([pending, view] if pending else [view], pending_offset, True)
                     self._rejected = False
-                    if chunk is not None:
-                        chunk.guessed = True
-                        yield chunk
+                    yield chunk
+                    view.release()
                     if not self._rejected:
-                        first_chunk = first_chunk and chunk is None
-                        pending = text[split + 1 :]
-                        pending_offset += split + 1
+                        nxt = m.start(1)
+                        pending = block[nxt:]
+                        pending_offset = base + (n - len(block)) + nxt
                         base += n
                         continue
-                pending, pending_offset, first_chunk, phase, rest = yield from self._exact(
-                    text, pending_offset, level, first_chunk
+                text = pending + block
+                pending, pending_offset, phase, rest, need_sep = yield from self._exact(
+                    text, pending_offset, level
                 )
                 if phase == "after":
                     meta.append(rest)
@@ -276,16 +354,19 @@ class EventChunks:
                 cursor = start + 1
             if phase == "events":
                 # The rest of this block, exactly (its structure is already in hand).
-                pending, pending_offset, first_chunk, phase, rest = yield from self._exact(
-                    block[cursor:], base + cursor, level, first_chunk
+                pending, pending_offset, phase, rest, need_sep = yield from self._exact(
+                    block[cursor:], base + cursor, level
                 )
                 if phase == "after":
                     meta.append(rest)
             base += n
         if phase == "events" and pending:
-            pending, pending_offset, first_chunk, phase, rest = yield from self._exact(
-                pending, pending_offset, level, first_chunk
-            )
+            if need_sep:
+                pending, pending_offset, _, need_sep = self._separator(pending, pending_offset, b"")
+            if not need_sep:
+                pending, pending_offset, phase, rest, need_sep = yield from self._exact(
+                    pending, pending_offset, level
+                )
             if phase == "after":
                 meta.append(rest)
         self.total_bytes = base
@@ -299,12 +380,13 @@ class EventChunks:
         self._finish_metadata(b"".join(meta), phase)
 
     def _exact(
-        self, text: bytes, offset: int, level: int, first_chunk: bool
-    ) -> Generator[Chunk, None, tuple[bytes, int, bool, str, bytes]]:
-        """Hand out the complete elements of ``text``, which starts between two elements.
+        self, text: bytes, offset: int, level: int
+    ) -> Generator[Chunk, None, tuple[bytes, int, str, bytes, bool]]:
+        """Hand out the complete elements of ``text``, which starts at an element (or at the
+        whitespace before one).
 
-        Returns the unfinished rest (and its offset), whether no chunk was handed out yet,
-        the phase (``"after"`` once the events array closed) and the text after the array.
+        Returns the unfinished rest and its offset, the phase (``"after"`` once the events
+        array closed), the text after the array, and whether the rest must begin with ``,``.
         """
         self._in_string, self._escape_next, self._depth = 0, False, level
         pos, delta, depth_after = self._structure(text)
@@ -321,20 +403,18 @@ class EventChunks:
             if in_array.size:
                 last_close = int(pos[in_array[-1]])
         if end_array >= 0:
-            chunk = self._chunk(text[:end_array], offset, first_chunk)
+            chunk = self._chunk(text[:end_array], offset)
             if chunk is not None:
-                first_chunk = False
                 yield chunk
-            return b"", offset + end_array + 1, first_chunk, "after", text[end_array + 1 :]
+            return b"", offset + end_array + 1, "after", text[end_array + 1 :], False
         if last_close >= 0:
-            chunk = self._chunk(text[: last_close + 1], offset, first_chunk)
+            chunk = self._chunk(text[: last_close + 1], offset)
             if chunk is not None:
-                first_chunk = False
                 yield chunk
-            return text[last_close + 1 :], offset + last_close + 1, first_chunk, "events", b""
+            return text[last_close + 1 :], offset + last_close + 1, "events", b"", True
         if len(text) > (1 << 31):
             raise TraceFormatError(self.path, f"byte {offset}", "an event larger than 2 GiB")
-        return text, offset, first_chunk, "events", b""
+        return text, offset, "events", b"", False
 
     def _not_a_trace(self, block: bytes, offset: int) -> TraceFormatError:
         """The error for a file whose first value is neither an object nor a list."""
@@ -361,30 +441,46 @@ class EventChunks:
             f"not a JSON trace: expected a JSON object or list, found {_snippet(head[:20])}",
         )
 
-    def _chunk(self, text: bytes, offset: int, first: bool) -> Chunk | None:
-        """Strip the separators around a run of elements (a comma must come between runs)."""
-        body = text.lstrip(_WS)
-        offset += len(text) - len(body)
-        if not first:
-            if not body:
-                return None
-            if body[:1] != b",":
+    def _separator(self, pending: bytes, offset: int, block: bytes) -> tuple[bytes, int, int, bool]:
+        """Skip the ``,`` that must come before the next element.
+
+        Returns the pending text after it and its offset, how many bytes of ``block`` to skip,
+        and whether the comma is still to come (only whitespace seen so far).
+        """
+        m = _always(_SEPARATOR.match(pending))
+        if m.end() < len(pending) or m.group(1):
+            if not m.group(1) and pending[m.end() : m.end() + 1] == b"]":
+                return pending, offset, 0, False  # the array ends: no separator
+            if not m.group(1):
                 raise TraceFormatError(
-                    self.path, f"byte {offset}", "malformed JSON: expected ',' between events"
+                    self.path,
+                    f"byte {offset + m.end()}",
+                    "malformed JSON: expected ',' between events",
                 )
-            body = body[1:]
-            offset += 1
-            stripped = body.lstrip(_WS)
-            offset += len(body) - len(stripped)
-            body = stripped
-            if not body:
+            return pending[m.end() :], offset + m.end(), 0, False
+        offset += len(pending)
+        m = _always(_SEPARATOR.match(block))
+        if m.end() < len(block) or m.group(1):
+            if not m.group(1) and block[m.end() : m.end() + 1] == b"]":
+                return b"", offset, 0, False  # the array ends: no separator
+            if not m.group(1):
                 raise TraceFormatError(
-                    self.path, f"byte {offset}", "malformed JSON: expected an event after ','"
+                    self.path,
+                    f"byte {offset + m.end()}",
+                    "malformed JSON: expected ',' between events",
                 )
-        body = body.rstrip(_WS)
-        if not body:
+            return b"", offset + m.end(), m.end(), False
+        return b"", offset + len(block), len(block), True
+
+    def _chunk(self, text: bytes, offset: int) -> Chunk | None:
+        """The elements of ``text`` without the whitespace around them (None when empty)."""
+        start = _WS_RUN.match(text).end()  # type: ignore[union-attr]
+        stop = len(text)
+        while stop > start and text[stop - 1] in _WS:
+            stop -= 1
+        if stop == start:
             return None
-        return Chunk(body, offset)
+        return Chunk([memoryview(text)[start:stop]], offset + start)
 
     def _finish_metadata(self, text: bytes, phase: str) -> None:
         if self.is_list:
@@ -440,23 +536,33 @@ class EventChunks:
 
 _HEAD_BYTES = 1 << 16
 # An element boundary as Kineto and most writers format it: `}`, a comma, and an object whose
-# first key is one of an event's.
-_SPLIT = re.compile(rb'\}\s*,\s*\{\s*"(?:ph|name|cat|pid|tid|ts|dur|id|args|s|bp)"')
+# first key is one of an event's. (Inside a JSON string a quote is escaped, so a match is
+# never inside a string of valid JSON; it may still be inside nested args, which the decode
+# of the guessed chunk finds out.)
+_SPLIT = re.compile(rb'\}\s*,\s*(\{)\s*"(?:ph|name|cat|pid|tid|ts|dur|id|args|s|bp)"')
+_SEPARATOR = re.compile(rb"[ \t\r\n]*(,?)[ \t\r\n]*")
+_WS_RUN = re.compile(rb"[ \t\r\n]*")
 
 
-def _guess_split(text: bytes) -> int:
-    """Position of the ``}`` of the last likely element boundary in ``text``, or -1."""
+def _guess_split(text: bytes) -> re.Match[bytes] | None:
+    """The last likely element boundary in ``text`` (group 1 is the next element's ``{``)."""
     window = 1 << 16
     while True:
         start = max(0, len(text) - window)
         last = None
-        for last in _SPLIT.finditer(text, start):
-            pass
+        for m in _SPLIT.finditer(text, start):
+            last = m
         if last is not None:
-            return last.start()
+            return last
         if start == 0:
-            return -1
+            return None
         window *= 8
+
+
+def _always(m: re.Match[bytes] | None) -> re.Match[bytes]:
+    # For patterns that match the empty string: they always match.
+    assert m is not None
+    return m
 
 
 def _head_first(blocks: Iterable[bytes]) -> Iterator[bytes]:

@@ -169,8 +169,8 @@ class _Columns:
         """Concatenate tables of this type."""
         if not parts:
             return cls.empty()
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])  # type: ignore[arg-type]
-                      for f in fields(cls)})
+        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        return cls(**{n: np.concatenate([getattr(p, n) for p in parts]) for n in names})
 
 
 @dataclass
@@ -457,7 +457,7 @@ class Trace:
     warnings: Any = None
     metadata_events: list[dict[str, Any]] = field(default_factory=list)
     _track_offsets: I64 | None = field(default=None, repr=False)
-    _correlation_index: dict[int, Any] | None = field(default=None, repr=False)
+    _correlation_index: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
     def sources(self) -> list[str]:

@@ -1,11 +1,11 @@
 """Stacking rows (``Slices.depth``) for the slices of each track: nesting, and overlap rows.
 
-Nothing is dropped: every slice gets the lowest row that is free at its start (greedy interval
-colouring). For properly nested slices (a CPU thread's call tree) that row is the nesting depth,
-and it is computed for all tracks at once with numpy: a slice's depth is the count of slices of
-its track that started before it and are still running. Where slices overlap without nesting
-(GPU streams with concurrent kernels, odd CPU threads), that count may put two overlapping
-slices on one row; those tracks are redone with the exact greedy loop.
+Nothing is dropped, and overlapping slices of one track never share a row. A slice's row is
+the count of slices of its track that started before it and are still running, computed for
+all tracks at once with numpy; for properly nested slices (a CPU thread's call tree) that is the
+nesting depth. Where slices overlap without nesting (GPU streams with concurrent kernels, odd
+CPU threads), that count may put two overlapping slices on one row; the clusters of overlapping
+slices where that happens are redone with a greedy loop (each slice on the lowest free row).
 """
 
 from __future__ import annotations
@@ -31,40 +31,65 @@ def stack_depths(
     Returns
     -------
     int16 array
-        The row of each slice; overlapping slices of one track never share a row.
+        The row of each slice (at most the count of its track's slices running when it
+        starts); overlapping slices of one track never share a row.
     """
     n = len(track)
     if n == 0:
         return np.zeros(0, np.int16)
     end = start_ns + np.maximum(dur_ns, 0)
-    bounds = np.flatnonzero(np.diff(track)) + 1
+    bounds = np.flatnonzero(track[1:] != track[:-1]) + 1
     first = np.concatenate([[0], bounds])
     last = np.concatenate([bounds, [n]])
-    # Per track, ends sorted; shifting each track's times into its own range lets one
-    # searchsorted serve all tracks: key = track_index * span + (t - t_min).
+    # Shifting each track's times into a range of its own lets one sorted array of ends serve
+    # all tracks: key = track_index * span + (t - t_min). The ends at or before a slice's start
+    # then count the slices before it (its track's and every earlier track's) that have ended,
+    # so depth = index - that count. (Temporaries are freed early: this runs on every slice.)
     t_min = int(min(start_ns.min(), end.min()))
     span = int(max(start_ns.max(), end.max())) - t_min + 1
-    track_idx = np.repeat(np.arange(len(first), dtype=np.int64), last - first)
-    depth = np.empty(n, dtype=np.int64)
     if len(first) < (1 << 62) // max(span, 1):
-        s_key = track_idx * span + (start_ns - t_min)
-        e_key = np.sort(track_idx * span + (end - t_min))
-        ended = np.searchsorted(e_key, s_key, side="right") - np.repeat(first, last - first)
-        before = np.arange(n, dtype=np.int64) - np.repeat(first, last - first)
-        depth[:] = before - ended
+        offset = np.repeat(np.arange(len(first), dtype=np.int64) * span - t_min, last - first)
+        key = end + offset
+        key.sort()
+        offset += start_ns
+        depth = np.arange(n, dtype=np.int64)
+        depth -= np.searchsorted(key, offset, side="right")
+        del key, offset
     else:  # pragma: no cover - spans beyond int64 when combined; do it track by track
+        depth = np.empty(n, dtype=np.int64)
         for a, b in zip(first.tolist(), last.tolist()):
             e = np.sort(end[a:b])
             depth[a:b] = np.arange(b - a) - np.searchsorted(e, start_ns[a:b], side="right")
     np.maximum(depth, 0, out=depth)
     # Check: within one track and row, consecutive slices must not overlap.
-    order = np.lexsort((start_ns, depth, track_idx))
-    t_o, d_o, s_o, e_o = track_idx[order], depth[order], start_ns[order], end[order]
-    same = (t_o[1:] == t_o[:-1]) & (d_o[1:] == d_o[:-1])
-    clash = same & (s_o[1:] < e_o[:-1])
-    for t in np.unique(t_o[1:][clash]).tolist():
+    order = np.lexsort((start_ns, depth, track))
+    t_o = track[order]
+    same = t_o[1:] == t_o[:-1]
+    del t_o
+    d_o = depth[order]
+    same &= d_o[1:] == d_o[:-1]
+    del d_o
+    s_o = start_ns[order]
+    e_o = end[order]
+    same &= s_o[1:] < e_o[:-1]
+    del s_o, e_o
+    clashing = order[1:][same]
+    del order, same
+    track_idx = np.searchsorted(first, clashing, side="right") - 1
+    for t in np.unique(track_idx).tolist():
         a, b = int(first[t]), int(last[t])
-        depth[a:b] = _greedy(start_ns[a:b], end[a:b])
+        # Only the clusters of overlapping slices that hold a clash need the loop: a cluster
+        # starts where a slice starts after every earlier slice of the track has ended.
+        s, e = start_ns[a:b], end[a:b]
+        reach = np.maximum.accumulate(e)
+        new = np.concatenate([[True], s[1:] >= reach[:-1]])
+        cluster = np.cumsum(new) - 1
+        starts = np.flatnonzero(new)
+        stops = np.append(starts[1:], b - a)
+        rows = clashing[(clashing >= a) & (clashing < b)] - a
+        for c in np.unique(cluster[rows]).tolist():
+            i, j = int(starts[c]), int(stops[c])
+            depth[a + i : a + j] = _greedy(s[i:j], e[i:j])
     return np.minimum(depth, _MAX_DEPTH).astype(np.int16)
 
 

@@ -53,7 +53,14 @@ WORKLOAD = WorkloadSpec(
         "one GPU, DataParallel just runs its module; the planned split is given for plan_gpus."
     ),
     params=(
-        Param("input_size", "int", 5, "features per sample (cnn: image side)", minimum=1, maximum=65536),
+        Param(
+            "input_size",
+            "int",
+            5,
+            "features per sample (cnn: image side)",
+            minimum=1,
+            maximum=65536,
+        ),
         Param("output_size", "int", 2, "model outputs per sample", minimum=1, maximum=65536),
         Param("length", "int", 100, "samples in the RandomDataset", minimum=1, maximum=10_000_000),
         Param("batch", "int", 30, "batch size", minimum=1, maximum=1_000_000),
@@ -128,8 +135,11 @@ def build(ctx: RunContext) -> Plan:
             data = torch.randn(p["length"], 3, p["input_size"], p["input_size"], generator=g)
         else:
             data = torch.randn(p["length"], p["input_size"], generator=g)
-        loader = torch.utils.data.DataLoader(
-            data, batch_size=p["batch"], shuffle=True, generator=torch.Generator().manual_seed(1)
+        loader: Any = torch.utils.data.DataLoader(
+            data,  # type: ignore[arg-type]  # a tensor is a map-style dataset of its rows
+            batch_size=p["batch"],
+            shuffle=True,
+            generator=torch.Generator().manual_seed(1),
         )
         return list(loader)
 

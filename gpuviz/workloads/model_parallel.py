@@ -28,6 +28,7 @@ On the CPU, or one GPU, the stages run in turn, and the stage times come from ``
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from typing import Any
@@ -47,7 +48,7 @@ WORKLOAD = WorkloadSpec(
     params=(
         Param("layers", "int", 8, "Linear+ReLU blocks", minimum=2, maximum=256),
         Param("width", "int", 2048, "features of every layer", minimum=1, maximum=32768),
-        Param("batch", "int", 256, "rows per step", minimum=1, maximum=1_000_000),
+        Param("batch", "int", 1024, "rows per step", minimum=1, maximum=1_000_000),
         Param(
             "cuts",
             "ints",
@@ -57,7 +58,14 @@ WORKLOAD = WorkloadSpec(
             maximum=255,
             max_len=255,
         ),
-        Param("micro_batches", "int", 4, "micro-batches of the pipeline (1: no pipeline)", minimum=1, maximum=1024),
+        Param(
+            "micro_batches",
+            "int",
+            4,
+            "micro-batches of the pipeline (1: no pipeline)",
+            minimum=1,
+            maximum=1024,
+        ),
         Param("backward", "bool", False, "run backward too (after all micro-batches' forward)"),
     ),
     entry="gpuviz.workloads.model_parallel:build",
@@ -84,7 +92,7 @@ def stage_bounds(layers: int, cuts: list[int], stages: int) -> list[tuple[int, i
         edges = [0]
         for i in range(stages):
             edges.append(edges[-1] + size + (1 if i < extra else 0))
-    return list(zip(edges[:-1], edges[1:]))
+    return list(itertools.pairwise(edges))
 
 
 def wavefront(stages: int, micro_batches: int) -> list[tuple[int, int]]:
@@ -134,9 +142,15 @@ def build(ctx: RunContext) -> Plan:
         nn = torch.nn
         return [nn.Sequential(nn.Linear(p["width"], p["width"]), nn.ReLU()) for _ in range(layers)]
 
+    def make_input() -> Any:
+        # The batch starts on the first device, as a loader would leave it: a pageable host
+        # copy inside the step would block the host and serialize the pipeline.
+        g = torch.Generator().manual_seed(1)
+        return torch.randn(p["batch"], p["width"], generator=g).to(devices[0])
+
     def setup_one() -> None:
         state["one"] = torch.nn.Sequential(*make_blocks()).to(devices[0])
-        state["x"] = torch.randn(p["batch"], p["width"], generator=torch.Generator().manual_seed(1))
+        state.setdefault("x", make_input())
 
     def step_one() -> Any:
         model = state["one"]
@@ -156,9 +170,7 @@ def build(ctx: RunContext) -> Plan:
                 torch.nn.Sequential(*blocks[a:b]).to(d) for (a, b), d in zip(bounds, stage_dev)
             ]
             state[name] = stages
-            state.setdefault(
-                "x", torch.randn(p["batch"], p["width"], generator=torch.Generator().manual_seed(1))
-            )
+            state.setdefault("x", make_input())
 
         def step() -> Any:
             stages = state[name]
@@ -168,6 +180,8 @@ def build(ctx: RunContext) -> Plan:
             chunks = list(state["x"].chunk(micro))
             acts: dict[tuple[int, int], Any] = {}
             marks: list[tuple[int, int, Any, Any]] = []  # stage, micro-batch, start, end
+            a: Any
+            b: Any
             if cuda:
                 sync()
             t0 = time.perf_counter()
@@ -206,24 +220,27 @@ def build(ctx: RunContext) -> Plan:
         def figures() -> dict[str, Any]:
             if not records:
                 return {}
-            # The plan's warm-up is the first record; the rest are profiled and timed steps.
-            use = records[1:] or records
+            # The last --steps records are the timed, unprofiled steps (the profiler distorts).
+            use = records[-ctx.steps :]
             stage_ms = [statistics.median(r["stage_ms"][s] for r in use) for s in range(n_stages)]
             wall = statistics.median(r["wall_ms"] for r in use)
             per_dev: dict[str, float] = {}
             for s, d in enumerate(stage_dev):
                 per_dev[str(d)] = per_dev.get(str(d), 0.0) + stage_ms[s]
-            bubble = {d: max(0.0, 1.0 - busy / wall) if wall > 0 else None for d, busy in per_dev.items()}
-            total_busy = sum(per_dev.values())
             out: dict[str, Any] = {
                 "micro_batches": micro,
                 "stage_ms": stage_ms,
                 "step_wall_ms": wall,
                 "busy_ms": per_dev,
-                "bubble": bubble,
-                "bubble_share": max(0.0, 1.0 - total_busy / (wall * len(per_dev))) if wall > 0 else None,
                 "stage_time_source": "cuda_events" if cuda else "perf_counter",
             }
+            if wall > 0 and len(per_dev) >= 2:
+                # The bubble: the share of the step in which a device has none of its work.
+                out["bubble"] = {d: max(0.0, 1.0 - busy / wall) for d, busy in per_dev.items()}
+                out["bubble_share"] = max(0.0, 1.0 - sum(per_dev.values()) / (wall * len(per_dev)))
+            elif wall > 0:
+                # One device: no bubble, the stages run in turn; what is left is host overhead.
+                out["outside_stages_share"] = max(0.0, 1.0 - sum(per_dev.values()) / wall)
             if len(per_dev) >= 2:
                 out["ideal_bubble_share"] = (n_stages - 1) / (micro + n_stages - 1)
             return out

@@ -32,8 +32,11 @@ def user(tmp_path: Path, source: str, func: str) -> str:
 
 def test_child_runs_and_streams_events(tmp_path: Path) -> None:
     out = tmp_path / "t.json.gz"
-    events = list(ChildProcessRunner(RunRequest("loops", {"n": 5}, device="cpu", steps=2, out=str(out)),
-                                     forward_stderr=False))
+    events = list(
+        ChildProcessRunner(
+            RunRequest("loops", {"n": 5}, device="cpu", steps=2, out=str(out)), forward_stderr=False
+        )
+    )
     assert isinstance(events[0], Started)
     assert isinstance(events[-1], Finished)
     assert TraceReady(str(out)) in events and out.exists()
@@ -51,8 +54,11 @@ def test_dying_child_is_failed_with_its_signal_and_partial_trace(tmp_path: Path)
     w = user(tmp_path, userfiles.DYING, "dies")
     out = tmp_path / "t.json.gz"
     # call 1 warm-up, call 2 profiled (the trace is written), call 3 timed: SIGKILL
-    events = list(ChildProcessRunner(RunRequest(w, {"die_at": 3}, device="cpu", steps=3, out=str(out)),
-                                     forward_stderr=False))
+    events = list(
+        ChildProcessRunner(
+            RunRequest(w, {"die_at": 3}, device="cpu", steps=3, out=str(out)), forward_stderr=False
+        )
+    )
     last = events[-1]
     assert isinstance(last, Failed)
     assert "SIGKILL" in last.error and "(9)" in last.error
@@ -61,16 +67,22 @@ def test_dying_child_is_failed_with_its_signal_and_partial_trace(tmp_path: Path)
 
 def test_child_that_dies_before_tracing_has_no_partial_trace(tmp_path: Path) -> None:
     w = user(tmp_path, userfiles.DYING, "dies")
-    events = list(ChildProcessRunner(RunRequest(w, {"die_at": 1}, device="cpu", steps=1,
-                                                out=str(tmp_path / "t.json.gz")), forward_stderr=False))
+    events = list(
+        ChildProcessRunner(
+            RunRequest(w, {"die_at": 1}, device="cpu", steps=1, out=str(tmp_path / "t.json.gz")),
+            forward_stderr=False,
+        )
+    )
     assert isinstance(events[-1], Failed) and events[-1].partial_trace_path is None
 
 
 def test_cancel_a_child(tmp_path: Path) -> None:
     w = user(tmp_path, userfiles.OK, "sleepy")
     out = tmp_path / "t.json.gz"
-    runner = ChildProcessRunner(RunRequest(w, {"sleep_s": 0.05}, device="cpu", steps=200, out=str(out)),
-                                forward_stderr=False)
+    runner = ChildProcessRunner(
+        RunRequest(w, {"sleep_s": 0.05}, device="cpu", steps=200, out=str(out)),
+        forward_stderr=False,
+    )
     seen: list[Any] = []
     for e in runner:
         seen.append(e)
@@ -81,21 +93,31 @@ def test_cancel_a_child(tmp_path: Path) -> None:
     assert runner.proc is not None and runner.proc.returncode == 0
 
 
-def test_child_keeps_the_callers_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_child_keeps_the_callers_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NCCL_NVLS_ENABLE", "0")
-    src = ("import os\n"
-           "def env(device):\n"
-           "    assert os.environ.get('NCCL_NVLS_ENABLE') == '0', 'NCCL_NVLS_ENABLE was dropped'\n")
+    src = (
+        "import os\n"
+        "def env(device):\n"
+        "    assert os.environ.get('NCCL_NVLS_ENABLE') == '0', 'NCCL_NVLS_ENABLE was dropped'\n"
+    )
     w = user(tmp_path, src, "env")
-    events = list(ChildProcessRunner(RunRequest(w, device="cpu", steps=1, profile=False), forward_stderr=False))
+    events = list(
+        ChildProcessRunner(
+            RunRequest(w, device="cpu", steps=1, profile=False), forward_stderr=False
+        )
+    )
     assert isinstance(events[-1], Finished)
     assert os.environ["NCCL_NVLS_ENABLE"] == "0"
 
 
 def test_child_killed_from_outside(tmp_path: Path) -> None:
     w = user(tmp_path, userfiles.OK, "sleepy")
-    runner = ChildProcessRunner(RunRequest(w, {"sleep_s": 0.05}, device="cpu", steps=500, profile=False),
-                                forward_stderr=False)
+    runner = ChildProcessRunner(
+        RunRequest(w, {"sleep_s": 0.05}, device="cpu", steps=500, profile=False),
+        forward_stderr=False,
+    )
     seen: list[Any] = []
     for e in runner:
         seen.append(e)

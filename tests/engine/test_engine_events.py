@@ -50,9 +50,15 @@ def test_round_trip(event: object) -> None:
 
 def test_wire_form_type_first_none_omitted_schema_on_started() -> None:
     obj = json.loads(encode_event(StepTimed(3, "vmap", 1.0, None, False)))
-    assert list(obj)[0] == "type" and obj["type"] == "StepTimed"
+    assert next(iter(obj)) == "type" and obj["type"] == "StepTimed"
     assert "gpu_ms" not in obj
-    assert obj == {"type": "StepTimed", "step": 3, "label": "vmap", "wall_ms": 1.0, "profiled": False}
+    assert obj == {
+        "type": "StepTimed",
+        "step": 3,
+        "label": "vmap",
+        "wall_ms": 1.0,
+        "profiled": False,
+    }
     started = json.loads(encode_event(EXAMPLES[0]))
     assert started["schema"] == 1
     assert "schema" not in json.loads(encode_event(Progress(0, 1)))
@@ -71,8 +77,10 @@ def test_decode_ignores_unknown_fields_and_refuses_bad_lines() -> None:
     with pytest.raises(EventDecodeError, match="unknown event type"):
         decode_event('{"type": "Nope"}')
     with pytest.raises(EventDecodeError, match="schema 2"):
-        decode_event('{"type": "Started", "schema": 2, "workload": "x", "params": {}, '
-                     '"device": "cpu", "devices": [], "torch_version": "1"}')
+        decode_event(
+            '{"type": "Started", "schema": 2, "workload": "x", "params": {}, '
+            '"device": "cpu", "devices": [], "torch_version": "1"}'
+        )
     with pytest.raises(EventDecodeError, match="Progress"):
         decode_event('{"type": "Progress", "step": 1}')
     with pytest.raises(EventDecodeError, match="not JSON"):
@@ -86,7 +94,12 @@ def test_writer_makes_trace_paths_relative_inside_its_folder(tmp_path: Path) -> 
     path = folder / "events.jsonl"
     write_events(
         path,
-        [EXAMPLES[0], TraceReady(str(inside)), Failed("x", "", str(outside)), Cancelled(str(inside))],
+        [
+            EXAMPLES[0],
+            TraceReady(str(inside)),
+            Failed("x", "", str(outside)),
+            Cancelled(str(inside)),
+        ],
     )
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert lines[0]["schema"] == 1
@@ -115,3 +128,14 @@ def test_read_events_names_the_bad_line(tmp_path: Path) -> None:
     path.write_text(encode_event(Progress(0, 1)) + "\n\n" + '{"type": "Bad"}\n')
     with pytest.raises(EventDecodeError, match=r"e\.jsonl:3"):
         list(read_events(path))
+
+
+def test_finished_result_trace_is_relative_too(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    trace = tmp_path / "t.json.gz"
+    write_events(path, [Finished({"trace": str(trace), "x": 1}), Finished({"trace": None})])
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines[0]["result"] == {"trace": "t.json.gz", "x": 1}
+    assert lines[1]["result"] == {"trace": None}
+    replay = list(read_events(path))
+    assert replay[0] == Finished({"trace": str(trace), "x": 1})

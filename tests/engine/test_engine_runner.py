@@ -88,7 +88,11 @@ def test_trace_holds_profiled_steps_only(tmp_path: Path) -> None:
     assert labels == sorted(["for_loop", "vectorized", "vmap", "dataparallel_function"])
     evs = trace_events(out)
     (loop,) = [e for e in evs if e.get("name", "").startswith("gpuviz/for_loop#")]
-    pows = [e for e in evs if e.get("name") == "aten::pow" and loop["ts"] <= e["ts"] <= loop["ts"] + loop["dur"]]
+    pows = [
+        e
+        for e in evs
+        if e.get("name") == "aten::pow" and loop["ts"] <= e["ts"] <= loop["ts"] + loop["dur"]
+    ]
     assert len(pows) == 7  # one per element in the profiled for loop
 
 
@@ -137,7 +141,11 @@ def test_failure_in_the_profiled_step_writes_a_partial_trace(tmp_path: Path) -> 
 
 def test_failure_in_warm_up_has_no_trace(tmp_path: Path) -> None:
     w = user(tmp_path, userfiles.FAILING, "fails")
-    events = list(Runner(RunRequest(w, {"fail_at": 1}, device="cpu", steps=1, out=str(tmp_path / "t.json.gz"))))
+    events = list(
+        Runner(
+            RunRequest(w, {"fail_at": 1}, device="cpu", steps=1, out=str(tmp_path / "t.json.gz"))
+        )
+    )
     assert isinstance(events[-1], Failed) and events[-1].partial_trace_path is None
     assert not (tmp_path / "t.json.gz").exists()
 
@@ -181,7 +189,9 @@ def test_wrong_result_fails_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "b gave a wrong result: got 2" in events[-1].error
 
 
-def test_attempt_that_fails_is_an_outcome_not_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_attempt_that_fails_is_an_outcome_not_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mod = tmp_path / "attemptplan.py"
     mod.write_text(
         "from gpuviz.workloads.base import Plan, Strategy\n"
@@ -197,8 +207,13 @@ def test_attempt_that_fails_is_an_outcome_not_a_failure(tmp_path: Path, monkeypa
     events = list(Runner(RunRequest("att", device="cpu", steps=2, profile=False), spec=spec))
     assert isinstance(events[-1], Finished)
     by = {r["name"]: r for r in events[-1].result["strategies"]}
-    assert by["try"] == {"name": "try", "title": "try", "status": "failed", "reason": "why",
-                         "error": "AttributeError: no .to"}
+    assert by["try"] == {
+        "name": "try",
+        "title": "try",
+        "status": "failed",
+        "reason": "why",
+        "error": "AttributeError: no .to",
+    }
     assert [e.label for e in events if isinstance(e, StepTimed)] == ["ok", "ok"]
 
 
@@ -207,5 +222,7 @@ def test_default_trace_path() -> None:
 
     now = datetime(2026, 1, 2, 3, 4, 5)
     assert default_trace_path("loops", now=now) == Path("gpuviz-runs/loops-20260102-030405.json.gz")
-    assert default_trace_path("a/b/f.py:sq", now=now) == Path("gpuviz-runs/f-sq-20260102-030405.json.gz")
+    assert default_trace_path("a/b/f.py:sq", now=now) == Path(
+        "gpuviz-runs/f-sq-20260102-030405.json.gz"
+    )
     assert default_trace_path("ddp", True, now=now) == Path("gpuviz-runs/ddp-20260102-030405")

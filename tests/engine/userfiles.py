@@ -11,7 +11,7 @@ def sleepy(device, n: int = 4, sleep_s: float = 0.0):
 '''
 
 # Fails on its call number `fail_at` (1: the warm-up, 2: the profiled step, 3+: timed steps).
-FAILING = '''
+FAILING = """
 CALLS = [0]
 
 def fails(device, fail_at: int = 3, oom: bool = False):
@@ -23,10 +23,10 @@ def fails(device, fail_at: int = 3, oom: bool = False):
             torch.empty(1 << 50, dtype=torch.uint8, device=device)  # a petabyte: out of memory
         raise ValueError(f"boom on call {CALLS[0]}")
     return x.sum()
-'''
+"""
 
 # Kills its own process on call number `die_at`.
-DYING = '''
+DYING = """
 import os, signal
 CALLS = [0]
 
@@ -35,14 +35,14 @@ def dies(device, die_at: int = 3):
     print("a workload print on stdout must not break the event pipe")
     if CALLS[0] >= die_at:
         os.kill(os.getpid(), signal.SIGKILL)
-'''
+"""
 
 # Raises KeyboardInterrupt inside a step, as Ctrl-C does.
-INTERRUPTED = '''
+INTERRUPTED = """
 CALLS = [0]
 
 def interrupted(device, at: int = 3):
     CALLS[0] += 1
     if CALLS[0] >= at:
         raise KeyboardInterrupt
-'''
+"""

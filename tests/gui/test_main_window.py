@@ -322,3 +322,15 @@ def test_exports_write_readable_files(qtbot, main_window, data_dir, tmp_path):
             out = tmp_path / f"{name}.{suffix}"
             export_view(view, name, str(out))
             assert out.stat().st_size > 500, out
+
+
+def test_a_failed_export_says_so_without_blocking(qtbot, main_window, data_dir, tmp_path):
+    open_and_wait(qtbot, main_window, data_dir / "worker_thread.json.gz")
+    view = main_window.current_trace_view()
+    target = tmp_path / "no_such_folder" / "t.json.gz"
+    worker = main_window.export_trace(view, str(target))
+    qtbot.waitUntil(lambda: worker not in main_window._export_workers, timeout=LOAD_TIMEOUT_MS)
+    boxes = [b for b in main_window.findChildren(QMessageBox) if b.isVisible()]
+    assert len(boxes) == 1
+    assert str(target) in boxes[0].text()
+    boxes[0].accept()

@@ -450,3 +450,67 @@ def test_an_empty_trace_opens(make_timeline):
     assert w.search("x") == 0 and w.next_match() == -1
     w.select_range(0, 100)
     assert w.selected_range() == (0, 100) and "0 kernels" in w.info_text
+
+
+def test_typing_in_the_search_box_searches_after_a_pause(qtbot, synth_view):
+    w = synth_view
+    box = w.findChild(type(w._search))
+    want = int(
+        np.isin(
+            w.trace.slices.name,
+            [i for i, n in enumerate(w.trace.symbols.strings) if "sgemm" in n.lower()],
+        ).sum()
+    )
+    assert want > 0
+    qtbot.keyClicks(box, "sgemm")
+    assert len(w.match_rows()) == 0  # not yet: one search after typing stops
+    qtbot.waitUntil(lambda: len(w.match_rows()) == want, timeout=2000)
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert w.current_match() == 0 and w.selected_slice() == w.match_rows()[0]
+
+
+def test_highlighting_every_kernel_of_a_big_trace_stays_cheap(qtbot, make_timeline):
+    tr = make_trace(40_000, devices=1, streams=2, cpu_threads=1)
+    w = make_timeline(tr)
+    kern = np.flatnonzero(tr.slices.kind == Kind.KERNEL)
+    w.highlight_rows(kern)
+    rects = w._highlight_rects(w._highlight)
+    # One mark per pixel column and row at most, and every lane with kernels has marks.
+    assert 0 < len(rects) <= 2 * (w.canvas.width() + 1) + 100
+    lay = w.layout_rows
+    stream_rows = {int(r) for r in lay.rows_of(tr.slices.track[kern], tr.slices.depth[kern])}
+    ys = {int((y - 1 - AXIS_PX) // ROW_PX) for y in rects[:, 1]}
+    assert stream_rows <= ys
+    w.canvas.grab()
+
+
+def test_w_zooms_around_the_mouse_when_it_is_over_the_lanes(qtbot, synth_view):
+    w = synth_view
+    w.set_view_range(100_000, 300_000)
+    x = GUTTER_PX + 300
+    at = w.time_at_x(x)
+    qtbot.mouseMove(w.canvas, QPoint(x, AXIS_PX + 3 * ROW_PX))
+    qtbot.keyClick(w.canvas, Qt.Key.Key_W)
+    t0, t1 = w.view_range()
+    assert abs((t1 - t0) - 200_000 / ZOOM_STEP) <= 2
+    assert abs(w.time_at_x(x) - at) <= 2
+    assert abs((t0 + t1) / 2 - 200_000) > 1000  # not the centre
+
+
+def test_a_burst_of_view_changes_is_painted_once(qtbot, synth_view):
+    w = synth_view
+    _pump(60)
+    import time
+
+    from gpuviz.gui.timeline.qt_timeline import REDRAW_MS
+
+    before = w.paint_count
+    app = QApplication.instance()
+    t = time.perf_counter()
+    for i in range(40):  # a wheel burst: each event handled, then the loop goes on
+        w.set_view_range(1000 * i, 1000 * i + 400_000)
+        app.processEvents()
+    elapsed_ms = (time.perf_counter() - t) * 1000
+    _pump(80)
+    # At most one frame per redraw interval, however many events came in.
+    assert 1 <= w.paint_count - before <= elapsed_ms / REDRAW_MS + 2

@@ -22,6 +22,7 @@ from gpuviz.gui.views.qt_splits import QtSplitsView
 from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView, trace_end_ns
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Kind
 
 
 def _events(path: Path) -> list[dict]:
@@ -201,3 +202,76 @@ def test_a_failed_analysis_shows_in_its_view_only(qtbot, analyses_of):
     labels = [w.text() for w in view.kernels_view.findChildren(type(view.kernels_view.count_label))]
     assert any("could not be computed: boom" in t for t in labels)
     assert "Summary" in view.summary_view.text()
+
+
+def _click_slice(qtbot, timeline, row: int) -> None:
+    s = timeline.trace.slices
+    start, dur = int(s.start_ns[row]), int(s.dur_ns[row])
+    timeline.set_view_range(start - 4 * dur - 1000, start + 5 * dur + 1000)
+    qtbot.wait(60)  # the redraw timer
+    pos = timeline.slice_position(row)
+    assert pos is not None
+    with qtbot.waitSignal(timeline.sliceClicked, timeout=2000) as sig:
+        qtbot.mouseClick(timeline.canvas, Qt.MouseButton.LeftButton, pos=pos.toPoint())
+    assert sig.args == [row]
+
+
+def test_clicking_a_kernel_on_the_timeline_selects_its_row_in_the_kernels_view(
+    qtbot, analyses_of, data_dir
+):
+    name = "streams_overlap.json.gz"
+    events = _events(data_dir / name)
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    names = sorted({e["name"] for e in kernels})
+    assert len(names) >= 2
+    view = QtTraceView(analyses_of(name), "streams_overlap")
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    view.show()
+    view.set_view("timeline")
+    w = view.timeline
+    s, trace = w.trace.slices, w.trace
+
+    def first_row(kernel_name: str, cat: int = Kind.KERNEL) -> int:
+        return next(
+            r for r in range(len(s)) if s.kind[r] == cat and trace.name_of(r) == kernel_name
+        )
+
+    for kernel_name in names[:2]:
+        _click_slice(qtbot, w, first_row(kernel_name))
+        # Only that kernel's row is selected (a second click replaces the first)...
+        assert view.kernels_view.selected_names() == [kernel_name]
+        # ...and, as a selection in the table does, its slices are highlighted: as many as
+        # the file has kernel events of that name.
+        want = sum(1 for e in kernels if e["name"] == kernel_name)
+        got = w.highlighted_rows()
+        assert len(got) == want
+        assert {trace.name_of(int(r)) for r in got} == {kernel_name}
+
+    # A filter that hides the kernel is cleared so that its row can be selected.
+    view.kernels_view.filter_edit.setText("no kernel is called this")
+    assert view.kernels_view.proxy.rowCount() == 0
+    _click_slice(qtbot, w, first_row(names[0]))
+    assert view.kernels_view.filter_edit.text() == ""
+    assert view.kernels_view.selected_names() == [names[0]]
+
+    # A click on something that is not a kernel (a launch) leaves the table as it was.
+    launch = next(
+        e["name"] for e in events if e.get("cat") == "cuda_runtime" and "Launch" in e["name"]
+    )
+    _click_slice(qtbot, w, first_row(launch, Kind.RUNTIME))
+    assert view.kernels_view.selected_names() == [names[0]]
+
+
+def test_placeholder_timeline_signals_carry_64_bit_times(qtbot, analyses_of):
+    from gpuviz.gui.views.qt_timeline_slot import QtTimelinePlaceholder
+
+    w = QtTimelinePlaceholder(analyses_of("worker_thread.json.gz").trace, "test")
+    qtbot.addWidget(w)
+    far = 5 * 10**9 + 123  # 5 s in ns: past 2**31
+    with qtbot.waitSignal(w.viewRangeChanged) as sig:
+        w.set_view_range(far, far + 10**9)
+    assert sig.args == [far, far + 10**9]
+    with qtbot.waitSignal(w.rangeSelected) as sig:
+        w.select_range(far, 2 * far)
+    assert sig.args == [far, 2 * far]

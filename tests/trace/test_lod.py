@@ -321,10 +321,10 @@ def test_layout_groups_rank_device_stream_then_cpu_threads():
     assert labels == [
         "rank 0 · GPU 0",
         "rank 0 · GPU 1",
-        "rank 0 · CPU · pid 1000",
+        "rank 0 · CPU pid 1000",
         "rank 1 · GPU 0",
         "rank 1 · GPU 1",
-        "rank 1 · CPU · pid 1001",
+        "rank 1 · CPU pid 1001",
     ]
     t = tr.tracks
     first_gpu = layout.groups[0].tracks
@@ -453,3 +453,246 @@ def test_bench_lod_frame_1m():
     per_frame = (time.perf_counter() - t) / 10
     print(f"pyramid build {build:.2f} s, frame {per_frame * 1e3:.1f} ms")
     assert per_frame < 0.05
+
+
+def test_rows_of_matches_row_of_when_folded():
+    tr = make_trace(1_500, devices=2, streams=2, cpu_threads=2)
+    full = build_layout(tr)
+    cpu_group = next(i for i, g in enumerate(full.groups) if not g.gpu)
+    thread = next(t for t in full.groups[0].tracks)
+    for lay in (full, build_layout(tr, folded_groups=[cpu_group], folded_tracks=[thread])):
+        s = tr.slices
+        got = lay.rows_of(s.track, s.depth)
+        want = [lay.row_of(int(t), int(d)) for t, d in zip(s.track.tolist(), s.depth.tolist())]
+        assert got.tolist() == want
+        assert (got >= 0).all()
+
+
+def _one_lane_trace(iv):
+    """A trace of one GPU stream holding kernels at the given (start, dur) pairs."""
+    from gpuviz.trace.model import (
+        ArgsStore,
+        Flows,
+        Instants,
+        MemoryEvents,
+        Slices,
+        SymbolTable,
+        Trace,
+        Tracks,
+    )
+
+    iv = sorted(iv)
+    n = len(iv)
+    sym = SymbolTable(["k0", "k1", "k2", "stream 7"])
+    start = np.array([s for s, _ in iv], dtype=np.int64)
+    dur = np.array([d for _, d in iv], dtype=np.int64)
+    neg = np.full(n, -1, dtype=np.int64)
+    slices = Slices(
+        start_ns=start,
+        dur_ns=dur,
+        track=np.zeros(n, np.int32),
+        depth=np.zeros(n, np.int16),
+        name=(np.arange(n) % 3).astype(np.int32),
+        cat=np.zeros(n, np.int32),
+        kind=np.full(n, Kind.KERNEL, np.uint8),
+        correlation=neg,
+        external_id=neg,
+        bytes=neg,
+        args=np.full(n, -1, np.int32),
+    )
+    tracks = Tracks(
+        kind=np.array([TrackKind.GPU_STREAM], np.uint8),
+        rank=np.array([-1], np.int32),
+        device=np.array([0], np.int32),
+        stream=np.array([7]),
+        pid=np.array([0]),
+        tid=np.array([7]),
+        label=np.array([3], np.int32),
+    )
+    return Trace(
+        symbols=sym,
+        slices=slices,
+        tracks=tracks,
+        flows=Flows.empty(),
+        memory=MemoryEvents.empty(),
+        instants=Instants.empty(),
+        args=ArgsStore(),
+        ranks=[],
+    )
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    intervals,
+    st.integers(0, 150_000),
+    st.integers(50, 400_000),
+    st.integers(50, 2_000),
+)
+def test_frames_represent_every_slice_a_pixel_wide(iv, t0, span, width):
+    tr = _one_lane_trace(iv)
+    tl = TimelineLod(tr)
+    layout = build_layout(tr, depths=tl.depths)
+    row = layout.row_of(0, 0)
+    t1 = t0 + span
+    f = tl.frame(layout, [row], t0, t1, width)
+    px_ns = span / width
+    rects = np.concatenate(list(f.rects.values())) if f.rects else np.empty((0, 4))
+    spans = list(zip((rects[:, 0] * 1e3).tolist(), ((rects[:, 0] + rects[:, 2]) * 1e3).tolist()))
+    assert (rects[:, 2] * 1e3 >= px_ns * (1 - 1e-9)).all()  # nothing thinner than a pixel
+    tol = px_ns * 1e-6 + 1e-6
+    for s, d in iv:
+        lo, hi = max(s, t0), min(s + d, t1)
+        if hi - lo >= px_ns:  # at least a pixel of it is in view
+            assert _covered(lo + tol, hi - tol, spans), (s, d)
+    # Nothing is drawn where there is no slice within a bucket (plus the 1 px minimum width).
+    b = 1 << f.shift
+    grown = [(s - b - px_ns, s + d + b + px_ns) for s, d in iv]
+    for lo, hi in spans:
+        lo, hi = max(lo, t0), min(hi, t1)
+        if hi > lo:
+            assert _covered(lo + tol, hi - tol, grown), (lo, hi)
+
+
+@settings(max_examples=80, deadline=None)
+@given(intervals)
+def test_zoomed_in_fully_every_slice_is_drawn_as_itself(iv):
+    tr = _one_lane_trace([(s, max(d, 1)) for s, d in iv])
+    tl = TimelineLod(tr)
+    layout = build_layout(tr, depths=tl.depths)
+    t0 = 0
+    t1 = 240_000
+    f = tl.frame(layout, [0 if layout.kind[0] != RowKind.GROUP else 1], t0, t1, 2_000_000)
+    assert f.shift == 0  # 0.12 ns a pixel: every slice is at least 3 buckets long
+    rects = np.concatenate(list(f.rects.values()))
+    got = sorted(
+        zip(
+            (rects[:, 0] * 1e3).round(3).tolist(),
+            ((rects[:, 0] + rects[:, 2]) * 1e3).round(3).tolist(),
+        )
+    )
+    s = tr.slices
+    want = list(zip(s.start_ns.tolist(), s.end_ns.tolist()))
+    # Same-colour neighbours that touch or overlap are joined; every slice is inside one rect
+    # of its own colour and no rect reaches past its slices.
+    for a, e in want:
+        assert _covered(a, e, got)
+    for lo, hi in got:
+        assert _covered(lo + 1e-3, hi - 1e-3, [(a - 1e-3, e + 1e-3) for a, e in want])
+    assert len(got) <= len(want)
+
+
+def test_tracks_without_slices_get_no_row():
+    from gpuviz.trace.model import Tracks
+
+    tr = make_trace(500, devices=1, streams=1, cpu_threads=1)
+    t = tr.tracks
+    extra = Tracks(
+        kind=np.array([TrackKind.CPU_THREAD], np.uint8),
+        rank=np.array([-1], np.int32),
+        device=np.array([-1], np.int32),
+        stream=np.array([-1]),
+        pid=np.array([0]),
+        tid=np.array([0]),
+        label=np.array([t.label[0]], np.int32),
+    )
+    tr.tracks = Tracks.concat([t, extra])
+    tr._track_offsets = None
+    empty = len(tr.tracks) - 1
+    lay = build_layout(tr)
+    assert empty not in lay.track.tolist()
+    assert all(empty not in g.tracks for g in lay.groups)
+    assert len(lay.groups) == 2  # GPU 0 and the launching process; no group for pid 0
+    full = build_layout(tr, show_empty=True)
+    assert empty in full.track.tolist() and len(full.groups) == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# the panning window cache and the pixel rasterizer
+
+
+def _pixels(f, width):
+    """A frame painted into one row of pixels: colour key + 1 per pixel, 0 where empty."""
+    parts = [(k, a) for k, a in f.rects.items() if len(a)]
+    if not parts:
+        return np.zeros(width, dtype=np.uint32)
+    buf = np.concatenate([a for _, a in parts])
+    keys = np.concatenate([np.full(len(a), k + 1) for k, a in parts]).astype(np.uint32)
+    px_us = (f.t1_ns - f.t0_ns) * 1e-3 / f.width_px
+    x0 = (buf[:, 0] - f.t0_ns * 1e-3) / px_us
+    return lod.raster_rows(x0, x0 + buf[:, 2] / px_us, np.zeros(len(buf), int), keys, 1, width)[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    intervals,
+    st.integers(0, 150_000),
+    st.integers(50, 400_000),
+    st.integers(50, 1_000),
+    st.lists(st.floats(-1.2, 1.2), min_size=1, max_size=4),
+)
+def test_panned_frames_from_the_window_cache_equal_fresh_ones(iv, t0, span, width, pans):
+    tr = _one_lane_trace(iv)
+    cached = TimelineLod(tr)
+    layout = build_layout(tr, depths=cached.depths)
+    row = layout.row_of(0, 0)
+    cached.frame(layout, [row], t0, t0 + span, width)
+    for p in pans:
+        a = t0 + int(p * span)
+        got = cached.frame(layout, [row], a, a + span, width)
+        want = TimelineLod(tr).frame(layout, [row], a, a + span, width)
+        assert got.shift == want.shift
+        assert _pixels(got, width).tolist() == _pixels(want, width).tolist(), (a, p)
+
+
+def test_small_pans_are_served_from_the_window_cache(synth):
+    tl = TimelineLod(synth)
+    layout = build_layout(synth, depths=tl.depths)
+    rows = _all_track_rows(layout)
+    end = int(synth.slices.end_ns.max())
+    span = end // 20
+    tl.frame(layout, rows, end // 2, end // 2 + span, 1000)
+    assert tl.window_hits == 0
+    tl.frame(layout, rows, end // 2 + span // 10, end // 2 + span + span // 10, 1000)
+    assert tl.window_hits == len(rows)
+    # Another level (zoomed out 4×) is a new query.
+    tl.frame(layout, rows, end // 4, end // 4 + 4 * span, 1000)
+    assert tl.window_hits == len(rows)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-30, 130, allow_nan=False),
+            st.floats(0, 60, allow_nan=False),
+            st.integers(-1, 3),
+        ),
+        max_size=40,
+    ),
+    st.integers(1, 100),
+)
+def test_raster_rows_paints_like_a_fill_in_order(spans, width):
+    import math
+
+    n_rows = 3
+    want = [[0] * width for _ in range(n_rows)]
+    for i, (x, w, r) in enumerate(spans):
+        if not 0 <= r < n_rows:
+            continue
+        # A pixel is painted when its centre is inside; a span paints at least one pixel.
+        cells = [c for c in range(width) if x <= c + 0.5 < x + w]
+        first = math.ceil(x - 0.5)
+        if not any(x <= c + 0.5 < x + w for c in range(first, first + 1)):
+            cells = [first] if 0 <= first < width else []
+        for c in cells:
+            want[r][c] = i + 1
+    got = lod.raster_rows(
+        [x for x, _, _ in spans],
+        [x + w for x, w, _ in spans],
+        [r for _, _, r in spans],
+        np.arange(1, len(spans) + 1, dtype=np.uint32),
+        n_rows,
+        width,
+    )
+    assert got.shape == (n_rows, width)
+    assert got.tolist() == want

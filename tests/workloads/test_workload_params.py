@@ -21,7 +21,12 @@ DECL = [
 
 def test_defaults_fill_in() -> None:
     assert parse_params(DECL, []) == {
-        "n": 10, "lr": 0.5, "pinned": True, "name": "x", "dtype": "float32", "sizes": [1, 2]
+        "n": 10,
+        "lr": 0.5,
+        "pinned": True,
+        "name": "x",
+        "dtype": "float32",
+        "sizes": [1, 2],
     }
 
 
@@ -95,7 +100,11 @@ def test_a_declaration_with_a_bad_default_is_refused() -> None:
 
 def test_to_json() -> None:
     j = DECL[4].to_json()
-    assert j["type"] == "choice" and j["choices"] == ["float32", "bfloat16"] and j["default"] == "float32"
+    assert (
+        j["type"] == "choice"
+        and j["choices"] == ["float32", "bfloat16"]
+        and j["default"] == "float32"
+    )
     assert DECL[0].to_json()["min"] == 1 and DECL[0].to_json()["max"] == 1000
 
 
@@ -115,7 +124,9 @@ def other(x):
 '''
 
 
-def test_params_from_source_reads_without_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_params_from_source_reads_without_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     f = tmp_path / "user.py"
     f.write_text(USER)

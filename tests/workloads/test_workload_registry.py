@@ -76,22 +76,40 @@ PLUGIN_SPEC = WorkloadSpec(
 
 def test_entry_point_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
     eps = [
-        SimpleNamespace(name="plugfn", value="m:f", dist=SimpleNamespace(name="pkg"), load=lambda: _plugin_function),
-        SimpleNamespace(name="plugged", value="m:S", dist=SimpleNamespace(name="pkg"), load=lambda: PLUGIN_SPEC),
-        SimpleNamespace(name="loops", value="m:L", dist=SimpleNamespace(name="pkg"),
-                        load=lambda: WorkloadSpec(name="loops", title="impostor")),
+        SimpleNamespace(
+            name="plugfn",
+            value="m:f",
+            dist=SimpleNamespace(name="pkg"),
+            load=lambda: _plugin_function,
+        ),
+        SimpleNamespace(
+            name="plugged", value="m:S", dist=SimpleNamespace(name="pkg"), load=lambda: PLUGIN_SPEC
+        ),
+        SimpleNamespace(
+            name="loops",
+            value="m:L",
+            dist=SimpleNamespace(name="pkg"),
+            load=lambda: WorkloadSpec(name="loops", title="impostor"),
+        ),
     ]
 
     def broken() -> None:
         raise ImportError("boom")
 
-    eps.append(SimpleNamespace(name="broken", value="m:b", dist=SimpleNamespace(name="bad"), load=broken))
+    eps.append(
+        SimpleNamespace(name="broken", value="m:b", dist=SimpleNamespace(name="bad"), load=broken)
+    )
     import importlib.metadata
 
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: eps if group == "gpuviz.workloads" else [])
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group: eps if group == "gpuviz.workloads" else []
+    )
     specs = registry.all_workloads()
     assert specs["plugfn"].kind == "function"
-    assert [(p.name, p.kind, p.default) for p in specs["plugfn"].params] == [("n", "int", 3), ("name", "str", "a")]
+    assert [(p.name, p.kind, p.default) for p in specs["plugfn"].params] == [
+        ("n", "int", 3),
+        ("name", "str", "a"),
+    ]
     assert specs["plugged"].source == "plugin:pkg"
     assert specs["loops"].source == "builtin"  # a plugin never replaces a built-in
     assert "broken" not in specs

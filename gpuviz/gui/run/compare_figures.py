@@ -29,7 +29,9 @@ class FigureRow:
     @property
     def ratio(self) -> float | None:
         """``b / a`` (None when ``a`` is 0 or missing)."""
-        return None if self.a in (None, 0) or self.b is None else self.b / self.a  # type: ignore[operator]
+        if self.a is None or self.a == 0 or self.b is None:
+            return None
+        return self.b / self.a
 
 
 def _sum(items: list[dict[str, Any]], key: str) -> float | None:
@@ -58,7 +60,7 @@ def summary_figures(summary: dict[str, Any] | None) -> dict[str, tuple[str, floa
         "copies": ("", _sum(streams, "memcpy")),
         "bytes copied": ("B", _sum(streams, "memcpy_bytes")),
         "GPU busy (sum of devices)": ("µs", _sum(devices, "busy_us")),
-        "utilization (mean of devices)": ("", sum(util) / len(util) if util else None),
+        "utilization (mean of devices)": ("%", 100 * sum(util) / len(util) if util else None),
         "peak allocated": ("B", _max(memory, "peak_allocated_bytes")),
         "peak reserved": ("B", _max(memory, "peak_reserved_bytes")),
         "compute/copy overlap": ("µs", overlap.get("compute_copy_us")),
@@ -99,7 +101,9 @@ def figure_rows(
     ra, rb = result_figures(result_a), result_figures(result_b)
     for name in [*ra, *(n for n in rb if n not in ra)]:
         unit = (ra.get(name) or rb.get(name))[0]  # type: ignore[index]
-        rows.append(FigureRow(name, unit, _f(ra.get(name, ("", None))[1]), _f(rb.get(name, ("", None))[1])))
+        rows.append(
+            FigureRow(name, unit, _f(ra.get(name, ("", None))[1]), _f(rb.get(name, ("", None))[1]))
+        )
     return rows
 
 

@@ -38,6 +38,10 @@ class Column:
         self._data[self._n] = value
         self._n += 1
 
+    def truncate(self, n: int) -> None:
+        """Keep the first ``n`` values."""
+        self._n = max(0, min(n, self._n))
+
     def view(self) -> npt.NDArray[Any]:
         """The values so far (a view: valid until the next append)."""
         return self._data[: self._n]
@@ -182,6 +186,17 @@ class LiveRun:
         cols = self.memory.get(device)
         if cols is None:
             cols = self.memory[device] = MemoryColumns()
+        if not from_app:
+            # An engine sample that was delayed (the child's GIL was held) replaces the app's
+            # stand-in readings after its time, so the curve never runs backwards.
+            n = len(cols)
+            while n and cols.from_app.view()[n - 1] and cols.t_s.view()[n - 1] >= t_s:
+                n -= 1
+            if n != len(cols):
+                for c in (cols.t_s, cols.rss_bytes, cols.allocated_bytes, cols.reserved_bytes):
+                    c.truncate(n)
+                cols.nvml_used_bytes.truncate(n)
+                cols.from_app.truncate(n)
         cols.t_s.append(float(t_s))
         cols.rss_bytes.append(_num(rss_bytes))
         cols.allocated_bytes.append(_num(allocated_bytes))

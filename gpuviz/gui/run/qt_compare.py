@@ -30,17 +30,24 @@ from PySide6.QtWidgets import (
 from gpuviz.gui.run.compare_figures import FigureRow, StrategyRow, figure_rows, strategy_rows
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, make_plot_widget
 
+ALIGN_REACH = 1.2
+"""How far past its own end a compared timeline is shown, at most (its own limit is 1.25)."""
+
 
 def fmt_ms(v: float | None) -> str:
-    """A duration given in ms, in a readable unit."""
+    """A duration given in ms, in a readable unit (negative ones keep their sign)."""
     if v is None or not math.isfinite(v):
         return "–"
+    if v < 0:
+        return "-" + fmt_ms(-v)
     if v >= 1000:
-        return f"{v / 1000:.2f} s"
+        return f"{v / 1000:.3g} s"
     if v >= 1:
         return f"{v:.3g} ms"
     if v >= 1e-3:
         return f"{v * 1000:.3g} µs"
+    if v == 0:
+        return "0"
     return f"{v * 1e6:.3g} ns"
 
 
@@ -54,12 +61,25 @@ def fmt_value(v: float | None, unit: str) -> str:
                 return f"{v / size:.2f} {name}"
         return f"{v:.0f} B"
     if unit == "µs":
-        return fmt_ms(v / 1000) if abs(v) >= 1 or v == 0 else f"{v:.3g} µs"
+        return fmt_ms(v / 1000)
+    if unit == "%":
+        return f"{v:.1f}%"
     if unit == "ms":
         return fmt_ms(v)
     if float(v).is_integer():
         return f"{int(v):,}"
     return f"{v:.3g}"
+
+
+def fmt_speedup(v: float | None) -> str:
+    """``1,175×``, ``27.4×``, ``1.00×``."""
+    if v is None or not math.isfinite(v):
+        return ""
+    if v >= 100:
+        return f"{v:,.0f}×"
+    if v >= 10:
+        return f"{v:.1f}×"
+    return f"{v:.2f}×"
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
@@ -120,12 +140,13 @@ class QtStrategyComparison(QWidget):
 
     def strategy_names(self) -> list[str]:
         """The strategies listed, in run order (skipped and failed ones included)."""
-        return [self.table.item(i, 0).text() for i in range(self.table.rowCount())]
+        items = [self.table.item(i, 0) for i in range(self.table.rowCount())]
+        return [it.text() for it in items if it is not None]
 
     def _update_table(self) -> None:
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
-            speed = "" if r.speedup is None else f"{r.speedup:.3g}×"
+            speed = fmt_speedup(r.speedup)
             time_text = "" if r.time_ms is None else f"{fmt_ms(r.time_ms)} ({r.time_kind})"
             cells = [
                 r.name,
@@ -144,6 +165,8 @@ class QtStrategyComparison(QWidget):
                 if r.status != "ok":
                     it.setForeground(Qt.GlobalColor.darkGray)
                 self.table.setItem(i, j, it)
+        # Launch counts come from CUDA traces only: no empty column on the CPU.
+        self.table.setColumnHidden(4, all(r.launches is None for r in self.rows))
 
     def _update_chart(self) -> None:
         item = self.plot.getPlotItem()
@@ -172,7 +195,7 @@ class QtStrategyComparison(QWidget):
             if r.time_ms is not None and r.time_ms > 0:
                 text = f"{r.name}  {fmt_ms(r.time_ms)}"
                 if r.speedup is not None:
-                    text += f"  ·  {r.speedup:.3g}×"
+                    text += f"  ·  {fmt_speedup(r.speedup)}"
                 x = lo + widths[i]
             else:
                 text = f"{r.name}: {r.status}" + (f" ({r.note[:40]})" if r.note else "")
@@ -216,9 +239,12 @@ class QtRunComparison(QWidget):
         self.a, self.b = a, b
         self.end_ns = max(int(a.end_ns), int(b.end_ns), 1)
         self.timelines = [make_timeline(a.trace, self), make_timeline(b.trace, self)]
-        self._syncing = False
+        # The range each timeline was last set to from here: its own (deferred) echo of that
+        # change must not be sent back, or two traces of different lengths, each clamping the
+        # range to its own, would pull each other off their start.
+        self._set_here: dict[int, tuple[int, int]] = {}
         for tl, other in zip(self.timelines, reversed(self.timelines)):
-            tl.viewRangeChanged.connect(lambda t0, t1, o=other: self._on_range(o, t0, t1))
+            tl.viewRangeChanged.connect(lambda t0, t1, s=tl, o=other: self._on_range(s, o, t0, t1))
         self.rows: list[FigureRow] = figure_rows(
             _summary_json(a), _summary_json(b), result_a, result_b
         )
@@ -227,9 +253,9 @@ class QtRunComparison(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for i, r in enumerate(self.rows):
-            ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"
+            ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"  # a ratio, not a speedup
             delta = "" if r.delta is None else fmt_value(r.delta, r.unit)
             if r.delta is not None and r.delta > 0:
                 delta = "+" + delta
@@ -242,7 +268,9 @@ class QtRunComparison(QWidget):
             box = QWidget()
             v = QVBoxLayout(box)
             v.setContentsMargins(0, 0, 0, 0)
-            lab = QLabel(f"<b>{tag}</b>: {view.title}  <span style='color:#666'>{view.source}</span>")
+            lab = QLabel(
+                f"<b>{tag}</b>: {view.title}  <span style='color:#666'>{view.source}</span>"
+            )
             v.addWidget(lab)
             v.addWidget(tl, 1)
             panes.addWidget(box)
@@ -252,22 +280,24 @@ class QtRunComparison(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(panes)
         self.resize(1400, 900)
-        for tl in self.timelines:
-            tl.set_view_range(0, self.end_ns)
+        # Both start at their first event, on one time scale where the timelines allow it: a
+        # timeline keeps its view within about 1.25x its own length, so a much shorter trace
+        # shows all of itself instead.
+        for tl, view in zip(self.timelines, (a, b)):
+            tl.set_view_range(0, initial_end_ns(self.end_ns, int(view.end_ns)))
+            self._set_here[id(tl)] = tuple(int(v) for v in tl.view_range())  # type: ignore[assignment]
 
     def figure_names(self) -> list[str]:
         """The figures in the delta table, in order."""
         return [r.name for r in self.rows]
 
-    def _on_range(self, other: Any, t0: int, t1: int) -> None:
-        if self._syncing:
-            return
-        self._syncing = True
-        try:
-            if tuple(other.view_range()) != (int(t0), int(t1)):
-                other.set_view_range(int(t0), int(t1))
-        finally:
-            self._syncing = False
+    def _on_range(self, source: Any, other: Any, t0: int, t1: int) -> None:
+        if self._set_here.get(id(source)) == (int(t0), int(t1)):
+            return  # the echo of a range set from here
+        self._set_here.pop(id(source), None)
+        if tuple(other.view_range()) != (int(t0), int(t1)):
+            other.set_view_range(int(t0), int(t1))
+            self._set_here[id(other)] = tuple(int(v) for v in other.view_range())  # type: ignore[assignment]
 
     def closeEvent(self, event: Any) -> None:
         # The timelines' level-of-detail threads must stop before their widgets go.
@@ -276,6 +306,11 @@ class QtRunComparison(QWidget):
             if stop is not None:
                 stop()
         super().closeEvent(event)
+
+
+def initial_end_ns(longest_ns: int, own_ns: int) -> int:
+    """The end of a compared timeline's first view: the longer trace's end, within reach."""
+    return int(min(longest_ns, own_ns * ALIGN_REACH))
 
 
 def _summary_json(view: Any) -> dict[str, Any] | None:

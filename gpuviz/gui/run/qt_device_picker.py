@@ -132,7 +132,9 @@ class QtDevicePicker(QWidget):
 
     changed = Signal()
 
-    def __init__(self, gpus: Sequence[GpuInfo] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, gpus: Sequence[GpuInfo] | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._live = gpus is None
         self.gpus: list[GpuInfo] = list(query_gpus() if gpus is None else gpus)

@@ -1,6 +1,6 @@
 """The dialog of a failed run: the message, an expandable traceback, and where the partial trace is.
 
-It is not modal (:meth:`QtFailureDialog.open` returns at once): the app stays usable, and the
+It is shown without modality (``show()``): the app stays usable, and the
 partial trace opens in a tab behind it.
 """
 

@@ -8,12 +8,19 @@ so a burst of events costs one redraw, and a quiet run costs nothing.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpuviz.gui.run.live_buffers import LiveRun
 from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
@@ -21,6 +28,8 @@ from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
 REDRAW_INTERVAL_MS = 33
 """About 30 Hz."""
 
+_MEMORY_ORDER = ["RSS", "allocated", "reserved", "NVML used"]
+_MEMORY_STYLE = {"RSS": "—", "allocated": "—", "reserved": "- -", "NVML used": "···"}
 _DASH = Qt.PenStyle.DashLine
 _DOT = Qt.PenStyle.DotLine
 
@@ -33,6 +42,12 @@ def _fmt_ms(v: float) -> str:
     if v >= 1:
         return f"{v:.2f} ms"
     return f"{v * 1000:.1f} µs"
+
+
+def _set_text(label: QLabel, text: str) -> None:
+    # The memory plot redraws ~20 times a second; its legend rarely changes.
+    if label.text() != text:
+        label.setText(text)
 
 
 class QtLivePlots(QWidget):
@@ -57,6 +72,8 @@ class QtLivePlots(QWidget):
 
         self.status = QLabel("No run yet. Pick a workload and press Run.")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Its text changes with every step: keep its size from re-laying out the dock.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -68,19 +85,22 @@ class QtLivePlots(QWidget):
         item.setLogMode(False, True)
         item.setLabel("bottom", "step")
         item.setLabel("left", "ms")
-        self.step_legend = item.addLegend(offset=(-4, 4), labelTextSize="8pt")
+        self.step_legend = QLabel()
         self._wall_items: dict[str, pg.PlotDataItem] = {}
         self._gpu_items: dict[str, pg.PlotDataItem] = {}
-        self._profiled_item = pg.ScatterPlotItem(
-            size=13, pen=pg.mkPen("#888", width=1.2), brush=None, symbol="o"
+        # Profiled steps are drawn apart from their strategy's line: the profiler slows them,
+        # so joining them to the timed steps would draw a slope that is not there.
+        self._profiled_item = pg.ScatterPlotItem(size=11, pen=pg.mkPen("#555", width=1.2))
+        self._profiled_gpu_item = pg.ScatterPlotItem(
+            size=11, pen=pg.mkPen("#555", width=1.2), symbol="t"
         )
         item.addItem(self._profiled_item)
-        self._profiled_in_legend = False
+        item.addItem(self._profiled_gpu_item)
 
         self.memory_plot = make_plot_widget("Memory per device")
         mitem = self.memory_plot.getPlotItem()
         mitem.setLabel("bottom", "s since start")
-        self.memory_legend = mitem.addLegend(offset=(-4, 4), labelTextSize="8pt")
+        self.memory_legend = QLabel()
         self._memory_items: dict[tuple[str, str], pg.PlotDataItem] = {}
         self._memory_unit = ""
 
@@ -90,15 +110,34 @@ class QtLivePlots(QWidget):
         self._split_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
         sitem.addItem(self._split_bars)
         self._split_texts: list[pg.TextItem] = []
-        self.split_plot.setVisible(False)
 
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
         top.addWidget(self.progress)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for w in (self.step_plot, self.memory_plot, self.split_plot):
-            w.setMinimumSize(220, 150)
-            self.splitter.addWidget(w)
+        # Legends go under the plots, as text: drawn inside, they hid the points of short plots.
+        for legend in (self.step_legend, self.memory_legend):
+            legend.setWordWrap(True)
+            legend.setStyleSheet("color: #222; font-size: 8pt;")
+            legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        for plot, legend in (
+            (self.step_plot, self.step_legend),
+            (self.memory_plot, self.memory_legend),
+            (self.split_plot, None),
+        ):
+            plot.setMinimumSize(220, 150)
+            box = QWidget()
+            v = QVBoxLayout(box)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.setSpacing(2)
+            v.addWidget(plot, 1)
+            if legend is not None:
+                v.addWidget(legend)
+            self.splitter.addWidget(box)
+            if plot is self.split_plot:
+                self._split_box = box
+        self._split_box.setVisible(False)  # shown once a DataParallel split comes
+        self.setMinimumHeight(240)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -115,8 +154,7 @@ class QtLivePlots(QWidget):
         self._drawn = dict.fromkeys(self._drawn, -1)
         self._clear()
         if run is not None:
-            self.timer.start()
-            self._on_tick()
+            self.timer.start()  # the first tick draws it; Run itself stays short
         else:
             self.timer.stop()
 
@@ -126,16 +164,18 @@ class QtLivePlots(QWidget):
         self.timer.stop()
 
     def step_points(self) -> int:
-        """How many step points (wall times) the step plot shows."""
-        return sum(len(it.xData) for it in self._wall_items.values() if it.xData is not None)
+        """How many step points (wall times) the step plot shows, profiled ones included."""
+        lines = sum(len(it.xData) for it in self._wall_items.values() if it.xData is not None)
+        return lines + len(self._profiled_item.data)
 
     def gpu_points(self) -> int:
         """How many GPU-time points the step plot shows."""
-        return sum(
+        lines = sum(
             int(np.isfinite(it.yData).sum())
             for it in self._gpu_items.values()
             if it.yData is not None
         )
+        return lines + len(self._profiled_gpu_item.data)
 
     def memory_curves(self) -> dict[tuple[str, str], int]:
         """``(device, what) -> points`` of each memory curve (``what``: rss, allocated...)."""
@@ -173,18 +213,20 @@ class QtLivePlots(QWidget):
             self.step_plot.getPlotItem().removeItem(it)
         self._wall_items.clear()
         self._gpu_items.clear()
-        self.step_legend.clear()
-        self._profiled_item.setData([], [])
-        self._profiled_in_legend = False
+        self.step_legend.setText("")
+        for scatter in (self._profiled_item, self._profiled_gpu_item):
+            if scatter.data.size:
+                scatter.setData([], [])
         for it in self._memory_items.values():
             self.memory_plot.getPlotItem().removeItem(it)
         self._memory_items.clear()
-        self.memory_legend.clear()
-        self._split_bars.setOpts(x=[], height=[])
+        self.memory_legend.setText("")
+        if not self._split_box.isHidden():
+            self._split_bars.setOpts(x=[], height=[])
         for t in self._split_texts:
             self.split_plot.getPlotItem().removeItem(t)
         self._split_texts.clear()
-        self.split_plot.setVisible(False)
+        self._split_box.setVisible(False)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
 
@@ -209,13 +251,16 @@ class QtLivePlots(QWidget):
         self.status.setText(" — ".join(parts))
 
     def _update_steps(self, run: LiveRun) -> None:
+        if not run.steps_timed and not self._wall_items:
+            return
         item = self.step_plot.getPlotItem()
         x = run.step_index.view()
         wall = run.wall_ms.view()
         gpu = run.gpu_ms.view()
         lid = run.label_id.view()
+        prof = run.profiled.view().astype(bool)
         for k, label in enumerate(run.labels):
-            mask = lid == k
+            mask = (lid == k) & ~prof
             c = color(k)
             w = self._wall_items.get(label)
             if w is None:
@@ -246,14 +291,32 @@ class QtLivePlots(QWidget):
                     item.addItem(gi)
                     self._gpu_items[label] = gi
                 gi.setData(x[mask].astype(np.float64), g)
-        prof = run.profiled.view().astype(bool)
         if prof.any():
-            self._profiled_item.setData(x[prof].astype(np.float64), np.log10(wall[prof]))
-            if not self._profiled_in_legend:
-                self.step_legend.addItem(self._profiled_item, "profiled (slowed)")
-                self._profiled_in_legend = True
+            px = x[prof].astype(np.float64)
+            brushes = [pg.mkBrush(color(int(k))) for k in lid[prof]]
+            # ScatterPlotItem is not told of the log axis: it takes log10 values.
+            self._profiled_item.setData(px, np.log10(wall[prof]), brush=brushes)
+            pg_ok = np.isfinite(gpu[prof])
+            if pg_ok.any():
+                gbrushes = [b for b, ok in zip(brushes, pg_ok) if ok]
+                self._profiled_gpu_item.setData(
+                    px[pg_ok], np.log10(gpu[prof][pg_ok]), brush=gbrushes
+                )
+        _set_text(
+            self.step_legend,
+            "  ".join(
+                f"<span style='color:{color(k).name()}'>●</span>&nbsp;{label}"
+                for k, label in enumerate(run.labels)
+            )
+            + "<br><span style='color:#555'>— wall"
+            + ("&nbsp;&nbsp;- - ▲ GPU" if self._gpu_items else "")
+            + ("&nbsp;&nbsp;◉ profiled step (slowed by the profiler)" if prof.any() else "")
+            + "</span>",
+        )
 
     def _update_memory(self, run: LiveRun) -> None:
+        if not run.memory:
+            return  # nothing yet: leave the empty plot as it is (no relayout, no repaint)
         item = self.memory_plot.getPlotItem()
         peak = 0.0
         for cols in run.memory.values():
@@ -289,12 +352,27 @@ class QtLivePlots(QWidget):
                     item.addItem(it)
                     self._memory_items[key] = it
                 it.setData(t, getattr(cols, field).view() / scale)
+        devices = list(run.memory)
+        whats = sorted({w for _, w in self._memory_items}, key=_MEMORY_ORDER.index)
+        _set_text(
+            self.memory_legend,
+            "  ".join(
+                f"<span style='color:{color(i).name()}'>■</span>&nbsp;{d}"
+                for i, d in enumerate(devices)
+            )
+            + "<br><span style='color:#555'>"
+            + "&nbsp;&nbsp;".join(f"{_MEMORY_STYLE[w]} {w}" for w in whats)
+            + "</span>",
+        )
 
     def _update_splits(self, run: LiveRun) -> None:
         step = run.latest_split_step()
         if step is None:
             return
-        self.split_plot.setVisible(True)
+        if self._split_box.isHidden():
+            self._split_box.setVisible(True)
+            w = max(self.splitter.width(), 900)
+            self.splitter.setSizes([int(w * 0.37), int(w * 0.37), int(w * 0.26)])
         devices = run.split_devices()
         bars = {b.device: b for b in run.splits[step]}
         x = np.arange(len(devices), dtype=np.float64)
@@ -303,7 +381,7 @@ class QtLivePlots(QWidget):
             x=x, height=rows, width=0.6, brushes=[color(i) for i in range(len(devices))]
         )
         item = self.split_plot.getPlotItem()
-        item.setTitle(f"DataParallel split, step {step}", color="#222", size="11pt")
+        item.setTitle(f"DataParallel split · step {step}", color="#222", size="10pt")
         ax = item.getAxis("bottom")
         ax.setTicks([[(float(i), d) for i, d in enumerate(devices)]])
         for t in self._split_texts:

@@ -28,10 +28,11 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QMainWindow,
     QMenu,
+    QScrollArea,
     QTabWidget,
-    QWidget,
 )
 
 from gpuviz.errors import BadInputError
@@ -43,11 +44,14 @@ from gpuviz.gui.run.qt_run_worker import QtRunWorker, make_source
 from gpuviz.gui.run.qt_workload_panel import QtWorkloadPanel
 
 SETTINGS_PREFIX = "run/"
-PROBE_INTERVAL_MS = 50
+PROBE_INTERVAL_MS = 40
 """How often the app reads a child's RSS itself while the child sends no memory sample."""
-PROBE_GAP_S = 0.1
+PROBE_GAP_S = 0.075
 """A child silent for this long (its GIL held by the profiler's export) gets app-read samples."""
+PROBE_SPACING_S = 0.035
+"""At most one app-read sample per this many seconds (about the engine's own 20 Hz)."""
 SHUTDOWN_WAIT_MS = 10_000
+START_DELAY_MS = 40
 EVENTS_SUFFIX = ".events.jsonl"
 
 
@@ -112,7 +116,9 @@ class QtRunController(QObject):
         gpus: list[Any] | None = None,
     ) -> None:
         super().__init__(window)
-        self.window = window
+        self.window: Any = window
+        self.panel_dock: Any = None
+        self.live_dock: Any = None
         self.settings = window.settings
         self.runs_dir = Path(runs_dir) if runs_dir is not None else Path("gpuviz-runs")
         self.panel = QtWorkloadPanel(gpus)
@@ -134,6 +140,7 @@ class QtRunController(QObject):
         self.failure_dialog: QtFailureDialog | None = None
         self.comparisons: list[QtRunComparison] = []
         self._writer: Any = None
+        self._writer_path: Path | None = None
         self._pending_trace: str | None = None
         self._started_at = 0.0
         self._last_probe_t_s = -1.0
@@ -160,7 +167,8 @@ class QtRunController(QObject):
         Parameters
         ----------
         request : dict, optional
-            ``RunRequest`` fields; default: what the panel shows.
+            ``RunRequest`` fields; default: what the panel shows. An extra ``events`` key
+            names the file the event stream is saved to (default: beside the trace).
         executor : {"child", "thread"}, optional
             Default: the child process for profiled runs, the in-thread Runner for
             unprofiled ones.
@@ -174,6 +182,7 @@ class QtRunController(QObject):
             req = dict(request) if request is not None else self.panel.request()
         except BadInputError as exc:
             return self._refuse(f"Cannot run: {exc}")
+        events_override = req.pop("events", None)  # gpuviz run --gui --events E.jsonl
         req.setdefault("params", {})
         req.setdefault("steps", 5)
         req.setdefault("profile", True)
@@ -185,7 +194,9 @@ class QtRunController(QObject):
             folder = self.runs_dir.resolve()
             folder.mkdir(parents=True, exist_ok=True)
             req["out"] = str(_stamp_name(folder, req["workload"], multi_process))
-        if req.get("out"):
+        if events_override:
+            events_file = Path(events_override)
+        elif req.get("out"):
             events_file = _events_path(Path(req["out"]))
         self.save_settings()
         label = f"{req['workload']} on {req.get('device') or 'default device'}"
@@ -242,10 +253,9 @@ class QtRunController(QObject):
         self.bottom.setCurrentIndex(0)
         self.bottom.setTabEnabled(1, False)
         self._writer = None
-        if events_file is not None:
-            from gpuviz.engine.events import EventWriter
-
-            self._writer = EventWriter(events_file)
+        # Opened on the first event: by then the worker thread has imported the engine's
+        # events module (its dataclasses cost ~30 ms to build, too long for the GUI thread).
+        self._writer_path = events_file
         self._started_at = time.monotonic()
         self._last_probe_t_s = -1.0
         worker = QtRunWorker(make, label, self)
@@ -256,7 +266,10 @@ class QtRunController(QObject):
         self.panel.set_running(True)
         if request is not None:
             self.runStarted.emit(dict(request))
-        worker.start()
+        # Start the thread once the panel has repainted: its first work is importing the
+        # engine, and a GUI thread that paints while another thread imports trades the GIL
+        # every 5 ms (measured: a 90-170 ms stall right after Run, 40 ms without).
+        QTimer.singleShot(START_DELAY_MS, worker.start)
 
     # -- worker signals ---------------------------------------------------------------------
     def _on_event(self, event: Any) -> None:
@@ -268,6 +281,11 @@ class QtRunController(QObject):
             # Align the app's clock on the child's: its t_s count from Started.
             self._started_at = time.monotonic()
         live.apply(event)
+        if self._writer is None and self._writer_path is not None:
+            from gpuviz.engine.events import EventWriter
+
+            self._writer = EventWriter(self._writer_path)
+            self._writer_path = None
         if self._writer is not None:
             try:
                 self._writer.write(event)
@@ -285,11 +303,18 @@ class QtRunController(QObject):
         # While the child's profiler export holds its GIL, the child sends no memory sample for
         # seconds; the run's RSS is still readable from here, so the plot stays live.
         live, worker = self.live, self.worker
-        if live is None or worker is None or not live.workload or live.device != "cpu":
+        if (
+            live is None
+            or worker is None
+            or not live.workload
+            or live.device != "cpu"
+            or live.terminal is not None  # the run is over; the child is only exiting
+        ):
             return
         t_s = time.monotonic() - self._started_at
-        newest = max(live.last_engine_sample_t_s, self._last_probe_t_s)
-        if t_s - newest < PROBE_GAP_S:
+        if t_s - live.last_engine_sample_t_s < PROBE_GAP_S:
+            return  # the engine's own samples are coming
+        if t_s - self._last_probe_t_s < PROBE_SPACING_S:
             return
         pid = worker.child_pid()
         if pid is None:
@@ -299,6 +324,8 @@ class QtRunController(QObject):
 
             rss = int(psutil.Process(pid).memory_info().rss)
         except Exception:
+            return
+        if rss <= 0:  # a process that is exiting
             return
         self._last_probe_t_s = t_s
         live.add_memory("cpu", t_s, rss, from_app=True)
@@ -353,7 +380,9 @@ class QtRunController(QObject):
             if self.window.modal_errors:
                 dialog = QtFailureDialog(title, end.error, end.traceback, trace, self.window)
                 self.failure_dialog = dialog
-                dialog.open()
+                # show(), not open()/exec(): a modal dialog would lock the window until closed.
+                dialog.setModal(False)
+                dialog.show()
             else:
                 print(f"gpuviz run: {title} failed: {end.error}", file=sys.stderr)
                 if end.traceback:
@@ -469,7 +498,9 @@ class QtRunController(QObject):
 
     def _on_replay_menu(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.window, "Replay a recorded event stream", str(self.runs_dir),
+            self.window,
+            "Replay a recorded event stream",
+            str(self.runs_dir),
             "Event streams (*.jsonl);;All files (*)",
         )
         if path:
@@ -558,9 +589,10 @@ class QtRunController(QObject):
             win.close()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Close:
+        win: Any = self.window
+        if watched is win and event.type() == QEvent.Type.Close:
             self.shutdown()
-            if self.window.remember_recent:  # not in screenshot mode
+            if getattr(win, "remember_recent", True):  # not in screenshot mode
                 self.save_layout()
                 self.save_settings()
         return False
@@ -573,7 +605,7 @@ def _resolved(path: str) -> str:
 def _find_menu(bar: Any, name: str) -> QMenu | None:
     for a in bar.actions():
         if a.text().replace("&", "") == name and a.menu() is not None:
-            return a.menu()  # type: ignore[no-any-return]
+            return a.menu()
     return None
 
 
@@ -601,8 +633,21 @@ def install_run_panel(
     """
     ctl = QtRunController(window, runs_dir, gpus)
     w: Any = window
-    ctl.panel_dock = w.add_dock(ctl.panel, Qt.DockWidgetArea.LeftDockWidgetArea, "Run")
+    # The panel scrolls rather than forcing the window taller than the screen, and takes the
+    # bottom-left corner, so the live plots sit under the trace tabs only.
+    scroll = QScrollArea()
+    scroll.setObjectName("run_panel_scroll")
+    scroll.setWidget(ctl.panel)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setMinimumWidth(ctl.panel.minimumSizeHint().width() + 16)
+    window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+    ctl.panel_dock = w.add_dock(scroll, Qt.DockWidgetArea.LeftDockWidgetArea, "Run")
     ctl.live_dock = w.add_dock(ctl.bottom, Qt.DockWidgetArea.BottomDockWidgetArea, "Live run")
+    # Room for the live plots below the trace tabs (a restored layout overrides this).
+    window.resizeDocks([ctl.live_dock], [330], Qt.Orientation.Vertical)
+    window.resizeDocks([ctl.panel_dock], [300], Qt.Orientation.Horizontal)
     ctl.install_menus()
     if restore:
         ctl.restore_settings(layout=True)
@@ -612,7 +657,3 @@ def install_run_panel(
 
 
 __all__ = ["QtRunController", "install_run_panel"]
-
-
-def _unused(_: QWidget) -> None:  # keep QWidget imported for type readers
-    return None

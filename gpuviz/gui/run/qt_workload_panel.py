@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -98,6 +99,8 @@ class QtWorkloadPanel(QWidget):
 
         self.list = QListWidget()
         self.list.setAlternatingRowColors(True)
+        self.list.setMinimumHeight(130)  # the seven built-ins without scrolling
+        self.list.setMaximumHeight(190)
         self.list.currentItemChanged.connect(self._on_current_changed)
         self.add_file_button = QPushButton("Add file…")
         self.add_file_button.setToolTip(
@@ -141,6 +144,11 @@ class QtWorkloadPanel(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A fixed height: a message of another length must not re-lay out the whole window
+        # (measured: 50 ms on the GUI thread each time, with the plots docked).
+        self.message.setFixedHeight(self.message.fontMetrics().lineSpacing() * 4 + 4)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
 
         wl_box = QGroupBox("Workload")
         v = QVBoxLayout(wl_box)
@@ -174,7 +182,7 @@ class QtWorkloadPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(wl_box, 2)
+        layout.addWidget(wl_box)
         layout.addWidget(form_box)
         layout.addWidget(run_box)
         layout.addLayout(buttons)

@@ -29,7 +29,7 @@ class QtLodWorker(QThread):
     Signals
     -------
     progress(int, int)
-        Slices done and in all; emitted at most every 50 ms, from the worker thread.
+        Slices done and in all; emitted at most every 200 ms, from the worker thread.
     built()
         All keys are built (not emitted when interrupted).
     """
@@ -51,7 +51,7 @@ class QtLodWorker(QThread):
             if self.isInterruptionRequested():
                 return
             now = time.monotonic()
-            if now - last > 0.05:
+            if now - last > 0.2:
                 last = now
                 self.progress.emit(done, total)
         self.built.emit()

@@ -20,8 +20,13 @@ Interface (other views and the main window rely on it; keep it stable)
     correlation) is highlighted and linked by an arrow, and for a launch its GPU work.
 ``fold_group(index, folded)``, ``fold_track(track, folded)``, ``layout``
     Lane folding; ``layout`` is the current :class:`gpuviz.trace.lod.Layout`.
-``wait_ready()`` (tests, benchmarks), ``lod_ready`` (bool)
-    Whether every level-of-detail pyramid has been built.
+``wait_ready()`` (tests, benchmarks), ``lod_ready`` (bool), ``stop_worker()``
+    Whether every level-of-detail pyramid has been built; stop the builder thread (``close()``
+    does it, and so does the widget's destruction).
+``describe_slice(row)``, ``info_text``, ``canvas``, ``slice_position(row)``, ``x_of_time(t)``,
+``time_at_x(x)``, ``current_match()``, ``current_frame()``
+    Hover text, the info line, the painted child widget and its coordinates (for tests and
+    screenshots).
 Signals (ints are ns relative to the trace zero; declared ``qlonglong`` because ns overflow
 32 bits): ``rangeSelected(int, int)``, ``sliceClicked(int)`` (slice row),
 ``viewRangeChanged(int, int)`` (rate-limited to the redraw timer), ``lodProgress(int, int)``.
@@ -50,7 +55,6 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QBrush,
     QColor,
     QFont,
     QFontMetrics,
@@ -76,11 +80,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.gui.qt_draw import draw_rects
+from gpuviz.gui.qt_draw import argb_image, draw_rects, premultiplied_argb
 from gpuviz.gui.timeline.palette import colour_table
 from gpuviz.gui.timeline.qt_lod_worker import QtLodWorker
 from gpuviz.gui.timeline.timefmt import format_at, format_ns, ticks
-from gpuviz.trace.lod import Frame, Layout, RowKind, TimelineLod, build_layout, id_text
+from gpuviz.trace.lod import (
+    ROW_HEIGHT,
+    Frame,
+    Layout,
+    RowKind,
+    TimelineLod,
+    build_layout,
+    id_text,
+    raster_rows,
+)
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, KIND_CATEGORIES, Kind, Trace, TrackKind
 
 GUTTER_PX = 210
@@ -286,14 +299,14 @@ class QtTimeline(QWidget):
         self._layout_version = 0
         self._lod_version = 0
         self._colours = colour_table()
-        self._brushes = [QBrush(c) for c in self._colours]
+        self._argb = premultiplied_argb(self._colours)
         margin = self._end_ns * 0.01
         self._t0, self._t1 = -margin, self._end_ns + margin
         self._scroll_px = 0.0
         self._mouse: QPointF | None = None
         self._frame: Frame | None = None
         self._frame_key: tuple[Any, ...] | None = None
-        self._px_cache: tuple[tuple[Any, ...], list[tuple[int, np.ndarray]]] | None = None
+        self._px_cache: tuple[tuple[Any, ...], QImage, float, np.ndarray] | None = None
         self._highlight = _rows_sorted_by_start(trace, [])
         self._highlight_rows = np.empty(0, dtype=np.int64)
         self._matches = _rows_sorted_by_start(trace, [])
@@ -307,8 +320,11 @@ class QtTimeline(QWidget):
         self._last_emitted: tuple[int, int] | None = None
         self._gpu_corr_index: dict[str, np.ndarray] | None = None
         self.last_paint_ms = 0.0
+        self.paint_count = 0  # frames painted (tests check that redraws are coalesced)
         self._static: tuple[tuple[Any, ...], QImage] | None = None
+        self._ready_rows = -1
         self._elided: dict[tuple[int, int], str] = {}
+        self._hl_cache: dict[int, tuple[tuple[Any, ...], np.ndarray]] = {}
 
         self._font = QFont(self.font())
         self._font.setPointSizeF(max(self._font.pointSizeF() - 1, 7.5))
@@ -324,6 +340,11 @@ class QtTimeline(QWidget):
         self._search.setPlaceholderText("Search slices by name…")
         self._search.setClearButtonEnabled(True)
         self._search.returnPressed.connect(self._on_search_enter)
+        # Typing searches after a pause, not on each key: a search scans every slice's name.
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(250)
+        self._search_timer.timeout.connect(lambda: self.search(self._search.text()))
         self._search.textChanged.connect(self._on_search_text)
         self._prev_btn = QToolButton(self)
         self._prev_btn.setText("◀")
@@ -670,7 +691,18 @@ class QtTimeline(QWidget):
     def _on_lod_progress(self, done: int, total: int) -> None:
         self._progress = (done, total)
         self.lodProgress.emit(done, total)
-        self._lod_version += 1
+        # Recompute the frame only when a visible row became drawable: while a big row builds,
+        # a repaint just redraws the cached frame and the progress note (the GUI thread shares
+        # the GIL and the CPUs with the worker, so every frame skipped keeps it responsive).
+        groups = self._layout.groups
+        ready = sum(
+            1
+            for r in self._visible_rows()
+            if (k := self._layout.sources[r]) is not None and self._lod.is_ready(k, groups)
+        )
+        if ready != self._ready_rows:
+            self._ready_rows = ready
+            self._lod_version += 1
         self._request_redraw()
 
     def _on_worker_finished(self) -> None:
@@ -758,9 +790,12 @@ class QtTimeline(QWidget):
             self._match_label.setText(f"{n:,} matches" if n != 1 else "1 match")
 
     def _on_search_text(self, text: str) -> None:
-        self.search(text)
+        self._search_timer.start()
 
     def _on_search_enter(self) -> None:
+        if self._search_timer.isActive():
+            self._search_timer.stop()
+            self.search(self._search.text())
         self.next_match()
 
     # -- info line, tooltips ---------------------------------------------------------------------
@@ -932,21 +967,50 @@ class QtTimeline(QWidget):
                 self._start_worker()
         return self._frame
 
-    def _pixel_rects(self, frame: Frame) -> list[tuple[int, np.ndarray]]:
+    def _slice_layer(self, frame: Frame) -> tuple[QImage, float]:
+        # The slices of the visible rows as one image, and the y where it goes. Painting a
+        # frame's rectangles one by one costs a fill call per scan line in Qt's raster engine
+        # (10+ ms for the ~20k rectangles of a real 1M-kernel trace's full view); one row of
+        # pixels per lane painted in numpy, copied down the lane's height, costs about
+        # pixels × lanes however many rectangles there are. Cached per view, like the frame.
         key = (self._frame_key, self._scroll_px, self._canvas.height())
         if self._px_cache is not None and self._px_cache[0] == key:
-            return self._px_cache[1]
-        sx = self._area_width() / ((self._t1 - self._t0) * 1e-3)
-        dx = GUTTER_PX - self._t0 * 1e-3 * sx
-        dy = AXIS_PX - self._scroll_px
-        out = []
-        scale = np.array([sx, ROW_PX, sx, ROW_PX])
-        shift = np.array([dx, dy, 0.0, 0.0])
-        for k, arr in frame.rects.items():
-            px = arr * scale + shift
-            out.append((k, px))
-        self._px_cache = (key, out)
-        return out
+            return self._px_cache[1], self._px_cache[2]
+        rows = self._visible_rows()
+        n_rows = max(len(rows), 1)
+        width = self._area_width()
+        parts = [(k, arr) for k, arr in frame.rects.items() if len(arr)]
+        if parts:
+            buf = np.concatenate([arr for _, arr in parts])
+            lut = self._argb
+            keys = np.concatenate(
+                [
+                    np.full(len(arr), k if 0 <= k < len(lut) else 0, dtype=np.int64)
+                    for k, arr in parts
+                ]
+            )
+            sx = width / ((self._t1 - self._t0) * 1e-3)
+            x0 = (buf[:, 0] - self._t0 * 1e-3) * sx
+            lines = raster_rows(
+                x0,
+                x0 + buf[:, 2] * sx,
+                np.floor(buf[:, 1]).astype(np.int64) - rows.start,
+                lut[keys],
+                n_rows,
+                width,
+            )
+        else:
+            lines = np.zeros((n_rows, width), dtype=np.uint32)
+        # Each lane: transparent gap, its row of pixels repeated over the bar's height, gap.
+        top = round((1.0 - ROW_HEIGHT) / 2 * ROW_PX)
+        bottom = round((1.0 + ROW_HEIGHT) / 2 * ROW_PX)
+        pix = np.zeros((n_rows, ROW_PX, width), dtype=np.uint32)
+        pix[:, top:bottom, :] = lines[:, None, :]
+        pix = pix.reshape(n_rows * ROW_PX, width)
+        img = argb_image(pix)
+        y = AXIS_PX + rows.start * ROW_PX - self._scroll_px
+        self._px_cache = (key, img, y, pix)  # pix: the image's pixels, kept alive with it
+        return img, y
 
     def _static_layer(self, w: int, h: int) -> QImage:
         # Background, row bands and lane labels change only on scroll, resize or fold: draw
@@ -954,7 +1018,9 @@ class QtTimeline(QWidget):
         key = (w, h, self._scroll_px, self._layout_version, self.devicePixelRatioF())
         if self._static is not None and self._static[0] == key:
             return self._static[1]
-        img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
+        dpr = self.devicePixelRatioF()
+        img = QImage(round(w * dpr), round(h * dpr), QImage.Format.Format_ARGB32_Premultiplied)
+        img.setDevicePixelRatio(dpr)
         img.fill(QColor("#ffffff"))
         p = QPainter(img)
         try:
@@ -982,6 +1048,7 @@ class QtTimeline(QWidget):
 
     def _paint(self, p: QPainter, w: int, h: int) -> None:
         t_start = time.perf_counter()
+        self.paint_count += 1
         p.drawImage(0, 0, self._static_layer(w, h))
         area = QRectF(GUTTER_PX, AXIS_PX, w - GUTTER_PX, h - AXIS_PX)
         # Own light grid (pyqtgraph's showGrid is too slow on every pan frame).
@@ -995,9 +1062,8 @@ class QtTimeline(QWidget):
         p.save()
         p.setClipRect(area)
         p.setPen(_NO_PEN)
-        for k, px in self._pixel_rects(frame):
-            p.setBrush(self._brushes[k] if 0 <= k < len(self._brushes) else self._brushes[0])
-            draw_rects(p, px)
+        img, y = self._slice_layer(frame)
+        p.drawImage(QPointF(GUTTER_PX, y), img)
         self._paint_pending(p, frame, w)
         self._paint_labels(p, frame)
         self._paint_highlights(p, self._highlight, QColor("#ff8c00"), 2)
@@ -1013,14 +1079,18 @@ class QtTimeline(QWidget):
             return
         done, total = self._progress
         msg = "building level of detail…" + (f" {done / total:.0%}" if total else "")
-        p.setBrush(QBrush(QColor("#d5d9de"), Qt.BrushStyle.BDiagPattern))
+        # A plain band: a hatched brush costs tens of ms across a wide window.
+        p.setBrush(QColor("#eceef1"))
+        p.setPen(_NO_PEN)
+        ys = [AXIS_PX + r * ROW_PX - self._scroll_px for r in frame.pending_rows]
+        draw_rects(
+            p,
+            np.array([(GUTTER_PX, y + 2, w - GUTTER_PX, ROW_PX - 4) for y in ys], dtype=np.float64),
+        )
         p.setFont(self._font)
-        for r in frame.pending_rows:
-            y = AXIS_PX + r * ROW_PX - self._scroll_px
-            p.setPen(_NO_PEN)
-            p.drawRect(QRectF(GUTTER_PX, y + 1, w - GUTTER_PX, ROW_PX - 2))
-            p.setPen(QColor("#6b7280"))
-            p.drawText(QRectF(GUTTER_PX + 6, y, 300, ROW_PX), _VCENTER, msg)
+        p.setPen(QColor("#6b7280"))
+        for y in ys:
+            p.drawText(QPointF(GUTTER_PX + 6, y + self._baseline), msg)
 
     def _paint_labels(self, p: QPainter, frame: Frame) -> None:
         n = len(frame.label_rows)
@@ -1056,11 +1126,7 @@ class QtTimeline(QWidget):
         s = self.trace.slices
         tracks = s.track[rows]
         depths = np.maximum(s.depth[rows], 0)
-        disp = np.fromiter(
-            (self._layout.row_of(int(t), int(d)) for t, d in zip(tracks.tolist(), depths.tolist())),
-            dtype=np.int64,
-            count=len(rows),
-        )
+        disp = self._layout.rows_of(tracks, depths)
         sx = self._area_width() / (self._t1 - self._t0)
         x = GUTTER_PX + (s.start_ns[rows] - self._t0) * sx
         wpx = np.maximum(s.dur_ns[rows] * sx, 2.0)
@@ -1070,73 +1136,116 @@ class QtTimeline(QWidget):
     def _paint_highlights(
         self, p: QPainter, hl: tuple[Any, ...], colour: QColor, width: int
     ) -> None:
+        rects = self._highlight_rects(hl)
+        if len(rects):
+            p.setBrush(_NO_BRUSH)
+            p.setPen(QPen(colour, width))
+            draw_rects(p, rects)
+
+    def _highlight_rects(self, hl: tuple[Any, ...]) -> np.ndarray:
+        # Outlines of highlighted slices in view, in pixels; cached per view like the frame.
+        key = (
+            id(hl),
+            self._t0,
+            self._t1,
+            self._scroll_px,
+            self._canvas.width(),
+            self._canvas.height(),
+            self._layout_version,
+        )
+        got = self._hl_cache.get(id(hl))
+        if got is not None and got[0] == key:
+            return got[1]
         rows, s, e, reach = hl
-        if len(rows) == 0:
-            return
+        out = np.empty((0, 4), dtype=np.float64)
         i1 = int(np.searchsorted(s, self._t1, side="left"))
         i0 = min(int(np.searchsorted(reach, self._t0, side="right")), i1)
         vis = rows[i0:i1][e[i0:i1] > self._t0]
-        if len(vis) == 0:
-            return
-        if len(vis) > HIGHLIGHT_MAX:
-            # One mark per pixel column is all that can be seen.
-            sx = self._area_width() / (self._t1 - self._t0)
-            col = ((self.trace.slices.start_ns[vis] - self._t0) * sx).astype(np.int64)
-            key = col * (len(self.trace.tracks) + 1) + self.trace.slices.track[vis]
-            order = np.argsort(key, kind="stable")
-            key = key[order]
-            vis = vis[order][np.concatenate(([True], key[1:] != key[:-1]))]
-        x, wpx, y, disp = self._rows_px(vis)
-        ok = (disp >= 0) & (y > AXIS_PX - ROW_PX) & (y < self._canvas.height())
-        x0 = np.maximum(x[ok], GUTTER_PX - 4)
-        x1 = np.minimum(x[ok] + wpx[ok], self._canvas.width() + 4)
-        rect = np.stack(
-            [x0, y[ok] + 1, np.maximum(x1 - x0, 2.0), np.full(len(x0), ROW_PX - 2.0)], axis=1
-        )
-        p.setBrush(_NO_BRUSH)
-        p.setPen(QPen(colour, width))
-        draw_rects(p, np.ascontiguousarray(rect))
+        if len(vis):
+            x, wpx, y, disp = self._rows_px(vis)
+            ok = (disp >= 0) & (y > AXIS_PX - ROW_PX) & (y < self._canvas.height())
+            x, wpx, y, disp = x[ok], wpx[ok], y[ok], disp[ok]
+            narrow = wpx < 3
+            if len(x) > HIGHLIGHT_MAX and narrow.any():
+                # Past a few thousand marks only one per pixel column and row can be seen:
+                # mark an occupancy grid (no sort), keep wide slices as they are.
+                n_cols = self._canvas.width() + 1
+                col = np.clip(x[narrow], 0, n_cols - 1).astype(np.int64)
+                d0 = int(disp[narrow].min())
+                rowpos = disp[narrow] - d0
+                grid = np.zeros((int(rowpos.max()) + 1) * n_cols, dtype=bool)
+                grid[rowpos * n_cols + col] = True
+                cells = np.flatnonzero(grid)
+                cy = AXIS_PX + (cells // n_cols + d0) * ROW_PX - self._scroll_px
+                x = np.concatenate([(cells % n_cols).astype(np.float64), x[~narrow]])
+                wpx = np.concatenate([np.full(len(cells), 2.0), wpx[~narrow]])
+                y = np.concatenate([cy.astype(np.float64), y[~narrow]])
+            x0 = np.maximum(x, GUTTER_PX - 4)
+            x1 = np.minimum(x + wpx, self._canvas.width() + 4)
+            out = np.ascontiguousarray(
+                np.stack(
+                    [x0, y + 1, np.maximum(x1 - x0, 2.0), np.full(len(x0), ROW_PX - 2.0)], axis=1
+                )
+            )
+        self._hl_cache[id(hl)] = (key, out)
+        return out
 
     def _paint_selection(self, p: QPainter) -> None:
         if self._selected < 0:
             return
         sel = np.asarray([self._selected], dtype=np.int64)
         x, wpx, y, disp = self._rows_px(sel)
-        if disp[0] < 0:
-            return
         p.setBrush(_NO_BRUSH)
-        p.setPen(QPen(QColor("#111111"), 2))
-        p.drawRect(
-            QRectF(max(x[0], GUTTER_PX - 4), y[0] + 0.5, min(max(wpx[0], 3.0), 1e5), ROW_PX - 1)
-        )
-        if len(self._linked) == 0:
+        if disp[0] >= 0:
+            p.setPen(QPen(QColor("#111111"), 2))
+            self._outline(p, x[0], wpx[0], y[0])
+        if len(self._linked) == 0 or disp[0] < 0:
             return
         lx, lw, ly, ld = self._rows_px(self._linked[:50])
         p.setPen(QPen(QColor("#d1242f"), 2))
+        gpu = int(self.trace.slices.kind[self._selected]) in GPU_ACTIVITY_KINDS
         for i in range(len(lx)):
             if ld[i] < 0:
                 continue
             p.setBrush(_NO_BRUSH)
-            p.drawRect(
-                QRectF(
-                    max(lx[i], GUTTER_PX - 4), ly[i] + 0.5, min(max(lw[i], 3.0), 1e5), ROW_PX - 1
-                )
-            )
-            # The arrow goes from the launch to the GPU work it started.
-            if int(self.trace.slices.kind[self._selected]) in GPU_ACTIVITY_KINDS:
-                a = QPointF(lx[i] + min(lw[i], 1e5), ly[i] + ROW_PX / 2)
+            self._outline(p, lx[i], lw[i], ly[i])
+            # The arrow goes from the end of the launch to the start of the GPU work.
+            if gpu:
+                a = QPointF(lx[i] + lw[i], ly[i] + ROW_PX / 2)
                 b = QPointF(x[0], y[0] + ROW_PX / 2)
             else:
-                a = QPointF(x[0] + min(wpx[0], 1e5), y[0] + ROW_PX / 2)
+                a = QPointF(x[0] + wpx[0], y[0] + ROW_PX / 2)
                 b = QPointF(lx[i], ly[i] + ROW_PX / 2)
             self._arrow(p, a, b)
 
+    def _outline(self, p: QPainter, x: float, w: float, y: float) -> None:
+        # Only the visible part: an off-screen slice must not leave a box at the edge.
+        x0, x1 = max(x, GUTTER_PX - 4.0), min(x + max(w, 3.0), self._canvas.width() + 4.0)
+        if x1 > x0:
+            p.drawRect(QRectF(x0, y + 0.5, x1 - x0, ROW_PX - 1))
+
     def _arrow(self, p: QPainter, a: QPointF, b: QPointF) -> None:
-        lim = 1e5
-        a = QPointF(min(max(a.x(), -lim), lim), a.y())
-        b = QPointF(min(max(b.x(), -lim), lim), b.y())
-        p.drawLine(a, b)
-        ang = math.atan2(b.y() - a.y(), b.x() - a.x())
+        # Cut the segment to a box a little larger than the canvas, keeping its slope (far-off
+        # coordinates upset the rasterizer); draw the head only when the end is on screen.
+        lo, hi = GUTTER_PX - 50.0, self._canvas.width() + 50.0
+        ax, ay, bx, by = a.x(), a.y(), b.x(), b.y()
+        if (ax < lo and bx < lo) or (ax > hi and bx > hi):
+            return
+
+        def cut(px: float, py: float, qx: float, qy: float) -> tuple[float, float]:
+            if px < lo or px > hi:
+                edge = lo if px < lo else hi
+                t = (edge - qx) / (px - qx) if px != qx else 0.0
+                return edge, qy + (py - qy) * t
+            return px, py
+
+        ax, ay = cut(ax, ay, bx, by)
+        bx2, by2 = cut(bx, by, ax, ay)
+        p.drawLine(QPointF(ax, ay), QPointF(bx2, by2))
+        if (bx2, by2) != (bx, by):
+            return
+        b = QPointF(bx, by)
+        ang = math.atan2(by - ay, bx - ax)
         head = QPolygonF(
             [
                 b,

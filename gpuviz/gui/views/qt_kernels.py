@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -220,13 +221,32 @@ class QtKernelsView(QWidget):
         return [str(self.model.rows[r].get("name")) for r in rows]
 
     def select_name(self, name: str) -> bool:
-        """Select the row of kernel ``name``; returns whether it was found."""
+        """Select (only) the row of kernel ``name`` and scroll to it; returns whether it was
+        found. A filter that hides it is cleared."""
+        r = self._proxy_row_of(name)
+        if r < 0 and self.proxy.filterRegularExpression().pattern():
+            if not any(str(row.get("name")) == name for row in self.model.rows):
+                return False
+            self.filter_edit.clear()  # textChanged clears the proxy's filter
+            r = self._proxy_row_of(name)
+        if r < 0:
+            return False
+        idx = self.proxy.index(r, 0)
+        # Not selectRow: with extended selection it honours held modifier keys (and adds).
+        flags = (
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.table.selectionModel().select(idx, flags)
+        self.table.scrollTo(idx)
+        return True
+
+    def _proxy_row_of(self, name: str) -> int:
         for r in range(self.proxy.rowCount()):
             idx = self.proxy.index(r, 0)
             if self.proxy.data(idx, Qt.ItemDataRole.ToolTipRole) == name:
-                self.table.selectRow(r)
-                return True
-        return False
+                return r
+        return -1
 
     def slice_rows(self, names: list[str]) -> np.ndarray:
         """Slice rows of the kernels with these names."""

@@ -27,9 +27,11 @@ class QtTimelinePlaceholder(QWidget):
         Why the real Timeline is not shown.
     """
 
-    rangeSelected = Signal(int, int)
-    sliceClicked = Signal(int)
-    viewRangeChanged = Signal(int, int)
+    # "qlonglong", as QtTimeline declares them: times are ns, which overflow Signal(int)'s
+    # 32 bits past 2.1 s, and slice rows of big traces can pass 2**31 too.
+    rangeSelected = Signal("qlonglong", "qlonglong")
+    sliceClicked = Signal("qlonglong")
+    viewRangeChanged = Signal("qlonglong", "qlonglong")
 
     def __init__(self, trace: Trace, reason: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -14,6 +14,7 @@ from gpuviz.gui.views.qt_memory import QtMemoryView
 from gpuviz.gui.views.qt_splits import QtSplitsView
 from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
+from gpuviz.trace.model import Kind
 
 VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
@@ -71,14 +72,14 @@ class QtTraceView(QWidget):
         # Each view is built the first time it is shown (or asked for): a pyqtgraph plot costs
         # tens of ms to create, and building all five at once would stall the GUI thread.
         self._widgets: dict[str, QWidget] = {}
-        self._pages: dict[str, QWidget] = {}
+        self._page_layouts: dict[str, QVBoxLayout] = {}
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         for name in VIEWS:
             page = QWidget()
             page_layout = QVBoxLayout(page)
             page_layout.setContentsMargins(0, 0, 0, 0)
-            self._pages[name] = page
+            self._page_layouts[name] = page_layout
             self.tabs.addTab(page, name.capitalize())
         self.tabs.currentChanged.connect(self._on_tab_changed)
         layout = QVBoxLayout(self)
@@ -92,7 +93,7 @@ class QtTraceView(QWidget):
         if w is None:
             w = self._build_view(name)
             self._widgets[name] = w
-            self._pages[name].layout().addWidget(w)
+            self._page_layouts[name].addWidget(w)
         return w
 
     def built_views(self) -> list[str]:
@@ -102,7 +103,9 @@ class QtTraceView(QWidget):
     def _build_view(self, name: str) -> Any:
         a, err = self.analyses, self.analyses.errors
         if name == "timeline":
-            return make_timeline(self.trace)
+            timeline = make_timeline(self.trace)
+            timeline.sliceClicked.connect(self._on_slice_clicked)
+            return timeline
         if name == "splits":
             return QtSplitsView(a.splits, err.get("splits", ""))
         if name == "memory":
@@ -182,3 +185,15 @@ class QtTraceView(QWidget):
 
     def _on_kernel_rows_highlighted(self, rows: np.ndarray) -> None:
         self.timeline.highlight_rows(rows)
+
+    def _on_slice_clicked(self, row: int) -> None:
+        # A kernel clicked on the timeline selects its row in the Kernels table (built now if
+        # it was not yet, so the selection is there when the user switches to it); the
+        # table's selection then highlights the kernel's slices, as a click in the table does.
+        s = self.trace.slices
+        row = int(row)
+        if not 0 <= row < len(s) or int(s.kind[row]) != Kind.KERNEL:
+            return
+        if self.kernel_rows is None:
+            return
+        self.kernels_view.select_name(self.trace.name_of(row))
