@@ -106,11 +106,18 @@ def main() -> int:
     # in a thread of its own; keep beating until it is ready.
     views = win.trace_views()
     timeline = views[-1].timeline if views else None
-    ready = getattr(timeline, "lod_ready", None)
-    if ready is not None:
+    if timeline is not None and hasattr(timeline, "lod_ready"):
+        deadline = time.monotonic() + 120
+
+        def check() -> None:
+            worker = getattr(timeline, "_worker", None)
+            busy = worker is not None and worker.isRunning()
+            if (timeline.lod_ready and not busy) or time.monotonic() > deadline:
+                loop.quit()
+
         poll = QTimer()
         poll.setInterval(20)
-        poll.timeout.connect(lambda: loop.quit() if ready() else None)
+        poll.timeout.connect(check)
         poll.start()
         loop.exec()
         poll.stop()

@@ -101,6 +101,21 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
                 self.error = exc
 
     gaps: list[tuple[float, str]] = []
+    # Garbage collections stop every thread: time them, to tell them from other blocks.
+    import gc
+
+    gc_pauses: list[tuple[float, int, str]] = []
+    gc_start = [0.0]
+
+    def on_gc(stage: str, info: dict) -> None:
+        if stage == "start":
+            gc_start[0] = time.perf_counter()
+        else:
+            gc_pauses.append(
+                ((time.perf_counter() - gc_start[0]) * 1e3, info["generation"], phase[0])
+            )
+
+    gc.callbacks.append(on_gc)
     phase = ["load"]
     last = [time.perf_counter()]
 
@@ -139,6 +154,7 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
     t_ready = time.perf_counter()
     app.processEvents()
     hb.stop()
+    gc.callbacks.remove(on_gc)
     worst = max(gaps) if gaps else (0.0, "")
     over = sum(1 for g, _ in gaps if g > 100)
     p99 = sorted(g for g, _ in gaps)[int(len(gaps) * 0.99)] if gaps else 0.0
@@ -148,6 +164,17 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
         f"{t_ready - t_loaded:.2f} s; GUI thread longest block {worst[0]:.0f} ms (during {worst[1]}), "
         f"99th percentile {p99:.0f} ms, {over} over 100 ms; {len(gaps)} heartbeats"
     )
+    if over:
+        blocks = ", ".join(
+            f"{g:.0f} ms ({ph})" for g, ph in sorted(gaps, reverse=True)[:6] if g > 100
+        )
+        print(f"        blocks over 100 ms: {blocks}")
+    if gc_pauses:
+        g = max(gc_pauses)
+        print(
+            f"        garbage collections: {len(gc_pauses)}, longest {g[0]:.0f} ms "
+            f"(generation {g[1]}, during {g[2]}); {sum(1 for x in gc_pauses if x[0] > 100)} over 100 ms"
+        )
 
     canvas = w._canvas
     img = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)

@@ -518,10 +518,13 @@ class _MultiRun:
         return RankFailure("; ".join(parts) or "a rank ended without finishing", traceback)
 
     def _hang(self, silent: list[_Rank], now: float) -> RankFailure:
-        stacks = self._stacks(silent)
-        own = [rk for rk in silent if stacks.get(rk.rank) and not _in_torch(stacks[rk.rank])]
+        """Name the hung rank: of the ranks still running (all of them, since those that wait
+        for a hung peer may not be overdue yet), the one whose main thread is in its own code
+        rather than inside torch; when every stack is inside torch, the overdue ranks."""
+        running = [rk for rk in self.ranks if rk.terminal is None and rk.alive()]
+        stacks = self._stacks(running)
+        own = [rk for rk in running if stacks.get(rk.rank) and not _in_torch(stacks[rk.rank])]
         blamed = own or silent
-        waiting = [rk for rk in silent if rk not in blamed]
         lines = []
         for rk in blamed:
             where = _innermost(stacks.get(rk.rank, []))
@@ -529,11 +532,14 @@ class _MultiRun:
                 f"rank {rk.rank} hung: no event for {now - rk.last_event_s:.1f} s "
                 f"(--rank-timeout {self.timeout_s:g})" + (f", in {where}" if where else "")
             )
-        for rk in waiting:
+        for rk in running:
+            if rk in blamed:
+                continue
             where = _innermost(stacks.get(rk.rank, []))
-            lines.append(
-                f"rank {rk.rank} waits inside torch ({where}), most likely for the rank above"
-            )
+            if stacks.get(rk.rank) and _in_torch(stacks[rk.rank]):
+                lines.append(f"rank {rk.rank} waits inside torch ({where}), most likely for it")
+            else:
+                lines.append(f"rank {rk.rank} is still running" + (f" ({where})" if where else ""))
         detail = "\n\n".join(
             f"rank {r} main thread (most recent call first):\n" + "\n".join(frames)
             for r, frames in sorted(stacks.items())
@@ -702,7 +708,12 @@ def comm_figures(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
     (NCCL time with no compute beside it); and ``comm_cpu_us``, the time during which a
     collective is under way on its CPU threads (the union of ``c10d::*`` ops and ``gloo:*``/
     ``nccl:*`` ranges; the only figure a gloo run has).
-    Every figure covers the profiled steps; ``profiled_steps`` says how many.
+    Every figure covers the profiled steps; ``profiled_steps`` says how many, and ``steps``
+    gives ``nccl_us``, ``compute_us`` and ``overlap_us`` for each (a rank's NCCL kernel runs
+    until every rank has joined it, so the first profiled step, whose ranks started their
+    profilers at slightly different times, shows that skew as NCCL time). At the top,
+    ``nccl_us_by_step_min`` is each step's least NCCL time over the ranks: the collective's own
+    cost, without the wait for the last rank.
     """
     import numpy as np
 
@@ -735,13 +746,25 @@ def comm_figures(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
         compute = merge(act.start_ns[co], act.end_ns[co])
         nccl_us = union_length(*nccl) / 1e3
         overlap_us = intersection_length(nccl, compute) / 1e3
-        steps = int(
-            np.count_nonzero(
-                (slice_rank == rank)
-                & np.isin(s.name, step_ids)
-                & (s.kind == int(Kind.USER_ANNOTATION))
-            )
+        step_rows = np.flatnonzero(
+            (slice_rank == rank) & np.isin(s.name, step_ids) & (s.kind == int(Kind.USER_ANNOTATION))
         )
+        step_rows = step_rows[np.argsort(s.start_ns[step_rows], kind="stable")]
+        steps = len(step_rows)
+        by_step = []
+        for r in step_rows.tolist():
+            # A profiled step ends after a device synchronization: its kernels start inside it.
+            t0, t1 = int(s.start_ns[r]), int(s.start_ns[r] + s.dur_ns[r])
+            inside = (act.start_ns >= t0) & (act.start_ns < t1)
+            n_s = merge(act.start_ns[nc & inside], act.end_ns[nc & inside])
+            c_s = merge(act.start_ns[co & inside], act.end_ns[co & inside])
+            by_step.append(
+                {
+                    "nccl_us": union_length(*n_s) / 1e3,
+                    "compute_us": union_length(*c_s) / 1e3,
+                    "overlap_us": intersection_length(n_s, c_s) / 1e3,
+                }
+            )
         row: dict[str, Any] = {
             "rank": None if rank < 0 else rank,
             "profiled_steps": steps,
@@ -757,12 +780,17 @@ def comm_figures(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
                 s.end_ns[is_comm_cpu & (slice_rank == rank)],
             )
             / 1e3,
+            "steps": by_step,
         }
         out.append(row)
     total_nccl = float(sum(float(r["nccl_us"] or 0.0) for r in out))
     total_overlap = float(sum(float(r["overlap_us"] or 0.0) for r in out))
+    n_steps = min((len(r["steps"]) for r in out), default=0)
     return {
         "ranks": out,
+        # Per profiled step, the least NCCL time of any rank: that of the rank that joined the
+        # collectives last, which waited for nobody: the transfer itself, without the skew.
+        "nccl_us_by_step_min": [min(r["steps"][k]["nccl_us"] for r in out) for k in range(n_steps)],
         "nccl_us": total_nccl,
         "overlap_us": total_overlap,
         "overlap_share": total_overlap / total_nccl if total_nccl > 0 else None,

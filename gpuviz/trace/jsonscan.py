@@ -218,6 +218,8 @@ class EventChunks:
         Told the count of file bytes read so far (for progress).
     cancelled : callable, optional
         Polled between blocks; when it returns True, :class:`ImportCancelledError` is raised.
+    guess : bool
+        Find chunk ends by the quick guess (default); False: always exactly.
 
     Attributes
     ----------
@@ -233,8 +235,10 @@ class EventChunks:
         block_bytes: int | None = None,
         on_read: Callable[[int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        guess: bool = True,
     ) -> None:
         self.path = str(path)
+        self.guess = guess
         self.block_bytes = block_bytes or BLOCK_BYTES
         self.on_read = on_read
         self.cancelled = cancelled
@@ -287,13 +291,12 @@ class EventChunks:
                 # Fast path: guess the last element boundary in the block; the consumer's
                 # JSON decode of the guessed chunk proves it right (a wrong guess leaves a
                 # bracket or string open, so the decode fails and the text is redone exactly).
-                m = _guess_split(block)
+                m = _guess_split(block) if self.guess else None
                 if m is not None:
                     view = memoryview(block)[: m.start() + 1]
                     chunk = Chunk([pending, view] if pending else [view], pending_offset, True)
                     self._rejected = False
                     yield chunk
-                    view.release()
                     if not self._rejected:
                         nxt = m.start(1)
                         pending = block[nxt:]

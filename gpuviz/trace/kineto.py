@@ -307,11 +307,11 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
         if not out:
             return np.empty(0, dtype)
         joined = out[0] if len(out) == 1 else np.concatenate(out)
-        return joined.astype(dtype, copy=False)
+        joined = joined.astype(dtype, copy=False)
+        return joined if joined.flags.writeable else joined.copy()
 
     def time_fix(i: int, a: Array) -> Array:
-        a += shifts[i]
-        return a
+        return a + shifts[i] if shifts[i] else a
 
     def track_fix(i: int, a: Array) -> Array:
         return remap[a + track_shift[i]]
@@ -320,9 +320,7 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
         return remap[lane_tracks[i][a] + track_shift[i]]
 
     def args_fix(i: int, a: Array) -> Array:
-        if args_shift[i]:
-            a[a >= 0] += args_shift[i]
-        return a
+        return np.where(a >= 0, a + args_shift[i], a) if args_shift[i] else a
 
     # Slices: sort by (track, start), longer first at equal starts so parents precede children.
     start = column("slices", "start_ns", np.int64, time_fix)
@@ -393,8 +391,14 @@ def _slice_order(track: Array, start: Array, dur: Array) -> Array:
     n_tracks = int(track.max()) + 1
     if span < (1 << 62) // max(n_tracks, 1):
         key = track.astype(np.int64) * span + (start - start.min())
-        by_dur = np.argsort(-dur, kind="stable")
-        return by_dur[np.argsort(key[by_dur], kind="stable")]
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        tie = np.flatnonzero(key[1:] == key[:-1])
+        if tie.size:  # equal (track, start): longer first, so that parents precede children
+            by_dur = np.argsort(-dur, kind="stable")
+            key = track.astype(np.int64) * span + (start - start.min())
+            return by_dur[np.argsort(key[by_dur], kind="stable")]
+        return order
     return np.lexsort((-dur, start, track))  # pragma: no cover - spans of centuries
 
 

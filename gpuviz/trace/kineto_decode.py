@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -141,16 +142,18 @@ class Interner:
             self._kinds = np.concatenate([self._kinds, np.asarray(new, dtype=np.uint8)])
         return self._kinds[cat_ids]
 
-    def int_codes(self, values: Iterable[Any], n: int) -> Array:
-        """int64 codes of pids/tids/ids (ints as they are; see :func:`id_code`)."""
-        values = values if isinstance(values, list) else list(values)
+    def int_codes(self, values: Callable[[], Iterable[Any]], n: int) -> Array:
+        """int64 codes of pids/tids/ids (ints as they are; see :func:`id_code`).
+
+        ``values()`` gives the values (called twice when they are not all plain ints).
+        """
         try:
-            out = np.fromiter(values, np.int64, n)  # the usual case: all ints
+            out = np.fromiter(values(), np.int64, n)  # the usual case: all ints
             if not ((out <= STRING_CODE_BASE) | (out >= (1 << 62))).any():
                 return out
         except (TypeError, ValueError, OverflowError):
             pass
-        return np.fromiter(map(self.codes.__getitem__, values), np.int64, n)
+        return np.fromiter(map(self.codes.__getitem__, values()), np.int64, n)
 
 
 def id_code(value: Any, symbols: SymbolTable) -> int:
@@ -209,35 +212,62 @@ class TrackTable:
     # lane id -> the GPU stream track of its GPU activity (flows there land on that track)
     lane_gpu: dict[int, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self._values: dict[str, KeyIndex] = {n: KeyIndex() for n in ("pid", "tid", "a", "b")}
+        self._lane_index = KeyIndex()
+        self._track_index = KeyIndex()
+        self._gpu_pairs = KeyIndex()
+
+    def _small(self, name: str, values: Array) -> Array:
+        # Each distinct value of a column gets a small number (its order of first sight).
+        index = self._values[name]
+
+        def number(key: int, row: int) -> int:
+            index.count += 1
+            return index.count - 1
+
+        return index.lookup(values, number)
+
     def lane_ids(self, pid: Array, tid: Array) -> Array:
         """File lane ids of each (pid, tid)."""
         if not len(pid):
             return np.empty(0, np.int32)
-        rows, inverse = factorize_rows(pid, tid)
-        ids = np.empty(len(rows), dtype=np.int32)
+        key = (self._small("pid", pid) << 31) | self._small("tid", tid)
         lanes = self.lanes
-        for i, key in enumerate(rows):
-            v = lanes.get(key)
-            if v is None:
-                v = lanes[key] = len(lanes)
-            ids[i] = v
-        return ids[inverse]
+
+        def new_lane(_: int, row: int) -> int:
+            return lanes.setdefault((int(pid[row]), int(tid[row])), len(lanes))
+
+        return self._lane_index.lookup(key, new_lane).astype(np.int32)
 
     def track_ids(self, kind: Array, a: Array, b: Array, pid: Array, tid: Array) -> Array:
         """File track ids of rows keyed ``(kind, a, b)``; remembers a (pid, tid) for each."""
         if not len(kind):
             return np.empty(0, np.int32)
-        rows, inverse, first = factorize_rows(kind, a, b, first=True)
-        ids = np.empty(len(rows), dtype=np.int32)
+        key = (kind.astype(np.int64) << 58) | (self._small("a", a) << 29) | self._small("b", b)
         tracks = self.tracks
-        for i, key in enumerate(rows):
-            v = tracks.get(key)
+
+        def new_track(_: int, row: int) -> int:
+            k = (int(kind[row]), int(a[row]), int(b[row]))
+            v = tracks.get(k)
             if v is None:
-                v = tracks[key] = len(tracks)
-                k = int(first[i])
-                self.track_lane[v] = (int(pid[k]), int(tid[k]))
-            ids[i] = v
-        return ids[inverse]
+                v = tracks[k] = len(tracks)
+                self.track_lane[v] = (int(pid[row]), int(tid[row]))
+            return v
+
+        return self._track_index.lookup(key, new_track).astype(np.int32)
+
+    def note_gpu_lanes(self, lane: Array, track: Array) -> None:
+        """Remember the GPU track of lanes that carry GPU activity."""
+        if not len(lane):
+            return
+        lane_gpu = self.lane_gpu
+
+        def new_pair(_: int, row: int) -> int:
+            lane_gpu.setdefault(int(lane[row]), int(track[row]))
+            return 0
+
+        self._gpu_pairs.lookup((lane.astype(np.int64) << 31) | track, new_pair)
 
     def cpu_track(self, lane: int) -> int:
         """The CPU thread track of a lane, made if needed."""
@@ -256,27 +286,37 @@ class TrackTable:
         return out
 
 
-def factorize_rows(*cols: Array, first: bool = False) -> Any:
-    """Distinct rows of equal-length int columns: (list of row tuples, inverse[, first index])."""
-    # Pack the columns into one int64 key when their ranges fit (the usual case: one sort);
-    # else number each column's values first.
-    lows = [int(c.min()) for c in cols]
-    bits = [(int(c.max()) - lo).bit_length() for c, lo in zip(cols, lows)]
-    combined = np.zeros(len(cols[0]), dtype=np.int64)
-    if sum(bits) <= 62:
-        for col, lo, b in zip(cols, lows, bits):
-            combined <<= b
-            combined |= col.astype(np.int64) - lo
-    else:
-        for col in cols:
-            uniq, inv = np.unique(col, return_inverse=True)
-            combined *= len(uniq)
-            combined += inv.reshape(-1)
-    _, index, inverse = np.unique(combined, return_index=True, return_inverse=True)
-    rows = list(zip(*(c[index].tolist() for c in cols)))
-    if first:
-        return rows, inverse.reshape(-1), index
-    return rows, inverse.reshape(-1)
+class KeyIndex:
+    """int64 keys -> ids, kept sorted: a chunk's keys are looked up with one searchsorted.
+
+    Cheaper than factorizing each chunk (a sort of all its rows) when, as with lanes and
+    tracks, a file has few distinct keys and each chunk repeats them.
+    """
+
+    def __init__(self) -> None:
+        self.keys = np.empty(0, dtype=np.int64)
+        self.ids = np.empty(0, dtype=np.int64)
+        self.count = 0  # for callers that number keys in order of first sight
+
+    def lookup(self, keys: Array, assign: Callable[[int, int], int]) -> Array:
+        """The id of each key; ``assign(key, row)`` gives the id of a key not seen before
+        (``row``: its first row in ``keys``)."""
+        keys = keys.astype(np.int64, copy=False)
+        pos = np.searchsorted(self.keys, keys)
+        if len(self.keys):
+            np.minimum(pos, len(self.keys) - 1, out=pos)
+            miss = np.flatnonzero(self.keys[pos] != keys)
+        else:
+            miss = np.arange(len(keys))
+        if miss.size:
+            new, first = np.unique(keys[miss], return_index=True)
+            new_ids = [assign(k, int(miss[f])) for k, f in zip(new.tolist(), first.tolist())]
+            all_keys = np.concatenate([self.keys, new])
+            order = np.argsort(all_keys)
+            self.keys = all_keys[order]
+            self.ids = np.concatenate([self.ids, np.asarray(new_ids, dtype=np.int64)])[order]
+            pos = np.searchsorted(self.keys, keys)
+        return self.ids[pos]
 
 
 # --------------------------------------------------------------------------- one file
@@ -351,9 +391,15 @@ class FileReader:
 
     def read(self) -> FileColumns:
         """Read the whole file."""
-        chunks = EventChunks(self.path, on_read=self.on_read, cancelled=self.cancelled)
-        for chunk in chunks:
-            self._read_chunk(chunk, chunks)
+        from gpuviz.trace.kineto_worker import worker_count
+
+        try:
+            chunks = self._read_all(guess=True, workers=worker_count(self.path))
+        except _Restart:
+            # A child found a guessed chunk end wrong after the scanner had moved on: read the
+            # file again, in this process, finding every chunk end exactly.
+            self.__init__(self.path, self.it, self.on_read, self.cancelled)  # type: ignore[misc]
+            chunks = self._read_all(guess=False, workers=0)
         self._pair_begin_end()
         lengths = np.concatenate(self.arg_lengths) if self.arg_lengths else np.empty(0, np.int64)
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -365,10 +411,124 @@ class FileReader:
             metadata_events=self.meta_events, warnings=self.warnings,
         )  # fmt: skip
 
+    def _read_all(self, guess: bool, workers: int) -> EventChunks:
+        chunks = EventChunks(self.path, on_read=self.on_read, cancelled=self.cancelled, guess=guess)
+        if not workers:
+            for chunk in chunks:
+                self._read_chunk(chunk, chunks)
+            return chunks
+        from gpuviz.trace.kineto_worker import Worker, WorkerPool
+
+        try:
+            pool: WorkerPool | None = WorkerPool(workers)
+        except OSError:  # children cannot be started here: read in this process
+            for chunk in chunks:
+                self._read_chunk(chunk, chunks)
+            return chunks
+        inflight: deque[tuple[Chunk, bytes, Worker | None]] = deque()
+        turn = 0
+        try:
+            for chunk in chunks:
+                while pool is not None and len(inflight) >= len(pool.workers):
+                    pool = self._merge_next(inflight, chunks, pool)
+                buf = chunk.json_array()
+                if pool is None:
+                    inflight.append((chunk, buf, None))
+                    while inflight:
+                        self._merge_next(inflight, chunks, None)
+                    continue
+                w: Worker | None = pool.workers[turn % len(pool.workers)]
+                turn += 1
+                try:
+                    w.send(buf)  # type: ignore[union-attr]
+                except OSError:
+                    pool.close()
+                    pool = None
+                    w = None
+                inflight.append((chunk, buf, w))
+            while inflight:
+                pool = self._merge_next(inflight, chunks, pool)
+        finally:
+            if pool is not None:
+                pool.close()
+        return chunks
+
+    def _merge_next(
+        self, inflight: deque[tuple[Chunk, bytes, Any]], chunks: EventChunks, pool: Any
+    ) -> Any:
+        """Take in the oldest chunk in flight (in file order); returns the pool, or None once
+        a child failed (the rest is then read here)."""
+        chunk, buf, worker = inflight.popleft()
+        reply = None
+        if worker is not None and pool is not None:
+            try:
+                reply = worker.receive()
+            except (OSError, EOFError, msgspec.DecodeError):
+                pool.close()
+                pool = None
+        if reply is not None and reply.get("ok"):
+            self._merge(reply, worker)
+        elif reply is not None and reply.get("why") == "decode" and chunk.guessed:
+            raise _Restart
+        else:
+            self._read_chunk(chunk, chunks, buf)
+        return pool
+
+    def _merge(self, reply: dict[str, Any], w: Any) -> None:
+        """Add a child's columns of a chunk, renumbered into this reader's ids."""
+        names = self.it.names
+        new = [names[s] for s in reply["symbols"]]
+        w.symbols = np.concatenate([w.symbols, np.asarray(new, dtype=np.int64)])
+        sym = w.symbols
+
+        def code(c: int) -> int:  # a pid/tid code: string codes name the child's symbols
+            return STRING_CODE_BASE - int(sym[STRING_CODE_BASE - c]) if c <= STRING_CODE_BASE else c
+
+        t = self.tracks
+        for pid, tid in reply["lanes"]:
+            w.lanes.append(t.lanes.setdefault((code(pid), code(tid)), len(t.lanes)))
+        for kind, a, b, pid, tid in reply["tracks"]:
+            if kind >= TrackKind.CPU_THREAD:
+                a = w.lanes[a]
+            key = (kind, a, b)
+            v = t.tracks.get(key)
+            if v is None:
+                v = t.tracks[key] = len(t.tracks)
+                t.track_lane[v] = (code(pid), code(tid))
+            w.tracks.append(v)
+        for lane, track in reply["lane_gpu"]:
+            t.lane_gpu.setdefault(w.lanes[lane], w.tracks[track])
+        lanes = np.asarray(w.lanes, dtype=np.int32)
+        tracks = np.asarray(w.tracks, dtype=np.int32)
+        shift = self.n_args
+        for table_name, table in (("slices", self.slices), ("instants", self.instants),
+                                  ("flows", self.flows), ("memory", self.memory)):  # fmt: skip
+            cols = reply["cols"].get(table_name)
+            if not cols:
+                continue
+            for c, (dtype, data) in cols.items():
+                a = np.frombuffer(data, dtype=dtype)  # read-only: the importer never writes
+                if c in ("name", "cat"):
+                    a = sym[a].astype(np.int32)
+                elif c == "track":
+                    a = tracks[a]
+                elif c == "lane":
+                    a = lanes[a]
+                elif c == "args" and shift:
+                    a = np.where(a >= 0, a + shift, a).astype(np.int32)
+                table[c].append(a)
+        lengths = np.frombuffer(reply["arg_lengths"], dtype=np.int64)
+        if len(lengths):
+            self.blob += reply["blob"]
+            self.arg_lengths.append(lengths)
+            self.n_args += len(lengths)
+        self.n_events += int(reply["n"])
+
     # -- decoding
 
-    def _read_chunk(self, chunk: Chunk, chunks: EventChunks) -> None:
-        buf = chunk.json_array()
+    def _read_chunk(self, chunk: Chunk, chunks: EventChunks, buf: bytes | None = None) -> None:
+        if buf is None:
+            buf = chunk.json_array()
         loose: _Loose | None = None
         try:
             try:
@@ -484,8 +644,8 @@ class FileReader:
         """Columns every table uses: name, category, pid, tid and (pid, tid) lane ids."""
         it = self.it
         n = len(ev)
-        pid = it.int_codes(map(_PID, ev), n)
-        tid = it.int_codes(map(_TID, ev), n)
+        pid = it.int_codes(lambda: map(_PID, ev), n)
+        tid = it.int_codes(lambda: map(_TID, ev), n)
         return {
             "name": name, "cat": np.fromiter(map(it.names.__getitem__, map(_CAT, ev)), np.int32, n),
             "pid": pid, "tid": tid, "lane": self.tracks.lane_ids(pid, tid),
@@ -602,13 +762,13 @@ class FileReader:
         b = np.where(on_gpu, stream, 0)
         track = self.tracks.track_ids(tkind, a, b, pid, tid)
         if gpu.any():
-            lane_gpu = self.tracks.lane_gpu
-            for ln, tr in factorize_rows(lane[gpu], track[gpu])[0]:
-                lane_gpu.setdefault(ln, tr)
+            self.tracks.note_gpu_lanes(lane[gpu], track[gpu])
         start = us_to_ns(ts)
         out = self.slices
         out["start_ns"].append(start)
-        out["dur_ns"].append(us_to_ns(ts + dur) - start)
+        # ts and dur each hold exact ns in µs (Kineto prints 3 decimals); converting dur on
+        # its own keeps it exact, where ts + dur in float64 could be off by a ns.
+        out["dur_ns"].append(np.rint(dur * 1000.0).astype(np.int64))
         out["track"].append(track)
         out["name"].append(name)
         out["cat"].append(cat)
@@ -664,7 +824,7 @@ class FileReader:
         if has.any():
             present = [r for r in raws if len(r)]
             try:
-                decoded = _MEMORY_ARGS.decode(b"[" + b",".join(present) + b"]")
+                decoded = _MEMORY_ARGS.decode(_json_array(present))
                 cols = [
                     np.fromiter(map(attrgetter(f), decoded), np.int64, len(decoded))
                     for f in _MemoryArgs.__struct_fields__
@@ -731,7 +891,7 @@ class FileReader:
         out["cat"].append(pre["cat"])
         out["phase"].append(phase)
         out["flow_id"].append(
-            flow_id if flow_id is not None and len(flow_id) == n else it.int_codes(ids, n)
+            flow_id if flow_id is not None and len(flow_id) == n else it.int_codes(lambda: ids, n)
         )
         out["enclosing"].append(np.fromiter(map("e".__eq__, map(_BP, sub)), np.uint8, n))
 
@@ -781,8 +941,20 @@ class FileReader:
                 self._instants(group, np.arange(n), ts, pre, phase, no_index, {})
 
 
+def _json_array(raws: list[msgspec.Raw]) -> bytearray:
+    """``[raw,raw,…]`` with one copy of the text (``b"[" + … + b"]"`` would make two)."""
+    buf = bytearray(b",").join(raws)
+    buf[0:0] = b"["
+    buf += b"]"
+    return buf
+
+
 def _rows(cols: dict[str, Array], index: Array) -> dict[str, Array]:
     return {k: v[index] for k, v in cols.items()}
+
+
+class _Restart(Exception):
+    """Read the file again, exactly (see :meth:`FileReader.read`)."""
 
 
 @dataclass
@@ -802,7 +974,7 @@ def _slice_arg_fields(raws: list[msgspec.Raw], gpu: Array) -> Array:
     """
     n = len(raws)
     try:
-        decoded = _SLICE_ARGS.decode(b"[" + b",".join(raws) + b"]")
+        decoded = _SLICE_ARGS.decode(_json_array(raws))
     except _ARG_ERRORS:
         return (
             np.array([_loose_fields(r, _SliceArgs) for r in raws], dtype=np.int64).reshape(-1, 7).T

@@ -29,8 +29,8 @@ slices are never dropped: every slice is either drawn as itself or covered by it
 
 Output of a frame: per colour key, an ``(N, 4)`` float64 array of ``(x_us, y_row, w_us,
 h_row)`` rectangles, ``x`` in microseconds from the trace zero (small floats: bars at huge x
-do not render), ``y`` in row units; the view maps them to pixels and draws each array with one
-``QPainter.drawRects``. Rectangles are clipped to the view (plus a margin), are at least one
+do not render), ``y`` in row units; the view maps them to pixels and paints them with
+:func:`raster_rows` (one row of pixels per lane, then one image). Rectangles are clipped to the view (plus a margin), are at least one
 pixel wide, and neighbours of one colour on one row less than half a pixel apart are joined
 (drawing costs per rectangle, and a row of launches is one colour).
 
@@ -52,6 +52,12 @@ Interface (the GUI relies on it; keep it stable)
     ``source(key, groups).rows`` (the slices a row shows); ``colours.of(rows)`` (colour keys).
 ``coarsen(level, shift)``, ``Level.raw(start, end, rows)``, ``level_for(t0, t1, width_px)``
     The LOD math itself.
+``raster_rows(x0_px, x1_px, row, value, n_rows, width_px)``
+    Paint a frame's rectangles (as pixel spans) into a grid of pixel values.
+
+A frame keeps, per row, the items of a window three views wide at its level, so that a pan
+within it only takes a window of that (Perfetto loads 3× the visible window for the same
+reason); a zoom to another level queries the pyramid again.
 """
 
 from __future__ import annotations

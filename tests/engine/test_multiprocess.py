@@ -192,7 +192,7 @@ def test_a_rank_that_dies_is_named(tmp_path: Path) -> None:
 
 def test_a_hung_rank_is_named_after_the_timeout(tmp_path: Path) -> None:
     # Rank 0 sleeps in its step; rank 1 then waits for it in the gradients' all-reduce.
-    events, took = run_ddp(tmp_path, {"hang_rank": 0, "fault_step": 3}, steps=2, rank_timeout_s=2.0)
+    events, took = run_ddp(tmp_path, {"hang_rank": 0, "fault_step": 3}, steps=2, rank_timeout_s=4.0)
     end = events[-1]
     assert isinstance(end, Failed), end
     assert end.error.startswith("rank 0 hung: no event for")
@@ -256,3 +256,66 @@ def test_cancel_stops_every_rank(tmp_path: Path) -> None:
         "rank-1.json.gz",
     ]
     assert live_children() == []
+
+
+def test_nccl_figures_step_by_step(data_dir: Path) -> None:
+    # Each profiled step's NCCL time, from kernels that start inside its gpuviz/ddp#k range.
+    folder = data_dir / "ddp_nccl_4rank"
+    figures = comm_figures(folder)
+    for r in range(4):
+        with gzip.open(folder / f"rank-{r}.json.gz", "rt") as f:
+            doc = json.load(f)
+        ranges = sorted(
+            (e["ts"], e["ts"] + e["dur"])
+            for e in doc["traceEvents"]
+            if e.get("cat") == "user_annotation" and e["name"].startswith("gpuviz/ddp#")
+        )
+        nccl = [
+            (e["ts"], e["ts"] + e["dur"])
+            for e in doc["traceEvents"]
+            if e.get("cat") == "kernel" and "nccl" in e["name"].lower()
+        ]
+        got = next(x for x in figures["ranks"] if x["rank"] == r)
+        assert got["profiled_steps"] == len(ranges) == 2
+        for (t0, t1), step in zip(ranges, got["steps"]):
+            mine = [iv for iv in nccl if t0 <= iv[0] < t1]
+            assert step["nccl_us"] == pytest.approx(_union_us(mine), abs=0.01 * len(mine) + 0.01)
+    per_step = figures["nccl_us_by_step_min"]
+    assert per_step == [min(x["steps"][k]["nccl_us"] for x in figures["ranks"]) for k in range(2)]
+
+
+def test_ranks_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    # A parent killed outright cannot stop its ranks: they notice and end on their own.
+    code = (
+        "from gpuviz.engine.runner import Runner, RunRequest\n"
+        "if __name__ == '__main__':\n"
+        "    req = RunRequest('ddp', {'hang_rank': 0, 'fault_step': 0}, device='cpu',\n"
+        "                     profile=False, rank_timeout_s=600)\n"
+        "    for e in Runner(req):\n"
+        "        print(type(e).__name__, flush=True)\n"
+    )
+    script = tmp_path / "parent.py"
+    script.write_text(code)
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline().strip() == "Started"
+        me = psutil.Process(parent.pid)
+        deadline = time.monotonic() + 60
+        ranks: list[psutil.Process] = []
+        while time.monotonic() < deadline and len(ranks) < 2:
+            ranks = [
+                p
+                for p in me.children(recursive=True)
+                if "resource_tracker" not in " ".join(p.cmdline())
+            ]
+            time.sleep(0.2)
+        assert len(ranks) == 2
+        time.sleep(1.0)
+    finally:
+        parent.kill()
+        parent.wait()
+    _gone, alive = psutil.wait_procs(ranks, timeout=10)
+    pids = [p.pid for p in alive]
+    for p in alive:  # never leave them behind, even when the test fails
+        p.kill()
+    assert pids == [], f"ranks outlived their parent: {pids}"

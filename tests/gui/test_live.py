@@ -106,7 +106,7 @@ def test_plots_redraw_from_timer_not_per_event(qtbot) -> None:
         assert curves[(d, "reserved")] == per_dev
         assert curves[(d, "NVML used")] == per_dev
     assert ("cuda:0", "RSS") not in curves  # host RSS is not drawn as if it were a GPU's
-    assert plots.split_plot.isVisible()
+    assert plots.splits_shown()
     assert plots.split_rows() == {"cuda:0": 5, "cuda:1": 5}
     plots.stop()
     assert not plots.timer.isActive()
@@ -122,7 +122,7 @@ def test_cpu_memory_is_rss(qtbot) -> None:
         live.apply(MemorySample(i * 0.05, "cpu", 2**28 + i))
     plots.stop()
     assert plots.memory_curves() == {("cpu", "RSS"): 12}
-    assert not plots.split_plot.isVisible()
+    assert not plots.splits_shown()
 
 
 RESULT = {
@@ -233,4 +233,48 @@ def test_two_runs_side_by_side(qtbot, tmp_path: Path) -> None:
     assert span.a == pytest.approx(_span_us(a), rel=1e-6)
     assert span.b == pytest.approx(_span_us(b), rel=1e-6)
     cmp.close()
+    win.close()
+
+
+def test_app_reads_nvml_and_rss_while_the_child_is_silent(qtbot, tmp_path: Path) -> None:
+    """A child whose GIL the profiler holds sends no samples; the app reads what it can."""
+    import os
+    import time
+
+    from PySide6.QtCore import QSettings
+
+    from gpuviz.gui.qt_main_window import MainWindow
+    from gpuviz.gui.run.qt_device_picker import GpuInfo
+    from gpuviz.gui.run.qt_run_controller import install_run_panel
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings, modal_errors=False, remember_recent=False)
+    qtbot.addWidget(win)
+    ctl = install_run_panel(win, runs_dir=tmp_path, gpus=[], restore=False)
+
+    class FakeWorker:  # a child-process run whose child is this test's process
+        def child_pid(self) -> int:
+            return os.getpid()
+
+    live = LiveRun()
+    live.apply(Started("x", {}, "cuda:0", ["cuda:0", "cuda:1"], "2.x"))
+    live.apply(MemorySample(0.0, "cuda:0", 10**9, allocated_bytes=2**20, nvml_used_bytes=2**30))
+    ctl.live, ctl.worker = live, FakeWorker()  # type: ignore[assignment]
+    ctl.read_gpus = lambda: [GpuInfo(0, "G", 2**34, 5 * 2**30), GpuInfo(1, "G", 2**34, 7 * 2**30)]
+    ctl._started_at = time.monotonic() - 1.0  # a second without an engine sample
+    try:
+        ctl._on_probe()
+    finally:
+        ctl.worker = None
+    cols = live.memory["cuda:1"]
+    assert list(cols.nvml_used_bytes.view()) == [7 * 2**30]
+    assert not cols.has("allocated_bytes")  # the allocator cannot be read from outside
+    assert list(live.memory["cuda:0"].nvml_used_bytes.view()) == [2**30, 5 * 2**30]
+    assert live.memory["cuda:0"].rss_bytes.view()[-1] > 0  # this process's RSS
+    plots = ctl.live_plots
+    plots.set_run(live)
+    plots.stop()
+    curves = plots.memory_curves()
+    assert curves[("cuda:0", "allocated")] == 1  # its one reading; no NaN hole drawn
+    assert curves[("cuda:0", "NVML used")] == 2
     win.close()

@@ -100,6 +100,8 @@ def _expected(path: Path) -> dict[str, Any]:
     for e in events:
         if e["type"] == "SplitRecorded":
             splits[e["step"]][e["device"]] = e["rows"]
+    devices = sorted({d for rows in splits.values() for d in rows})
+    bars = {(s, d): splits[s].get(d, 0) for s in sorted(splits)[-8:] for d in devices}
     traces = [e["path"] for e in events if e["type"] == "TraceReady"]
     return {
         "steps": sum(e["type"] == "StepTimed" for e in events),
@@ -107,6 +109,7 @@ def _expected(path: Path) -> dict[str, Any]:
         "memory": dict(mem),
         "devices": {e["device"] for e in events if e["type"] == "MemorySample"},
         "splits": splits[max(splits)] if splits else {},
+        "split_bars": bars,
         "trace": (path.parent / traces[-1]).resolve() if traces else None,
         "end": events[-1]["type"],
         "strategies": [s["name"] for s in events[-1].get("result", {}).get("strategies", [])],
@@ -134,7 +137,8 @@ def _check(ctl: Any, path: Path, end: Any, view: Any) -> None:
         assert curves[key] == n, key
     assert {d for d, _ in curves} == exp["devices"]
     assert plots.split_rows() == exp["splits"]  # per-GPU split bars
-    assert plots.split_plot.isVisible() == bool(exp["splits"])
+    assert plots.split_bars() == exp["split_bars"]  # the latest 8 steps, side by side
+    assert plots.splits_shown() == bool(exp["splits"])
     if len(exp["strategies"]) > 1:  # the comparison lists every strategy
         assert ctl.comparison.strategy_names() == exp["strategies"]
     if exp["trace"] is not None:  # the recorded trace, found beside the events file
@@ -180,3 +184,23 @@ def test_replay_refuses_missing_and_reports_bad_lines(make_app, qtbot, tmp_path:
     assert type(end).__name__ == "Failed"
     assert "bad.jsonl:2" in end.error
     assert view is None
+
+
+def test_paced_replay_can_be_cancelled(make_app, qtbot, tmp_path: Path) -> None:
+    path = _gpu_stream(tmp_path / "recorded")
+    ctl = make_app()
+    assert ctl.replay(path, speed=0.2)  # 50 ms apart becomes 250 ms apart
+    with qtbot.waitSignal(
+        ctl.eventReceived,
+        check_params_cb=lambda e: type(e).__name__ == "MemorySample",
+        timeout=TIMEOUT_MS,
+    ):
+        pass
+    assert ctl.replay(path) is False  # one at a time
+    ended: list[Any] = []
+    ctl.runEnded.connect(ended.append)
+    ctl.cancel_run()
+    qtbot.waitUntil(lambda: bool(ended), timeout=TIMEOUT_MS)
+    assert type(ended[0]).__name__ == "Cancelled"
+    assert ctl.live.steps_timed < _expected(path)["steps"]
+    assert ctl.worker is None

@@ -347,3 +347,66 @@ def test_run_gui_screenshot(qapp, tmp_path: Path) -> None:
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1200, 760)
     assert len(list((tmp_path / "runs").glob("loops-*.json.gz"))) == 1
+
+
+def test_dead_child_is_a_failure_and_the_app_lives_on(make_app, qtbot) -> None:
+    import signal
+
+    ctl = make_app(modal_errors=True)
+    ctl.start_run({"workload": "loops", "params": {"n": 3000}, "device": "cpu", "steps": 200})
+    with qtbot.waitSignal(
+        ctl.eventReceived,
+        check_params_cb=lambda e: type(e).__name__ == "StepTimed",
+        timeout=RUN_TIMEOUT_MS,
+    ):
+        pass
+    pid = ctl.worker.child_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # a crash of the workload's process
+    end, _view = _wait_end(qtbot, ctl)
+    assert type(end).__name__ == "Failed"
+    assert "SIGKILL" in end.error
+    assert ctl.failure_dialog is not None and ctl.failure_dialog.isVisible()
+    assert "SIGKILL" in ctl.failure_dialog.message
+    ctl.failure_dialog.close()
+    assert ctl.worker is None and ctl.panel.run_button.isEnabled()
+
+
+def test_closing_the_window_stops_the_run(make_app, qtbot) -> None:
+    import psutil
+
+    ctl = make_app()
+    ctl.start_run({"workload": "loops", "params": {"n": 3000}, "device": "cpu", "steps": 500})
+    with qtbot.waitSignal(
+        ctl.eventReceived,
+        check_params_cb=lambda e: type(e).__name__ == "Progress",
+        timeout=RUN_TIMEOUT_MS,
+    ):
+        pass
+    worker = ctl.worker
+    pid = worker.child_pid()
+    ctl.window.close()
+    assert not worker.isRunning()
+    assert pid is None or not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
+
+
+def test_closing_right_after_run_starts_nothing(make_app, qtbot) -> None:
+    ctl = make_app()
+    assert ctl.start_run({"workload": "loops", "params": {"n": 10}, "device": "cpu", "steps": 1})
+    worker = ctl.worker
+    ctl.window.close()  # before the worker thread was started
+    qtbot.wait(200)
+    assert not worker.isRunning() and worker.source is None
+
+
+def test_run_modules_load_neither_engine_nor_torch() -> None:
+    """The engine is imported when a run starts, never with the app's modules."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gpuviz.gui.run.qt_run_controller, gpuviz.gui.run.launch; "
+        "print(sorted(m for m in sys.modules if m.startswith(('torch', 'gpuviz.engine'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -219,12 +219,12 @@ def _click_slice(qtbot, timeline, row: int) -> None:
 def test_clicking_a_kernel_on_the_timeline_selects_its_row_in_the_kernels_view(
     qtbot, analyses_of, data_dir
 ):
-    name = "streams_overlap.json.gz"
+    name = "tl__torch_compile_triton__trace.json.gz"
     events = _events(data_dir / name)
     kernels = [e for e in events if e.get("cat") == "kernel"]
     names = sorted({e["name"] for e in kernels})
     assert len(names) >= 2
-    view = QtTraceView(analyses_of(name), "streams_overlap")
+    view = QtTraceView(analyses_of(name), "triton")
     qtbot.addWidget(view)
     view.resize(1400, 800)
     view.show()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -208,30 +209,39 @@ def test_string_pids_and_tids_get_labels() -> None:
     assert any("(python3)" in label for label in labels)
 
 
-def test_ddp_folder_is_one_trace_aligned_on_absolute_time() -> None:
-    folder = DATA / "ddp_2rank"
+RANK_FOLDERS = sorted(d for d in DATA.iterdir() if d.is_dir() and any(d.glob("rank-*.json*")))
+
+
+@pytest.mark.parametrize("folder", RANK_FOLDERS, ids=lambda p: p.name)
+def test_rank_folder_is_one_trace_aligned_on_absolute_time(folder: Path) -> None:
     trace = load(folder)
-    refs = [reference(folder / f"rank-{r}.json.gz") for r in (0, 1)]
-    assert trace.rank_values() == [0, 1]
+    files = sorted(
+        folder.glob("rank-*.json*"), key=lambda p: int(p.name.split("-")[1].split(".")[0])
+    )
+    refs = [reference(f) for f in files]
+    assert trace.rank_values() == [r.rank for r in refs] == list(range(len(files)))
     assert trace.event_count == sum(r.event_count for r in refs)
     zero = min(r.earliest_ns for r in refs if r.earliest_ns is not None)
     assert trace.zero_ns == zero
     for r, ref in enumerate(refs):
         tracks = np.flatnonzero(trace.tracks.rank == r)
-        sel = np.isin(trace.slices.track, tracks)
         first = min(
-            int(trace.slices.start_ns[sel].min()),
-            int(trace.flows.ts_ns[np.isin(trace.flows.track, tracks)].min()),
+            int(table.min())
+            for table in (
+                trace.slices.start_ns[np.isin(trace.slices.track, tracks)],
+                trace.flows.ts_ns[np.isin(trace.flows.track, tracks)],
+                trace.instants.ts_ns[np.isin(trace.instants.track, tracks)],
+                trace.memory.ts_ns[np.isin(trace.memory.track, tracks)],
+            )
+            if table.size
         )
         assert first == ref.earliest_ns - zero
-        assert (
-            Counter(KIND_NAMES[Kind(k)] for k in trace.slices.kind[sel].tolist()) == ref.slice_kinds
-        )
-    assert {d["rank"] for d in trace.metadata_events} == {0, 1}
-    assert [info.source for info in trace.ranks] == [
-        str(folder / "rank-0.json.gz"),
-        str(folder / "rank-1.json.gz"),
-    ]
+        sel = np.isin(trace.slices.track, tracks)
+        got = Counter(KIND_NAMES[Kind(k)] for k in trace.slices.kind[sel].tolist())
+        assert got == ref.slice_kinds
+    assert {d["rank"] for d in trace.metadata_events} == set(range(len(files)))
+    assert [info.source for info in trace.ranks] == [str(f) for f in files]
+    check_invariants(trace)
 
 
 def test_folder_without_distributed_info_uses_natural_file_order(tmp_path: Path) -> None:
@@ -483,3 +493,45 @@ def test_gzip_of_several_members(tmp_path: Path) -> None:
     path = tmp_path / "members.json.gz"
     path.write_bytes(gzip.compress(text[:half]) + gzip.compress(text[half:]))
     _same(load_trace(path), load(DATA / "worker_thread.json.gz"))
+
+
+@pytest.mark.parametrize(
+    "name", ["hta__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+             "kineto__tb_plugin__resnet50_num_workers_4__worker0.pt.trace.json.gz"],
+)  # fmt: skip
+def test_child_processes_give_the_same_trace(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    # Large files are decoded by child processes too; force them on for a small one.
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
+    monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 18)  # many chunks, both children busy
+    _same(load_trace(DATA / name), load(DATA / name))
+
+
+def test_child_processes_leave_odd_chunks_to_the_importer(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
+    events = [dict(op, name=f"op{i}", ts=i * 2) for i in range(3000)]
+    events[1700] = dict(op, name="no ts")  # op has no ts
+    events[2500] = dict(op, name="bad", ts="x")
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"traceEvents": events}, indent=1))
+    plain = load_trace(path)
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 14)
+    forked = load_trace(path)
+    _same(plain, forked)
+    assert forked.warnings.count == plain.warnings.count == 2
+    assert forked.warnings.samples == plain.warnings.samples
+    assert any("event 1700" in s for s in forked.warnings.samples)
+
+
+@pytest.mark.parametrize("python", ["/nonexistent/python", "/bin/true"])
+def test_import_survives_children_that_cannot_start_or_die(
+    monkeypatch: pytest.MonkeyPatch, python: str
+) -> None:
+    name = "hta__nccl_parser_config__nccl_data.json.gz"
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 18)
+    monkeypatch.setattr(sys, "executable", python)
+    _same(load_trace(DATA / name), load(DATA / name))

@@ -171,3 +171,54 @@ def test_one_gpu_runs_the_module(tmp_path: Path) -> None:
     assert all(s.device == "cuda:0" and s.gpu_ms is not None for s in splits)
     assert [s.rows for s in splits[:4]] == tutorial_batches(100, 30)
     assert dp["planned_split"]["rows"] == [gpuviz_split(b, 2) for b in tutorial_batches(100, 30)]
+
+
+# ------------------------------------------------------- recordings made on H200s by this workload
+
+
+def test_recorded_2gpu_events_match_gpuviz_split(data_dir: Path) -> None:
+    from gpuviz.engine.events import Started, read_events
+
+    folder = data_dir / "events" / "dataparallel_2gpu"
+    events = list(read_events(folder / "events.jsonl"))
+    assert isinstance(events[0], Started) and events[0].devices == ["cuda:0", "cuda:1"]
+    assert isinstance(events[-1], Finished)
+    dp_steps = [e.step for e in events if isinstance(e, StepTimed) and e.label == "dataparallel"]
+    splits = [e for e in events if isinstance(e, SplitRecorded)]
+    sizes = tutorial_batches(100, 30)
+    rows = []
+    for i, step in enumerate(dp_steps):
+        reps = sorted((s for s in splits if s.step == step), key=lambda s: s.replica)
+        assert [r.device for r in reps] == ["cuda:0", "cuda:1"]
+        assert [r.rows for r in reps] == gpuviz_split(sizes[i % 4], 2)
+        assert all(r.gpu_ms is not None and r.gpu_ms > 0 for r in reps)
+        rows.append([r.rows for r in reps])
+    assert rows[:4] == [[15, 15], [15, 15], [15, 15], [5, 5]]  # the figures
+    trace = [e for e in events if isinstance(e, TraceReady)]
+    assert len(trace) == 1 and Path(trace[0].path) == folder / "dataparallel_2gpu.json.gz"
+
+
+@pytest.mark.parametrize(
+    ("name", "gpus", "expected"),
+    [
+        ("events/dataparallel_2gpu/dataparallel_2gpu.json.gz", 2, ([15, 15], [5, 5])),
+        ("dataparallel_4gpu.json.gz", 4, ([8, 8, 8, 6], [3, 3, 3, 1])),
+    ],
+)
+def test_recorded_traces_show_the_split(
+    data_dir: Path, name: str, gpus: int, expected: tuple[list[int], list[int]]
+) -> None:
+    # The trace-side analysis finds in our own recordings what DataParallel's chunking gives.
+    from gpuviz.analysis.splits import find_splits
+    from gpuviz.trace.kineto import load_trace
+
+    found = find_splits(load_trace(data_dir / name))
+    sizes = tutorial_batches(100, 30)
+    assert sorted({r.step for r in found}) == [0, 1, 2, 3]  # one epoch was profiled
+    full, last = expected
+    for step in range(4):
+        mine = sorted((r for r in found if r.step == step), key=lambda r: r.device)
+        assert [r.device for r in mine] == list(range(gpus))
+        assert [r.rows for r in mine] == gpuviz_split(sizes[step], gpus)
+        assert [r.rows for r in mine] == (full if step < 3 else last)
+        assert all(r.gpu_ns > 0 for r in mine)

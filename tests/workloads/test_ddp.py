@@ -82,3 +82,26 @@ def test_nccl_ranks_on_gpus(tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(summary.stdout)["ranks"] == list(range(n))
+
+
+def test_recorded_nccl_ranks(data_dir: Path) -> None:
+    # 4 NCCL ranks that this workload recorded on H200s: one trace per rank, merged by rank.
+    from gpuviz.engine.multiprocess import comm_figures
+
+    folder = data_dir / "ddp_nccl_4rank"
+    summary = subprocess.run(
+        [sys.executable, "-m", "gpuviz", "summary", str(folder), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(summary.stdout)["ranks"] == [0, 1, 2, 3]
+    figures = {r["rank"]: r for r in comm_figures(folder)["ranks"]}
+    for i in range(4):
+        with gzip.open(folder / f"rank-{i}.json.gz", "rt") as f:
+            doc = json.load(f)
+        assert doc["distributedInfo"]["rank"] == i and doc["distributedInfo"]["backend"] == "nccl"
+        kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+        nccl = [e for e in kernels if "nccl" in e["name"].lower()]
+        assert nccl and figures[i]["nccl_kernels"] == len(nccl)
+        assert figures[i]["nccl_us"] > 0

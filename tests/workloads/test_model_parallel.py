@@ -113,3 +113,35 @@ def test_stages_on_gpus_have_a_bubble(tmp_path: Path) -> None:
     # Micro-batches let the stages overlap: less idle time than one stage at a time.
     assert by["pipeline"]["bubble_share"] < by["split"]["bubble_share"]
     assert by["split"]["bubble_share"] > 0.3
+
+
+def test_recorded_4gpu_trace_runs_each_stage_on_its_gpu(data_dir: Path) -> None:
+    # In a 4-GPU recording, every kernel launched inside "stage{s} mb{j} on cuda:{d}" ran on d.
+    import gzip
+    import json
+    import re
+
+    with gzip.open(data_dir / "model_parallel_4gpu.json.gz", "rt") as f:
+        events = json.load(f)["traceEvents"]
+    stages = [
+        (e["ts"], e["ts"] + e["dur"], e["tid"], int(m.group(1)), int(m.group(2)))
+        for e in events
+        if e.get("cat") == "user_annotation"
+        and (m := re.fullmatch(r"stage(\d) mb\d on cuda:(\d)", e["name"]))
+    ]
+    assert {(s, d) for *_, s, d in stages} == {(0, 0), (1, 1), (2, 2), (3, 3)}
+    device_of = {
+        e["args"]["correlation"]: e["args"]["device"]
+        for e in events
+        if e.get("cat") == "kernel" and "correlation" in e.get("args", {})
+    }
+    checked = 0
+    for e in events:
+        if e.get("cat") != "cuda_runtime" or "Launch" not in e["name"]:
+            continue
+        corr = e.get("args", {}).get("correlation")
+        for t0, t1, tid, _s, d in stages:
+            if tid == e["tid"] and t0 <= e["ts"] < t1 and corr in device_of:
+                assert device_of[corr] == d
+                checked += 1
+    assert checked >= 16  # 4 stages x 4 micro-batches, each with its own matmuls

@@ -180,6 +180,7 @@ class LiveRun:
         allocated_bytes: float | None = None,
         reserved_bytes: float | None = None,
         nvml_used_bytes: float | None = None,
+        *,
         from_app: bool = False,
     ) -> None:
         """Append one memory reading of ``device`` (the engine's, or one the app read itself)."""

@@ -7,6 +7,7 @@ so a burst of events costs one redraw, and a quiet run costs nothing.
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -27,6 +28,10 @@ from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
 
 REDRAW_INTERVAL_MS = 33
 """About 30 Hz."""
+SPLIT_STEPS_SHOWN = 8
+"""The split plot shows this many of the latest DataParallel steps."""
+SPLIT_LABELS_MAX = 8
+"""Bars get a rows label while there are at most this many."""
 
 _MEMORY_ORDER = ["RSS", "allocated", "reserved", "NVML used"]
 _MEMORY_STYLE = {"RSS": "—", "allocated": "—", "reserved": "- -", "NVML used": "···"}
@@ -85,7 +90,12 @@ class QtLivePlots(QWidget):
         item.setLogMode(False, True)
         item.setLabel("bottom", "step")
         item.setLabel("left", "ms")
+        # Steps are whole numbers, and times stay in ms: no "x0.001" scaling of either axis.
+        item.getAxis("bottom").enableAutoSIPrefix(False)
+        item.getAxis("left").enableAutoSIPrefix(False)
         self.step_legend = QLabel()
+        self.split_legend = QLabel()
+        self._split_shown: dict[tuple[int, str], int] = {}
         self._wall_items: dict[str, pg.PlotDataItem] = {}
         self._gpu_items: dict[str, pg.PlotDataItem] = {}
         # Profiled steps are drawn apart from their strategy's line: the profiler slows them,
@@ -107,6 +117,7 @@ class QtLivePlots(QWidget):
         self.split_plot = make_plot_widget("DataParallel split")
         sitem = self.split_plot.getPlotItem()
         sitem.setLabel("left", "rows")
+        sitem.setLabel("bottom", "step")
         self._split_bars = pg.BarGraphItem(x=[], height=[], width=0.6)
         sitem.addItem(self._split_bars)
         self._split_texts: list[pg.TextItem] = []
@@ -116,14 +127,14 @@ class QtLivePlots(QWidget):
         top.addWidget(self.progress)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         # Legends go under the plots, as text: drawn inside, they hid the points of short plots.
-        for legend in (self.step_legend, self.memory_legend):
+        for legend in (self.step_legend, self.memory_legend, self.split_legend):
             legend.setWordWrap(True)
             legend.setStyleSheet("color: #222; font-size: 8pt;")
             legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         for plot, legend in (
             (self.step_plot, self.step_legend),
             (self.memory_plot, self.memory_legend),
-            (self.split_plot, None),
+            (self.split_plot, self.split_legend),
         ):
             plot.setMinimumSize(220, 150)
             box = QWidget()
@@ -183,6 +194,10 @@ class QtLivePlots(QWidget):
             k: (0 if it.xData is None else len(it.xData)) for k, it in self._memory_items.items()
         }
 
+    def splits_shown(self) -> bool:
+        """Whether the split bars are part of the plots (once a DataParallel split came)."""
+        return not self._split_box.isHidden()
+
     def split_rows(self) -> dict[str, int]:
         """Device -> rows of the split bars shown (the latest step with splits)."""
         run = self.run
@@ -226,6 +241,8 @@ class QtLivePlots(QWidget):
         for t in self._split_texts:
             self.split_plot.getPlotItem().removeItem(t)
         self._split_texts.clear()
+        self._split_shown = {}
+        self.split_legend.setText("")
         self._split_box.setVisible(False)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -234,7 +251,11 @@ class QtLivePlots(QWidget):
         total = max(run.total, 1)
         self.progress.setRange(0, total)
         self.progress.setValue(min(run.step, total))
-        where = f"{run.workload} on {run.device}" if run.workload else "starting…"
+        name = run.workload
+        if ".py:" in name:  # a user file: its name, not its whole path
+            path, _, func = name.rpartition(":")
+            name = f"{os.path.basename(path)}:{func}"
+        where = f"{name} on {run.device}" if name else "starting…"
         parts = [f"<b>{where}</b>"]
         if run.total:
             parts.append(f"step {run.step}/{run.total}")
@@ -302,6 +323,13 @@ class QtLivePlots(QWidget):
                 self._profiled_gpu_item.setData(
                     px[pg_ok], np.log10(gpu[prof][pg_ok]), brush=gbrushes
                 )
+        if len(x):
+            # Whole steps on x; autorange would zoom a lone point to a thousandth of a step.
+            last = float(x.max())
+            item.setXRange(-0.5, last + 0.5, padding=0.02)
+            major = next((m for m in (1, 2, 5, 10, 20, 50, 100) if last / m <= 12), None)
+            if major is not None:
+                item.getAxis("bottom").setTickSpacing(major, major)
         _set_text(
             self.step_legend,
             "  ".join(
@@ -351,7 +379,11 @@ class QtLivePlots(QWidget):
                     )
                     item.addItem(it)
                     self._memory_items[key] = it
-                it.setData(t, getattr(cols, field).view() / scale)
+                # Each curve joins its own readings: an app-read sample that has NVML's figure
+                # but not the allocator's leaves no hole in the allocator's curve.
+                v = getattr(cols, field).view()
+                ok = np.isfinite(v)
+                it.setData(t[ok], v[ok] / scale)
         devices = list(run.memory)
         whats = sorted({w for _, w in self._memory_items}, key=_MEMORY_ORDER.index)
         _set_text(
@@ -366,38 +398,69 @@ class QtLivePlots(QWidget):
         )
 
     def _update_splits(self, run: LiveRun) -> None:
-        step = run.latest_split_step()
-        if step is None:
+        latest = run.latest_split_step()
+        if latest is None:
             return
         if self._split_box.isHidden():
             self._split_box.setVisible(True)
             w = max(self.splitter.width(), 900)
-            self.splitter.setSizes([int(w * 0.37), int(w * 0.37), int(w * 0.26)])
+            self.splitter.setSizes([int(w * 0.34), int(w * 0.33), int(w * 0.33)])
+        # The last few steps side by side, one bar per GPU: a batch's uneven last split
+        # (30, 30, 30, 10 rows on 2 GPUs: 15/15 ... 5/5) shows next to the full ones.
+        steps = sorted(run.splits)[-SPLIT_STEPS_SHOWN:]
         devices = run.split_devices()
-        bars = {b.device: b for b in run.splits[step]}
-        x = np.arange(len(devices), dtype=np.float64)
-        rows = np.array([bars[d].rows if d in bars else 0 for d in devices], dtype=np.float64)
+        n = len(devices)
+        width = 0.8 / max(n, 1)
+        xs, heights, brushes, labels = [], [], [], []
+        for j, step in enumerate(steps):
+            bars = {b.device: b for b in run.splits[step]}
+            for i, d in enumerate(devices):
+                b = bars.get(d)
+                xs.append(j + (i - (n - 1) / 2) * width)
+                heights.append(0 if b is None else b.rows)
+                brushes.append(color(i))
+                text = "0" if b is None else str(b.rows)
+                if b is not None and b.gpu_ms is not None and len(steps) * n <= 4:
+                    text += f"\n{_fmt_ms(float(b.gpu_ms))}"
+                labels.append(text)
+        self._split_shown = {
+            (step, d): int(heights[j * n + i])
+            for j, step in enumerate(steps)
+            for i, d in enumerate(devices)
+        }
         self._split_bars.setOpts(
-            x=x, height=rows, width=0.6, brushes=[color(i) for i in range(len(devices))]
+            x=np.asarray(xs),
+            height=np.asarray(heights, dtype=np.float64),
+            width=width * 0.9,
+            brushes=brushes,
         )
         item = self.split_plot.getPlotItem()
-        item.setTitle(f"DataParallel split · step {step}", color="#222", size="10pt")
-        ax = item.getAxis("bottom")
-        ax.setTicks([[(float(i), d) for i, d in enumerate(devices)]])
+        what = f"step {steps[0]}" if len(steps) == 1 else f"steps {steps[0]}–{steps[-1]}"
+        item.setTitle(f"DataParallel split · rows per GPU, {what}", color="#222", size="10pt")
+        item.getAxis("bottom").setTicks([[(float(j), str(s)) for j, s in enumerate(steps)]])
         for t in self._split_texts:
             item.removeItem(t)
         self._split_texts.clear()
-        for i, d in enumerate(devices):
-            b = bars.get(d)
-            text = "0 rows" if b is None else f"{b.rows} rows"
-            if b is not None and b.gpu_ms is not None:
-                text += f"\n{_fmt_ms(float(b.gpu_ms))}"
-            ti = pg.TextItem(text, color="#222", anchor=(0.5, 1.0))
-            ti.setPos(float(i), float(rows[i]))
-            item.addItem(ti)
-            self._split_texts.append(ti)
-        item.setYRange(0, max(1.0, float(rows.max()) * 1.35 if len(rows) else 1.0))
-        item.setXRange(-0.6, len(devices) - 0.4)
+        if len(xs) <= SPLIT_LABELS_MAX:
+            for x, h, text in zip(xs, heights, labels):
+                ti = pg.TextItem(text, color="#222", anchor=(0.5, 1.0))
+                ti.setPos(float(x), float(h))
+                item.addItem(ti)
+                self._split_texts.append(ti)
+        top = max([1.0, *(float(h) for h in heights)])
+        item.setYRange(0, top * 1.3)
+        item.setXRange(-0.6, len(steps) - 0.4)
+        _set_text(
+            self.split_legend,
+            "  ".join(
+                f"<span style='color:{color(i).name()}'>■</span>&nbsp;{d}"
+                for i, d in enumerate(devices)
+            ),
+        )
+
+    def split_bars(self) -> dict[tuple[int, str], int]:
+        """``(step, device) -> rows`` of every split bar shown."""
+        return dict(self._split_shown)
 
     def update_rates_hz(self, part: str, since: float, until: float) -> float:
         """Redraws of ``part`` per second between two ``time.monotonic()`` readings."""

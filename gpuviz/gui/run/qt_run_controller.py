@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from gpuviz.errors import BadInputError
 from gpuviz.gui.run.live_buffers import LiveRun
 from gpuviz.gui.run.qt_compare import QtRunComparison, QtStrategyComparison
+from gpuviz.gui.run.qt_device_picker import query_gpus
 from gpuviz.gui.run.qt_failure_dialog import QtFailureDialog
 from gpuviz.gui.run.qt_live_plots import QtLivePlots
 from gpuviz.gui.run.qt_run_worker import QtRunWorker, make_source
@@ -146,11 +147,13 @@ class QtRunController(QObject):
         self._last_probe_t_s = -1.0
         self._errored: tuple[str, str] | None = None
         self._is_child = False
+        self._closing = False
 
         self.panel.runClicked.connect(self.start_run)
         self.panel.cancelClicked.connect(self.cancel_run)
         window.traceOpened.connect(self._on_trace_opened)
         window.loadFailed.connect(self._on_load_failed)
+        self.read_gpus: Any = query_gpus  # NVML; tests put a fake here
         self.probe_timer = QTimer(self)
         self.probe_timer.setInterval(PROBE_INTERVAL_MS)
         self.probe_timer.timeout.connect(self._on_probe)
@@ -192,14 +195,21 @@ class QtRunController(QObject):
         events_file: Path | None = None
         if req["profile"] and not req.get("out"):
             folder = self.runs_dir.resolve()
-            folder.mkdir(parents=True, exist_ok=True)
-            req["out"] = str(_stamp_name(folder, req["workload"], multi_process))
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                req["out"] = str(_stamp_name(folder, req["workload"], multi_process))
+            except (OSError, BadInputError) as exc:
+                return self._refuse(f"Cannot write the run's trace in {folder}: {exc}")
         if events_override:
             events_file = Path(events_override)
         elif req.get("out"):
             events_file = _events_path(Path(req["out"]))
         self.save_settings()
-        label = f"{req['workload']} on {req.get('device') or 'default device'}"
+        name = str(req["workload"])
+        if ":" in name and ".py" in name:  # a user file: its name, not its whole path
+            path, _, func = name.rpartition(":")
+            name = f"{os.path.basename(path)}:{func}"
+        label = f"{name} on {req.get('device') or 'default device'}"
         self._begin(label, lambda: make_source(req, executor), req, events_file)
         self._is_child = executor == "child"
         if self._is_child:
@@ -269,7 +279,12 @@ class QtRunController(QObject):
         # Start the thread once the panel has repainted: its first work is importing the
         # engine, and a GUI thread that paints while another thread imports trades the GIL
         # every 5 ms (measured: a 90-170 ms stall right after Run, 40 ms without).
-        QTimer.singleShot(START_DELAY_MS, worker.start)
+        QTimer.singleShot(START_DELAY_MS, lambda: self._start_worker(worker))
+
+    def _start_worker(self, worker: QtRunWorker) -> None:
+        if self._closing or worker is not self.worker:
+            return  # the window closed in the meantime: nothing may start now
+        worker.start()
 
     # -- worker signals ---------------------------------------------------------------------
     def _on_event(self, event: Any) -> None:
@@ -284,8 +299,11 @@ class QtRunController(QObject):
         if self._writer is None and self._writer_path is not None:
             from gpuviz.engine.events import EventWriter
 
-            self._writer = EventWriter(self._writer_path)
-            self._writer_path = None
+            path, self._writer_path = self._writer_path, None
+            try:
+                self._writer = EventWriter(path)
+            except OSError as exc:  # the run goes on; only its replayable stream is lost
+                print(f"gpuviz: could not save the run's events to {path}: {exc}", file=sys.stderr)
         if self._writer is not None:
             try:
                 self._writer.write(event)
@@ -301,13 +319,13 @@ class QtRunController(QObject):
 
     def _on_probe(self) -> None:
         # While the child's profiler export holds its GIL, the child sends no memory sample for
-        # seconds; the run's RSS is still readable from here, so the plot stays live.
+        # seconds. What can be read from outside it still is: its RSS (the CPU's curve) and
+        # each GPU's NVML used memory. The allocator's figures cannot, and are left as gaps.
         live, worker = self.live, self.worker
         if (
             live is None
             or worker is None
             or not live.workload
-            or live.device != "cpu"
             or live.terminal is not None  # the run is over; the child is only exiting
         ):
             return
@@ -327,8 +345,17 @@ class QtRunController(QObject):
             return
         if rss <= 0:  # a process that is exiting
             return
+        if live.device == "cpu":
+            self._last_probe_t_s = t_s
+            live.add_memory("cpu", t_s, rss, from_app=True)
+            return
+        used = {f"cuda:{g.index}": g.used_bytes for g in self.read_gpus()}
+        cuda = [d for d in live.devices if used.get(d) is not None]
+        if not cuda:
+            return
         self._last_probe_t_s = t_s
-        live.add_memory("cpu", t_s, rss, from_app=True)
+        for d in cuda:
+            live.add_memory(d, t_s, rss, nvml_used_bytes=used[d], from_app=True)
 
     def _on_worker_finished(self) -> None:
         worker = self.worker
@@ -358,6 +385,8 @@ class QtRunController(QObject):
             self.resultShown.emit(None)
 
     def _show_end(self, end: Any) -> None:
+        if self._closing:
+            return
         live = self.live
         name = type(end).__name__
         trace = None
@@ -577,6 +606,7 @@ class QtRunController(QObject):
     # -- shutting down ------------------------------------------------------------------------
     def shutdown(self) -> None:
         """Cancel a run and wait for its thread (and child) to end; close comparisons."""
+        self._closing = True  # the run's end must open no tab or dialog in a closing window
         worker = self.worker
         if worker is not None:
             worker.cancel()

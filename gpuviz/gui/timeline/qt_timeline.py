@@ -37,7 +37,13 @@ W/S zoom in/out around the mouse, A/D pan (Perfetto); Esc clears the selection; 
 label's triangle to fold it; hover shows a slice's details.
 
 Drawing: :class:`gpuviz.trace.lod.TimelineLod` gives per-colour rectangle arrays for the visible
-rows at pixel resolution, drawn with one ``drawRects`` each (:mod:`gpuviz.gui.qt_draw`).
+rows at pixel resolution; :func:`gpuviz.trace.lod.raster_rows` paints them into one row of
+pixels per lane, copied down the lane's height into one image that is drawn with one
+``drawImage`` (:mod:`gpuviz.gui.qt_draw`): a frame costs pixels × lanes, however many
+rectangles it has (one ``drawRects`` entry per rectangle cost a fill per scan line: 10+ ms for
+the ~20k rectangles of a real 1M-kernel trace). Frames and their image are cached per view, so
+a repaint of an unchanged view only blits; a pan within three view widths reuses each row's
+LOD window (:class:`~gpuviz.trace.lod.TimelineLod`).
 Redraws go through one timer (at most about 60 per second), never once per input event.
 Level-of-detail pyramids of big rows are built by a worker ``QThread``
 (:class:`~gpuviz.gui.timeline.qt_lod_worker.QtLodWorker`); rows not built yet show a
