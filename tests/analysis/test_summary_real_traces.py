@@ -11,9 +11,17 @@ from gpuviz.analysis.summary import summarize
 from gpuviz.trace.kineto import load_trace
 
 DATA = Path(__file__).parent.parent / "data"
-TRACES = sorted(
-    p.name for p in DATA.iterdir() if p.name != "hta__memory_analysis__memory_timeline.raw.gz"
-)
+TRACE_SUFFIXES = (".json", ".json.gz")
+
+
+def _is_trace(p: Path) -> bool:
+    # A trace file, or a folder of per-rank trace files (tests/data/events holds event streams).
+    if p.is_dir():
+        return any(q.is_file() and q.name.endswith(TRACE_SUFFIXES) for q in p.iterdir())
+    return p.name.endswith(TRACE_SUFFIXES)
+
+
+TRACES = sorted(p.name for p in DATA.iterdir() if _is_trace(p))
 US = pytest.approx  # times: exact in ns; allow float rounding of the µs conversions only
 
 

@@ -661,6 +661,12 @@ def install_run_panel(
     -------
     QtRunController
     """
+    # A run's result opens in a Timeline; importing its module costs ~40 ms of GUI thread,
+    # better spent at start-up than while the run's trace is being loaded and shown.
+    try:
+        import gpuviz.gui.timeline.qt_timeline  # noqa: F401
+    except ImportError:
+        pass  # the trace view shows its stand-in and says why
     ctl = QtRunController(window, runs_dir, gpus)
     w: Any = window
     # The panel scrolls rather than forcing the window taller than the screen, and takes the
