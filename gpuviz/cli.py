@@ -45,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     o = sub.add_parser("open", help="open traces in the app (each in its own tab)")
-    o.add_argument("traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files")
+    o.add_argument(
+        "traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files"
+    )
     o.add_argument("--view", choices=VIEWS, default="timeline")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
@@ -57,10 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("workload", metavar="NAME|FILE.py:FUNC")
     r.add_argument("-p", dest="params", action="append", default=[], metavar="k=v")
     r.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda if present)")
-    r.add_argument("--gpus", default=None, metavar="N|LIST", help="GPU count or list, e.g. 2 or 0,2,3")
+    r.add_argument(
+        "--gpus", default=None, metavar="N|LIST", help="GPU count or list, e.g. 2 or 0,2,3"
+    )
     r.add_argument("--steps", type=int, default=None, help="steps per strategy (default 5)")
     r.add_argument("--out", default=None, metavar="T.json.gz|DIR")
-    r.add_argument("--events", default=None, metavar="E.jsonl", help="write the event stream as JSON lines")
+    r.add_argument(
+        "--events", default=None, metavar="E.jsonl", help="write the event stream as JSON lines"
+    )
     r.add_argument("--isolate", action="store_true", help="run in a child process")
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
@@ -78,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
 
-    e = sub.add_parser("export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)")
+    e = sub.add_parser(
+        "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
+    )
     e.add_argument("trace", metavar="TRACE")
     g = e.add_mutually_exclusive_group(required=True)
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")

@@ -38,8 +38,8 @@ def _modules() -> list[str]:
 
 def _loaded_after_import(module: str) -> list[str]:
     code = (
-        "import importlib, json, sys; importlib.import_module(%r); "
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))" % module
+        f"import importlib, json, sys; importlib.import_module({module!r}); "
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)

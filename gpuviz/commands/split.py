@@ -20,11 +20,15 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps({"batch": args.batch, "gpus": args.gpus, "rows": rows}))
         return 0
     idle = sum(1 for r in rows if r == 0)
-    print(f"batch {args.batch} on {args.gpus} GPU{'s' if args.gpus != 1 else ''}: "
-          + ", ".join(str(r) for r in rows))
+    print(
+        f"batch {args.batch} on {args.gpus} GPU{'s' if args.gpus != 1 else ''}: "
+        + ", ".join(str(r) for r in rows)
+    )
     for i, r in enumerate(rows):
         print(f"  cuda:{i}  {r:>6} rows{'  (idle)' if r == 0 else ''}")
     if idle:
-        print(f"{idle} GPU{'s' if idle != 1 else ''} get no rows: Tensor.chunk makes "
-              f"chunks of ceil({args.batch}/{args.gpus}) rows, so fewer chunks than GPUs.")
+        print(
+            f"{idle} GPU{'s' if idle != 1 else ''} get no rows: Tensor.chunk makes "
+            f"chunks of ceil({args.batch}/{args.gpus}) rows, so fewer chunks than GPUs."
+        )
     return 0

@@ -335,14 +335,32 @@ class Instants(_Columns):
 
 
 _DTYPES: dict[str, Any] = {
-    "start_ns": np.int64, "dur_ns": np.int64, "track": np.int32, "depth": np.int16,
-    "name": np.int32, "cat": np.int32, "kind": np.uint8, "correlation": np.int64,
-    "external_id": np.int64, "bytes": np.int64, "args": np.int32,
-    "rank": np.int32, "device": np.int32, "stream": np.int64, "pid": np.int64,
-    "tid": np.int64, "label": np.int32,
-    "flow_id": np.int64, "phase": np.uint8, "ts_ns": np.int64, "enclosing": np.uint8,
-    "device_type": np.int8, "device_id": np.int32, "addr": np.int64,
-    "total_allocated": np.int64, "total_reserved": np.int64,
+    "start_ns": np.int64,
+    "dur_ns": np.int64,
+    "track": np.int32,
+    "depth": np.int16,
+    "name": np.int32,
+    "cat": np.int32,
+    "kind": np.uint8,
+    "correlation": np.int64,
+    "external_id": np.int64,
+    "bytes": np.int64,
+    "args": np.int32,
+    "rank": np.int32,
+    "device": np.int32,
+    "stream": np.int64,
+    "pid": np.int64,
+    "tid": np.int64,
+    "label": np.int32,
+    "flow_id": np.int64,
+    "phase": np.uint8,
+    "ts_ns": np.int64,
+    "enclosing": np.uint8,
+    "device_type": np.int8,
+    "device_id": np.int32,
+    "addr": np.int64,
+    "total_allocated": np.int64,
+    "total_reserved": np.int64,
 }
 
 
@@ -372,7 +390,7 @@ class ArgsStore:
     def raw(self, row: int) -> bytes:
         """The JSON text of row ``row``."""
         o = self.offsets
-        return self.blob[o[row]:o[row + 1]]
+        return self.blob[o[row] : o[row + 1]]
 
     def get(self, row: int) -> dict[str, Any]:
         """The decoded args of row ``row``; ``{}`` for -1."""

@@ -441,8 +441,14 @@ def test_an_empty_trace_opens(make_timeline):
     )
 
     tr = Trace(
-        symbols=SymbolTable(), slices=Slices.empty(), tracks=Tracks.empty(), flows=Flows.empty(),
-        memory=MemoryEvents.empty(), instants=Instants.empty(), args=ArgsStore(), ranks=[],
+        symbols=SymbolTable(),
+        slices=Slices.empty(),
+        tracks=Tracks.empty(),
+        flows=Flows.empty(),
+        memory=MemoryEvents.empty(),
+        instants=Instants.empty(),
+        args=ArgsStore(),
+        ranks=[],
     )
     w = make_timeline(tr)
     w.canvas.grab()
