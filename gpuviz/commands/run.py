@@ -21,13 +21,13 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 
 def _request(args: argparse.Namespace) -> Any:
-    from gpuviz.engine.runner import DEFAULT_STEPS, RunRequest
+    from gpuviz.engine.runner import RunRequest
     from gpuviz.workloads.params import parse_params
     from gpuviz.workloads.registry import resolve_workload
 
     spec = resolve_workload(args.workload)
     params = parse_params(spec.params, args.params, workload=spec.name)
-    steps = DEFAULT_STEPS if args.steps is None else args.steps
+    steps = spec.steps_for(params) if args.steps is None else args.steps
     if steps < 1:
         raise BadInputError(f"--steps {steps}: must be 1 or more")
     if args.rank_timeout is not None and args.rank_timeout <= 0:

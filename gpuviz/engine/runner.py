@@ -56,9 +56,8 @@ from gpuviz.engine.events import (
 from gpuviz.errors import BadInputError
 from gpuviz.workloads.base import Plan, RunContext, Strategy, function_plan
 from gpuviz.workloads.params import check_params
-from gpuviz.workloads.registry import WorkloadSpec, resolve_workload
+from gpuviz.workloads.registry import DEFAULT_STEPS, WorkloadSpec, resolve_workload
 
-DEFAULT_STEPS = 5
 NEEDS_CUDA = "needs CUDA"
 
 

@@ -122,6 +122,11 @@ def run_app(
     window.set_view(view)
     window.open_traces(argv_paths)
     if screenshot is None:
+        # The workload panel, live plots and Run menu (gpuviz.gui.run); `open --screenshot`
+        # renders the traces alone.
+        from gpuviz.gui.run.qt_run_controller import install_run_panel
+
+        install_run_panel(window)
         window.show()
         return int(app.exec())
     return _screenshot(app, window, screenshot, size)

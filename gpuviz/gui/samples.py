@@ -41,6 +41,22 @@ _KNOWN = {
         "BERT-small inference (H100)",
         "a small model's inference with allocator memory events",
     ),
+    "dataparallel_2gpu_h200.json.gz": (
+        "DataParallel on 2 GPUs, recorded by gpuviz (H200)",
+        "gpuviz run dataparallel --gpus 2: one epoch, 15/15 three times, then 5/5",
+    ),
+    "dataparallel_4gpu_h200.json.gz": (
+        "DataParallel on 4 GPUs, recorded by gpuviz (H200)",
+        "gpuviz run dataparallel --gpus 4: 8,8,8,6 three times, then 3,3,3,1",
+    ),
+    "ddp_4rank_h200": (
+        "DistributedDataParallel, 4 ranks, recorded by gpuviz (H200)",
+        "gpuviz run ddp on 4 GPUs (NCCL): one trace per rank, merged",
+    ),
+    "model_parallel_4gpu_h200.json.gz": (
+        "Model parallel over 4 GPUs, recorded by gpuviz (H200)",
+        "a Sequential cut into 4 stages, with a micro-batch pipeline",
+    ),
     "event_sync_3streams_a100.json.gz": (
         "Three streams with event waits (A100)",
         "cross-stream synchronization through CUDA events",

@@ -20,7 +20,7 @@ import importlib
 import inspect
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,9 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "model_parallel",
 )
 """``gpuviz.workloads.<module>`` names that define a ``WORKLOAD``, in listing order."""
+
+DEFAULT_STEPS = 5
+"""Timed steps per strategy when neither ``--steps`` nor the workload says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,10 @@ class WorkloadSpec:
         ``builtin``, ``plugin:<distribution>`` or the user file's path.
     file : str, optional
         A user file's path (its entry's module is loaded from there).
+    default_steps : callable, optional
+        ``default_steps(params) -> int``: the timed steps per strategy when ``--steps`` is not
+        given (``dataparallel``: one epoch, ``ceil(length / batch)`` batches). None means
+        :data:`DEFAULT_STEPS`.
     """
 
     name: str
@@ -84,6 +91,17 @@ class WorkloadSpec:
     source: str = "builtin"
     file: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    default_steps: Callable[[Mapping[str, Any]], int] | None = field(default=None, compare=False)
+
+    def steps_for(self, params: Mapping[str, Any]) -> int:
+        """The timed steps per strategy when none are asked for (see ``default_steps``)."""
+        if self.default_steps is None:
+            return DEFAULT_STEPS
+        return max(1, int(self.default_steps({**self.defaults(), **params})))
+
+    def defaults(self) -> dict[str, Any]:
+        """Each parameter's default value."""
+        return {p.name: p.default for p in self.params}
 
     def param(self, name: str) -> Param:
         """The declared parameter called ``name`` (KeyError if none)."""

@@ -114,3 +114,14 @@ def test_entry_point_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert specs["loops"].source == "builtin"  # a plugin never replaces a built-in
     assert "broken" not in specs
     assert resolve_workload("plugged").title == "A plugin plan"
+
+
+def test_default_steps_are_one_epoch_for_dataparallel_and_five_elsewhere() -> None:
+    from gpuviz.workloads.registry import DEFAULT_STEPS, builtin_workloads
+
+    specs = builtin_workloads()
+    # DESIGN.md: the tutorial's data (100 rows, batch 30) is one epoch of 4 batches.
+    assert specs["dataparallel"].steps_for({}) == 4
+    assert specs["dataparallel"].steps_for({"batch": 50}) == 2
+    assert specs["dataparallel"].steps_for({"length": 7, "batch": 30}) == 1
+    assert specs["loops"].steps_for({"n": 10}) == DEFAULT_STEPS == 5

@@ -82,7 +82,7 @@ class QtLivePlots(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.progress.setFormat("%v / %m steps")
+        self.progress.setFormat("")  # "%v / %m steps" once a run says how many
         self.progress.setMaximumWidth(260)
 
         self.step_plot = make_plot_widget("Step times (log scale)")
@@ -249,6 +249,7 @@ class QtLivePlots(QWidget):
 
     def _update_progress(self, run: LiveRun) -> None:
         total = max(run.total, 1)
+        self.progress.setFormat("%v / %m steps" if run.total else "")
         self.progress.setRange(0, total)
         self.progress.setValue(min(run.step, total))
         name = run.workload
