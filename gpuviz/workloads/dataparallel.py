@@ -43,6 +43,7 @@ from gpuviz.workloads.registry import WorkloadSpec
 PHASES = ("scatter", "replicate", "parallel_apply", "gather")
 """The pieces of ``DataParallel.forward`` that are timed, in the order it calls them."""
 
+
 def _epoch_batches(params: Mapping[str, Any]) -> int:
     # A step is one batch, and a run is one epoch by default (DESIGN.md): 100 rows in
     # batches of 30 are 4 steps (30, 30, 30, 10).

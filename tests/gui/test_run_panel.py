@@ -80,6 +80,10 @@ def test_form_is_built_from_declarations(make_app) -> None:
         assert p.help in editor.toolTip()  # help as the tooltip
     assert panel.form.values() == {p.name: p.default for p in specs["loops"].params}
     assert panel.request()["device"] == "cpu"  # no GPU: the CPU only
+    assert panel.steps.value() == 5
+    # dataparallel's default is one epoch of the tutorial's data: 4 batches (30, 30, 30, 10)
+    assert panel.select("dataparallel")
+    assert panel.steps.value() == 4
 
 
 def test_invalid_values_block_run(make_app, qtbot) -> None:

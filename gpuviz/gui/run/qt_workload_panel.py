@@ -339,6 +339,8 @@ class QtWorkloadPanel(QWidget):
             self.about.setText(f"<b>{spec.title}</b>{where}")
             self.about.setToolTip(spec.help)
             self.devices.set_multi_gpu(spec.multi_gpu or spec.multi_process)
+            # Each workload has its own default step count (dataparallel: one epoch).
+            self.steps.setValue(spec.steps_for({}))
             self.workloadChanged.emit(spec.name)
         self._update_run_enabled()
 
