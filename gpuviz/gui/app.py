@@ -77,6 +77,29 @@ def platform_problem(env: dict[str, str] | None = None, platform: str | None = N
     return None
 
 
+def start_qt(offscreen: bool) -> QApplication | None:
+    """The QApplication, or None after saying on stderr why Qt cannot start here.
+
+    With ``offscreen`` (screenshots) Qt renders without a display unless the caller chose a
+    platform. The platform check runs first, so a missing xcb library is named instead of
+    Qt's bare "could not load the platform plugin".
+    """
+    if offscreen and "QT_QPA_PLATFORM" not in os.environ:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    problem = platform_problem()
+    if problem:
+        print(f"gpuviz: {problem}", file=sys.stderr)
+        return None
+
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(["gpuviz"])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("gpuviz")
+    app.setOrganizationName("gpuviz")
+    return app
+
+
 def run_app(
     argv_paths: Sequence[str] = (),
     view: str = "timeline",
@@ -102,21 +125,12 @@ def run_app(
         The exit code: 0, 1 (Qt cannot start here) or 2 (a trace could not be opened, with
         ``screenshot``).
     """
-    if screenshot is not None and "QT_QPA_PLATFORM" not in os.environ:
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    problem = platform_problem()
-    if problem:
-        print(f"gpuviz: {problem}", file=sys.stderr)
+    app = start_qt(offscreen=screenshot is not None)
+    if app is None:
         return EXIT_FAILED
-
-    from PySide6.QtWidgets import QApplication
 
     from gpuviz.gui.qt_main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(["gpuviz"])
-    assert isinstance(app, QApplication)
-    app.setApplicationName("gpuviz")
-    app.setOrganizationName("gpuviz")
     window = MainWindow(modal_errors=screenshot is None, remember_recent=screenshot is None)
     window.resize(*size)
     window.set_view(view)

@@ -59,25 +59,17 @@ def run_gui(
     req = _as_dict(request)
     if events:
         req["events"] = events
-    if screenshot is not None and "QT_QPA_PLATFORM" not in os.environ:
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from gpuviz.gui.app import platform_problem
+    from gpuviz.gui.app import start_qt
 
-    problem = platform_problem()
-    if problem:
-        print(f"gpuviz: {problem}", file=sys.stderr)
+    app = start_qt(offscreen=screenshot is not None)
+    if app is None:
         return EXIT_FAILED
 
     from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
 
     from gpuviz.gui.qt_main_window import MainWindow
     from gpuviz.gui.run.qt_run_controller import install_run_panel
 
-    app = QApplication.instance() or QApplication(["gpuviz"])
-    assert isinstance(app, QApplication)
-    app.setApplicationName("gpuviz")
-    app.setOrganizationName("gpuviz")
     interactive = screenshot is None
     window = MainWindow(modal_errors=interactive, remember_recent=interactive)
     ctl = install_run_panel(window, runs_dir=runs_dir, restore=interactive)
