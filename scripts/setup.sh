@@ -22,8 +22,14 @@ if [ "$want_test" = 1 ]; then
 else
     $pip install -q -e .
     # Qt's xcb plugin needs these on a minimal Linux; install them where we are allowed to.
-    if [ "$(uname -s)" = Linux ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] \
-        && ! ldconfig -p | grep -q libxcb-cursor.so.0; then
+    missing=0
+    for so in libxcb-cursor.so.0 libxcb-icccm.so.4 libxcb-keysyms.so.1 libxcb-image.so.0 \
+        libxcb-render-util.so.0 libxcb-xkb.so.1 libxkbcommon-x11.so.0 libxcb-shape.so.0 \
+        libxcb-randr.so.0 libEGL.so.1 libfontconfig.so.1; do
+        ldconfig -p 2>/dev/null | grep -q "$so" || missing=1
+    done
+    if [ "$(uname -s)" = Linux ] && [ "$missing" = 1 ] && command -v apt-get >/dev/null \
+        && [ "$(id -u)" = 0 ]; then
         (apt-get update -qq && apt-get install -y -qq libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 \
             libxcb-image0 libxcb-render-util0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-shape0 \
             libxcb-randr0 libegl1 libgl1 libfontconfig1 libdbus-1-3 >/dev/null) \
