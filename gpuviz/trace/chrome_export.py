@@ -34,7 +34,7 @@ import numpy.typing as npt
 import orjson
 
 # Pids/tids that were strings in the file are stored as codes at or below this (kineto.py).
-from gpuviz.trace.kineto import _STRING_CODE_BASE as STRING_CODE_BASE
+from gpuviz.trace.kineto import STRING_CODE_BASE, is_string_code
 from gpuviz.trace.model import KIND_CATEGORIES, NONE, Kind, Trace, TrackKind, rank_code
 
 CHUNK_EVENTS = 1 << 16
@@ -193,7 +193,7 @@ def _min_time(trace: Trace) -> int:
 def _json_id(value: int, trace: Trace) -> bytes:
     """A pid/tid/flow id as JSON: the number, or the string the file had (see kineto)."""
     value = int(value)
-    if value <= STRING_CODE_BASE:
+    if is_string_code(value):
         return orjson.dumps(trace.symbols[STRING_CODE_BASE - value])
     return str(value).encode()
 
@@ -231,7 +231,7 @@ class _PidMap:
             if pj not in processes:
                 if gpu:
                     pname = f"GPU {pid}"
-                elif pid <= STRING_CODE_BASE:
+                elif is_string_code(pid):
                     pname = trace.symbols[STRING_CODE_BASE - pid] or "global"
                 elif pid in names:
                     pname = f"{names[pid]} (pid {pid})"

@@ -48,10 +48,15 @@ from gpuviz.trace.model import (
 )
 from gpuviz.trace.stacking import stack_depths
 
-__all__ = ["STRING_CODE_BASE", "ImportCancelledError", "load_trace", "trace_files"]
+__all__ = [
+    "STRING_CODE_BASE",
+    "ImportCancelledError",
+    "is_string_code",
+    "load_trace",
+    "trace_files",
+]
 
 # String pids/tids are stored as ``STRING_CODE_BASE - symbol id`` (see Tracks.pid/tid).
-_STRING_CODE_BASE = STRING_CODE_BASE  # the name the Chrome exporter first imported
 
 _TRACE_SUFFIXES = (".json", ".json.gz")
 

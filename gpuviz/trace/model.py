@@ -372,15 +372,15 @@ class ArgsStore:
 
     Parameters
     ----------
-    blob : bytes
-        The concatenated JSON objects.
+    blob : bytes or bytearray
+        The concatenated JSON objects (importers keep their bytearray: no copy of gigabytes).
     offsets : int64 array
         ``len(rows) + 1`` offsets into ``blob``.
     """
 
     __slots__ = ("blob", "offsets")
 
-    def __init__(self, blob: bytes = b"", offsets: I64 | None = None) -> None:
+    def __init__(self, blob: bytes | bytearray = b"", offsets: I64 | None = None) -> None:
         self.blob = blob
         self.offsets = np.zeros(1, dtype=np.int64) if offsets is None else offsets
 
@@ -390,7 +390,7 @@ class ArgsStore:
     def raw(self, row: int) -> bytes:
         """The JSON text of row ``row``."""
         o = self.offsets
-        return self.blob[o[row] : o[row + 1]]
+        return bytes(self.blob[o[row] : o[row + 1]])
 
     def get(self, row: int) -> dict[str, Any]:
         """The decoded args of row ``row``; ``{}`` for -1."""
