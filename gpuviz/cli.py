@@ -13,6 +13,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from gpuviz.errors import BadInputError, WorkFailedError
 
@@ -22,10 +23,25 @@ VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports bad usage as one line and exit code 2."""
+    """argparse that reports bad usage as one line and exit code 2.
+
+    ``prog`` is the whole command as typed (``gpuviz``, ``gpuviz run``): argparse builds a
+    subcommand's from its parent's, so the line names the command and its own help.
+    """
+
+    commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """Parse like argparse, but blame an unknown option on the command it was given to."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            owner = getattr(self, "commands", {}).get(command, self)
+            owner.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -91,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = e.add_mutually_exclusive_group(required=True)
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
+    p.commands = dict(sub.choices)
     return p
 
 
