@@ -251,6 +251,11 @@ class EventChunks:
     _escape_next: bool
     _depth: int
 
+    @property
+    def level(self) -> int:
+        """The nesting depth of the events array's elements: 1 in a bare list, else 2."""
+        return 1 if self.is_list else 2
+
     def reject(self) -> None:
         """Tell the scanner that the last chunk, a guessed one, did not decode as JSON.
 
@@ -268,6 +273,7 @@ class EventChunks:
         phase = "start"  # start -> before (object, key not seen) -> events -> after
         level = 0  # depth of the events array's elements
         meta: list[bytes] = []
+        meta_at: list[int] = []  # the file offset of each piece of meta (for error messages)
         pending = b""  # unfinished elements carried to the next block
         pending_offset = 0
         need_sep = False  # a ',' must come before the next element
@@ -309,10 +315,12 @@ class EventChunks:
                 )
                 if phase == "after":
                     meta.append(rest)
+                    meta_at.append(pending_offset)
                 base += n
                 continue
             if phase == "after":
                 meta.append(block)
+                meta_at.append(base)
                 base += n
                 continue
             if base == 0 and block.startswith(b"\xef\xbb\xbf"):
@@ -348,11 +356,12 @@ class EventChunks:
                         break
                 if start < 0:
                     meta.append(block[cursor:])
+                    meta_at.append(base + cursor)
                     prev_tail = (prev_tail + block)[-300:]
                     base += n
                     continue
-                meta.append(block[cursor:start])
-                meta.append(b"[]")
+                meta.extend((block[cursor:start], b"[]"))
+                meta_at.extend((base + cursor, base + start))
                 phase, level = "events", 2
                 cursor = start + 1
             if phase == "events":
@@ -362,6 +371,7 @@ class EventChunks:
                 )
                 if phase == "after":
                     meta.append(rest)
+                    meta_at.append(pending_offset)
             base += n
         if phase == "events" and pending:
             if need_sep:
@@ -372,6 +382,7 @@ class EventChunks:
                 )
             if phase == "after":
                 meta.append(rest)
+                meta_at.append(pending_offset)
         self.total_bytes = base
         if phase == "start":
             raise TraceFormatError(path, "", "empty file")
@@ -380,7 +391,7 @@ class EventChunks:
             raise TraceFormatError(
                 path, f"byte {base}", f"the JSON text ends {where} (truncated file?)"
             )
-        self._finish_metadata(b"".join(meta), phase)
+        self._finish_metadata(meta, meta_at, phase)
 
     def _exact(
         self, text: bytes, offset: int, level: int
@@ -429,7 +440,7 @@ class EventChunks:
                 kind = {bool: "true/false", type(None): "null", str: "string"}.get(
                     type(value), "number"
                 )
-            except (msgspec.DecodeError, UnicodeDecodeError):
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
                 pass
         if kind is not None:
             return TraceFormatError(
@@ -485,7 +496,8 @@ class EventChunks:
             return None
         return Chunk([memoryview(text)[start:stop]], offset + start)
 
-    def _finish_metadata(self, text: bytes, phase: str) -> None:
+    def _finish_metadata(self, meta: list[bytes], meta_at: list[int], phase: str) -> None:
+        text = b"".join(meta)
         if self.is_list:
             if text.strip(_WS):
                 raise TraceFormatError(
@@ -498,6 +510,14 @@ class EventChunks:
         except (msgspec.DecodeError, UnicodeDecodeError) as e:
             raise TraceFormatError(
                 self.path, "", f"malformed JSON outside the event list ({e})"
+            ) from None
+        except RecursionError:
+            # The text is the file's pieces outside the events array: find the place in them.
+            pos, what = deep_nesting(text)
+            starts = np.cumsum([0] + [len(m) for m in meta])
+            i = max(int(np.searchsorted(starts, pos, side="right")) - 1, 0)
+            raise TraceFormatError(
+                self.path, f"byte {meta_at[i] + pos - int(starts[i])}", what
             ) from None
         if not isinstance(value, dict) or "traceEvents" not in value:
             raise TraceFormatError(
@@ -512,21 +532,9 @@ class EventChunks:
 
     def _structure(self, block: bytes) -> tuple[Any, Any, Any]:
         """Positions of the structural brackets of a block, their +-1, and the depth after each."""
-        arr = np.frombuffer(block, dtype=np.uint8)
-        n = arr.size
-        quotes = np.flatnonzero(arr == 34)
-        slashes = np.flatnonzero(arr == 92)
-        if slashes.size or self._escape_next:
-            escaped, self._escape_next = _escaped_positions(slashes, n, self._escape_next)
-            if escaped.size and quotes.size:
-                quotes = quotes[~np.isin(quotes, escaped, assume_unique=True)]
-        brackets = np.flatnonzero(_IS_BRACKET[arr])
-        if brackets.size:
-            in_string = (np.searchsorted(quotes, brackets) + self._in_string) & 1
-            brackets = brackets[in_string == 0]
-        self._in_string = (self._in_string + quotes.size) & 1
-        delta = _BRACKET_DELTA[arr[brackets]].astype(np.int64)
-        depth_after = np.cumsum(delta) + self._depth
+        brackets, delta, depth_after, self._in_string, self._escape_next = _brackets(
+            block, self._in_string, self._escape_next, self._depth
+        )
         if depth_after.size:
             if depth_after.min() < 0:
                 bad = int(brackets[np.flatnonzero(depth_after < 0)[0]])
@@ -535,6 +543,50 @@ class EventChunks:
                 )
             self._depth = int(depth_after[-1])
         return brackets, delta, depth_after
+
+
+def _brackets(
+    block: bytes, in_string: int, escape_next: bool, depth: int
+) -> tuple[Any, Any, Any, int, bool]:
+    """The structural brackets of ``block`` (outside strings): positions, +-1, the depth after
+    each; and whether the block ends inside a string, or after an escaping backslash.
+
+    ``in_string``, ``escape_next`` and ``depth`` are the state at the block's start.
+    """
+    arr = np.frombuffer(block, dtype=np.uint8)
+    n = arr.size
+    quotes = np.flatnonzero(arr == 34)
+    slashes = np.flatnonzero(arr == 92)
+    if slashes.size or escape_next:
+        escaped, escape_next = _escaped_positions(slashes, n, escape_next)
+        if escaped.size and quotes.size:
+            quotes = quotes[~np.isin(quotes, escaped, assume_unique=True)]
+    brackets = np.flatnonzero(_IS_BRACKET[arr])
+    if brackets.size:
+        inside = (np.searchsorted(quotes, brackets) + in_string) & 1
+        brackets = brackets[inside == 0]
+    in_string = (in_string + quotes.size) & 1
+    delta = _BRACKET_DELTA[arr[brackets]].astype(np.int64)
+    return brackets, delta, np.cumsum(delta) + depth, in_string, escape_next
+
+
+NESTING_SHOWN = 100
+"""Deeper than this, nesting is absurd for a trace (Kineto's nests a handful of levels): an
+error for JSON nested too deeply points at the first byte past it."""
+
+
+def deep_nesting(text: bytes | bytearray | memoryview, depth: int = 0) -> tuple[int, str]:
+    """Where and how JSON ``text`` is nested too deeply, for the error of a decoder that gave up
+    on it (``RecursionError``): the offset in ``text`` and the words.
+
+    ``depth`` is the file's nesting at ``text[0]``. The offset is that of the first bracket past
+    :data:`NESTING_SHOWN` levels (or of the deepest one, in text that is not that deep).
+    """
+    pos, _, after, _, _ = _brackets(bytes(text), 0, False, depth)
+    deepest = int(after.max()) if after.size else depth
+    past = np.flatnonzero(after > min(NESTING_SHOWN, deepest - 1))
+    at = int(pos[past[0]]) if past.size else 0
+    return at, f"JSON nested too deeply ({deepest:,} levels of brackets)"
 
 
 _HEAD_BYTES = 1 << 16

@@ -149,6 +149,8 @@ class _ChildState:
             return {"ok": False, "why": "decode"}
         except msgspec.ValidationError:
             return {"ok": False, "why": "odd"}
+        except RecursionError:  # nested too deeply: the importer reads it and says where
+            return {"ok": False, "why": "error"}
         try:
             r.add(events, 0, None)
         except Exception:  # the importer reads this chunk itself, and reports what is wrong
