@@ -83,7 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--events", default=None, metavar="E.jsonl", help="write the event stream as JSON lines"
     )
-    r.add_argument("--isolate", action="store_true", help="run in a child process")
+    r.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run in a child process: a workload that calls os._exit() or crashes then ends "
+        "that child, not gpuviz (without it, it ends gpuviz with no word and no trace)",
+    )
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
     r.add_argument("--json", action="store_true", help="print one result object")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import sys
 from typing import Any
 
@@ -148,6 +149,10 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
 
     def handle(event: Any) -> None:
         nonlocal terminal, trace
+        if isinstance(event, Finished) and interrupted:
+            # Ctrl-C came before the run's last event: it ends as cancelled, whatever the
+            # runner saw in time (a child may have finished its last step meanwhile).
+            event = Cancelled(trace)
         if writer is not None:
             writer.write(event)
         display.on_event(event)
@@ -156,6 +161,18 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
         if isinstance(event, (Finished, Failed, Cancelled)):
             terminal = event
 
+    # Ctrl-C cancels the run; only inside the workload's own code does it raise there (see
+    # InProcessRun.interrupt). A KeyboardInterrupt raised wherever the signal lands could be
+    # dropped by Python in a finalizer, and the run would then end with exit code 0.
+    stop = getattr(runner, "interrupt", None) or runner.cancel
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupted
+        if terminal is None:
+            interrupted = True
+            stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint) or signal.default_int_handler
     events = iter(runner)
     try:
         with display, contextlib.redirect_stdout(sys.stderr):
@@ -165,15 +182,15 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
                         handle(event)
                     break
                 except KeyboardInterrupt:
-                    # Ctrl-C: stop at the step boundary (or inside the step) and keep the trace.
+                    # Raised in a step of a runner without interrupt(): stop at the step
+                    # boundary (or inside the step) and keep the trace.
                     interrupted = True
                     runner.cancel()
     finally:
+        signal.signal(signal.SIGINT, previous)
         if writer is not None:
             writer.close()
     if isinstance(terminal, Finished):
-        if interrupted:  # the run ended before the cancel was seen
-            pass
         _print_result(terminal.result, args.json)
         return 0
     if isinstance(terminal, Cancelled) or interrupted:
