@@ -40,6 +40,11 @@ BLOCK_BYTES = 4 << 20
 """Uncompressed bytes handed to the scanner at a time (bounds the reader's own memory)."""
 
 _READ_BYTES = 1 << 20
+
+MAX_EVENT_BYTES = 256 << 20
+"""An element of the events array larger than this is refused (real events are at most a few
+MB; the text of an unfinished one is carried from block to block, so this bounds the memory that
+padding inside one can take)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 _WS = b" \t\r\n"
 
@@ -140,8 +145,6 @@ def _gunzip_blocks(
         if not data:
             break
         done += len(data)
-        if on_read is not None:
-            on_read(done)
         while data:
             fed = True
             try:
@@ -149,6 +152,10 @@ def _gunzip_blocks(
             except zlib.error as e:
                 raise TraceFormatError(path, "", f"not a valid gzip stream ({e})") from None
             data = d.unconsumed_tail
+            if on_read is not None:
+                # The compressed bytes taken in so far: a megabyte of a file that inflates a
+                # thousandfold (a gzip bomb's padding) is many blocks, each a step of progress.
+                on_read(done - len(data))
             if piece:
                 out.append(piece)
                 have += len(piece)
@@ -278,12 +285,19 @@ class EventChunks:
         pending_offset = 0
         need_sep = False  # a ',' must come before the next element
         prev_tail = b""
+        after = (0, False)  # after the events array: inside a string? escaped next byte?
         base = 0
         for block in _head_first(open_blocks(path, self.block_bytes, self.on_read)):
             if self.cancelled is not None and self.cancelled():
                 raise ImportCancelledError(path)
             n = len(block)
             if phase == "events":
+                if not pending and _blank(block):
+                    # Padding between events (a gzip bomb's gigabytes of spaces): skipped,
+                    # never carried, so memory and time do not grow with it.
+                    pending_offset = base + n
+                    base += n
+                    continue
                 if need_sep:
                     pending, pending_offset, skip, need_sep = self._separator(
                         pending, pending_offset, block
@@ -316,10 +330,20 @@ class EventChunks:
                 if phase == "after":
                     meta.append(rest)
                     meta_at.append(pending_offset)
+                    after = _string_state(rest, after)
                 base += n
                 continue
             if phase == "after":
-                meta.append(block)
+                # Padding outside strings after the events array stands as one space.
+                blank = not after[0] and _blank(block)
+                meta.append(b" " if blank else block)
+                meta_at.append(base)
+                if not blank:
+                    after = _string_state(block, after)
+                base += n
+                continue
+            if phase == "before" and not self._in_string and _blank(block):
+                meta.append(b" ")  # padding before the events array, as above
                 meta_at.append(base)
                 base += n
                 continue
@@ -350,14 +374,17 @@ class EventChunks:
                     p = int(pos[k])
                     if block[p] != ord("["):
                         continue
-                    look = (prev_tail + block[max(0, p - 256) : p])[-300:]
-                    if _EVENTS_KEY.search(look):
+                    # The key may stand far before the bracket, past any amount of padding.
+                    near = block[max(0, p - 256) : p].rstrip(_WS)
+                    if not near and p > 256:
+                        near = block[:p].rstrip(_WS)
+                    if _EVENTS_KEY.search((prev_tail + near[-300:])[-300:]):
                         start = p
                         break
                 if start < 0:
                     meta.append(block[cursor:])
                     meta_at.append(base + cursor)
-                    prev_tail = (prev_tail + block)[-300:]
+                    prev_tail = (prev_tail + block).rstrip(_WS)[-300:]
                     base += n
                     continue
                 meta.extend((block[cursor:start], b"[]"))
@@ -372,6 +399,7 @@ class EventChunks:
                 if phase == "after":
                     meta.append(rest)
                     meta_at.append(pending_offset)
+                    after = _string_state(rest, after)
             base += n
         if phase == "events" and pending:
             if need_sep:
@@ -426,8 +454,15 @@ class EventChunks:
             if chunk is not None:
                 yield chunk
             return text[last_close + 1 :], offset + last_close + 1, "events", b"", True
-        if len(text) > (1 << 31):
-            raise TraceFormatError(self.path, f"byte {offset}", "an event larger than 2 GiB")
+        # No element ends in the text: it is carried to the next block, without the padding
+        # before the element (which would otherwise grow with every block of it).
+        lead = _WS_RUN.match(text).end()  # type: ignore[union-attr]
+        if lead:
+            text, offset = text[lead:], offset + lead
+        if len(text) > MAX_EVENT_BYTES:
+            raise TraceFormatError(
+                self.path, f"byte {offset}", f"an event larger than {MAX_EVENT_BYTES >> 20} MiB"
+            )
         return text, offset, "events", b"", False
 
     def _not_a_trace(self, block: bytes, offset: int) -> TraceFormatError:
@@ -646,6 +681,17 @@ def _escaped_positions(slashes: Any, n: int, escape_first: bool) -> tuple[Any, b
     odd = after[(lengths & 1) == 1]
     carry = bool(odd.size and odd[-1] == n)
     return odd[odd < n], carry
+
+
+def _blank(block: bytes) -> bool:
+    """Whether ``block`` is all JSON whitespace (bytes.isspace also takes \\v and \\f)."""
+    return block.isspace() and b"\x0b" not in block and b"\x0c" not in block
+
+
+def _string_state(text: bytes, state: tuple[int, bool]) -> tuple[int, bool]:
+    """``(inside a string, next byte escaped)`` after ``text``, from the state before it."""
+    _, _, _, in_string, escape_next = _brackets(text, state[0], state[1], 0)
+    return in_string, escape_next
 
 
 def _snippet(b: bytes) -> str:

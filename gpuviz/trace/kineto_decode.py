@@ -140,6 +140,11 @@ class FileReader:
                 inflight.append((chunk, buf, w))
             while inflight:
                 pool = self._merge_next(inflight, chunks, pool)
+        except BaseException:  # cancelled, Ctrl-C, a bad file: the children's work is not wanted
+            if pool is not None:
+                pool.kill()
+                pool = None
+            raise
         finally:
             if pool is not None:
                 pool.close()

@@ -14,7 +14,9 @@ bytes: nothing is pickled, and no code travels.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -94,6 +96,16 @@ class Worker:
         reply: dict[str, Any] = msgspec.msgpack.decode(data)
         return reply
 
+    def kill(self) -> None:
+        """Stop the child now (the import is cancelled or failed: its work is not wanted)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
     def close(self) -> None:
         """Stop the child (at once if it does not stop when asked)."""
         try:
@@ -125,6 +137,11 @@ class WorkerPool:
         """Stop every child."""
         for w in self.workers:
             w.close()
+
+    def kill(self) -> None:
+        """Stop every child now."""
+        for w in self.workers:
+            w.kill()
 
 
 # --------------------------------------------------------------------------- the child
@@ -187,6 +204,8 @@ def main() -> int:
     import gc
 
     gc.disable()  # as in the importer: many short-lived objects, no cycles
+    # Ctrl-C reaches the whole process group: the importer decides, and stops us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     state = _ChildState()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
