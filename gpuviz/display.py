@@ -73,10 +73,11 @@ def tooltip_html(text: str) -> str:
 
     Qt guesses whether a tooltip is rich text (``Qt::mightBeRichText``): ``<b>x</b>`` would be
     bold, while an escaped ``a &amp; b`` with no tag would be shown with its entity. Marking
-    the text as rich (``<qt>``) and escaping it shows every name literally. Newlines become
-    line breaks; control characters are escaped as in :func:`terminal_safe`.
+    the text as rich (``<qt>``) and escaping it shows every name literally; ``pre-wrap`` keeps
+    its newlines, tabs and runs of spaces. Control characters are escaped as in
+    :func:`terminal_safe`.
     """
-    return "<qt>" + html_safe(text).replace("\n", "<br>") + "</qt>"
+    return f'<qt style="white-space:pre-wrap">{html_safe(text)}</qt>'
 
 
 def menu_safe(text: str) -> str:

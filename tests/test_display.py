@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from evil_names import ALL_EVIL, unsafe_chars
 
 from gpuviz.display import (
     echo,
@@ -18,7 +19,6 @@ from gpuviz.display import (
     title_safe,
     tooltip_html,
 )
-from evil_names import ALL_EVIL, unsafe_chars
 
 
 @pytest.mark.parametrize(
@@ -66,10 +66,11 @@ def test_html_safe_escapes_markup_after_controls() -> None:
 
 
 def test_tooltip_html_is_marked_rich_and_reads_back_as_the_text() -> None:
-    tip = tooltip_html("a & b\n<b>c</b>")
-    assert tip.startswith("<qt>") and tip.endswith("</qt>")  # Qt never has to guess
-    body = tip[len("<qt>") : -len("</qt>")]
-    assert html.unescape(body.replace("<br>", "\n")) == "a & b\n<b>c</b>"
+    tip = tooltip_html("a & b\n<b>c</b>\t\x1b")
+    assert tip.startswith("<qt ") and tip.endswith("</qt>")  # Qt never has to guess
+    assert "white-space:pre-wrap" in tip  # newlines and tabs kept
+    body = tip[tip.index(">") + 1 : -len("</qt>")]
+    assert html.unescape(body) == "a & b\n<b>c</b>\t\\x1b"
 
 
 def test_menu_and_title_keep_mnemonics_and_title_marks_literal() -> None:
