@@ -173,7 +173,5 @@ def markup_rendered(visible: str) -> list[str]:
     """Words of :data:`MARKUP` that ``visible`` (the text a reader sees) shows without their
     tag: the tag was read as markup instead of shown."""
     return [
-        word
-        for tag, word in MARKUP.values()
-        if visible.count(word) != visible.count(tag + word)
+        word for tag, word in MARKUP.values() if visible.count(word) != visible.count(tag + word)
     ]
