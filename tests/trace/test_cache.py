@@ -27,9 +27,7 @@ from gpuviz.trace.model import Trace
 
 DATA = Path(__file__).parents[1] / "data"
 MEMORY_TIMELINE = "hta__memory_analysis__memory_timeline.raw.gz"
-REAL_TRACES = sorted(
-    [p.name for p in DATA.glob("*.json.gz")] + ["ddp_2rank", "ddp_nccl_4rank"]
-)
+REAL_TRACES = sorted([p.name for p in DATA.glob("*.json.gz")] + ["ddp_2rank", "ddp_nccl_4rank"])
 HOUR_AGO = time.time() - 3600
 SMALL = "streams_overlap.json.gz"
 MEDIUM = "hta__nccl_parser_config__nccl_data.json.gz"
@@ -158,9 +156,7 @@ def test_a_changed_size_is_a_miss_and_replaces_the_entry(
     root: Path, imports: list[str], tmp_path: Path
 ) -> None:
     path = tmp_path / "t.json"
-    events = [
-        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5}
-    ]
+    events = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5}]
     path.write_text(json.dumps({"traceEvents": events}))
     os.utime(path, (HOUR_AGO, HOUR_AGO))
     load_trace(path)
@@ -466,9 +462,7 @@ load_trace(sys.argv[1])
 """
 
 
-def test_two_processes_importing_one_file_leave_one_whole_entry(
-    root: Path, tmp_path: Path
-) -> None:
+def test_two_processes_importing_one_file_leave_one_whole_entry(root: Path, tmp_path: Path) -> None:
     path = settled_copy(MEDIUM, tmp_path)
     go = tmp_path / "go"
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2]))
