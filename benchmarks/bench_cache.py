@@ -11,6 +11,8 @@ page cache by then, as they are when a user re-opens a trace they just looked at
 - ``load_trace``: ``gpuviz.trace.kineto.load_trace`` in a Python process (its work only).
 - ``app job``: what the app runs in its worker thread to open a tab, ``load_and_analyze``
   (the load, then the summary, kernel table, memory and splits analyses).
+- ``app window``: the app as a user sees it (offscreen): from ``MainWindow.open_trace`` until
+  the tab is built and painted, Python and Qt start-up not included. Left out without PySide6.
 - ``gpuviz summary``: the whole CLI process, ``python -m gpuviz summary FILE --json``, start-up
   and imports included.
 
@@ -22,6 +24,7 @@ never in the user's. Target (issue 14): every re-open at most 0.1x its first ope
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -46,7 +49,34 @@ elif which == "app":
     t0 = time.perf_counter()
     trace = load_and_analyze(path).trace
     t1 = time.perf_counter()
+elif which == "window":
+    from PySide6.QtCore import QEventLoop, QSettings
+    from gpuviz.gui.app import start_qt
+    from gpuviz.gui.qt_main_window import MainWindow
+    from gpuviz.trace.cache import from_cache
+    import tempfile, os
+    app = start_qt(offscreen=True)
+    ini = os.path.join(tempfile.mkdtemp(), "s.ini")
+    window = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat), modal_errors=False)
+    window.resize(1600, 900)
+    window.show()
+    app.processEvents()
+    views = []
+    window.traceOpened.connect(views.append)
+    loop = QEventLoop()
+    window.idle.connect(loop.quit)
+    t0 = time.perf_counter()
+    window.open_trace(path)
+    loop.exec()
+    app.processEvents()  # the tab's first paint
+    t1 = time.perf_counter()
+    trace = views[0].trace
 print(json.dumps({"s": t1 - t0, "cached": from_cache(trace), "slices": len(trace.slices)}))
+if which == "window":
+    import os
+    sys.stdout.flush()
+    window.close()
+    os._exit(0)  # the timings are out; skip Qt's teardown of views still drawing
 """
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,7 +133,12 @@ def bench(path: Path, repeat: int) -> None:
         plain = min(_child("load", path, work / "off", off=True)["s"] for _ in range(repeat))
         rows = []
         entry_mb = 0.0
-        for name, which in (("load_trace", "load"), ("app job", "app"), ("gpuviz summary", "cli")):
+        ways = [("load_trace", "load"), ("app job", "app"), ("app window", "window"),
+                ("gpuviz summary", "cli")]  # fmt: skip
+        if importlib.util.find_spec("PySide6") is None:
+            print("(no PySide6 here: the app rows are left out)")
+            ways = [w for w in ways if w[1] not in ("app", "window")]
+        for name, which in ways:
             cache_dir = work / which
             if which == "cli":
                 first = _cli(path, cache_dir)
