@@ -38,6 +38,7 @@ B = npt.NDArray[np.bool_]
 
 MIN_BLOCK = 512
 SMALL_SIZE = 1 << 20  # kSmallSize: requests up to this come from the small pool
+LARGE_BUFFER = 20 << 20  # kLargeBuffer: how much bigger an oversize block may be
 """Requests up to 1 MiB come from the small pool; a large block's remainder of 1 MiB or less
 is not split off (PyTorch's ``kSmallSize``)."""
 
@@ -120,7 +121,10 @@ def pair_allocations(
     live_block_requested: I64,
     live_block_stream: I64,
     live_block_stack: I32,
+    seg_addr: I64 | None = None,
+    seg_size: I64 | None = None,
     expandable: bool = False,
+    max_split_size: int = -1,
 ) -> Allocations:
     """One device's allocation intervals (see the module docstring).
 
@@ -130,10 +134,16 @@ def pair_allocations(
         The device's trace entries.
     live_block_addr, live_block_size, live_block_requested, live_block_stream, live_block_stack
         The snapshot's active blocks on this device (allocated or pending free).
+    seg_addr, seg_size
+        The snapshot's segments on this device (where blocks end).
     expandable
         Expandable segments split every block exactly (no unsplit remainders).
+    max_split_size
+        The allocator setting (``-1``: none); larger requests are never split.
     """
     n = len(tr)
+    if seg_addr is None or seg_size is None:
+        seg_addr = seg_size = np.empty(0, dtype=np.int64)
     a = tr.action
     is_alloc = a == Action.ALLOC
     is_done = (a == Action.FREE_COMPLETED) | (a == Action.FREE)
@@ -195,8 +205,10 @@ def pair_allocations(
         addr,
         live_block_addr,
         live_block_size,
-        n_old_live,
+        seg_addr,
+        seg_size,
         expandable,
+        max_split_size,
     )
     return Allocations(start, end, freed_all, addr, size, block, stream, stack, stack_of_free)
 
@@ -229,6 +241,30 @@ def orphan_frees(tr: TraceEntries) -> I64:
     return _pair(tr.addr[sel], sel, is_alloc[sel])[2]
 
 
+def _segment_ends(tr: TraceEntries, seg_addr: I64, seg_size: I64, at: I64) -> I64:
+    """The end of the segment holding each address of ``at`` (``2**62`` where none is known).
+
+    Segments are the snapshot's and those the window allocated or freed (their entries carry
+    address and size); the latest-starting range that holds an address wins.
+    """
+    seg_ev = np.flatnonzero(
+        (tr.action == Action.SEGMENT_ALLOC) | (tr.action == Action.SEGMENT_FREE)
+    )
+    starts = np.concatenate([seg_addr, tr.addr[seg_ev]])
+    ends = starts + np.concatenate([seg_size, tr.size_bytes[seg_ev]])
+    out = np.full(len(at), np.int64(1) << 62, dtype=np.int64)
+    if len(starts) == 0:
+        return out
+    order = np.lexsort((ends, starts))
+    starts, ends = starts[order], ends[order]
+    pos = np.searchsorted(starts, at, side="right") - 1
+    ok = pos >= 0
+    hold = np.zeros(len(at), dtype=bool)
+    hold[ok] = ends[pos[ok]] > at[ok]
+    out[hold] = ends[pos[hold]]
+    return out
+
+
 def block_sizes(
     tr: TraceEntries,
     start: I64,
@@ -237,12 +273,27 @@ def block_sizes(
     addr: I64,
     live_block_addr: I64,
     live_block_size: I64,
-    n_old_live: int,
+    seg_addr: I64,
+    seg_size: I64,
     expandable: bool,
+    max_split_size: int = -1,
 ) -> I64:
-    """Block bytes of each allocation row (see the module docstring)."""
+    """Block bytes of each allocation row.
+
+    A request gets ``round_block(size)`` bytes, unless the free block it was carved from left
+    a remainder too small to split off: PyTorch splits a large-pool block (requests over
+    1 MiB) only when more than 1 MiB would remain (20 MiB for requests of ``max_split_size``
+    or more, which are never split), and then the allocation gets the whole free block. That
+    free block starts at the allocation's address and ends at the next live block (free
+    neighbours are always merged) or at the segment's end. So, for each large allocation in
+    the window: the first live allocation that starts within the remainder window after it
+    (or the segment end within it) ends its block. Expandable segments split every block
+    exactly. Rows live at the snapshot take the exact size of their block.
+    """
     n = len(tr)
     block = round_block(size)
+    if not expandable and n:
+        _widen_unsplit(tr, start, end, addr, block, seg_addr, seg_size, max_split_size)
     # exact: rows live at the snapshot, from the snapshot's blocks
     if len(live_block_addr):
         order = np.argsort(live_block_addr, kind="stable")
@@ -251,14 +302,57 @@ def block_sizes(
         pos = np.minimum(np.searchsorted(sa, addr[live_rows]), len(sa) - 1)
         hit = sa[pos] == addr[live_rows]
         block[live_rows[hit]] = ss[pos[hit]]
-    if expandable or n == 0:
-        return block
-    # a fresh segment whose remainder was too small to split: the block is the whole segment
-    rows = np.flatnonzero(start > 0)
-    prev = start[rows] - 1
-    seg_first = (tr.action[prev] == Action.SEGMENT_ALLOC) & (tr.addr[prev] == addr[rows])
-    rows, prev = rows[seg_first], prev[seg_first]
-    seg_size = tr.size_bytes[prev]
-    whole = (size[rows] > SMALL_SIZE) & (seg_size - block[rows] <= SMALL_SIZE) & (end[rows] < n)
-    block[rows[whole]] = seg_size[whole]
     return block
+
+
+def _widen_unsplit(
+    tr: TraceEntries,
+    start: I64,
+    end: I64,
+    addr: I64,
+    block: I64,
+    seg_addr: I64,
+    seg_size: I64,
+    max_split_size: int,
+) -> None:
+    """Give large allocations whose remainder was not split off their whole free block.
+
+    Rows allocated before the window are checked when it began: a large segment holds only
+    blocks over 1 MiB, so a live block (or the segment's end) less than 1 MiB after the
+    request's end can only mean that the allocation's own block reaches it.
+    """
+    large = np.flatnonzero(block > SMALL_SIZE)
+    if len(large) == 0:
+        return
+    mine = large
+    oversize = (max_split_size > 0) & (block[mine] >= max_split_size)
+    reach = np.where(oversize, LARGE_BUFFER, SMALL_SIZE)
+    lo = addr[mine] + block[mine]  # the remainder starts here
+    hi = lo + reach  # ... and is kept whole when the next block starts by here
+    seg_end = _segment_ends(tr, seg_addr, seg_size, addr[mine])
+    # every large row, by (address, start): at one address, rows never overlap in time
+    span = np.int64(len(tr) + 2)
+    uniq, rank = np.unique(addr[large], return_inverse=True)
+    keys = rank.astype(np.int64) * span + (start[large] + 1)
+    order = np.argsort(keys, kind="stable")
+    keys, row_end = keys[order], end[large][order]
+    # the distinct addresses inside each row's remainder window, before its segment's end
+    first = np.searchsorted(uniq, lo, side="left")
+    last = np.searchsorted(uniq, np.minimum(hi + 1, seg_end), side="left")
+    count = np.maximum(last - first, 0)
+    owner = np.repeat(np.arange(len(mine)), count)
+    cand = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    cand += np.repeat(first, count)
+    # is a row at that address live when this one is allocated?
+    k = start[mine][owner]
+    q = cand.astype(np.int64) * span + (k + 1)
+    pos = np.searchsorted(keys, q, side="right") - 1
+    ok = pos >= 0
+    ok[ok] &= keys[pos[ok]] // span == cand[ok]
+    ok[ok] &= row_end[pos[ok]] > k[ok]
+    next_start = np.full(len(mine), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(next_start, owner[ok], uniq[cand[ok]])
+    bound = np.minimum(next_start, seg_end)
+    whole = (bound > lo) & (bound <= hi)
+    rows = mine[whole]
+    block[rows] = bound[whole] - addr[rows]

@@ -397,8 +397,11 @@ def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnaps
     block_dev = segments.device[blocks.segment] if len(blocks) else np.empty(0, np.int32)
     active = blocks.state != BlockState.INACTIVE
     n_dev = max(len(traces), int(segments.device.max()) + 1 if len(segments) else 0)
+    mss = settings.get("max_split_size")
+    max_split_size = int(mss) if isinstance(mss, int) and not isinstance(mss, bool) else -1
     for d in range(n_dev):
         rows = np.flatnonzero(active & (block_dev == d))
+        segs_d = np.flatnonzero(segments.device == d)
         snap.allocations.append(
             pair_allocations(
                 snap.trace_columns(d),
@@ -407,7 +410,10 @@ def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnaps
                 blocks.requested_size[rows],
                 segments.stream[blocks.segment[rows]],
                 blocks.stack[rows],
+                segments.address[segs_d],
+                segments.total_size[segs_d],
                 expandable,
+                max_split_size,
             )
         )
     return snap
