@@ -36,7 +36,8 @@ def block(addr: int, size: int, req: int, state: str = "active_allocated") -> di
 
 def snapshot(entries: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> Any:
     seg = {"device": 0, "address": A, "total_size": 64 * MB, "stream": 0, "blocks": blocks}
-    return snapshot_from_data({"segments": [seg], "device_traces": [entries]}, "s")
+    segs = [seg] if blocks else []
+    return snapshot_from_data({"segments": segs, "device_traces": [entries]}, "s")
 
 
 def test_pairs_and_window_start() -> None:
@@ -85,21 +86,47 @@ def test_block_rounding() -> None:
 
 
 def test_fresh_segment_with_a_small_remainder_is_one_block() -> None:
+    s1, s2, s3 = 0x2000_0000, 0x3000_0000, 0x4000_0000
     entries = [
-        e("segment_alloc", A, 20 * MB, 0),
-        e("alloc", A, 19 * MB + 600 * 1024, 1),  # 400 KiB left: not split off
-        e("free_requested", A, 0, 2),
-        e("free_completed", A, 0, 3),
-        e("segment_alloc", B, 20 * MB, 4),
-        e("alloc", B, 2 * MB, 5),  # 18 MiB left: split
-        e("free_requested", B, 0, 6),
-        e("free_completed", B, 0, 7),
-        e("alloc", C, 100, 8),  # small pool: split at 512
-        e("free_requested", C, 0, 9),
-        e("free_completed", C, 0, 10),
+        e("segment_alloc", s1, 20 * MB, 0),
+        e("alloc", s1, 19 * MB + 600 * 1024, 1),  # 400 KiB left: not split off
+        e("free_requested", s1, 0, 2),
+        e("free_completed", s1, 0, 3),
+        e("segment_alloc", s2, 20 * MB, 4),
+        e("alloc", s2, 2 * MB, 5),  # 18 MiB left: split
+        e("free_requested", s2, 0, 6),
+        e("free_completed", s2, 0, 7),
+        e("alloc", s3, 100, 8),  # small pool: split at 512
+        e("free_requested", s3, 0, 9),
+        e("free_completed", s3, 0, 10),
     ]
     al = snapshot(entries, []).device_allocations(0)
     assert al.block_bytes.tolist() == [20 * MB, 2 * MB, 512]
+
+
+def test_reused_block_keeps_a_small_remainder() -> None:
+    # a 4 MiB block is freed; a 3 MiB request takes it: 1 MiB would remain, so it is not split
+    # off while the next block (at +4 MiB) is live; once that one is gone, the 3 MiB request
+    # is carved from a bigger free region and split exactly
+    s1 = 0x2000_0000
+    entries = [
+        e("segment_alloc", s1, 20 * MB, 0),
+        e("alloc", s1, 4 * MB, 1),
+        e("alloc", s1 + 4 * MB, 4 * MB, 2),
+        e("free_requested", s1, 0, 3),
+        e("free_completed", s1, 0, 4),
+        e("alloc", s1, 3 * MB, 5),  # block: 4 MiB (the next block starts 1 MiB after)
+        e("free_requested", s1, 0, 6),
+        e("free_completed", s1, 0, 7),
+        e("free_requested", s1 + 4 * MB, 0, 8),
+        e("free_completed", s1 + 4 * MB, 0, 9),
+        e("alloc", s1, 3 * MB, 10),  # block: 3 MiB (17 MiB remain, split off)
+        e("free_requested", s1, 0, 11),
+        e("free_completed", s1, 0, 12),
+    ]
+    al = snapshot(entries, []).device_allocations(0)
+    got = dict(zip(al.start.tolist(), al.block_bytes.tolist()))
+    assert got == {1: 4 * MB, 2: 4 * MB, 5: 4 * MB, 10: 3 * MB}
 
 
 def test_live_bytes_curve_counts_the_window_start() -> None:
