@@ -84,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
 
+    m = sub.add_parser(
+        "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
+    )
+    m.add_argument(
+        "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
+    )
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
+
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
     )
