@@ -70,6 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--isolate", action="store_true", help="run in a child process")
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
+    r.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="record CUDA allocator history over the profiled steps: NAME.memory.pickle beside "
+        "the trace (written at out of memory too)",
+    )
+    r.add_argument(
+        "--snapshot-entries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="allocator history ring buffer (default 100000)",
+    )
     r.add_argument("--json", action="store_true", help="print one result object")
     r.add_argument("--gui", action="store_true", help="run inside the app")
     r.add_argument("--screenshot", metavar="OUT.png")

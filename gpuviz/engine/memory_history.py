@@ -220,3 +220,29 @@ class MemoryHistory:
         finally:
             self.stop()
         return self.written
+
+
+def start_memory_history(
+    trace_path: Path | str | None, max_entries: int = DEFAULT_MAX_ENTRIES
+) -> tuple[MemoryHistory | None, str | None]:
+    """Start recording for the trace at ``trace_path``: ``(history, None)``, or
+    ``(None, why not)`` (``"needs CUDA"``: the run goes on without a snapshot)."""
+    if trace_path is None:
+        return None, "needs a trace to sit beside (the run records none)"
+    history = MemoryHistory(snapshot_path_for(trace_path), max_entries)
+    reason = history.start()
+    return (None, reason) if reason else (history, None)
+
+
+def add_snapshot_result(
+    result: dict[str, Any], history: MemoryHistory | None, note: str | None
+) -> None:
+    """Put the snapshot's path (or why there is none) into a run's result dict."""
+    if history is not None:
+        written = history.finish()
+        result["memory_snapshot"] = None if written is None else str(written)
+        if history.error:
+            result.setdefault("warnings", []).append(f"--memory-snapshot: {history.error}")
+    elif note:
+        result["memory_snapshot"] = None
+        result.setdefault("warnings", []).append(f"--memory-snapshot: {note}")
