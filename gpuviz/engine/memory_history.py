@@ -29,41 +29,23 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gpuviz.trace.allocator_snapshot import SNAPSHOT_SUFFIX, snapshot_path_for
+
+__all__ = [
+    "SNAPSHOT_SUFFIX",
+    "MemoryHistory",
+    "add_snapshot_result",
+    "snapshot_path_for",
+    "start_memory_history",
+]
+
 DEFAULT_MAX_ENTRIES = 100_000
 """PyTorch's trace is a ring buffer: a long run keeps only its last ``max_entries`` events."""
 
-SNAPSHOT_SUFFIX = ".memory.pickle"
-
-_TRACE_SUFFIXES = (".json.gz", ".json", ".pt.trace.json.gz", ".pt.trace.json")
 
 _lock = threading.Lock()
 _active: MemoryHistory | None = None
 _observer_attached = False
-
-
-def snapshot_path_for(trace_path: Path | str, rank: int | None = None) -> Path:
-    """The snapshot file that belongs to a trace.
-
-    Parameters
-    ----------
-    trace_path
-        A trace file (``NAME.json.gz`` or ``NAME.json``), or a folder of per-rank traces.
-    rank
-        For a folder: the rank whose snapshot is meant (default 0). Ignored for a file.
-
-    Returns
-    -------
-    Path
-        ``NAME.memory.pickle`` beside a trace file; ``FOLDER/rank-N.memory.pickle`` for a
-        folder, beside that rank's ``rank-N.json.gz``.
-    """
-    p = Path(trace_path)
-    name = p.name
-    for suffix in sorted(_TRACE_SUFFIXES, key=len, reverse=True):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return p.with_name(name[: -len(suffix)] + SNAPSHOT_SUFFIX)
-    # no trace suffix: a rank folder (``--out DIR`` of a multi-process run)
-    return p / f"rank-{0 if rank is None else int(rank)}{SNAPSHOT_SUFFIX}"
 
 
 def _on_out_of_memory(device: int, alloc: int, device_alloc: int, device_free: int) -> None:

@@ -89,8 +89,8 @@ def round_block(size: npt.ArrayLike) -> I64:
     return np.maximum((s + (MIN_BLOCK - 1)) // MIN_BLOCK * MIN_BLOCK, MIN_BLOCK)
 
 
-def _pair(addr: I64, idx: I64, is_alloc: B) -> tuple[I64, I64, I64]:
-    """Pair each alloc with the next event at its address.
+def pair_by_address(addr: I64, idx: I64, is_alloc: B) -> tuple[I64, I64, I64]:
+    """Pair each alloc (or segment allocation) with the next event at its address.
 
     ``idx`` are entry indices (ascending), ``is_alloc`` tells allocs from frees. Returns the
     alloc indices, the index of the event that ends each (``-1`` for none), and the frees that
@@ -150,7 +150,7 @@ def pair_allocations(
     is_req = (a == Action.FREE_REQUESTED) | (a == Action.FREE)
 
     sel = np.flatnonzero(is_alloc | is_done)
-    alloc_idx, ends, orphans = _pair(tr.addr[sel], sel, is_alloc[sel])
+    alloc_idx, ends, orphans = pair_by_address(tr.addr[sel], sel, is_alloc[sel])
     in_order = np.argsort(alloc_idx, kind="stable")  # the window's rows in the order they ran
     alloc_idx, ends = alloc_idx[in_order], ends[in_order]
     # a pair is only an alloc followed by a free; an alloc followed by an alloc ended unrecorded
@@ -158,7 +158,7 @@ def pair_allocations(
     ends = np.where(ended, ends, n)
 
     sel_r = np.flatnonzero(is_alloc | is_req)
-    alloc_r, req_ends, _ = _pair(tr.addr[sel_r], sel_r, is_alloc[sel_r])
+    alloc_r, req_ends, _ = pair_by_address(tr.addr[sel_r], sel_r, is_alloc[sel_r])
     freed = np.where(req_ends >= 0, req_ends, n)
     # both pairings list the same allocs in the same (address, index) order
     freed_by_alloc = np.full(n + 1, n, dtype=np.int64)
@@ -238,7 +238,7 @@ def orphan_frees(tr: TraceEntries) -> I64:
     a = tr.action
     is_alloc = a == Action.ALLOC
     sel = np.flatnonzero(is_alloc | (a == Action.FREE_COMPLETED) | (a == Action.FREE))
-    return _pair(tr.addr[sel], sel, is_alloc[sel])[2]
+    return pair_by_address(tr.addr[sel], sel, is_alloc[sel])[2]
 
 
 def _segment_ends(tr: TraceEntries, seg_addr: I64, seg_size: I64, at: I64) -> I64:

@@ -225,7 +225,7 @@ def stack_raster(
     n = int(row_end.max()) if n_entries is None else int(n_entries)
     marks = np.zeros(n + 3, dtype=np.int32)
     marks[ks + 2] = 1  # entry -1 -> index 1; #ks < x is cum[x + 1]
-    cum = np.cumsum(marks)
+    cum = np.cumsum(marks, dtype=np.int64)
     c_lo = cum[row_start + 1]
     c_hi = cum[np.minimum(row_end, n + 1) + 1]
     count = c_hi - c_lo

@@ -56,7 +56,19 @@ from gpuviz.trace.snapshot_pickle import gc_paused, load_snapshot_data
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 
-__all__ = ["AllocatorSnapshot", "is_snapshot_path", "load_snapshot", "snapshot_from_data"]
+__all__ = [
+    "SNAPSHOT_SUFFIX",
+    "AllocatorSnapshot",
+    "is_snapshot_path",
+    "load_snapshot",
+    "snapshot_from_data",
+    "snapshot_path_for",
+]
+
+SNAPSHOT_SUFFIX = ".memory.pickle"
+"""A snapshot recorded with a trace sits beside it: ``NAME.json.gz`` -> ``NAME.memory.pickle``."""
+
+_TRACE_SUFFIXES = (".json.gz", ".json", ".pt.trace.json.gz", ".pt.trace.json")
 
 
 class _Interner:
@@ -469,3 +481,28 @@ def is_snapshot_path(path: str | Path) -> bool:
     """Whether a file name looks like an allocator snapshot (``.pickle``, ``.pickle.gz``)."""
     name = Path(path).name.lower()
     return name.endswith((".pickle", ".pickle.gz", ".pkl", ".pkl.gz"))
+
+
+def snapshot_path_for(trace_path: Path | str, rank: int | None = None) -> Path:
+    """The snapshot file that belongs to a trace.
+
+    Parameters
+    ----------
+    trace_path
+        A trace file (``NAME.json.gz`` or ``NAME.json``), or a folder of per-rank traces.
+    rank
+        For a folder: the rank whose snapshot is meant (default 0). Ignored for a file.
+
+    Returns
+    -------
+    Path
+        ``NAME.memory.pickle`` beside a trace file; ``FOLDER/rank-N.memory.pickle`` for a
+        folder, beside that rank's ``rank-N.json.gz``.
+    """
+    p = Path(trace_path)
+    name = p.name
+    for suffix in sorted(_TRACE_SUFFIXES, key=len, reverse=True):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return p.with_name(name[: -len(suffix)] + SNAPSHOT_SUFFIX)
+    # no trace suffix: a rank folder (``--out DIR`` of a multi-process run)
+    return p / f"rank-{0 if rank is None else int(rank)}{SNAPSHOT_SUFFIX}"
