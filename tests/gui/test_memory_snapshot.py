@@ -206,3 +206,31 @@ def test_open_a_planted_pickle_fails_cleanly(qtbot, tmp_path: Path) -> None:
         win.open_trace(path)
     assert "refused" in sig.args[1]
     assert not (tmp_path / "ran").exists()
+
+
+def test_run_panel_check_box(qtbot, tmp_path: Path) -> None:
+    from gpuviz.gui.run.qt_run_controller import _failure_snapshot, install_run_panel
+
+    win = MainWindow(
+        QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+        modal_errors=False,
+        remember_recent=False,
+    )
+    qtbot.addWidget(win)
+    ctl = install_run_panel(win, runs_dir=tmp_path / "runs", gpus=[], restore=False)
+    panel = ctl.panel
+    panel.select("loops")
+    assert panel.request()["memory_snapshot"] is False
+    panel.memory_snapshot.setChecked(True)
+    assert panel.request()["memory_snapshot"] is True
+    panel.profile.setChecked(False)  # no trace, so no snapshot beside it
+    assert not panel.memory_snapshot.isEnabled()
+    assert panel.request()["memory_snapshot"] is False
+    # a failed run's snapshot is found beside the trace it would have written
+    out = tmp_path / "runs" / "loops-1.json.gz"
+    req = {"memory_snapshot": True, "out": str(out)}
+    assert _failure_snapshot(req) is None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "runs" / "loops-1.memory.pickle").write_bytes(b"x")
+    assert _failure_snapshot(req) == str(tmp_path / "runs" / "loops-1.memory.pickle")
+    assert _failure_snapshot({"out": str(out)}) is None
