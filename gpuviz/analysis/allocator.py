@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.allocations import Allocations
-from gpuviz.trace.allocator_columns import Action, AllocatorSnapshot, BlockState
+from gpuviz.trace.allocator_columns import Action, Allocations, AllocatorSnapshot, BlockState
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]

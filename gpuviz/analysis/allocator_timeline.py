@@ -22,8 +22,7 @@ from gpuviz.analysis.allocator import (
     stack_sites,
 )
 from gpuviz.analysis.allocator_state import AnnotationRange, annotation_ranges, reserved_bytes_curve
-from gpuviz.trace.allocations import Allocations
-from gpuviz.trace.allocator_columns import AllocatorSnapshot
+from gpuviz.trace.allocator_columns import Allocations, AllocatorSnapshot
 from gpuviz.trace.allocator_lod import ColumnPyramid
 
 I64 = npt.NDArray[np.int64]

@@ -25,12 +25,10 @@ window that are still live get their block from the snapshot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.allocator_columns import Action, TraceEntries
+from gpuviz.trace.allocator_columns import Action, Allocations, TraceEntries
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -41,46 +39,6 @@ SMALL_SIZE = 1 << 20  # kSmallSize: requests up to this come from the small pool
 LARGE_BUFFER = 20 << 20  # kLargeBuffer: how much bigger an oversize block may be
 """Requests up to 1 MiB come from the small pool; a large block's remainder of 1 MiB or less
 is not split off (PyTorch's ``kSmallSize``)."""
-
-
-@dataclass
-class Allocations:
-    """One device's allocations, one row each, in stacking order (see the module docstring).
-
-    Attributes
-    ----------
-    start, end, freed : int64
-        Entry indices; ``start == -1`` before the window, ``end == n`` live at the snapshot.
-    addr, size_bytes, block_bytes, stream : int64
-        Address, requested bytes, block bytes, stream.
-    stack : int32
-        The stack that allocated it; for a row freed in the window but allocated before it, the
-        stack of its free (``stack_of_free``), which is all the trace has.
-    stack_of_free : bool
-    """
-
-    start: I64
-    end: I64
-    freed: I64
-    addr: I64
-    size_bytes: I64
-    block_bytes: I64
-    stream: I64
-    stack: I32
-    stack_of_free: B
-
-    def __len__(self) -> int:
-        return len(self.start)
-
-    @classmethod
-    def empty(cls) -> Allocations:
-        """No allocations."""
-        z = np.empty(0, dtype=np.int64)
-        return cls(z, z, z, z, z, z, z, np.empty(0, np.int32), np.empty(0, bool))
-
-    def live_at(self, k: int) -> npt.NDArray[np.intp]:
-        """Rows live just after entry ``k`` (``k = -1``: when the window began), in stack order."""
-        return np.flatnonzero((self.start <= k) & (self.end > k))
 
 
 def round_block(size: npt.ArrayLike) -> I64:

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gpuviz.trace.model import SymbolTable
-
-if TYPE_CHECKING:
-    from gpuviz.trace.allocations import Allocations
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -185,6 +182,46 @@ class Annotations:
 
 
 @dataclass
+class Allocations:
+    """One device's allocations, one row each, in stacking order (:mod:`gpuviz.trace.allocations`).
+
+    Attributes
+    ----------
+    start, end, freed : int64
+        Entry indices; ``start == -1`` before the window, ``end == n`` live at the snapshot.
+    addr, size_bytes, block_bytes, stream : int64
+        Address, requested bytes, block bytes, stream.
+    stack : int32
+        The stack that allocated it; for a row freed in the window but allocated before it, the
+        stack of its free (``stack_of_free``), which is all the trace has.
+    stack_of_free : bool
+    """
+
+    start: I64
+    end: I64
+    freed: I64
+    addr: I64
+    size_bytes: I64
+    block_bytes: I64
+    stream: I64
+    stack: I32
+    stack_of_free: B
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @classmethod
+    def empty(cls) -> Allocations:
+        """No allocations."""
+        z = np.empty(0, dtype=np.int64)
+        return cls(z, z, z, z, z, z, z, np.empty(0, np.int32), np.empty(0, bool))
+
+    def live_at(self, k: int) -> npt.NDArray[np.intp]:
+        """Rows live just after entry ``k`` (``k = -1``: when the window began), in stack order."""
+        return np.flatnonzero((self.start <= k) & (self.end > k))
+
+
+@dataclass
 class AllocatorSnapshot:
     """A CUDA allocator snapshot as columns.
 
@@ -242,8 +279,6 @@ class AllocatorSnapshot:
 
     def device_allocations(self, device: int) -> Allocations:
         """The allocation intervals of ``device`` (empty when it has none)."""
-        from gpuviz.trace.allocations import Allocations
-
         if 0 <= device < len(self.allocations):
             return self.allocations[device]
         return Allocations.empty()
