@@ -104,11 +104,9 @@ def pair_allocations(
         seg_addr = seg_size = np.empty(0, dtype=np.int64)
     a = tr.action
     is_alloc = a == Action.ALLOC
-    is_done = (a == Action.FREE_COMPLETED) | (a == Action.FREE)
     is_req = (a == Action.FREE_REQUESTED) | (a == Action.FREE)
 
-    sel = np.flatnonzero(is_alloc | is_done)
-    alloc_idx, ends, orphans = pair_by_address(tr.addr[sel], sel, is_alloc[sel])
+    alloc_idx, ends, orphans = lifetimes(tr)
     in_order = np.argsort(alloc_idx, kind="stable")  # the window's rows in the order they ran
     alloc_idx, ends = alloc_idx[in_order], ends[in_order]
     # a pair is only an alloc followed by a free; an alloc followed by an alloc ended unrecorded
@@ -191,12 +189,23 @@ def _orphan_requested(tr: TraceEntries, orphans: I64, is_req: B) -> I64:
     return out
 
 
+def lifetimes(tr: TraceEntries) -> tuple[I64, I64, I64]:
+    """Allocs paired with their ``free_completed`` (or legacy ``free``): the alloc entries, the
+    entry that ends each (``-1``: none), and the frees of allocations from before the window.
+    Computed once per trace (the loader and :func:`pair_allocations` both need it)."""
+    cached = tr.cache.get("lifetimes")
+    if cached is None:
+        a = tr.action
+        is_alloc = a == Action.ALLOC
+        sel = np.flatnonzero(is_alloc | (a == Action.FREE_COMPLETED) | (a == Action.FREE))
+        cached = pair_by_address(tr.addr[sel], sel, is_alloc[sel])
+        tr.cache["lifetimes"] = cached
+    return cached
+
+
 def orphan_frees(tr: TraceEntries) -> I64:
     """Entry indices of frees whose alloc is not in the window (it came before)."""
-    a = tr.action
-    is_alloc = a == Action.ALLOC
-    sel = np.flatnonzero(is_alloc | (a == Action.FREE_COMPLETED) | (a == Action.FREE))
-    return pair_by_address(tr.addr[sel], sel, is_alloc[sel])[2]
+    return lifetimes(tr)[2]
 
 
 def _segment_ends(tr: TraceEntries, seg_addr: I64, seg_size: I64, at: I64) -> I64:

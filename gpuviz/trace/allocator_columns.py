@@ -112,6 +112,7 @@ class TraceEntries:
     stream: I64
     time_us: I64
     stack: I32
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.action)

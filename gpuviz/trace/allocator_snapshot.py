@@ -112,13 +112,16 @@ class _Interner:
         return i
 
     def stack(self, frames: Any) -> int:
-        """The stack id of a list of frames (the slow path: by identities, then by value)."""
+        """The stack id of a list of frames (by the identities of its frames, then by value)."""
         if not frames or not isinstance(frames, (list, tuple)):
             return NO_STACK
         ids = tuple(map(id, frames))
         s = self.stack_by_ids.get(ids)
-        if s is not None:
-            return s
+        return s if s is not None else self._new_stack(frames, ids)
+
+    def _new_stack(self, frames: Any, ids: tuple[int, ...]) -> int:
+        if not isinstance(frames, (list, tuple)):
+            return NO_STACK
         fids = tuple(self.frame(f) for f in frames)
         s = self.stack_by_frames.get(fids)
         if s is None:
@@ -137,12 +140,13 @@ class _Interner:
             lists = list(map(itemgetter("frames"), seq))
         except (KeyError, TypeError):
             lists = [_frames_of(e) for e in seq]
-        # The fast path: a probe of three frame identities and the length finds a candidate
-        # stack, and list equality (identity first, in C) confirms it. Most entries repeat a
-        # stack seen before, so this is one dict lookup and one compare per entry.
-        probe: dict[tuple[int, int, int, int], tuple[Any, int]] = self.probe
+        # The fast path: a probe of three frame identities and the length finds the stack seen
+        # last with that probe, and list equality (identity first, in C) confirms it; entries
+        # mostly repeat a recent stack. Otherwise the identities of all frames decide.
+        probe = self.probe
         get = probe.get
-        slow = self.stack
+        by_ids = self.stack_by_ids
+        new = self._new_stack
         out: list[int] = []
         add = out.append
         for f in lists:
@@ -150,17 +154,20 @@ class _Interner:
                 add(NO_STACK)
                 continue
             try:
-                k = (len(f), id(f[0]), id(f[len(f) // 2]), id(f[-1]))
-            except (TypeError, KeyError):
+                n = len(f)
+                k = (n, id(f[0]), id(f[n >> 1]), id(f[-1]))
+            except (TypeError, KeyError, IndexError):
                 add(NO_STACK)
                 continue
             c = get(k)
             if c is not None and f == c[0]:
                 add(c[1])
                 continue
-            s = slow(f)
-            if c is None:
-                probe[k] = (f, s)
+            ids = tuple(map(id, f))
+            s = by_ids.get(ids)
+            if s is None:
+                s = new(f, ids)
+            probe[k] = (f, s)
             add(s)
         return np.asarray(out, dtype=np.int32)
 
