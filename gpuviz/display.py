@@ -49,3 +49,14 @@ def terminal_safe(text: str, one_line: bool = False) -> str:
 def html_safe(text: str, one_line: bool = False) -> str:
     """``text`` made safe for Qt rich text: control characters escaped, then HTML escaped."""
     return html.escape(terminal_safe(text, one_line=one_line), quote=True)
+
+
+def format_bytes(n: float | None) -> str:
+    """A byte count for people: ``1.50 GiB``, ``12.00 MiB``, ``3.00 KiB``, ``512 B``; ``?``
+    when unknown."""
+    if n is None:
+        return "?"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{int(n)} B"

@@ -24,12 +24,58 @@ from gpuviz.analysis.allocator import (
 from gpuviz.analysis.allocator_state import AnnotationRange, annotation_ranges, reserved_bytes_curve
 from gpuviz.trace.allocator_columns import Allocations, AllocatorSnapshot
 from gpuviz.trace.allocator_lod import ColumnPyramid
+from gpuviz.trace.stacking import stack_depths
 
 I64 = npt.NDArray[np.int64]
 
 CLOCK_SLACK_NS = 60 * 10**9
 """A snapshot is drawn on a trace's time axis when its window and the trace's span overlap, or
 are less than a minute apart; else their clocks are taken to differ."""
+
+
+@dataclass
+class AnnotationLanes:
+    """The annotation ranges laid out in rows: nested ranges below their parents.
+
+    Attributes
+    ----------
+    start_ns, end_ns : int64
+        From the origin (an open range ends at the last entry).
+    row : int64
+        0 for the outermost ranges.
+    group : int64
+        The range's kind (its name before ``#``), for colour.
+    names : list of str
+    """
+
+    start_ns: I64
+    end_ns: I64
+    row: I64
+    group: I64
+    names: list[str]
+
+    def __len__(self) -> int:
+        return len(self.start_ns)
+
+
+def annotation_lanes(
+    ranges: list[AnnotationRange], origin_ns: int, last_ns: int
+) -> AnnotationLanes:
+    """Lay out annotation ranges in rows (:func:`gpuviz.trace.stacking.stack_depths`)."""
+    start = np.array([r.start_us * 1000 - origin_ns for r in ranges], dtype=np.int64)
+    end = np.array(
+        [last_ns if r.end_us is None else r.end_us * 1000 - origin_ns for r in ranges],
+        dtype=np.int64,
+    )
+    dur = np.maximum(end - start, 0)
+    order = np.lexsort((-dur, start))
+    row = np.zeros(len(ranges), dtype=np.int64)
+    if len(ranges):
+        row[order] = stack_depths(np.zeros(len(order), np.int32), start[order], dur[order])
+    names = [r.name for r in ranges]
+    kinds = {k: i for i, k in enumerate(dict.fromkeys(n.split("#")[0] for n in names))}
+    group = np.array([kinds[n.split("#")[0]] for n in names], dtype=np.int64)
+    return AnnotationLanes(start, start + dur, row, group, names)
 
 
 @dataclass
@@ -56,6 +102,9 @@ class MemoryTimeline:
     pyramid : ColumnPyramid
     row_site : int64
         Each allocation row's site: a frame id, ``NO_SITE`` or ``BEFORE_HISTORY``.
+    site_ids, row_site_index
+        The distinct sites, and each row's index into them (so a view colours rows with one
+        gather).
     annotations : list of AnnotationRange
     """
 
@@ -71,7 +120,10 @@ class MemoryTimeline:
     baseline: int
     pyramid: ColumnPyramid
     row_site: I64
+    site_ids: I64
+    row_site_index: npt.NDArray[np.intp]
     annotations: list[AnnotationRange] = field(default_factory=list)
+    lanes: AnnotationLanes | None = None
 
     @property
     def allocations(self) -> Allocations:
@@ -128,6 +180,9 @@ def build_timeline(
         np.int64
     )
     row_site[(alloc.stack < 0) & (alloc.start < 0)] = BEFORE_HISTORY
+    site_ids, row_site_index = np.unique(row_site, return_inverse=True)
+    ranges = annotation_ranges(snap, device)
+    lanes = annotation_lanes(ranges, origin, int(t_ns[-1]) if len(t_ns) else 0)
     return MemoryTimeline(
         label=label or f"cuda:{device}",
         snap=snap,
@@ -141,7 +196,10 @@ def build_timeline(
         baseline=baseline,
         pyramid=ColumnPyramid(t_ns, live),
         row_site=row_site,
-        annotations=annotation_ranges(snap, device),
+        site_ids=site_ids.astype(np.int64),
+        row_site_index=row_site_index.reshape(-1),
+        annotations=ranges,
+        lanes=lanes,
     )
 
 

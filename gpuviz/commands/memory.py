@@ -39,15 +39,6 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _size(b: int | None) -> str:
-    if b is None:
-        return "?"
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(b) >= div:
-            return f"{b / div:.2f} {unit}"
-    return f"{b} B"
-
-
 def _at(t_us: int | None, t0_us: int | None) -> str:
     if t_us is None or t0_us is None:
         return ""
@@ -86,13 +77,13 @@ def fold_stack(
 
 
 def _site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> list[str]:
-    from gpuviz.display import terminal_safe
+    from gpuviz.display import format_bytes, terminal_safe
 
     lines = []
     for r in rows:
         where = terminal_safe(f"{r.site}  {r.function}", one_line=True)
         lines.append(
-            f"  {_size(r.bytes):>11}  {r.blocks:>6} block{'s' if r.blocks != 1 else ' '}  {where}"
+            f"  {format_bytes(r.bytes):>11}  {r.blocks:>6} block{'s' if r.blocks != 1 else ' '}  {where}"
         )
         if stacks and r.stack >= 0:
             site = snap.frame_info(r.frame) if r.frame >= 0 else None
@@ -102,27 +93,29 @@ def _site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> l
 
 
 def _device_report(snap: AllocatorSnapshot, d: DeviceFigures) -> list[str]:
+    from gpuviz.display import format_bytes
+
     t0 = d.window_start_us
     lines = [
-        f"cuda:{d.device}: reserved {_size(d.reserved_bytes)} in {d.segments} segments, "
-        f"allocated {_size(d.allocated_bytes)}",
+        f"cuda:{d.device}: reserved {format_bytes(d.reserved_bytes)} in {d.segments} segments, "
+        f"allocated {format_bytes(d.allocated_bytes)}",
         f"  blocks: {d.active_blocks} active ({d.pending_free_blocks} waiting for their free), "
-        f"{d.inactive_blocks} free; free {_size(d.free_bytes)}, largest free block "
-        f"{_size(d.largest_free_block_bytes)}, fragmentation {d.fragmentation:.2f}",
+        f"{d.inactive_blocks} free; free {format_bytes(d.free_bytes)}, largest free block "
+        f"{format_bytes(d.largest_free_block_bytes)}, fragmentation {d.fragmentation:.2f}",
     ]
     if d.trace_entries:
         span = (d.window_end_us or 0) - (t0 or 0)
         lines.append(
             f"  history: {d.trace_entries} entries over {span / 1000:.1f} ms"
             + (
-                f"; {_size(d.window_start_live_bytes)} was already live when it began "
+                f"; {format_bytes(d.window_start_live_bytes)} was already live when it began "
                 "(counted in the peak)"
                 if d.window_start_live_bytes
                 else ""
             )
         )
         lines.append(
-            f"  peak allocated: {_size(d.peak_allocated_bytes)} at {_at(d.peak_time_us, t0)}"
+            f"  peak allocated: {format_bytes(d.peak_allocated_bytes)} at {_at(d.peak_time_us, t0)}"
         )
     else:
         lines.append("  no history recorded (record_memory_history was off): state only")
@@ -130,8 +123,8 @@ def _device_report(snap: AllocatorSnapshot, d: DeviceFigures) -> list[str]:
         o = d.oom
         lines += [
             "",
-            f"  OUT OF MEMORY at {_at(o.time_us, t0)}: asked for {_size(o.request_bytes)}; "
-            f"CUDA reported {_size(o.free_bytes)} free on the device; {_size(o.live_bytes)} "
+            f"  OUT OF MEMORY at {_at(o.time_us, t0)}: asked for {format_bytes(o.request_bytes)}; "
+            f"CUDA reported {format_bytes(o.free_bytes)} free on the device; {format_bytes(o.live_bytes)} "
             "was allocated",
             "  biggest live sites then:",
         ]

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 from gpuviz.analysis.allocator import stack_sites
 from gpuviz.analysis.allocator_state import PENDING_FREE, SegmentLayout, segments_at
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
-from gpuviz.display import html_safe
+from gpuviz.display import format_bytes, html_safe
 from gpuviz.gui.qt_draw import draw_rects
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
@@ -28,13 +28,6 @@ from gpuviz.gui.views.qt_plot_style import make_plot_widget
 FREE_COLOUR = "#e8e8e8"
 PENDING_COLOUR = "#ff7f0e"
 ROW_HEIGHT = 0.8
-
-
-def _size(b: float) -> str:
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= div:
-            return f"{b / div:.1f} {unit}"
-    return f"{int(b)} B"
 
 
 class _SegmentsItem(pg.GraphicsObject):
@@ -113,7 +106,8 @@ class QtMemorySegments(QWidget):
             groups.append((colour_of_site(self.colours, int(s)), rects[m]))
         self.item.set_groups(background, groups)
         ticks = [
-            (i, f"{_size(float(lay.seg_size[i]))}  s{int(lay.seg_stream[i])}") for i in range(n)
+            (i, f"{format_bytes(float(lay.seg_size[i]))}  s{int(lay.seg_stream[i])}")
+            for i in range(n)
         ]
         item = self.plot.getPlotItem()
         item.getAxis("left").setTicks([ticks if n <= 80 else ticks[:: max(1, n // 40)]])
@@ -129,9 +123,9 @@ class QtMemorySegments(QWidget):
         largest = int(runs.max()) if len(runs) else 0
         frag = 1 - largest / total_free if total_free else 0.0
         self.title.setText(
-            f"Segments {when}: {n}, reserved {_size(float(lay.seg_size.sum()))}, "
-            f"{len(lay.block_seg)} live blocks, free {_size(total_free)} in {len(runs)} runs "
-            f"(largest {_size(largest)}, fragmentation {frag:.2f})"
+            f"Segments {when}: {n}, reserved {format_bytes(float(lay.seg_size.sum()))}, "
+            f"{len(lay.block_seg)} live blocks, free {format_bytes(total_free)} in {len(runs)} runs "
+            f"(largest {format_bytes(largest)}, fragmentation {frag:.2f})"
         )
 
     def block_at(self, x: float, y: float) -> int:
@@ -162,11 +156,11 @@ class QtMemorySegments(QWidget):
             return
         row = int(lay.block_seg[b])
         lines = [
-            f"<b>{_size(float(lay.block_size[b]))}</b> block at 0x{int(lay.seg_addr[row] + lay.block_offset[b]):x}"
+            f"<b>{format_bytes(float(lay.block_size[b]))}</b> block at 0x{int(lay.seg_addr[row] + lay.block_offset[b]):x}"
             + (
                 " (freed, waiting for another stream)" if lay.block_state[b] == PENDING_FREE else ""
             ),
-            f"segment 0x{int(lay.seg_addr[row]):x}, {_size(float(lay.seg_size[row]))}, stream {int(lay.seg_stream[row])}",
+            f"segment 0x{int(lay.seg_addr[row]):x}, {format_bytes(float(lay.seg_size[row]))}, stream {int(lay.seg_stream[row])}",
         ]
         stack = int(lay.block_stack[b])
         frames = self.tl.snap.stack_frames(stack)[:12] if stack >= 0 else []

@@ -24,18 +24,11 @@ from PySide6.QtWidgets import (
 
 from gpuviz.analysis.allocator import SiteRow, sites_live_at
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
-from gpuviz.display import terminal_safe
+from gpuviz.display import format_bytes, terminal_safe
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 
 COLUMNS = ("bytes", "blocks", "site", "function", "file")
 Index = QModelIndex | QPersistentModelIndex
-
-
-def _size(b: int) -> str:
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= div:
-            return f"{b / div:.2f} {unit}"
-    return f"{b} B"
 
 
 class SitesModel(QAbstractTableModel):
@@ -70,7 +63,7 @@ class SitesModel(QAbstractTableModel):
         r = self.rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            values = (_size(r.bytes), r.blocks, r.site, r.function, r.filename)
+            values = (format_bytes(r.bytes), r.blocks, r.site, r.function, r.filename)
             v = values[col]
             return terminal_safe(v, one_line=True) if isinstance(v, str) else v
         if role == Qt.ItemDataRole.DecorationRole and col == 2:
@@ -120,7 +113,7 @@ class QtMemorySites(QWidget):
         t = self.tl.time_of(entry) / NS_PER_MS
         what = "at the peak" if entry == self.tl.figures.peak_entry else f"at {t:.3f} ms"
         self.title.setText(
-            f"Sites holding memory {what}: {len(rows)} sites, {_size(total)} in "
+            f"Sites holding memory {what}: {len(rows)} sites, {format_bytes(total)} in "
             f"{sum(r.blocks for r in rows)} allocations (click the timeline to choose a time)"
         )
         self.stack.clear()

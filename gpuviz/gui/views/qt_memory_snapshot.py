@@ -24,32 +24,23 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
-from gpuviz.display import terminal_safe
+from gpuviz.display import format_bytes, terminal_safe
 from gpuviz.gui.views.qt_memory_segments import QtMemorySegments
 from gpuviz.gui.views.qt_memory_sites import QtMemorySites
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, QtMemoryTimeline
-
-
-def _size(b: int | None) -> str:
-    if b is None:
-        return "?"
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(b) >= div:
-            return f"{b / div:.2f} {unit}"
-    return f"{b} B"
 
 
 def figures_text(tl: MemoryTimeline) -> str:
     """The header: totals, the peak, the OOM."""
     f = tl.figures
     parts = [
-        f"{tl.label}: reserved {_size(f.reserved_bytes)} in {f.segments} segments, "
-        f"allocated {_size(f.allocated_bytes)}, free {_size(f.free_bytes)} "
-        f"(largest free block {_size(f.largest_free_block_bytes)}, fragmentation {f.fragmentation:.2f})",
-        f"peak allocated {_size(f.peak_allocated_bytes)} at {tl.time_of(f.peak_entry) / NS_PER_MS:.3f} ms; "
+        f"{tl.label}: reserved {format_bytes(f.reserved_bytes)} in {f.segments} segments, "
+        f"allocated {format_bytes(f.allocated_bytes)}, free {format_bytes(f.free_bytes)} "
+        f"(largest free block {format_bytes(f.largest_free_block_bytes)}, fragmentation {f.fragmentation:.2f})",
+        f"peak allocated {format_bytes(f.peak_allocated_bytes)} at {tl.time_of(f.peak_entry) / NS_PER_MS:.3f} ms; "
         f"{f.trace_entries} history entries"
         + (
-            f"; {_size(f.window_start_live_bytes)} already live when the history began"
+            f"; {format_bytes(f.window_start_live_bytes)} already live when the history began"
             if f.window_start_live_bytes
             else ""
         ),
@@ -57,8 +48,8 @@ def figures_text(tl: MemoryTimeline) -> str:
     if f.oom is not None:
         parts.append(
             f"OUT OF MEMORY at {tl.time_of(f.oom.entry) / NS_PER_MS:.3f} ms: asked for "
-            f"{_size(f.oom.request_bytes)}, CUDA had {_size(f.oom.free_bytes)} free; "
-            f"{_size(f.oom.live_bytes)} allocated then"
+            f"{format_bytes(f.oom.request_bytes)}, CUDA had {format_bytes(f.oom.free_bytes)} free; "
+            f"{format_bytes(f.oom.live_bytes)} allocated then"
         )
     if not tl.on_trace_axis:
         parts.append("time from the snapshot's first entry (no trace on the same clock is open)")

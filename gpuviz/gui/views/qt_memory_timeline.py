@@ -27,7 +27,6 @@ from gpuviz.display import html_safe
 from gpuviz.gui.qt_draw import draw_rects, premultiplied_argb
 from gpuviz.gui.views.qt_plot_style import byte_unit, style_plot_item
 from gpuviz.trace.allocator_lod import row_at, stack_raster
-from gpuviz.trace.stacking import stack_depths
 
 NS_PER_MS = 1e6
 REDRAW_MS = 30  # the raster follows pans and zooms at about 30 Hz
@@ -70,9 +69,10 @@ def colour_of_site(colours: dict[int, QColor], frame: int) -> QColor:
 
 def row_values(tl: MemoryTimeline, colours: dict[int, QColor]) -> np.ndarray:
     """The premultiplied ARGB value of each allocation row."""
-    sites, inverse = np.unique(tl.row_site, return_inverse=True)
-    palette = premultiplied_argb([colour_of_site(colours, int(s)) for s in sites.tolist()])
-    return palette[inverse] if len(sites) else np.empty(0, dtype=np.uint32)
+    if len(tl.site_ids) == 0:
+        return np.empty(0, dtype=np.uint32)
+    palette = premultiplied_argb([colour_of_site(colours, int(s)) for s in tl.site_ids.tolist()])
+    return palette[tl.row_site_index]
 
 
 class _RasterItem(pg.GraphicsObject):
@@ -115,25 +115,26 @@ class _RasterItem(pg.GraphicsObject):
 
 
 class _AnnotationItem(pg.GraphicsObject):
-    """The annotation ranges as rows of rectangles (one drawRects call per colour)."""
+    """The annotation ranges as rows of rectangles: each paint draws those in view and at
+    least half a pixel wide, one ``drawRects`` call per colour."""
 
     def __init__(self, rects: np.ndarray, colours: np.ndarray) -> None:
         super().__init__()
-        self._groups = [
-            (
-                QColor(SITE_COLOURS[int(c) % len(SITE_COLOURS)]).lighter(130),
-                np.ascontiguousarray(rects[colours == c]),
-            )
+        self.rects = np.ascontiguousarray(rects, dtype=np.float64)
+        self.colours = colours
+        self.brushes = {
+            int(c): pg.mkBrush(QColor(SITE_COLOURS[int(c) % len(SITE_COLOURS)]).lighter(130))
             for c in np.unique(colours)
-        ]
+        }
+        r = self.rects
         self._bounds = (
             QRectF(
-                float(rects[:, 0].min()),
+                float(r[:, 0].min()),
                 0.0,
-                float((rects[:, 0] + rects[:, 2]).max() - rects[:, 0].min()),
-                float((rects[:, 1] + rects[:, 3]).max()),
+                float((r[:, 0] + r[:, 2]).max() - r[:, 0].min()),
+                float((r[:, 1] + r[:, 3]).max()),
             )
-            if len(rects)
+            if len(r)
             else QRectF()
         )
 
@@ -141,10 +142,19 @@ class _AnnotationItem(pg.GraphicsObject):
         return QRectF(self._bounds)
 
     def paint(self, painter: QPainter, *args: Any) -> None:
+        r = self.rects
+        vb = self.getViewBox()
+        if vb is None or len(r) == 0:
+            return
+        (x0, x1), _ = vb.viewRange()
+        px = (x1 - x0) / max(vb.width(), 1.0)
+        keep = (r[:, 0] < x1) & (r[:, 0] + r[:, 2] > x0) & (r[:, 2] >= px / 2)
         painter.setPen(pg.mkPen("#666", width=0))
-        for colour, rects in self._groups:
-            painter.setBrush(pg.mkBrush(colour))
-            draw_rects(painter, rects)
+        for c, brush in self.brushes.items():
+            sel = r[keep & (self.colours == c)]
+            if len(sel):
+                painter.setBrush(brush)
+                draw_rects(painter, np.ascontiguousarray(sel))
 
 
 class QtMemoryTimeline(QWidget):
@@ -181,8 +191,9 @@ class QtMemoryTimeline(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.ann_plot = style_plot_item(self.graphics.addPlot(row=0, col=0))
-        self.plot = style_plot_item(self.graphics.addPlot(row=1, col=0))
+        # no context menus: pyqtgraph builds each (tens of ms) with its plot
+        self.ann_plot = style_plot_item(self.graphics.addPlot(row=0, col=0, enableMenu=False))
+        self.plot = style_plot_item(self.graphics.addPlot(row=1, col=0, enableMenu=False))
         self.graphics.ci.layout.setRowStretchFactor(0, 1)
         self.graphics.ci.layout.setRowStretchFactor(1, 7)
         self.ann_plot.setXLink(self.plot)
@@ -232,26 +243,21 @@ class QtMemoryTimeline(QWidget):
         return float(t[0]) / NS_PER_MS, max(float(t[-1]), float(t[0]) + 1) / NS_PER_MS
 
     def _add_curves(self, trace_series: Any) -> None:
-        tl, u = self.tl, self.unit_bytes
-        if len(tl.t_ns) == 0:
-            return
+        # The live and reserved lines are drawn per frame from the frame's columns (a point
+        # per column), not from every entry: a million-point curve would cost more than the
+        # bands themselves, to build and at each paint.
         self.plot.addLegend(
             offset=(10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
         )
-        x = tl.t_ns / NS_PER_MS
-        live = pg.PlotDataItem(
-            x, tl.live / u, pen=pg.mkPen("#222", width=1.2), name="allocated (bands by site)"
+        self.live_curve = pg.PlotDataItem(
+            pen=pg.mkPen("#222", width=1.2), name="allocated (bands by site)"
         )
-        res = pg.PlotDataItem(
-            x,
-            tl.reserved / u,
-            pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine),
-            name="reserved",
+        self.reserved_curve = pg.PlotDataItem(
+            pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine), name="reserved"
         )
-        for c in (live, res):
-            self.plot.addItem(c)
-            c.setClipToView(True)
-            c.setDownsampling(auto=True, method="peak")
+        self.plot.addItem(self.live_curve)
+        self.plot.addItem(self.reserved_curve)
+        tl, u = self.tl, self.unit_bytes
         if trace_series is not None and tl.on_trace_axis and len(trace_series.ts_ns):
             tx = trace_series.ts_ns / NS_PER_MS
             prof = pg.PlotDataItem(
@@ -264,6 +270,23 @@ class QtMemoryTimeline(QWidget):
             prof.setClipToView(True)
             prof.setDownsampling(auto=True, method="peak")
             self.trace_curve = prof
+
+    def _update_curves(self, cols: Any) -> None:
+        """Step lines through each shown column's live and reserved bytes."""
+        tl, u = self.tl, self.unit_bytes
+        shown = np.flatnonzero(cols.shown)
+        if len(shown) == 0 or len(tl.t_ns) == 0:
+            self.live_curve.setData([], [])
+            self.reserved_curve.setData([], [])
+            return
+        k = cols.entry[shown]
+        live = np.where(k >= 0, tl.live[np.maximum(k, 0)], tl.baseline) / u
+        reserved = tl.reserved[np.maximum(k, 0)] / u
+        x0 = (cols.x0_ns + shown * cols.bucket_ns) / NS_PER_MS
+        x = np.repeat(x0, 2)
+        x[1::2] += cols.bucket_ns / NS_PER_MS
+        self.live_curve.setData(x, np.repeat(live, 2))
+        self.reserved_curve.setData(x, np.repeat(reserved, 2))
 
     def _add_markers(self) -> None:
         tl, fig, u = self.tl, self.tl.figures, self.unit_bytes
@@ -295,43 +318,31 @@ class QtMemoryTimeline(QWidget):
             self.plot.addItem(text)
 
     def _add_annotations(self) -> None:
-        ranges = self.tl.annotations
-        if not ranges:
+        lanes = self.tl.lanes
+        if lanes is None or len(lanes) == 0:
             self.ann_plot.hide()
             return
-        end_default = int(self.tl.t_ns[-1]) if len(self.tl.t_ns) else 0
-        start = np.array([r.start_us * 1000 - self.tl.origin_ns for r in ranges], dtype=np.int64)
-        end = np.array(
-            [
-                (r.end_us * 1000 - self.tl.origin_ns) if r.end_us is not None else end_default
-                for r in ranges
-            ],
-            dtype=np.int64,
-        )
-        dur = np.maximum(end - start, 0)
-        order = np.lexsort((-dur, start))
-        depth = np.empty(len(ranges), dtype=np.int64)
-        depth[order] = stack_depths(np.zeros(len(order), np.int32), start[order], dur[order])
-        names = [r.name for r in ranges]
-        uniq = {n: i for i, n in enumerate(dict.fromkeys(n.split("#")[0] for n in names))}
-        colour = np.array([uniq[n.split("#")[0]] for n in names])
-        rows = int(depth.max()) + 1
+        rows = int(lanes.row.max()) + 1
         rects = np.column_stack(
-            [start / NS_PER_MS, rows - 1 - depth + 0.1, dur / NS_PER_MS, np.full(len(ranges), 0.8)]
-        ).astype(np.float64)
-        self.ann_item = _AnnotationItem(rects, colour)
+            [
+                lanes.start_ns / NS_PER_MS,
+                rows - 1 - lanes.row + 0.1,
+                (lanes.end_ns - lanes.start_ns) / NS_PER_MS,
+                np.full(len(lanes), 0.8),
+            ]
+        )
+        self.ann_item = _AnnotationItem(rects, lanes.group)
         self.ann_plot.addItem(self.ann_item)
         self.ann_plot.setYRange(0, rows, padding=0)
         self.ann_plot.getAxis("left").setTicks([[]])
-        self.ann_ranges = ranges
-        self._ann_rects = rects
+        self.ann_ranges = self.tl.annotations
         # names on the ranges wide enough to hold them at the full view (a label is not
         # clipped to its range, so narrow ones would pile up)
         x0, x1 = self._x_extent()
-        wide = rects[:, 2] >= 0.06 * max(x1 - x0, 1e-9)
-        for r, (x, y, _w, _h) in zip([r for r, w in zip(ranges, wide) if w], rects[wide]):
-            t = pg.TextItem(r.name, color="#222", anchor=(0, 0.5))
-            t.setPos(max(x, x0), y + 0.4)
+        wide = (rects[:, 2] >= 0.06 * max(x1 - x0, 1e-9)) & (lanes.row == 0)
+        for i in np.flatnonzero(wide)[:30].tolist():
+            t = pg.TextItem(lanes.names[i], color="#222", anchor=(0, 0.5))
+            t.setPos(max(rects[i, 0], x0), rects[i, 1] + 0.4)
             self.ann_plot.addItem(t)
 
     # -- the raster ------------------------------------------------------------------------------
@@ -361,6 +372,7 @@ class QtMemoryTimeline(QWidget):
             len(self.tl.t_ns),
         )
         self.raster.set_raster(pixels, cols.x0_ns / NS_PER_MS, cols.bucket_ns / NS_PER_MS, y1)
+        self._update_curves(cols)
         self.frames_drawn += 1
 
     def render_now(self) -> None:
