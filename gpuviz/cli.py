@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
 
+    ad = sub.add_parser(
+        "advise", help="why a trace is slow: step breakdown and findings ranked by saving"
+    )
+    ad.add_argument("trace", metavar="TRACE")
+    ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
+    ad.add_argument("--json", action="store_true")
+
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
     )
