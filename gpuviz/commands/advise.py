@@ -298,7 +298,13 @@ def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = No
         print(f"advice: none ({type(exc).__name__}: {_safe(str(exc), one_line=True)})", file=out)
         return 0
     if not advice.findings:
-        print("advice: no findings (gpuviz advise TRACE for the step breakdown)", file=out)
+        gpu = advice.context is not None and len(advice.context.activity) > 0
+        print(
+            "advice: no findings (gpuviz advise TRACE for the step breakdown)"
+            if gpu
+            else "advice: no GPU work in this trace, nothing to advise on",
+            file=out,
+        )
         return 0
     print(
         f"advice: top {min(n, len(advice.findings))} of {len(advice.findings)} findings "
