@@ -76,13 +76,17 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(time.perf_counter() - t0)
     best, med = min(runs), statistics.median(runs)
     n_kernels = int((trace.slices.kind == 1).sum())
-    print(f"file: {path} ({path.stat().st_size / 1e6:.0f} MB, {n_kernels} kernels, "
-          f"{len(trace.slices)} slices)")
+    print(
+        f"file: {path} ({path.stat().st_size / 1e6:.0f} MB, {n_kernels} kernels, "
+        f"{len(trace.slices)} slices)"
+    )
     print(f"{'import (load_trace)':<24}{import_s:9.2f} s")
     print(f"{'advise, first run':<24}{runs[0]:9.2f} s   ratio {runs[0] / import_s:.3f}")
     print(f"{'advise, best':<24}{best:9.2f} s   ratio {best / import_s:.3f}")
-    print(f"{'advise, median':<24}{med:9.2f} s   ratio {med / import_s:.3f}   "
-          f"(target <= {TARGET}: {'met' if med / import_s <= TARGET else 'NOT met'})")
+    print(
+        f"{'advise, median':<24}{med:9.2f} s   ratio {med / import_s:.3f}   "
+        f"(target <= {TARGET}: {'met' if med / import_s <= TARGET else 'NOT met'})"
+    )
     print(f"findings: {', '.join(f'{f.kind} ({f.severity})' for f in advice.findings) or 'none'}")
     if advice.errors:
         print(f"rule errors: {advice.errors}")

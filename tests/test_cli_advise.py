@@ -51,10 +51,16 @@ def test_against_diffs_kernels_and_ops(capsys: pytest.CaptureFixture[str]) -> No
     # Independent count of A's fp32 GEMM kernels: gone in B.
     trace = load_trace(a)
     names = np.asarray(trace.symbols.strings, dtype=object)[trace.slices.name]
-    gemm = [n for n, k in zip(names, trace.slices.kind) if k == Kind.KERNEL and "f32f32_f32f32" in n]
+    gemm = [
+        n for n, k in zip(names, trace.slices.kind) if k == Kind.KERNEL and "f32f32_f32f32" in n
+    ]
     row = next(d for d in j["diff"] if d["name"] == gemm[0])
     assert (row["what"], row["status"], row["count_a"], row["count_b"]) == (
-        "kernel", "gone", len(gemm), 0)
+        "kernel",
+        "gone",
+        len(gemm),
+        0,
+    )
     deltas = [abs(d["delta_us"]) for d in j["diff"]]
     assert deltas == sorted(deltas, reverse=True)
     assert main(["advise", str(a), "--against", str(b)]) == 0
@@ -63,7 +69,9 @@ def test_against_diffs_kernels_and_ops(capsys: pytest.CaptureFixture[str]) -> No
     assert "fp32_matmul" in out
 
 
-def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["advise", str(tmp_path / "nope.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope.json" in err
@@ -74,18 +82,36 @@ def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tm
     assert err.count("\n") == 1 and "bad.json" in err and "Traceback" not in err
 
 
-def test_names_from_the_file_are_made_safe(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_names_from_the_file_are_made_safe(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     # An fp32 GEMM whose name carries a terminal escape (it must not reach the terminal raw).
     evil = "ampere_sgemm_\x1b]52;c;cHduZWQ=\x07_tn"
     events = [
-        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1,
-         "ts": 0, "dur": 1000},
-        {"ph": "X", "cat": "kernel", "name": evil, "pid": 0, "tid": 7, "ts": 10, "dur": 900,
-         "args": {"device": 0, "stream": 7}},
+        {
+            "ph": "X",
+            "cat": "user_annotation",
+            "name": "ProfilerStep#0",
+            "pid": 1,
+            "tid": 1,
+            "ts": 0,
+            "dur": 1000,
+        },
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": evil,
+            "pid": 0,
+            "tid": 7,
+            "ts": 10,
+            "dur": 900,
+            "args": {"device": 0, "stream": 7},
+        },
     ]
     doc = {
-        "deviceProperties": [{"id": 0, "name": "GPU", "computeMajor": 9, "computeMinor": 0,
-                              "numSms": 132}],
+        "deviceProperties": [
+            {"id": 0, "name": "GPU", "computeMajor": 9, "computeMinor": 0, "numSms": 132}
+        ],
         "traceEvents": events,
     }
     path = tmp_path / "evil.json.gz"
@@ -117,10 +143,29 @@ def test_run_prints_its_advice(tmp_path: Path) -> None:
 
     out = tmp_path / "l.json.gz"
     r = subprocess.run(
-        [sys.executable, "-m", "gpuviz", "run", "loops", "-p", "n=50", "--steps", "1",
-         "--device", "cpu", "--out", str(out)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "gpuviz",
+            "run",
+            "loops",
+            "-p",
+            "n=50",
+            "--steps",
+            "1",
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
     # The CPU build records no GPU work: the advice says so, last, after the result.
-    assert r.stdout.rstrip().splitlines()[-1] == "advice: no GPU work in this trace, nothing to advise on"
+    assert (
+        r.stdout.rstrip().splitlines()[-1]
+        == "advice: no GPU work in this trace, nothing to advise on"
+    )

@@ -94,16 +94,34 @@ def test_json_contract() -> None:
     json.dumps(out)  # plain JSON types only
     for f in out["findings"]:
         assert set(f) == {
-            "kind", "severity", "title", "detail", "fix", "saving_us", "saving_how", "share",
+            "kind",
+            "severity",
+            "title",
+            "detail",
+            "fix",
+            "saving_us",
+            "saving_how",
+            "share",
             "evidence",
         }
         assert f["kind"] in KINDS and f["severity"] in ("info", "warning", "critical")
-        assert f["evidence"] and all({"rank", "device", "start_us", "end_us"} <= set(e) for e in f["evidence"])
+        assert f["evidence"] and all(
+            {"rank", "device", "start_us", "end_us"} <= set(e) for e in f["evidence"]
+        )
     savings = [f["saving_us"] for f in out["findings"]]
     assert savings == sorted(savings, reverse=True)
     step = out["steps"][0]
-    assert {"rank", "step", "label", "start_us", "end_us", "duration_us", "cpu_op_us",
-            "cpu_other_us", "devices"} <= set(step)
+    assert {
+        "rank",
+        "step",
+        "label",
+        "start_us",
+        "end_us",
+        "duration_us",
+        "cpu_op_us",
+        "cpu_other_us",
+        "devices",
+    } <= set(step)
     parts = step["devices"][0]
     total = sum(parts[k] for k in ("compute_us", "comm_us", "copy_us", "set_us", "idle_us"))
     assert total == pytest.approx(step["duration_us"], abs=0.01)
@@ -114,8 +132,11 @@ def test_severity_follows_the_share() -> None:
         for f in _advice(path).findings:
             if f.kind in ("idle_devices", "host_sync"):
                 continue  # their documented exceptions
-            want = "critical" if f.share >= CRITICAL_SHARE else (
-                "warning" if f.share >= WARNING_SHARE else "info")
+            want = (
+                "critical"
+                if f.share >= CRITICAL_SHARE
+                else ("warning" if f.share >= WARNING_SHARE else "info")
+            )
             assert f.severity == want
 
 
@@ -201,7 +222,7 @@ def test_gpuviz_harness_syncs_are_not_the_programs() -> None:
 def test_host_sync_in_the_planted_recording() -> None:
     # 2 .item() per micro-batch, 8 micro-batches; AdamW's CPU step counters are no syncs.
     f = _kinds(_advice(ADV / "adv_host_sync.json.gz"))["host_sync"]
-    trace, syncs = _raw(ADV / "adv_host_sync.json.gz", RT, lambda n: n == "cudaStreamSynchronize")
+    _, syncs = _raw(ADV / "adv_host_sync.json.gz", RT, lambda n: n == "cudaStreamSynchronize")
     assert len(syncs) == 48  # 3 steps x 8 micro-batches x 2 (the file holds them all)
     assert f.evidence[0].names == ("aten::item > cudaStreamSynchronize",)
     # The loop is CPU-bound: the syncs cost little now, and are reported as info.
@@ -285,8 +306,14 @@ def test_copy_hidden_on_a_side_stream_is_fine() -> None:
             [
                 ev(ANN, 0, 2_000_000, "ProfilerStep#0"),
                 ev(K, 0, 1_000_000, "gemm", stream=7),
-                ev(C, 100_000 if side else 1_000_000, 800_000, "Memcpy HtoD (Pinned -> Device)",
-                   stream=9 if side else 7, nbytes=64 << 20),
+                ev(
+                    C,
+                    100_000 if side else 1_000_000,
+                    800_000,
+                    "Memcpy HtoD (Pinned -> Device)",
+                    stream=9 if side else 7,
+                    nbytes=64 << 20,
+                ),
             ]
         )
 
@@ -337,8 +364,16 @@ def _nccl_pair(overlap: bool, late: int = 0):
         events += [
             ev(ANN, 0, 1_000_000, "ProfilerStep#0", rank=r),
             ev(K, 0, 400_000 if overlap else 100_000, "gemm", rank=r, device=r, stream=7),
-            ev(K, start, 600_000 - start, nccl, rank=r, device=r, stream=20,
-               args={"Process Group Name": "0"}),
+            ev(
+                K,
+                start,
+                600_000 - start,
+                nccl,
+                rank=r,
+                device=r,
+                stream=20,
+                args={"Process Group Name": "0"},
+            ),
         ]
     return _synthetic(events, props=(), ranks=[0, 1])
 
@@ -402,7 +437,10 @@ def test_dp_imbalance() -> None:
 
 
 def test_idle_devices_in_multi_gpu_steps_without_dataparallel() -> None:
-    steps = [ev(ANN, 0, 1_000_000, "ProfilerStep#0"), ev(ANN, 1_000_000, 1_000_000, "ProfilerStep#1")]
+    steps = [
+        ev(ANN, 0, 1_000_000, "ProfilerStep#0"),
+        ev(ANN, 1_000_000, 1_000_000, "ProfilerStep#1"),
+    ]
     step0 = [ev(K, 0, 500_000, "k", device=d) for d in (0, 1, 2)]
     step1 = [ev(K, 1_000_000, 500_000, "k", device=d) for d in (0, 1)]  # GPU 2 gets nothing
     f = _kinds(advise(_synthetic(steps + step0 + step1)))["idle_devices"]
@@ -415,8 +453,13 @@ def test_idle_devices_in_multi_gpu_steps_without_dataparallel() -> None:
 
 
 def test_every_rule_runs_on_every_real_trace() -> None:
-    for path in [*sorted(ADV.glob("*.json.gz")), DATA / "ddp_2rank", SAMPLES / "ddp_4rank_h200",
-                 DATA / "gloo_4rank_cpu", DATA / "dataparallel_4gpu.json.gz"]:
+    for path in [
+        *sorted(ADV.glob("*.json.gz")),
+        DATA / "ddp_2rank",
+        SAMPLES / "ddp_4rank_h200",
+        DATA / "gloo_4rank_cpu",
+        DATA / "dataparallel_4gpu.json.gz",
+    ]:
         advice = _advice(path)
         assert advice.errors == {}, path
         for f in advice.findings:
