@@ -210,25 +210,12 @@ def format_advice(advice: Advice) -> str:
     return "\n".join(lines).rstrip()
 
 
-def _mean_parts(advice: Advice) -> dict[str, float]:
-    """Mean per step of each part (GPU parts averaged over GPUs), in ns."""
-    b = advice.breakdown
-    d, n = b.devices, max(len(b.steps), 1)
-    out = {"step": float(b.steps.duration_ns.sum()) / n}
-    gpus = max(len(d) / n, 1.0)
-    for p in ("compute", "comm", "copy", "set", "idle"):
-        out[p] = float(getattr(d, f"{p}_ns").sum()) / n / gpus
-    out["cpu ops"] = float(b.cpu_op_ns.sum()) / n
-    out["cpu other"] = float(b.cpu_other_ns.sum()) / n
-    return out
-
-
 def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
     """A and B side by side: mean step parts, findings, then the kernel and op diff."""
     from gpuviz.analysis.advisor.findings import fmt_ms
 
     lines = [f"A: {_safe(', '.join(a.sources))}", f"B: {_safe(', '.join(b.sources))}", ""]
-    ma, mb = _mean_parts(a), _mean_parts(b)
+    ma, mb = a.mean_step_parts(), b.mean_step_parts()
     lines.append("Mean per step (ms; GPU parts are per GPU)")
     rows = []
     for k in ma:

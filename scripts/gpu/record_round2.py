@@ -190,6 +190,7 @@ def adv_low_occupancy(out: Path) -> None:
             row_sum[(8,)](x, res, x.shape[1], BLOCK=256)  # 8 programs on 132 SMs
 
     except Exception:  # no triton: a one-block-per-row scan is also narrow
+
         def heavy():
             torch.cumsum(x, dim=1)
 
@@ -208,8 +209,13 @@ def adv_clean(out: Path) -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     width = 8192
     model = nn.Sequential(
-        nn.Linear(width, width), nn.GELU(), nn.Linear(width, width), nn.GELU(),
-        nn.Linear(width, width), nn.GELU(), nn.Linear(width, width),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
     ).to(DEV)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     host = [torch.randn(8192, width).pin_memory() for _ in range(2)]
@@ -406,9 +412,20 @@ def gloo_2rank(out: Path) -> None:
 
 
 JOBS = [
-    adv_launch_bound, adv_host_sync, adv_pageable_copy, adv_gpu_starved, adv_fp32_matmul,
-    adv_copy_not_overlapped, adv_low_occupancy, adv_clean,
-    snap_train, snap_cpp_frames, snap_oom, snap_wrapped, snap_expandable, gloo_2rank,
+    adv_launch_bound,
+    adv_host_sync,
+    adv_pageable_copy,
+    adv_gpu_starved,
+    adv_fp32_matmul,
+    adv_copy_not_overlapped,
+    adv_low_occupancy,
+    adv_clean,
+    snap_train,
+    snap_cpp_frames,
+    snap_oom,
+    snap_wrapped,
+    snap_expandable,
+    gloo_2rank,
 ]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpuviz.analysis.advisor.context import AdviceContext
 from gpuviz.analysis.advisor.findings import KINDS, SEVERITIES, Evidence, Finding
-from gpuviz.analysis.steps import StepBreakdown
+from gpuviz.analysis.steps import PARTS, StepBreakdown
 from gpuviz.trace.model import Trace
 
 __all__ = ["KINDS", "SEVERITIES", "Advice", "AdviceContext", "Evidence", "Finding", "advise"]
@@ -44,6 +44,26 @@ class Advice:
     findings: list[Finding]
     errors: dict[str, str] = field(default_factory=dict)
     context: AdviceContext | None = None
+
+    def mean_step_parts(self) -> dict[str, float]:
+        """Mean per step (ns) of the step length, each GPU part (per GPU), and the CPU split.
+
+        Keys: ``step``, ``compute``, ``comm``, ``copy``, ``set``, ``idle``, ``cpu ops``,
+        ``cpu other``. GPU parts are averaged over the GPUs of each step.
+        """
+        b = self.breakdown
+        d, n = b.devices, max(len(b.steps), 1)
+        gpus = max(len(d) / n, 1.0)
+        out = {"step": float(b.steps.duration_ns.sum()) / n}
+        for p in PARTS:
+            out[p] = float(getattr(d, f"{p}_ns").sum()) / n / gpus
+        out["cpu ops"] = float(b.cpu_op_ns.sum()) / n
+        out["cpu other"] = float(b.cpu_other_ns.sum()) / n
+        return out
+
+    def finding(self, kind: str) -> Finding | None:
+        """The finding of one kind, or None."""
+        return next((f for f in self.findings if f.kind == kind), None)
 
     def to_json(self) -> dict[str, Any]:
         """``{"sources": [...], "steps": [...], "findings": [...]}`` (``gpuviz advise --json``)."""
