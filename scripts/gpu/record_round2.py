@@ -356,14 +356,14 @@ def snap_expandable(out: Path) -> None:
     """The training loop in a child with expandable segments on (the allocator reads it at init)."""
     env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
     code = (
-        "import sys; sys.path.insert(0, %r); import record_round2 as r; from pathlib import Path;"
-        "import torch; out = Path(%r);"
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import record_round2 as r; from pathlib import Path;"
+        f"import torch; out = Path({str(out)!r});"
         "torch.cuda.reset_peak_memory_stats();"
         "torch.cuda.memory._record_memory_history(max_entries=100000, stacks='python');"
         "r._train(4);"
         "torch.cuda.memory._dump_snapshot(str(out / 'snap_expandable.pickle'));"
         "r._sidecar(out / 'snap_expandable.json', steps=4)"
-    ) % (str(Path(__file__).parent), str(out))
+    )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=300)
 
 
