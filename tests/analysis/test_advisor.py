@@ -464,3 +464,14 @@ def test_every_rule_runs_on_every_real_trace() -> None:
         assert advice.errors == {}, path
         for f in advice.findings:
             assert f.saving_ns > 0 and f.evidence, (path, f.kind)
+
+
+def test_gpu_starved_inside_dataparallel_says_so() -> None:
+    # The tutorial's DataParallel on 4 GPUs: the GPUs wait on its per-step Python.
+    f = _kinds(_advice(DATA / "dataparallel_4gpu.json.gz"))["gpu_starved"]
+    assert "falls inside `DataParallel.forward`" in f.detail
+    assert "DistributedDataParallel" in f.fix
+    assert (
+        "DataParallel.forward"
+        not in _kinds(_advice(ADV / "adv_gpu_starved.json.gz"))["gpu_starved"].detail
+    )

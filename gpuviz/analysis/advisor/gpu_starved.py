@@ -12,6 +12,8 @@ prefetched) the GPU would not have waited; it can gain no more than that.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from gpuviz.analysis.activity import rank_value
@@ -20,7 +22,7 @@ from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_p
 from gpuviz.analysis.advisor.findings import MAX_EVIDENCE, Evidence, Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.coverage import Coverage
 from gpuviz.analysis.gaps import STARVED
-from gpuviz.analysis.names import DATALOADER_PREFIX
+from gpuviz.analysis.names import DATALOADER_PREFIX, DATAPARALLEL_FORWARD
 from gpuviz.trace.model import Kind
 
 KIND = "gpu_starved"
@@ -31,7 +33,9 @@ FIX = (
     "Keep the next batch ready before the GPU needs it: load and augment it in worker "
     "processes (`DataLoader(ds, num_workers=8, pin_memory=True, prefetch_factor=2, "
     "persistent_workers=True)`), move CPU preprocessing into the dataset or onto the GPU, and "
-    "copy the next batch to the GPU on a side stream while the current one computes."
+    "copy the next batch to the GPU on a side stream while the current one computes. For "
+    "`nn.DataParallel`, whose per-step Python keeps the GPUs waiting, use "
+    "DistributedDataParallel (one process per GPU)."
 )
 
 
@@ -52,7 +56,8 @@ def check(ctx: AdviceContext) -> list[Finding]:
     rank, _ = worst_per_rank(per.saving_ns, totals)
     gaps = per.gaps[rank]
     saving = per.saving_ns[rank]
-    loader_ns, loader_names = _dataloader_in(ctx, rank, gaps)
+    loader_ns, loader_names = _ranges_in(ctx, rank, gaps, _is_dataloader)
+    dp_ns, _ = _ranges_in(ctx, rank, gaps, _is_dataparallel)
     order = gaps[np.argsort(-g.duration_ns[gaps], kind="stable")][:MAX_EVIDENCE]
     evidence = [
         Evidence(
@@ -66,11 +71,15 @@ def check(ctx: AdviceContext) -> list[Finding]:
         for i in order
     ]
     op_share = float(g.cpu_op_ns[gaps].sum()) / max(saving, 1.0)
-    loader = (
-        f" The DataLoader's `__next__` ran during {fmt_ms(loader_ns)} of them."
-        if loader_ns > 0
-        else " No DataLoader range covers them: Python work between steps, or a sleep."
-    )
+    if dp_ns >= 0.5 * saving:
+        loader = (
+            f" {fmt_ms(dp_ns)} of it falls inside `DataParallel.forward`: its replicate, scatter "
+            "and per-GPU threads run in Python on every step (DistributedDataParallel does not)."
+        )
+    elif loader_ns > 0:
+        loader = f" The DataLoader's `__next__` ran during {fmt_ms(loader_ns)} of them."
+    else:
+        loader = " No DataLoader range covers them: Python work between steps, or a sleep."
     detail = (
         f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, sorted(per.saving_ns))} sat idle in "
         + (
@@ -98,10 +107,12 @@ def check(ctx: AdviceContext) -> list[Finding]:
     return [f] if f is not None else []
 
 
-def _dataloader_in(ctx: AdviceContext, rank: int, gaps: np.ndarray) -> tuple[float, list[str]]:
-    """Time of the rank's ``enumerate(DataLoader)`` ranges inside the gaps, and their names."""
+def _ranges_in(
+    ctx: AdviceContext, rank: int, gaps: np.ndarray, test: Any
+) -> tuple[float, list[str]]:
+    """Time of the rank's CPU ranges whose name passes ``test`` inside the gaps, and names."""
     s, t = ctx.trace.slices, ctx.trace.tracks
-    hit = ctx.mask(_is_dataloader)
+    hit = ctx.mask(test)
     cpu = (s.kind == Kind.USER_ANNOTATION) | (s.kind == Kind.CPU_OP)
     rows = np.flatnonzero(cpu & hit[s.name] & (t.rank[s.track] == rank))
     if len(rows) == 0:
@@ -115,3 +126,7 @@ def _dataloader_in(ctx: AdviceContext, rank: int, gaps: np.ndarray) -> tuple[flo
 
 def _is_dataloader(name: str) -> bool:
     return name.startswith(DATALOADER_PREFIX)
+
+
+def _is_dataparallel(name: str) -> bool:
+    return name == DATAPARALLEL_FORWARD
