@@ -22,7 +22,7 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument(
         "traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files"
     )
-    o.add_argument("--view", choices=VIEWS, default="timeline")
+    o.add_argument("--view", choices=VIEWS, default="insights")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
     add_no_cache(o)
@@ -122,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--json", action="store_true")
     m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
+
+    ad = sub.add_parser(
+        "advise", help="why a trace is slow: step breakdown and findings ranked by saving"
+    )
+    ad.add_argument("trace", metavar="TRACE")
+    ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
+    ad.add_argument("--json", action="store_true")
+    add_no_cache(ad)
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"

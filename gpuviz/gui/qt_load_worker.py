@@ -32,8 +32,9 @@ class TraceAnalyses:
     Attributes
     ----------
     trace : Trace
-    summary, kernels, memory, splits : object or None
-        The results of ``summarize``, ``kernel_table``, ``memory_series`` and ``find_splits``.
+    summary, kernels, memory, splits, advice : object or None
+        The results of ``summarize``, ``kernel_table``, ``memory_series``, ``find_splits`` and
+        ``advise`` (the Insights view's step breakdown and findings).
     errors : dict of str to str
         Analysis name -> one-line message (``"snapshot"``: an allocator snapshot that could
         not be read).
@@ -48,6 +49,7 @@ class TraceAnalyses:
     kernels: Any = None
     memory: Any = None
     splits: Any = None
+    advice: Any = None
     errors: dict[str, str] = field(default_factory=dict)
     snapshots: list[Any] = field(default_factory=list)
     snapshot_only: bool = False
@@ -60,6 +62,7 @@ class ImportCancelled(Exception):
 def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
     # Imported when a job runs: the analyses are numpy-only, but the GUI modules should not pay
     # for them before a trace is opened.
+    from gpuviz.analysis.advisor import advise
     from gpuviz.analysis.kernels import kernel_table
     from gpuviz.analysis.memory import memory_series
     from gpuviz.analysis.splits import find_splits
@@ -70,6 +73,7 @@ def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
         "kernels": kernel_table,
         "memory": memory_series,
         "splits": find_splits,
+        "advice": advise,
     }
 
 
@@ -95,7 +99,8 @@ def analyze(
         funcs = _analysis_functions()
     except ImportError as exc:  # an analysis module that is not there yet
         out.errors = {
-            k: f"analysis unavailable: {exc}" for k in ("summary", "kernels", "memory", "splits")
+            k: f"analysis unavailable: {exc}"
+            for k in ("summary", "kernels", "memory", "splits", "advice")
         }
         return out
     for i, (key, func) in enumerate(funcs.items()):
