@@ -33,8 +33,14 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
         console=Console(stderr=True),
         transient=True,  # gone once read: the command's own output follows
     )
+    from rich.markup import escape
+
+    from gpuviz.display import terminal_safe
+
+    # A file name is data: its control characters shown, its "[...]" not read as markup.
+    name = os.path.basename(os.fspath(path).rstrip("/")) or os.fspath(path)
     with bar:
-        task = bar.add_task(os.path.basename(os.fspath(path)) or os.fspath(path), total=1.0)
+        task = bar.add_task(escape(terminal_safe(name, one_line=True)), total=1.0)
         return load_trace(path, progress=lambda frac: bar.update(task, completed=frac))
 
 

@@ -33,6 +33,7 @@ from gpuviz.engine.events import (
     StepTimed,
     TraceReady,
 )
+from gpuviz.engine.memory_history import add_snapshot_result, start_memory_history
 from gpuviz.engine.request import RunRequest, default_trace_path
 from gpuviz.errors import BadInputError
 from gpuviz.workloads.base import Plan, RunContext, Strategy, function_plan
@@ -235,6 +236,8 @@ class InProcessRun:
 
         sampler = MemorySampler(self.devices, t0, self._emit_async, self._sample_interval_s)
         session: ProfilerSession | None = None
+        history: Any = None  # --memory-snapshot: gpuviz.engine.memory_history.MemoryHistory
+        snapshot_note: str | None = None
         plan: Plan | None = None
         outcome: Event | None = None
         trace_reported = False
@@ -261,7 +264,7 @@ class InProcessRun:
                 )
                 with self._workload_code("while it was loaded"):
                     plan = self._build(ctx)
-                timer = StepTimer(self.device)
+                timer = StepTimer(self.device, gate=sampler.gate)
 
                 def drained() -> Iterator[Event]:
                     yield from sampler.drain()
@@ -269,6 +272,11 @@ class InProcessRun:
                         yield pending_splits.pop(0)
                     self._stop_if_cancelled()
 
+                if self.request.memory_snapshot and self.request.profile:
+                    # from set-up on, so that an out of memory in set-up or warm-up is caught
+                    history, snapshot_note = start_memory_history(
+                        self.trace_path, self.request.snapshot_entries
+                    )
                 if plan.setup is not None:
                     with self._workload_code("in its set-up"):
                         plan.setup()
@@ -351,6 +359,8 @@ class InProcessRun:
                             yield from drained()
                     self._pause_for_tests("export")
                     session.stop()
+                    if history is not None:
+                        history.finish()
                     if session.written is not None:
                         trace_reported = True
                         yield TraceReady(str(session.written))
@@ -364,15 +374,20 @@ class InProcessRun:
                         yield from drained()
                 self._pause_for_tests("finishing")
                 result = self._result(plan, states, step_log, reports, session, sampler)
+                add_snapshot_result(result, history, snapshot_note)
             outcome = Finished(result)
         except (_Cancel, KeyboardInterrupt):
             outcome = Cancelled(None)
         except Exception as exc:
+            if history is not None:  # the snapshot at the failure, before it is reported
+                history.on_error(exc)
             outcome = Failed(_describe(exc), tb_module.format_exc(), None)
             del exc
         finally:
             # Always stop what we started; an unfinished profiler writes its partial trace here.
             cleanup_error = self._cleanup(session, states, plan, sampler)
+            if history is not None:
+                history.finish()
         plan = None
         states = []
         self._free_memory(cuda)
