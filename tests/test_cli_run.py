@@ -325,6 +325,38 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_trace(
         assert "no trace was recorded yet" in err and not out.exists()
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("pause", ["profiling", "export", "timed", "finishing"])
+def test_ctrl_c_on_cuda_exits_130_and_keeps_the_trace(tmp_path: Path, pause: str) -> None:
+    # On a GPU the profiler's export of 100k launches takes seconds: Ctrl-C during it (or any
+    # other phase) still ends as Cancelled with the trace kept, and nothing is left running.
+    out = tmp_path / "t.json.gz"
+    events = tmp_path / "e.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpuviz", "run", "loops", "-p", "n=100000", "--steps", "3",
+         "--device", "cuda", "--out", str(out), "--events", str(events)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), GPUVIZ_PAUSE_AT=pause),
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.strip() == f"gpuviz: paused at {pause}":
+                break
+        else:
+            pytest.fail("the run ended before the pause")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert f"partial trace kept: {out}" in err and out.exists()
+    assert json.loads(events.read_text().splitlines()[-1])["type"] == "Cancelled"
+
+
 def test_gui_flag(tmp_path: Path) -> None:
     try:
         import gpuviz.gui.run.launch  # noqa: F401
