@@ -120,6 +120,7 @@ def build_result(session: Any) -> dict[str, Any]:
             "repeat": session.schedule.repeat,
         },
         "no_step_range": session.no_step_range,
+        "partial_window": session.partial_window,
         **step_figures(session.steps),
         "trace": str(session.plan.trace) if session.traces else None,
         "traces": list(session.traces),
@@ -147,11 +148,14 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     trace = terminal_safe(str(result.get("trace") or ""), one_line=True)
     rank = result.get("rank")
     if rank not in (None, 0):
-        return [f"rank {rank}: {result['steps']} steps; trace {trace or '(none)'}"]
+        own = terminal_safe(str((result.get("traces") or ["(none)"])[0]), one_line=True)
+        return [f"rank {rank}: {result['steps']} steps; trace {own}"]
     lines = []
     src = result.get("step_source") or "no step marked"
     head = f"{name}: {result['steps']} steps ({src})"
-    if result["exit_code"]:
+    if result["exit_code"] == 130:
+        head += ", interrupted (Ctrl-C)"
+    elif result["exit_code"]:
         head += f", exit status {result['exit_code']}"
     if result.get("stopped"):
         head += ", stopped by --stop after the last window"

@@ -184,6 +184,7 @@ class ScriptSession:
         self.no_step_range: str | None = None  # "written" or "dropped"
         self.no_step_reason = ""
         self.snapshot: str | None = None
+        self.partial_window: str | None = None  # the trace of a window cut short
         self.device: str | None = None  # the steps' device, once known
         self._step_fn = parse_step_fn(options.step_fn) if options.step_fn else None
         self._torch: Any = None
@@ -460,7 +461,7 @@ class ScriptSession:
                     prof.step()
             return False
         if before in (actions.NONE, actions.RECORD_AND_SAVE) and nxt is not Phase.NONE:
-            if not self._before_window():
+            if not self._before_window(check_foreign=before == actions.NONE):
                 return True  # the script's own profiler runs: gpuviz stood aside
         self._trace_window = self.schedule.window(k) or 0
         t = time.perf_counter()
@@ -476,12 +477,12 @@ class ScriptSession:
             self._drop_profiler()
         return True
 
-    def _before_window(self) -> bool:
+    def _before_window(self, check_foreign: bool = True) -> bool:
         """A profiler session is about to be prepared: pick its activities, start the
         allocator history. False when another profiler is running (gpuviz stands aside)."""
         torch = self._torch
         prof = self._prof
-        if torch.autograd.profiler._is_profiler_enabled:
+        if check_foreign and torch.autograd.profiler._is_profiler_enabled:
             self._on_foreign_profiler()
             return False
         cuda = bool(torch.cuda.is_initialized())
@@ -650,6 +651,8 @@ class ScriptSession:
         if self._prof is not None:
             self._trace_window = self.schedule.window(self.step) or 0
             self._drop_profiler()
+            if len(self.traces) > written_before:
+                self.partial_window = self.traces[-1]
         msg = (
             f"the script starts torch.profiler itself{f' ({where})' if where else ''}; two "
             "profilers cannot run at once, so gpuviz records no trace from here on (steps are "
@@ -724,9 +727,11 @@ class ScriptSession:
                     torch.profiler.ProfilerAction.WARMUP,
                 )
                 t = time.perf_counter()
+                written = len(self.traces)
                 self._drop_profiler()
-                if recording and self.exports:
+                if recording and len(self.traces) > written:
                     self.exports[-1]["stall_s"] = time.perf_counter() - t
+                    self.partial_window = self.traces[-1]
             self._finish_history(error)
         except Exception as exc:
             say(f"stopping the profiler failed: {exc}")
