@@ -191,8 +191,10 @@ def test_exception_gives_1_the_scripts_traceback_and_a_partial_trace(tmp_path: P
 def test_ctrl_c_gives_130_and_a_partial_trace(tmp_path: Path) -> None:
     out, ev = tmp_path / "c.json.gz", tmp_path / "e.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gpuviz", "profile", "--skip", "2", "--warmup", "1"]
-        + ["--active", "20", "--out", str(out), "--events", str(ev), "ends.py", "sleep"],
+        [
+            *(sys.executable, "-m", "gpuviz", "profile", "--skip", "2", "--warmup", "1"),
+            *("--active", "20", "--out", str(out), "--events", str(ev), "ends.py", "sleep"),
+        ],
         cwd=SCRIPTS,
         env=_env(),
         stdout=subprocess.PIPE,
