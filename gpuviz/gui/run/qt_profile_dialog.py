@@ -14,6 +14,7 @@ process. No engine module is imported here until the dialog checks its fields.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -351,10 +352,7 @@ class QtProfileDialog(QDialog):
 
     def _start_check(self) -> None:
         python = self.python.text().strip() or sys.executable
-        if self._check is not None:
-            self._check.kill()
-            self._check.waitForFinished(1000)
-            self._check = None
+        self._stop_check()
         self._python_ok = False
         self._checked_python = python
         self._python_error = ""
@@ -371,14 +369,17 @@ class QtProfileDialog(QDialog):
         cwd = self.cwd.text().strip()
         if cwd and os.path.isdir(cwd):
             proc.setWorkingDirectory(cwd)
-        proc.finished.connect(lambda code, _status, p=proc: self._on_check_done(p, code))
-        proc.errorOccurred.connect(lambda _err, p=proc: self._on_check_error(p))
+        # Bound methods, not lambdas: Qt drops these connections when the dialog goes, before
+        # it deletes the process (whose death would otherwise call into a deleted dialog).
+        proc.finished.connect(self._on_check_done)
+        proc.errorOccurred.connect(self._on_check_error)
         self._check = proc
         proc.start(cmd[0], cmd[1:])
         self._update_state()
 
-    def _on_check_error(self, proc: QProcess) -> None:
-        if proc is not self._check or proc.error() != QProcess.ProcessError.FailedToStart:
+    def _on_check_error(self, error: QProcess.ProcessError) -> None:
+        proc = self._check
+        if proc is None or error != QProcess.ProcessError.FailedToStart:
             return
         self._check = None
         self._python_error = f"cannot start it ({proc.errorString()})"
@@ -386,8 +387,9 @@ class QtProfileDialog(QDialog):
         self._update_state()
         self.checked.emit(False)
 
-    def _on_check_done(self, proc: QProcess, code: int) -> None:
-        if proc is not self._check:
+    def _on_check_done(self, code: int, _status: QProcess.ExitStatus) -> None:
+        proc = self._check
+        if proc is None:
             return
         from gpuviz.engine.script.process import parse_check
 
@@ -457,11 +459,23 @@ class QtProfileDialog(QDialog):
             self.python.setText(path)
             self._start_check()
 
+    def _stop_check(self) -> None:
+        # Forget it and cut its signals first: killing it delivers finished() right here.
+        proc, self._check = self._check, None
+        if proc is not None:
+            for signal in (proc.finished, proc.errorOccurred):
+                with contextlib.suppress(RuntimeError, TypeError):
+                    signal.disconnect()
+            proc.kill()
+            proc.waitForFinished(1000)
+
+    def hideEvent(self, event: Any) -> None:
+        # Closed or hidden: its Python check must not outlive it (nor call into it).
+        self._stop_check()
+        super().hideEvent(event)
+
     def done(self, result: int) -> None:
-        if self._check is not None:
-            self._check.kill()
-            self._check.waitForFinished(1000)
-            self._check = None
+        self._stop_check()
         super().done(result)
 
 
