@@ -64,7 +64,7 @@ def test_out_plan_paths(tmp_path: Path) -> None:
         launcher_rank({"RANK": "4", "WORLD_SIZE": "4"})
     with pytest.raises(BadInputError, match="give --out a folder"):
         plan_output("x.json.gz", "t", rank)
-    with pytest.raises(BadInputError, match="must end in .json"):
+    with pytest.raises(BadInputError, match=r"must end in \.json"):
         plan_output("folder", "t", None)
     default = plan_output(None, "train", None)
     assert default.base.parent == Path("gpuviz-runs") and default.base.name.startswith("train-")
@@ -103,9 +103,7 @@ def test_profile_argv_round_trips_through_the_cli_split() -> None:
     assert profile_argv(mod) == ["-m", "pkg.train", "a"]
 
 
-@pytest.mark.parametrize(
-    "text", ["nocolon", "a:", ":f", "a:b c", "a:class.f", "1a:f", "a:f-g"]
-)
+@pytest.mark.parametrize("text", ["nocolon", "a:", ":f", "a:b c", "a:class.f", "1a:f", "a:f-g"])
 def test_bad_step_fn(text: str) -> None:
     with pytest.raises(BadInputError, match="--step-fn"):
         parse_step_fn(text)
@@ -117,7 +115,9 @@ def test_step_fn_forms() -> None:
     assert parse_step_fn("m:outer.<locals>.inner") == ("m", "outer.<locals>.inner")
 
 
-@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (3, 3), (True, 1), (256, 0), (-1, 255)])
+@pytest.mark.parametrize(
+    ("code", "status"), [(None, 0), (0, 0), (3, 3), (True, 1), (256, 0), (-1, 255)]
+)
 def test_exit_codes_as_python(code: object, status: int) -> None:
     assert exit_code_of(SystemExit(code)) == status
     if code is not True:  # python -c "import sys; sys.exit(code)" agrees
@@ -134,7 +134,7 @@ def test_main_step_fn_is_decorated_at_compile_time(tmp_path: Path) -> None:
     script = tmp_path / "s.py"
     script.write_text(
         textwrap.dedent(
-            '''
+            """
             import sys
             calls = []
 
@@ -153,7 +153,7 @@ def test_main_step_fn_is_decorated_at_compile_time(tmp_path: Path) -> None:
                 Model().forward(i)
             later()
             sys.argv_seen = list(sys.argv)
-            '''
+            """
         )
     )
     saved_path0 = sys.path[0]

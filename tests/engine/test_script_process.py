@@ -30,14 +30,18 @@ def test_child_run_streams_events_and_keeps_the_scripts_output(tmp_path: Path) -
     assert [e.path for e in events if isinstance(e, TraceReady)] == [str(out)]
     assert any("trained 8 steps" in ln for ln in lines)  # the script's stdout, read here
     with gzip.open(out, "rt") as f:
-        names = {e["name"] for e in json.load(f)["traceEvents"] if "ProfilerStep#" in e.get("name", "")}
+        names = {
+            e["name"] for e in json.load(f)["traceEvents"] if "ProfilerStep#" in e.get("name", "")
+        }
     assert names == {"ProfilerStep#3", "ProfilerStep#4"}
 
 
 @pytest.mark.slow
 def test_cancel_is_ctrl_c_and_keeps_the_partial_trace(tmp_path: Path) -> None:
     out = tmp_path / "c.json.gz"
-    opts = ProfileOptions(script="ends.py", args=["sleep"], skip=2, warmup=1, active=20, out=str(out))
+    opts = ProfileOptions(
+        script="ends.py", args=["sleep"], skip=2, warmup=1, active=20, out=str(out)
+    )
     src = ScriptProcess(ScriptRun(opts, cwd=str(SCRIPTS)))
     seen = []
     for event in src:
