@@ -150,7 +150,7 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
         app.processEvents()
         time.sleep(0.001)
     app.processEvents()
-    w._canvas.repaint()
+    w.canvas.repaint()
     t_ready = time.perf_counter()
     app.processEvents()
     hb.stop()
@@ -176,7 +176,7 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
             f"(generation {g[1]}, during {g[2]}); {sum(1 for x in gc_pauses if x[0] > 100)} over 100 ms"
         )
 
-    canvas = w._canvas
+    canvas = w.canvas
     img = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
     s = trace.slices
     end = int(s.end_ns.max())
@@ -223,7 +223,7 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
             f"worst {max(warm):5.1f}; CPU {med(warm_cpu):4.1f}), zoom {med(zoom):5.1f} ms "
             f"(worst {max(zoom):5.1f}; CPU {med(zoom_cpu):4.1f}); "
             f"{f.count:,} rects in {len(f.rects)} colours, level 2^{f.shift} ns, "
-            f"{len(w._visible_rows())} lanes"
+            f"{len(w.viewport.visible_rows(len(w.layout_rows)))} lanes"
         )
     w.close()
     w.deleteLater()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import pkgutil
 import subprocess
@@ -61,3 +62,151 @@ def test_every_layer_is_checked() -> None:
     mods = _modules()
     for layer in ("gpuviz.trace", "gpuviz.analysis", "gpuviz.cli"):
         assert any(m == layer or m.startswith(layer + ".") for m in mods)
+
+
+# --------------------------------------------------------------------------- import circles
+#
+# A module's dependencies are the gpuviz modules it imports anywhere in its file: at module
+# level, and also inside functions. A lazy import inside a function still makes the two
+# modules depend on each other (both circles that issue 15 broke, engine.runner <->
+# engine.multiprocess and trace.kineto_decode <-> trace.kineto_worker, went through imports
+# inside functions), so it counts the same. Imports under ``if TYPE_CHECKING:`` are left out:
+# they never run, and annotations may name a module above (a canvas names its widget's class).
+# ``from pkg import name`` depends on ``pkg.name`` when that is a module, else on ``pkg``.
+
+
+def _module_files(root: Path, package: str) -> dict[str, Path]:
+    out = {}
+    for path in root.rglob("*.py"):
+        parts = [package, *path.relative_to(root).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST) -> list[tuple[ast.Import | ast.ImportFrom, str]]:
+    """Every import statement outside ``if TYPE_CHECKING:`` blocks, with the names it imports."""
+    found: list[tuple[ast.Import | ast.ImportFrom, str]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.extend((node, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            found.extend((node, a.name) for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph(root: Path, package: str) -> dict[str, dict[str, int]]:
+    """``module -> {imported module: line}`` for the modules of ``package`` (at ``root``)."""
+    files = _module_files(root, package)
+
+    def known(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, int]] = {m: {} for m in files}
+    for module, path in files.items():
+        here = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node, name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                target = name
+            else:
+                base = node.module or ""
+                if node.level:
+                    parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                target = f"{base}.{name}" if f"{base}.{name}" in files else base
+            dep = known(target) if target.split(".")[0] == package else None
+            if dep is not None and dep != module:
+                graph[module].setdefault(dep, node.lineno)
+    return graph
+
+
+def import_circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, deps = work[-1]
+            w = next(deps, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                group = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    group.append(m)
+                    if m == v:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+    return circles
+
+
+def test_no_import_circles_inside_gpuviz() -> None:
+    root = Path(gpuviz.__file__).parent
+    graph = import_graph(root, "gpuviz")
+    circles = import_circles(graph)
+    detail = [
+        " <-> ".join(g)
+        + ": "
+        + "; ".join(f"{a} imports {b} (line {graph[a][b]})" for a in g for b in g if b in graph[a])
+        for g in circles
+    ]
+    assert not circles, "import circles:\n" + "\n".join(detail)
+
+
+def test_the_circle_check_can_fail(tmp_path: Path) -> None:
+    # A lazy circle (b imports a inside a function) and a relative import are both found;
+    # an import only for type checking is not a dependency.
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "a.py").write_text("from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from . import a\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.d\n"
+    )
+    (pkg / "d.py").write_text("import pkg.c\n")
+    graph = import_graph(pkg, "pkg")
+    assert graph["pkg.sub.b"] == {"pkg.sub.a": 2}
+    assert graph["pkg.c"] == {}
+    assert import_circles(graph) == [["pkg.sub.a", "pkg.sub.b"]]

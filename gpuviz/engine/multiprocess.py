@@ -3,8 +3,10 @@
 :func:`run_multiprocess` is what :class:`gpuviz.engine.runner.Runner` hands a workload with
 ``multi_process=True``. It starts the ranks through ``torch.multiprocessing.start_processes``
 (spawn; never a launcher of our own): one per GPU of the run's GPU set, or ``cpu_ranks``
-(default 2) on ``--device cpu``. Each rank runs an ordinary Runner for the workload on its own
-device, and writes its trace as ``rank-N.json.gz`` into the ``--out`` folder.
+(default 2) on ``--device cpu``. Each rank runs an ordinary one-process run of the workload
+(:class:`~gpuviz.engine.inprocess.InProcessRun`, the Runner's base: this module never imports
+the runner) on its own device, and writes its trace as ``rank-N.json.gz`` into the ``--out``
+folder.
 
 Wire: each rank writes its events, one JSON line each (:mod:`gpuviz.engine.events`' form, plus
 ``"rank"`` and ``"t_ns"``, the wall time of the write, which readers ignore), into its own file
@@ -16,7 +18,7 @@ The merged stream: ``Started`` (the parent's), then the ranks' events as they co
 ``StepTimed.label`` as ``rank{N}:{label}`` and a CPU rank's ``MemorySample.device`` as
 ``rank{N}:cpu``; ``Progress`` sums the ranks' steps; one ``TraceReady`` for the folder; then
 ``Finished`` with per-rank step times and, from the traces, each rank's NCCL kernel time and how
-much of it overlaps compute (:func:`comm_figures`).
+much of it overlaps compute (:func:`gpuviz.analysis.comm.comm_figures`).
 
 Faults: a rank that fails (its ``Failed``), dies (an exit code or a signal, without a
 terminal event), or sends no event for ``--rank-timeout`` seconds (hung) ends the run as
@@ -65,6 +67,8 @@ from gpuviz.engine.events import (
     encode_event,
     event_from_dict,
 )
+from gpuviz.engine.inprocess import InProcessRun
+from gpuviz.engine.request import RunRequest
 
 NVLINK_MULTICAST_OFF = {
     "NCCL_NVLS_ENABLE": "0",
@@ -139,13 +143,12 @@ def _rank_main(index: int, payload: str) -> None:
     try:
         from dataclasses import replace
 
-        from gpuviz.engine.runner import Runner, RunRequest
         from gpuviz.workloads.registry import resolve_workload
 
         request = RunRequest.from_json(cfg["request"])
         # In the rank the workload is an ordinary one-process run on one device.
         spec = replace(resolve_workload(request.workload), multi_process=False, multi_gpu=False)
-        runner = Runner(request, spec=spec)
+        runner = InProcessRun(request, spec=spec)
         signal.signal(signal.SIGUSR1, lambda *_: runner.cancel())
         for event in runner:
             if isinstance(event, (Finished, Failed, Cancelled)):
@@ -216,12 +219,12 @@ class RankFailure(Exception):
         self.traceback = traceback
 
 
-def run_multiprocess(runner: Any) -> Iterator[Event]:
+def run_multiprocess(runner: InProcessRun) -> Iterator[Event]:
     """The events of a multi-process run (see the module docstring).
 
     Parameters
     ----------
-    runner : gpuviz.engine.runner.Runner
+    runner : gpuviz.engine.inprocess.InProcessRun
         The checked run: its ``request``, ``spec``, ``params``, ``device``, ``devices`` and
         ``trace_path`` (a folder), and ``cancelled``.
 
@@ -234,7 +237,7 @@ def run_multiprocess(runner: Any) -> Iterator[Event]:
 
 
 class _MultiRun:
-    def __init__(self, runner: Any) -> None:
+    def __init__(self, runner: InProcessRun) -> None:
         self.runner = runner
         self.request = runner.request
         self.spec = runner.spec
@@ -673,7 +676,7 @@ class _MultiRun:
         }
         if result["trace"]:
             try:
-                comm = comm_figures(result["trace"])
+                comm = _trace_comm_figures(result["trace"])
             except Exception as exc:  # figures are a bonus; the traces are there
                 result.setdefault("warnings", []).append(f"trace figures failed: {exc}")
             else:
@@ -692,112 +695,16 @@ def _rank_entry(index: int, payload: str) -> None:
     _rank_main(index, json.dumps(cfg))
 
 
-# ------------------------------------------------------------------------------ trace figures
-
-_COMM_CPU_PREFIXES = ("c10d::", "gloo:", "nccl:", "record_param_comms")
-"""CPU-side names of collectives: the c10d op that enqueues one, and the ``gloo:``/``nccl:``
-range in which the backend runs it (on its own thread for gloo)."""
+# -------------------------------------------------------------------------------- small helpers
 
 
-def comm_figures(trace_path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Per-rank communication figures of a folder of rank traces.
-
-    For each rank: ``nccl_kernels`` and ``nccl_us`` (the union of its NCCL kernels' time),
-    ``compute_us`` (the union of its other kernels), ``overlap_us`` (the time both run at
-    once on its GPU) and ``overlap_share`` (``overlap_us / nccl_us``), ``exposed_comm_us``
-    (NCCL time with no compute beside it); and ``comm_cpu_us``, the time during which a
-    collective is under way on its CPU threads (the union of ``c10d::*`` ops and ``gloo:*``/
-    ``nccl:*`` ranges; the only figure a gloo run has).
-    Every figure covers the profiled steps; ``profiled_steps`` says how many, and ``steps``
-    gives ``nccl_us``, ``compute_us`` and ``overlap_us`` for each (a rank's NCCL kernel runs
-    until every rank has joined it, so the first profiled step, whose ranks started their
-    profilers at slightly different times, shows that skew as NCCL time). At the top,
-    ``nccl_us_by_step_min`` is each step's least NCCL time over the ranks: the collective's own
-    cost, without the wait for the last rank.
-    """
-    import numpy as np
-
-    from gpuviz.analysis.activity import gpu_activity
-    from gpuviz.analysis.intervals import intersection_length, merge, union_length
+def _trace_comm_figures(folder: str) -> dict[str, Any]:
+    """:func:`gpuviz.analysis.comm.comm_figures` of the ranks' traces in ``folder``."""
+    from gpuviz.analysis.comm import comm_figures
     from gpuviz.engine.profiling import STEP_PREFIX
     from gpuviz.trace.kineto import load_trace
-    from gpuviz.trace.model import Kind
 
-    trace = load_trace(trace_path)
-    act = gpu_activity(trace).of_kind(Kind.KERNEL)
-    names = (
-        np.asarray(["nccl" in n.lower() for n in trace.symbols.strings], dtype=bool)
-        if len(trace.symbols)
-        else np.zeros(0, dtype=bool)
-    )
-    s, t = trace.slices, trace.tracks
-    is_nccl = names[s.name[act.rows]] if len(act) else np.zeros(0, dtype=bool)
-    slice_rank = t.rank[s.track]
-    cpu = np.isin(s.kind, [int(Kind.CPU_OP), int(Kind.USER_ANNOTATION)])
-    comm_ids = [i for i, n in enumerate(trace.symbols.strings) if n.startswith(_COMM_CPU_PREFIXES)]
-    is_comm_cpu = cpu & np.isin(s.name, comm_ids)
-    step_ids = [i for i, n in enumerate(trace.symbols.strings) if n.startswith(STEP_PREFIX)]
-    out = []
-    for rank in sorted({int(r) for r in np.unique(t.rank)}):
-        mine = act.rank == rank
-        nc = mine & is_nccl
-        co = mine & ~is_nccl
-        nccl = merge(act.start_ns[nc], act.end_ns[nc])
-        compute = merge(act.start_ns[co], act.end_ns[co])
-        nccl_us = union_length(*nccl) / 1e3
-        overlap_us = intersection_length(nccl, compute) / 1e3
-        step_rows = np.flatnonzero(
-            (slice_rank == rank) & np.isin(s.name, step_ids) & (s.kind == int(Kind.USER_ANNOTATION))
-        )
-        step_rows = step_rows[np.argsort(s.start_ns[step_rows], kind="stable")]
-        steps = len(step_rows)
-        by_step = []
-        for r in step_rows.tolist():
-            # A profiled step ends after a device synchronization: its kernels start inside it.
-            t0, t1 = int(s.start_ns[r]), int(s.start_ns[r] + s.dur_ns[r])
-            inside = (act.start_ns >= t0) & (act.start_ns < t1)
-            n_s = merge(act.start_ns[nc & inside], act.end_ns[nc & inside])
-            c_s = merge(act.start_ns[co & inside], act.end_ns[co & inside])
-            by_step.append(
-                {
-                    "nccl_us": union_length(*n_s) / 1e3,
-                    "compute_us": union_length(*c_s) / 1e3,
-                    "overlap_us": intersection_length(n_s, c_s) / 1e3,
-                }
-            )
-        row: dict[str, Any] = {
-            "rank": None if rank < 0 else rank,
-            "profiled_steps": steps,
-            "nccl_kernels": int(np.count_nonzero(nc)),
-            "nccl_us": nccl_us,
-            "compute_us": union_length(*compute) / 1e3,
-            "overlap_us": overlap_us,
-            "exposed_comm_us": nccl_us - overlap_us,
-            "overlap_share": overlap_us / nccl_us if nccl_us > 0 else None,
-            # Collective ops nest (c10d::allreduce_ in record_param_comms): count time once.
-            "comm_cpu_us": union_length(
-                s.start_ns[is_comm_cpu & (slice_rank == rank)],
-                s.end_ns[is_comm_cpu & (slice_rank == rank)],
-            )
-            / 1e3,
-            "steps": by_step,
-        }
-        out.append(row)
-    total_nccl = float(sum(float(r["nccl_us"] or 0.0) for r in out))
-    total_overlap = float(sum(float(r["overlap_us"] or 0.0) for r in out))
-    n_steps = min((len(r["steps"]) for r in out), default=0)
-    return {
-        "ranks": out,
-        # Per profiled step, the least NCCL time of any rank: that of the rank that joined the
-        # collectives last, which waited for nobody: the transfer itself, without the skew.
-        "nccl_us_by_step_min": [min(r["steps"][k]["nccl_us"] for r in out) for k in range(n_steps)],
-        "nccl_us": total_nccl,
-        "overlap_us": total_overlap,
-        "overlap_share": total_overlap / total_nccl if total_nccl > 0 else None,
-    }
-
-
-# -------------------------------------------------------------------------------- small helpers
+    return comm_figures(load_trace(folder), STEP_PREFIX)
 
 
 def _visible_gpus() -> int:
@@ -870,7 +777,6 @@ __all__ = [
     "NVLINK_MULTICAST_OFF",
     "STARTUP_GRACE_S",
     "RankFailure",
-    "comm_figures",
     "rank_env",
     "run_multiprocess",
 ]

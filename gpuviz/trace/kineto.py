@@ -25,14 +25,8 @@ from typing import Any, cast
 import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
-from gpuviz.trace.kineto_decode import (
-    STRING_CODE_BASE,
-    Array,
-    FileColumns,
-    FileReader,
-    Interner,
-    is_string_code,
-)
+from gpuviz.trace.kineto_decode import Array, FileColumns, FileReader
+from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
 from gpuviz.trace.model import (
     NONE,
     ArgsStore,
@@ -440,7 +434,7 @@ def _track_rows(p: FileColumns, rank: int, symbols: SymbolTable) -> dict[str, Ar
 
 
 def _thread_names(meta: list[dict[str, Any]], symbols: SymbolTable) -> dict[tuple[int, int], str]:
-    from gpuviz.trace.kineto_decode import id_code
+    from gpuviz.trace.kineto_events import id_code
 
     names: dict[tuple[int, int], str] = {}
     for d in meta:

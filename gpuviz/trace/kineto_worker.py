@@ -23,8 +23,8 @@ from typing import IO, Any
 import msgspec
 import numpy as np
 
-from gpuviz.trace.errors import ImportWarnings
-from gpuviz.trace.kineto_decode import _EVENTS, FileReader, Interner
+from gpuviz.trace.kineto_columns import ColumnBuilder
+from gpuviz.trace.kineto_events import EVENTS, Interner
 from gpuviz.trace.model import SymbolTable
 
 _LEN = struct.Struct("<Q")
@@ -134,32 +134,23 @@ class _ChildState:
     """What the child has already told the importer about its own numbering."""
 
     def __init__(self) -> None:
-        self.reader = FileReader("<import worker>", Interner(SymbolTable()))
+        self.columns = ColumnBuilder("<import worker>", Interner(SymbolTable()))
         self.symbols = 0
         self.lanes = 0
         self.tracks = 0
         self.lane_gpu: set[int] = set()
 
     def process(self, buf: bytes) -> dict[str, Any]:
-        r = self.reader
-        for table in (r.slices, r.instants, r.flows, r.memory):
-            for parts in table.values():
-                parts.clear()
-        r.blob = bytearray()
-        r.arg_lengths = []
-        r.n_args = 0
-        r.n_events = 0
-        r.warnings = ImportWarnings()
-        r.meta_events.clear()
-        r.begin_end.clear()
+        r = self.columns
+        r.clear_parts()
         try:
-            events = _EVENTS.decode(buf)
+            events = EVENTS.decode(buf)
         except (msgspec.DecodeError, UnicodeDecodeError):
             return {"ok": False, "why": "decode"}
         except msgspec.ValidationError:
             return {"ok": False, "why": "odd"}
         try:
-            r._columns(events, 0, None)
+            r.add(events, 0, None)
         except Exception:  # the importer reads this chunk itself, and reports what is wrong
             return {"ok": False, "why": "error"}
         if r.warnings.count or r.warnings.samples or r.meta_events or r.begin_end:
@@ -179,8 +170,7 @@ class _ChildState:
         cols = {
             name: {c: [str(parts[0].dtype), b"".join(p.tobytes() for p in parts)]
                    for c, parts in table.items() if parts}
-            for name, table in (("slices", r.slices), ("instants", r.instants),
-                                ("flows", r.flows), ("memory", r.memory))
+            for name, table in r.tables
         }  # fmt: skip
         lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
         return {

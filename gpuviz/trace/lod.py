@@ -1,38 +1,19 @@
-"""Timeline lane layout and level of detail (LOD): pure numpy, no Qt.
+"""Timeline level of detail (LOD): what to draw of a trace's rows for one view (pure numpy, no Qt).
 
 The timeline (``gpuviz.gui.timeline.qt_timeline.QtTimeline``) draws a :class:`Trace` as rows of
-rectangles. This module decides which rows there are (:func:`build_layout`) and, for a view
-``[t0_ns, t1_ns)`` drawn ``width_px`` pixels wide, which rectangles to draw
-(:meth:`TimelineLod.frame`), so that the cost of a frame grows with pixels × rows, not with
-events (Perfetto's and Tracy's approach; see STYLE.md).
-
-Layout
-------
-Rows are grouped rank → device (GPU streams, each stream's ``gpu_user_annotation`` row above
-it), then rank → process (CPU threads: each thread's ``user_annotation`` row above its cpu ops
-and runtime calls). Every group has a header row; every track with slices has one row per
-depth (nesting on CPU threads, overflow rows for overlapping GPU slices); tracks without
-slices are left out. A folded group, or a folded track, takes one row that shows all of its
-slices merged.
-
-Level of detail
----------------
-A *level* ``L`` has buckets of ``2**L`` ns; a frame uses the level whose bucket is the pixel
-width rounded down to a power of two, so a slightly changed zoom reuses the same level. At
-level ``L`` a slice at least ``MIN_VIS_BUCKETS`` buckets long is kept as itself (a *big*
-item). Shorter slices are folded into their start bucket: a bucket *entry* keeps the count of
-slices in it, the end of the last one, and the longest one (its colour and hover text). Levels
-are built bottom-up, each from the one below; a level is kept only when it has at most half the
-items of the last kept one, so a pyramid costs O(n) memory, and a frame merges on the fly from
-the nearest kept level below, which has at most about twice the items it needs. Overlapping
-slices are never dropped: every slice is either drawn as itself or covered by its bucket.
+rectangles. :mod:`gpuviz.trace.lanes` decides which rows there are (:func:`build_layout`);
+:mod:`gpuviz.trace.lod_levels` holds the LOD math (levels, :func:`coarsen`, a row's pyramid);
+this module decides, for a view ``[t0_ns, t1_ns)`` drawn ``width_px`` pixels wide, which
+rectangles to draw (:meth:`TimelineLod.frame`), so that the cost of a frame grows with
+pixels × rows, not with events (Perfetto's and Tracy's approach; see STYLE.md).
 
 Output of a frame: per colour key, an ``(N, 4)`` float64 array of ``(x_us, y_row, w_us,
 h_row)`` rectangles, ``x`` in microseconds from the trace zero (small floats: bars at huge x
 do not render), ``y`` in row units; the view maps them to pixels and paints them with
-:func:`raster_rows` (one row of pixels per lane, then one image). Rectangles are clipped to the view (plus a margin), are at least one
-pixel wide, and neighbours of one colour on one row less than half a pixel apart are joined
-(drawing costs per rectangle, and a row of launches is one colour).
+:func:`raster_rows` (one row of pixels per lane, then one image). Rectangles are clipped to the
+view (plus a margin), are at least one pixel wide, and neighbours of one colour on one row less
+than half a pixel apart are joined (drawing costs per rectangle, and a row of launches is one
+colour).
 
 Building pyramids costs about half a second per million slices (measured here: 2.3M slices,
 0.7-1.2 s on 2 busy cores); :meth:`TimelineLod.build_iter` does it in small steps (one row
@@ -40,8 +21,9 @@ and level at a time, tens of ms each) so a worker thread can run it without hold
 GUI, and a row whose pyramid is not built yet is reported in :attr:`Frame.pending_rows`
 instead of being drawn slowly.
 
-Interface (the GUI relies on it; keep it stable)
-------------------------------------------------
+Interface (the GUI relies on it; keep it stable; the layout and level names are re-exported
+here from the two modules above)
+------------------------------------------------------------------------------------------------
 ``build_layout(trace, folded_groups=(), folded_tracks=()) -> Layout``
     Rows top to bottom (``Layout.sources[row]`` names what a row draws; ``row_of``/``rows_of``
     map ``(track, depth)`` to a row).
@@ -64,23 +46,25 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from enum import IntEnum
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.model import Kind, Trace, TrackKind
+from gpuviz.trace.lanes import (
+    Group,
+    Layout,
+    RowKind,
+    SourceKey,
+    build_layout,
+    id_text,
+    track_depths,
+)
+from gpuviz.trace.lod_levels import MIN_VIS_BUCKETS, Level, RowSource, coarsen, level_for
+from gpuviz.trace.model import Kind, Trace
 
 I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
 F64 = npt.NDArray[np.float64]
-
-MIN_VIS_BUCKETS = 3
-"""Slices shorter than this many buckets are folded into a bucket entry (Tracy's MinVisSize)."""
-
-KEEP_RATIO = 0.5
-"""A level is kept when it has at most this share of the items of the last kept level."""
 
 SYNC_BUILD_MAX = 50_000
 """Rows with at most this many slices get their pyramid built on first use, on any thread."""
@@ -94,569 +78,6 @@ N_CPU_SHADES = 6
 KERNEL_KEY0 = 16
 CPU_KEY0 = KERNEL_KEY0 + N_KERNEL_HUES
 N_COLOUR_KEYS = CPU_KEY0 + N_CPU_SHADES
-
-
-# --------------------------------------------------------------------------------------------
-# Layout
-
-
-class RowKind(IntEnum):
-    """What a display row is."""
-
-    GROUP = 0  # a group's header (shows the whole group's slices when folded)
-    TRACK = 1  # one depth of a track, or all of a folded track
-
-
-SourceKey = tuple[int, int, int]
-"""Names the slices a row shows: ``(0, track, depth)``, ``(1, track, -1)`` for all depths of
-a track, ``(2, group, -1)`` for all tracks of a group."""
-
-
-@dataclass(frozen=True)
-class Group:
-    """A foldable block of tracks: one GPU of one rank, or one CPU process of one rank.
-
-    Attributes
-    ----------
-    label : str
-        ``"rank 0 · GPU 1"``, ``"python3 (pid 1234)"``, ``"CPU pid 1234"``, ``"CPU · Spans"``.
-    rank : int
-        -1 for a lone file.
-    gpu : bool
-        GPU tracks (streams, annotations) or CPU tracks.
-    tracks : tuple of int
-        Its tracks in display order.
-    """
-
-    label: str
-    rank: int
-    gpu: bool
-    tracks: tuple[int, ...]
-
-
-@dataclass
-class Layout:
-    """The rows of a timeline, top to bottom.
-
-    Attributes
-    ----------
-    groups : list of Group
-        In display order.
-    track_depths : int array
-        Rows each track has when unfolded (max depth + 1; 1 for an empty track).
-    kind, group, track, depth : int arrays
-        Per display row: :class:`RowKind`, its group, its track (-1 for a header) and depth
-        (-1 when it shows all depths).
-    labels : list of str
-        Per display row; empty for the second and later depth rows of a track.
-    sources : list of SourceKey or None
-        What each row draws; None for an unfolded group's header.
-    folded_groups, folded_tracks : frozenset of int
-        The fold state this layout was built with.
-    """
-
-    groups: list[Group]
-    track_depths: I64
-    kind: npt.NDArray[np.uint8]
-    group: I32
-    track: I32
-    depth: I32
-    labels: list[str]
-    sources: list[SourceKey | None]
-    folded_groups: frozenset[int] = frozenset()
-    folded_tracks: frozenset[int] = frozenset()
-    _row_of_unit: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
-    _unit_row: tuple[I64, I64] | None = field(default=None, repr=False)
-
-    def __len__(self) -> int:
-        return len(self.kind)
-
-    def row_of(self, track: int, depth: int) -> int:
-        """The display row that shows ``(track, depth)``: its own row, its folded track's row,
-        or its folded group's header; -1 for an unknown track."""
-        return self._row_of_unit.get((int(track), max(int(depth), 0)), -1)
-
-    def rows_of(self, tracks: npt.ArrayLike, depths: npt.ArrayLike) -> I64:
-        """Vectorized :meth:`row_of`: the display rows of ``(tracks[i], depths[i])``."""
-        if self._unit_row is None:
-            base = np.concatenate(([0], np.cumsum(self.track_depths))).astype(np.int64)
-            table = np.full(int(base[-1]), -1, dtype=np.int64)
-            for (tk, dp), r in self._row_of_unit.items():
-                if 0 <= dp < self.track_depths[tk]:
-                    table[base[tk] + dp] = r
-            self._unit_row = (base, table)
-        base, table = self._unit_row
-        t = np.asarray(tracks, dtype=np.int64)
-        d = np.clip(np.asarray(depths, dtype=np.int64), 0, None)
-        ok = (t >= 0) & (t < len(self.track_depths))
-        out = np.full(len(t), -1, dtype=np.int64)
-        tt, dd = t[ok], d[ok]
-        dd = np.minimum(dd, self.track_depths[tt] - 1)
-        out[ok] = table[base[tt] + dd]
-        return out
-
-    def foldable_track(self, track: int) -> bool:
-        """Whether a track has more than one depth row."""
-        return bool(self.track_depths[track] > 1)
-
-
-def _track_order_key(trace: Trace, t: int) -> tuple[int, int, int, int, int]:
-    tr = trace.tracks
-    kind = int(tr.kind[t])
-    gpu = kind in (TrackKind.GPU_STREAM, TrackKind.GPU_ANNOTATION)
-    if gpu:
-        # Per stream: the annotation row first, above the stream's slices.
-        return (
-            int(tr.rank[t]),
-            0,
-            int(tr.device[t]),
-            int(tr.stream[t]),
-            0 if kind == TrackKind.GPU_ANNOTATION else 1,
-        )
-    pid = int(tr.pid[t])
-    # Real pids first; string and negative ids (Kineto's "Spans", "Traces") after them.
-    return (
-        int(tr.rank[t]),
-        1 if pid >= 0 else 2,
-        pid,
-        int(tr.tid[t]),
-        0 if kind == TrackKind.CPU_ANNOTATION else 1,
-    )
-
-
-def track_depths(trace: Trace) -> I64:
-    """Rows per track when unfolded: max depth + 1, and 1 for a track with no slices."""
-    n = len(trace.tracks)
-    out = np.ones(n, dtype=np.int64)
-    if len(trace.slices) == 0 or n == 0:
-        return out
-    off = trace.track_offsets
-    nonempty = np.flatnonzero(off[1:] > off[:-1])
-    if len(nonempty):
-        mx = np.maximum.reduceat(trace.slices.depth, off[nonempty])
-        out[nonempty] = mx.astype(np.int64) + 1
-    return out
-
-
-STRING_ID_BASE = -(1 << 40)
-"""Ids at or below this are strings interned by the importer: ``STRING_ID_BASE - symbol id``."""
-
-
-def id_text(trace: Trace, code: int) -> str:
-    """A pid/tid as the file wrote it: the string for an interned string id, else the number."""
-    if code <= STRING_ID_BASE and 0 <= STRING_ID_BASE - code < len(trace.symbols):
-        return trace.symbols[STRING_ID_BASE - code]
-    return str(code)
-
-
-def process_names(trace: Trace) -> dict[tuple[int, str], str]:
-    """``(rank code, pid text) -> process_name`` from the trace's metadata events."""
-    out: dict[tuple[int, str], str] = {}
-    for d in trace.metadata_events:
-        if d.get("name") != "process_name":
-            continue
-        name = (d.get("args") or {}).get("name")
-        rank = d.get("rank")
-        if isinstance(name, str) and name:
-            out[(-1 if rank is None else int(rank), str(d.get("pid")))] = name
-    return out
-
-
-def _group_label(
-    trace: Trace, rank: int, gpu: bool, key: int, names: dict[tuple[int, str], str]
-) -> str:
-    prefix = f"rank {rank} · " if rank >= 0 else ""
-    if gpu:
-        return f"{prefix}GPU {key}"
-    pid = id_text(trace, key)
-    name = names.get((rank, pid))
-    if not pid or key == -1:  # -1: the model's missing integer
-        return f"{prefix}CPU (no pid)"
-    if not pid.lstrip("-").isdigit():
-        return f"{prefix}CPU · {pid}"
-    return f"{prefix}{name} (pid {pid})" if name else f"{prefix}CPU pid {pid}"
-
-
-def _track_label(trace: Trace, t: int) -> str:
-    tr = trace.tracks
-    kind = int(tr.kind[t])
-    raw = trace.track_label(t) if 0 <= int(tr.label[t]) < len(trace.symbols) else ""
-    if kind == TrackKind.GPU_STREAM:
-        return f"stream {int(tr.stream[t])}"
-    if kind == TrackKind.GPU_ANNOTATION:
-        return f"stream {int(tr.stream[t])} · annotations"
-    name = raw or f"thread {id_text(trace, int(tr.tid[t]))}"
-    if kind == TrackKind.CPU_ANNOTATION:
-        return f"{name} · annotations"
-    return name
-
-
-def build_layout(
-    trace: Trace,
-    folded_groups: Iterable[int] = (),
-    folded_tracks: Iterable[int] = (),
-    depths: I64 | None = None,
-    show_empty: bool = False,
-) -> Layout:
-    """Lay out the rows of a trace's timeline.
-
-    Parameters
-    ----------
-    trace : Trace
-        The trace.
-    folded_groups : iterable of int
-        Groups (indices into the layout's ``groups``, which do not depend on folding) shown as
-        one row.
-    folded_tracks : iterable of int
-        Tracks shown as one row whatever their depth.
-    depths : int array, optional
-        :func:`track_depths` of the trace, when the caller has it already.
-    show_empty : bool
-        Give tracks without slices a row too.
-
-    Returns
-    -------
-    Layout
-    """
-    fg, ft = frozenset(int(g) for g in folded_groups), frozenset(int(t) for t in folded_tracks)
-    depths = track_depths(trace) if depths is None else depths
-    # Tracks without slices (thread names of GPU "processes", idle threads) get no row, as in
-    # Perfetto: they would push the lanes that matter off screen.
-    off = trace.track_offsets
-    shown = [t for t in range(len(trace.tracks)) if off[t + 1] > off[t] or show_empty]
-    order = sorted(shown, key=lambda t: _track_order_key(trace, t))
-    names = process_names(trace)
-    groups: list[Group] = []
-    members: dict[tuple[int, int, int], list[int]] = {}
-    for t in order:
-        k = _track_order_key(trace, t)
-        gk = (k[0], k[1], k[2])
-        if gk not in members:
-            members[gk] = []
-        members[gk].append(t)
-    for (rank, where, key), tracks in members.items():
-        cpu = 0 if where == 0 else 1
-        groups.append(
-            Group(_group_label(trace, rank, cpu == 0, key, names), rank, cpu == 0, tuple(tracks))
-        )
-
-    kind: list[int] = []
-    grp: list[int] = []
-    trk: list[int] = []
-    dep: list[int] = []
-    labels: list[str] = []
-    sources: list[SourceKey | None] = []
-    row_of: dict[tuple[int, int], int] = {}
-    for gi, g in enumerate(groups):
-        folded = gi in fg
-        header = len(kind)
-        kind.append(RowKind.GROUP)
-        grp.append(gi)
-        trk.append(-1)
-        dep.append(-1)
-        labels.append(g.label)
-        sources.append((2, gi, -1) if folded else None)
-        for t in g.tracks:
-            nd = int(depths[t])
-            if folded:
-                for d in range(nd):
-                    row_of[(t, d)] = header
-                continue
-            label = _track_label(trace, t)
-            if t in ft or nd == 1:
-                row = len(kind)
-                kind.append(RowKind.TRACK)
-                grp.append(gi)
-                trk.append(t)
-                dep.append(-1 if nd > 1 else 0)
-                labels.append(label)
-                sources.append((1, t, -1) if nd > 1 else (0, t, 0))
-                for d in range(nd):
-                    row_of[(t, d)] = row
-                continue
-            for d in range(nd):
-                row_of[(t, d)] = len(kind)
-                kind.append(RowKind.TRACK)
-                grp.append(gi)
-                trk.append(t)
-                dep.append(d)
-                labels.append(label if d == 0 else "")
-                sources.append((0, t, d))
-    return Layout(
-        groups=groups,
-        track_depths=depths,
-        kind=np.asarray(kind, dtype=np.uint8),
-        group=np.asarray(grp, dtype=np.int32),
-        track=np.asarray(trk, dtype=np.int32),
-        depth=np.asarray(dep, dtype=np.int32),
-        labels=labels,
-        sources=sources,
-        folded_groups=fg,
-        folded_tracks=ft,
-        _row_of_unit=row_of,
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Levels
-
-
-@dataclass
-class Level:
-    """The items of one row at one level of detail.
-
-    Attributes
-    ----------
-    shift : int
-        ``L``: buckets are ``2**L`` ns; -1 for the raw slices.
-    big_start, big_end, big_row : int64 arrays
-        Slices drawn as themselves, sorted by start; ``big_row`` are slice rows.
-    big_reach : int64 array
-        Running maximum of ``big_end`` (to find the first item that reaches a time).
-    ent_bucket : int64 array
-        Bucket index (``start >> L``) of each entry, sorted, distinct.
-    ent_end : int64 array
-        The latest end of the slices folded into the entry.
-    ent_count : int64 array
-        How many slices it holds.
-    ent_row, ent_dur : int64 arrays
-        Its longest slice and that slice's duration.
-    """
-
-    shift: int
-    big_start: I64
-    big_end: I64
-    big_row: I64
-    big_reach: I64
-    ent_bucket: I64
-    ent_end: I64
-    ent_count: I64
-    ent_row: I64
-    ent_dur: I64
-
-    def __len__(self) -> int:
-        return len(self.big_start) + len(self.ent_bucket)
-
-    @classmethod
-    def raw(cls, start: I64, end: I64, row: I64) -> Level:
-        """The level of the slices themselves (nothing folded)."""
-        e = np.empty(0, dtype=np.int64)
-        reach = np.maximum.accumulate(end) if len(end) else e
-        return cls(-1, start, end, row, reach, e, e, e, e, e)
-
-    def window(self, t0_ns: int, t1_ns: int) -> Level:
-        """The items that may be visible in ``[t0_ns, t1_ns)`` (a superset, cheap to find)."""
-        i1 = int(np.searchsorted(self.big_start, t1_ns, side="left"))
-        i0 = int(np.searchsorted(self.big_reach, t0_ns, side="right"))
-        i0 = min(i0, i1)
-        if self.shift >= 0 and len(self.ent_bucket):
-            # An entry spans less than MIN_VIS_BUCKETS + 1 buckets from its bucket's start.
-            b0 = (t0_ns >> self.shift) - MIN_VIS_BUCKETS - 1
-            b1 = t1_ns >> self.shift
-            j0 = int(np.searchsorted(self.ent_bucket, b0, side="left"))
-            j1 = int(np.searchsorted(self.ent_bucket, b1, side="right"))
-        else:
-            j0 = j1 = 0
-        return Level(
-            self.shift,
-            self.big_start[i0:i1],
-            self.big_end[i0:i1],
-            self.big_row[i0:i1],
-            self.big_reach[i0:i1],
-            self.ent_bucket[j0:j1],
-            self.ent_end[j0:j1],
-            self.ent_count[j0:j1],
-            self.ent_row[j0:j1],
-            self.ent_dur[j0:j1],
-        )
-
-
-def coarsen(level: Level, shift: int, with_reach: bool = True) -> Level:
-    """The items of ``level`` at the coarser level ``shift`` (``shift >= level.shift``).
-
-    Big items shorter than ``MIN_VIS_BUCKETS`` buckets become entries of their start bucket;
-    entries falling in one bucket merge (counts add, the longest slice wins; ties go to the
-    earlier one). Merging straight to ``shift`` gives the same result as merging level by level.
-
-    Parameters
-    ----------
-    level : Level
-        A finer level (or the raw slices), or a window of one.
-    shift : int
-        The target level ``L >= 0``.
-    with_reach : bool
-        Compute ``big_reach`` (needed to take windows of the result).
-
-    Returns
-    -------
-    Level
-    """
-    if shift < level.shift:
-        raise ValueError(f"cannot coarsen level {level.shift} to the finer level {shift}")
-    if shift < 0:
-        return level
-    limit = MIN_VIS_BUCKETS << shift
-    dur = level.big_end - level.big_start
-    small = dur < limit
-    if small.any():
-        keep = ~small
-        bs, be, br = level.big_start[keep], level.big_end[keep], level.big_row[keep]
-        ns = level.big_start[small]
-        keys = [ns >> shift]
-        ends = [level.big_end[small]]
-        counts = [np.ones(len(ns), dtype=np.int64)]
-        rows = [level.big_row[small]]
-        durs = [dur[small]]
-    else:
-        bs, be, br = level.big_start, level.big_end, level.big_row
-        keys, ends, counts, rows, durs = [], [], [], [], []
-    if len(level.ent_bucket):
-        keys.append(level.ent_bucket >> (shift - max(level.shift, 0)))
-        ends.append(level.ent_end)
-        counts.append(level.ent_count)
-        rows.append(level.ent_row)
-        durs.append(level.ent_dur)
-    reach = (np.maximum.accumulate(be) if len(be) else be) if with_reach else be
-    if not keys:
-        e = np.empty(0, dtype=np.int64)
-        return Level(shift, bs, be, br, reach, e, e, e, e, e)
-    if len(keys) == 1:
-        key, end, cnt, row, du = keys[0], ends[0], counts[0], rows[0], durs[0]
-    else:
-        key = np.concatenate(keys)
-        # Both parts are sorted: a stable sort of two runs is a merge.
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        end = np.concatenate(ends)[order]
-        cnt = np.concatenate(counts)[order]
-        row = np.concatenate(rows)[order]
-        du = np.concatenate(durs)[order]
-    n = len(key)
-    if n > 1:
-        change = key[1:] != key[:-1]
-        if change.all():
-            return Level(shift, bs, be, br, reach, key, end, cnt, row, du)
-        first = np.flatnonzero(np.concatenate(([True], change)))
-        gid = np.cumsum(np.concatenate(([0], change)))
-        gmax = np.maximum.reduceat(du, first)
-        cand = np.flatnonzero(du == gmax[gid])
-        cg = gid[cand]
-        win = cand[np.concatenate(([True], cg[1:] != cg[:-1]))]
-        return Level(
-            shift,
-            bs,
-            be,
-            br,
-            reach,
-            key[first],
-            np.maximum.reduceat(end, first),
-            np.add.reduceat(cnt, first),
-            row[win],
-            gmax,
-        )
-    return Level(shift, bs, be, br, reach, key, end, cnt, row, du)
-
-
-def _first_small_shift(dur: I64) -> int:
-    """The lowest level at which some slice is shorter than MIN_VIS_BUCKETS buckets."""
-    if len(dur) == 0:
-        return 63
-    m = int(dur.min())
-    shift = 0
-    while (MIN_VIS_BUCKETS << shift) <= m:
-        shift += 1
-    return shift
-
-
-class RowSource:
-    """The slices one display row shows, sorted by start, with their level-of-detail pyramid.
-
-    Parameters
-    ----------
-    rows : int64 array
-        Slice rows, sorted by start.
-    trace : Trace
-        The trace they belong to.
-    """
-
-    def __init__(self, rows: I64, trace: Trace) -> None:
-        self.rows = rows
-        self.n = len(rows)
-        self._trace = trace
-        self.levels: list[Level] | None = None  # kept levels, ascending shift; [0] is raw
-        self.first_small = 63
-
-    @property
-    def built(self) -> bool:
-        """Whether the pyramid exists (frames of this row are then cheap)."""
-        return self.levels is not None
-
-    def build_steps(self) -> Iterator[int]:
-        """Build the pyramid one level at a time, yielding the slices processed per step.
-
-        The pyramid is published (``levels`` set) only at the end, in one assignment, so
-        another thread reading :attr:`levels` sees either nothing or all of it.
-        """
-        s = self._trace.slices
-        start = s.start_ns[self.rows]
-        end = start + s.dur_ns[self.rows]
-        raw = Level.raw(start, end, self.rows)
-        yield self.n
-        levels = [raw]
-        first = _first_small_shift(end - start)
-        top = max(int(end.max()).bit_length() + 1 if self.n else 0, first)
-        cur = raw
-        shift = first
-        while shift <= top and len(cur) > 1:
-            nxt = coarsen(cur, shift)
-            yield len(cur)
-            if len(nxt) <= KEEP_RATIO * len(levels[-1]):
-                levels.append(nxt)
-            cur = nxt
-            shift += 1
-        if cur is not levels[-1] and cur.shift > levels[-1].shift:
-            levels.append(cur)
-        self.first_small = first
-        self.levels = levels
-
-    def build(self) -> None:
-        """Build the pyramid now."""
-        for _ in self.build_steps():
-            pass
-
-    def level_at(self, shift: int) -> Level:
-        """The items at level ``shift`` that may be visible anywhere (built if needed)."""
-        if self.levels is None:
-            self.build()
-        assert self.levels is not None
-        best = self.levels[0]
-        for lv in self.levels:
-            if lv.shift <= shift:
-                best = lv
-            else:
-                break
-        if shift < self.first_small:
-            return best
-        return coarsen(best, shift)
-
-    def window_at(self, shift: int, t0_ns: int, t1_ns: int, with_reach: bool = False) -> Level:
-        """The items at level ``shift`` that may be visible in ``[t0_ns, t1_ns)``.
-
-        ``with_reach`` also computes ``big_reach``, so that windows of the result can be taken.
-        """
-        if self.levels is None:
-            self.build()
-        assert self.levels is not None
-        best = self.levels[0]
-        for lv in self.levels:
-            if lv.shift <= shift:
-                best = lv
-            else:
-                break
-        w = best.window(t0_ns, t1_ns)
-        if shift < self.first_small or best.shift == shift:
-            return w
-        return coarsen(w, shift, with_reach=with_reach)
 
 
 # --------------------------------------------------------------------------------------------
@@ -851,14 +272,6 @@ def raster_rows(
     np.maximum.at(winner, cells, np.repeat(np.arange(n, dtype=np.int64), length))
     # Index -1 (no span) picks the 0 appended at the end.
     return np.append(val, np.uint32(0))[winner].reshape(n_rows, width_px)
-
-
-def level_for(t0_ns: float, t1_ns: float, width_px: int) -> int:
-    """The level of a view: ``floor(log2(ns per pixel))``, at least 0."""
-    px_ns = (t1_ns - t0_ns) / max(int(width_px), 1)
-    if px_ns < 2:
-        return 0
-    return int(np.floor(np.log2(px_ns)))
 
 
 @dataclass
@@ -1216,6 +629,7 @@ def visible_slices(trace: Trace, rows: npt.ArrayLike, t0_ns: int, t1_ns: int) ->
 
 __all__ = [
     "MIN_VIS_BUCKETS",
+    "ROW_HEIGHT",
     "ColourKeys",
     "Frame",
     "Group",
@@ -1227,6 +641,7 @@ __all__ = [
     "TimelineLod",
     "build_layout",
     "coarsen",
+    "id_text",
     "level_for",
     "raster_rows",
     "track_depths",

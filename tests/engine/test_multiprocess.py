@@ -30,7 +30,6 @@ from gpuviz.engine.events import (
 from gpuviz.engine.multiprocess import (
     NVLINK_MULTICAST_OFF,
     _main_frames,
-    comm_figures,
     rank_env,
 )
 from gpuviz.engine.runner import Runner, RunRequest
@@ -151,27 +150,6 @@ def test_comm_cpu_time_matches_the_trace(good_run: tuple[list[Any], Path]) -> No
         assert by_rank[r]["nccl_us"] == 0 and by_rank[r]["nccl_kernels"] == 0  # gloo: no kernels
 
 
-def test_nccl_figures_of_a_real_two_rank_trace(data_dir: Path) -> None:
-    folder = data_dir / "ddp_2rank"
-    figures = comm_figures(folder)
-    by_rank = {r["rank"]: r for r in figures["ranks"]}
-    assert sorted(by_rank) == [0, 1]
-    for r in (0, 1):
-        with gzip.open(folder / f"rank-{r}.json.gz", "rt") as f:
-            doc = json.load(f)
-        kernels = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel"]
-        nccl = [(e["ts"], e["ts"] + e["dur"]) for e in kernels if "nccl" in e["name"].lower()]
-        other = [(e["ts"], e["ts"] + e["dur"]) for e in kernels if "nccl" not in e["name"].lower()]
-        assert nccl, "the NCCL run has NCCL kernels"
-        got = by_rank[r]
-        assert got["nccl_kernels"] == len(nccl)
-        assert got["nccl_us"] == pytest.approx(_union_us(nccl), abs=0.01 * len(nccl) + 0.01)
-        assert got["compute_us"] == pytest.approx(_union_us(other), abs=0.01 * len(other) + 0.01)
-        both = _union_us(nccl) + _union_us(other) - _union_us(nccl + other)
-        assert got["overlap_us"] == pytest.approx(both, abs=0.01 * len(kernels) + 0.01)
-        assert got["exposed_comm_us"] == pytest.approx(got["nccl_us"] - got["overlap_us"])
-
-
 def test_a_failing_rank_is_named_and_the_others_stopped(tmp_path: Path) -> None:
     events, took = run_ddp(tmp_path, {"fail_rank": 1, "fault_step": 1}, steps=1)
     end = events[-1]
@@ -256,32 +234,6 @@ def test_cancel_stops_every_rank(tmp_path: Path) -> None:
         "rank-1.json.gz",
     ]
     assert live_children() == []
-
-
-def test_nccl_figures_step_by_step(data_dir: Path) -> None:
-    # Each profiled step's NCCL time, from kernels that start inside its gpuviz/ddp#k range.
-    folder = data_dir / "ddp_nccl_4rank"
-    figures = comm_figures(folder)
-    for r in range(4):
-        with gzip.open(folder / f"rank-{r}.json.gz", "rt") as f:
-            doc = json.load(f)
-        ranges = sorted(
-            (e["ts"], e["ts"] + e["dur"])
-            for e in doc["traceEvents"]
-            if e.get("cat") == "user_annotation" and e["name"].startswith("gpuviz/ddp#")
-        )
-        nccl = [
-            (e["ts"], e["ts"] + e["dur"])
-            for e in doc["traceEvents"]
-            if e.get("cat") == "kernel" and "nccl" in e["name"].lower()
-        ]
-        got = next(x for x in figures["ranks"] if x["rank"] == r)
-        assert got["profiled_steps"] == len(ranges) == 2
-        for (t0, t1), step in zip(ranges, got["steps"]):
-            mine = [iv for iv in nccl if t0 <= iv[0] < t1]
-            assert step["nccl_us"] == pytest.approx(_union_us(mine), abs=0.01 * len(mine) + 0.01)
-    per_step = figures["nccl_us_by_step_min"]
-    assert per_step == [min(x["steps"][k]["nccl_us"] for x in figures["ranks"]) for k in range(2)]
 
 
 def test_ranks_end_when_their_parent_is_killed(tmp_path: Path) -> None:

@@ -480,7 +480,7 @@ def test_highlighting_every_kernel_of_a_big_trace_stays_cheap(qtbot, make_timeli
     w = make_timeline(tr)
     kern = np.flatnonzero(tr.slices.kind == Kind.KERNEL)
     w.highlight_rows(kern)
-    rects = w._highlight_rects(w._highlight)
+    rects = w.painter.highlight_rects(w.highlight_set)
     # One mark per pixel column and row at most, and every lane with kernels has marks.
     assert 0 < len(rects) <= 2 * (w.canvas.width() + 1) + 100
     lay = w.layout_rows

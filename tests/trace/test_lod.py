@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuviz.trace import lod
+from gpuviz.trace import lod, lod_levels
 from gpuviz.trace.lod import MIN_VIS_BUCKETS, Level, RowKind, TimelineLod, build_layout, coarsen
 from gpuviz.trace.model import Kind, TrackKind
 from gpuviz.trace.synthetic import make_trace
@@ -242,7 +242,7 @@ def test_pyramid_keeps_levels_that_halve(synth):
         sizes = [len(lv) for lv in src.levels]
         assert src.levels[0].shift == -1 and sizes[0] == src.n
         for a, b in zip(sizes, sizes[1:-1]):  # noqa: RUF007 (the top level is always kept)
-            assert b <= a * lod.KEEP_RATIO
+            assert b <= a * lod_levels.KEEP_RATIO
         # Total memory is O(n): the kept levels add up to at most about twice the slices.
         assert sum(sizes) <= 2 * src.n + len(sizes)
 

@@ -86,7 +86,9 @@ def test_nccl_ranks_on_gpus(tmp_path: Path) -> None:
 
 def test_recorded_nccl_ranks(data_dir: Path) -> None:
     # 4 NCCL ranks that this workload recorded on H200s: one trace per rank, merged by rank.
-    from gpuviz.engine.multiprocess import comm_figures
+    from gpuviz.analysis.comm import comm_figures
+    from gpuviz.engine.profiling import STEP_PREFIX
+    from gpuviz.trace.kineto import load_trace
 
     folder = data_dir / "ddp_nccl_4rank"
     summary = subprocess.run(
@@ -96,7 +98,7 @@ def test_recorded_nccl_ranks(data_dir: Path) -> None:
         check=True,
     )
     assert json.loads(summary.stdout)["ranks"] == [0, 1, 2, 3]
-    figures = {r["rank"]: r for r in comm_figures(folder)["ranks"]}
+    figures = {r["rank"]: r for r in comm_figures(load_trace(folder), STEP_PREFIX)["ranks"]}
     for i in range(4):
         with gzip.open(folder / f"rank-{i}.json.gz", "rt") as f:
             doc = json.load(f)

@@ -1,0 +1,469 @@
+"""One workload run in this process, as a generator of typed, frozen events.
+
+:class:`InProcessRun` is the single-process body of :class:`gpuviz.engine.runner.Runner` (which
+adds the hand-over of multi-process workloads to :mod:`gpuviz.engine.multiprocess`); each rank
+of a multi-process run is an ``InProcessRun`` too. See :mod:`gpuviz.engine.runner` for the
+order of a run and how it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import statistics
+import threading
+import time
+import traceback as tb_module
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuviz.engine.events import (
+    Cancelled,
+    Event,
+    Failed,
+    Finished,
+    MemorySample,
+    Progress,
+    SplitRecorded,
+    Started,
+    StepTimed,
+    TraceReady,
+)
+from gpuviz.engine.request import RunRequest, default_trace_path
+from gpuviz.errors import BadInputError
+from gpuviz.workloads.base import Plan, RunContext, Strategy, function_plan
+from gpuviz.workloads.params import check_params
+from gpuviz.workloads.registry import WorkloadSpec, resolve_workload
+
+NEEDS_CUDA = "needs CUDA"
+
+
+class _Cancel(Exception):
+    """Raised inside the run when a cancel was asked for."""
+
+
+class WrongResultError(Exception):
+    """A strategy's result differs from the baseline's."""
+
+
+@dataclass
+class _StrategyState:
+    strategy: Strategy
+    status: str = "ok"  # ok | skipped | failed
+    reason: str | None = None
+    error: str | None = None
+    set_up: bool = False
+    wall_ms: list[float] = field(default_factory=list)
+    gpu_ms: list[float] = field(default_factory=list)
+    profiled_wall_ms: list[float] = field(default_factory=list)
+    profiled_gpu_ms: list[float] = field(default_factory=list)
+    reports: dict[str, Any] = field(default_factory=dict)
+
+
+class InProcessRun:
+    """Runs one :class:`RunRequest` in this process; iterate it for events.
+
+    See :mod:`gpuviz.engine.runner` for the order of a run and how it ends.
+
+    Parameters
+    ----------
+    request : RunRequest
+        What to run.
+    emit_async : callable, optional
+        A thread-safe sink for memory samples, called from the sampler thread as they are
+        taken (the child process uses it to stream them live). Without it, samples are yielded
+        between steps.
+    sample_interval_s : float
+        The memory sampler's period.
+    spec : WorkloadSpec, optional
+        The workload, when the caller has resolved it already (a rank runs its workload as a
+        one-process one).
+
+    Raises
+    ------
+    BadInputError
+        At construction: unknown workload, bad user file, bad parameter, bad device.
+    """
+
+    def __init__(
+        self,
+        request: RunRequest,
+        *,
+        emit_async: Callable[[MemorySample], None] | None = None,
+        sample_interval_s: float = 0.05,
+        spec: WorkloadSpec | None = None,
+    ) -> None:
+        from gpuviz.engine.devices import resolve_devices
+
+        if request.steps < 1:
+            raise BadInputError(f"--steps {request.steps}: must be 1 or more")
+        self.request = request
+        self.spec = spec or resolve_workload(request.workload)
+        self.params = check_params(self.spec.params, request.params, workload=self.spec.name)
+        self.device, self.devices = resolve_devices(
+            request.device, request.gpus, multi_gpu=self.spec.multi_gpu, workload=self.spec.name
+        )
+        self.trace_path: Path | None = None
+        if request.profile:
+            self.trace_path = (
+                Path(request.out)
+                if request.out
+                else default_trace_path(self.spec.name, self.spec.multi_process)
+            )
+        self._emit_async = emit_async
+        self._sample_interval_s = sample_interval_s
+        self._cancel = threading.Event()
+        self._started = False
+
+    # -- control ----------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Ask the run to stop at the next step boundary (thread-safe)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether a cancel was asked for."""
+        return self._cancel.is_set()
+
+    def __iter__(self) -> Iterator[Event]:
+        self._start_once()
+        return self._run()
+
+    def _start_once(self) -> None:
+        if self._started:
+            raise RuntimeError("a Runner runs once; make a new one")
+        self._started = True
+
+    # -- the run ----------------------------------------------------------------------------
+    def _run(self) -> Iterator[Event]:
+        import torch
+
+        from gpuviz.engine.profiling import ProfilerSession, step_range_name
+        from gpuviz.engine.sampler import MemorySampler
+        from gpuviz.engine.timing import StepTimer
+
+        t0 = time.perf_counter()
+        yield Started(
+            workload=self.spec.name,
+            params=dict(self.params),
+            device=str(self.device),
+            devices=[str(d) for d in self.devices],
+            torch_version=str(torch.__version__),
+        )
+        cuda = self.device.type == "cuda"
+        states: list[_StrategyState] = []
+        step_log: list[dict[str, Any]] = []
+        pending_splits: list[SplitRecorded] = []
+        current_step = [0]
+        reports: dict[str, dict[str, Any]] = {}
+
+        def on_report(strategy: str, key: str, value: Any) -> None:
+            reports.setdefault(strategy, {})[key] = value
+
+        def on_split(replica: int, device: str, rows: int, gpu_ms: float | None) -> None:
+            pending_splits.append(SplitRecorded(current_step[0], replica, device, rows, gpu_ms))
+
+        sampler = MemorySampler(self.devices, t0, self._emit_async, self._sample_interval_s)
+        session: ProfilerSession | None = None
+        plan: Plan | None = None
+        outcome: Event | None = None
+        trace_reported = False
+        device_ctx = torch.cuda.device(self.device) if cuda else contextlib.nullcontext()
+        if cuda:
+            # reset_peak_memory_stats does not initialize CUDA itself: on a fresh process whose
+            # devices were named (multi-GPU runs, ranks) it raises "Invalid device argument".
+            torch.cuda.init()
+            for d in self.devices:
+                if d.type == "cuda":
+                    torch.cuda.reset_peak_memory_stats(d)
+        sampler.start()
+        try:
+            with device_ctx:
+                ctx = RunContext(
+                    self.device,
+                    self.devices,
+                    dict(self.params),
+                    self.request.steps,
+                    on_report=on_report,
+                    on_split=on_split,
+                )
+                plan = self._build(ctx)
+                timer = StepTimer(self.device, gate=sampler.gate)
+
+                def drained() -> Iterator[Event]:
+                    yield from sampler.drain()
+                    while pending_splits:
+                        yield pending_splits.pop(0)
+                    if self._cancel.is_set():
+                        raise _Cancel()
+
+                if plan.setup is not None:
+                    plan.setup()
+                # Set-up and warm-ups: neither traced nor timed.
+                baseline_result: list[Any] = []
+                for s in plan.strategies:
+                    st = _StrategyState(s)
+                    states.append(st)
+                    if s.needs_cuda and not cuda:
+                        st.status, st.reason = "skipped", NEEDS_CUDA
+                        continue
+                    if s.skip_reason:
+                        st.status, st.reason = "skipped", s.skip_reason
+                        continue
+                    st.set_up = True
+                    try:
+                        if s.setup is not None:
+                            s.setup()
+                        result = None
+                        for _ in range(max(1, plan.warmup_steps)):
+                            result = s.step()
+                        timer.synchronize()
+                    except Exception as exc:
+                        if not s.attempt:
+                            raise
+                        st.status, st.error = "failed", f"{type(exc).__name__}: {exc}"
+                        st.reason = s.failure_reason or None
+                        del exc
+                        self._teardown_one(st)
+                        continue
+                    if plan.check is not None:
+                        problem = plan.check(s.name, result)
+                        if problem:
+                            raise WrongResultError(f"{s.name} gave a wrong result: {problem}")
+                    del result
+                    yield from drained()
+                del baseline_result
+                runnable = [st for st in states if st.status == "ok"]
+                per = self.request.steps + (plan.profile_steps if self.request.profile else 0)
+                total = per * len(runnable)
+                yield Progress(0, total)
+
+                def one_step(st: _StrategyState, profiled: bool) -> Iterator[Event]:
+                    name = st.strategy.name
+                    if profiled:
+                        with torch.profiler.record_function(step_range_name(name, current_step[0])):
+                            wall, gpu = timer.time(st.strategy.step)
+                        st.profiled_wall_ms.append(wall)
+                        if gpu is not None:
+                            st.profiled_gpu_ms.append(gpu)
+                    else:
+                        wall, gpu = timer.time(st.strategy.step)
+                        st.wall_ms.append(wall)
+                        if gpu is not None:
+                            st.gpu_ms.append(gpu)
+                    ev = StepTimed(current_step[0], name, wall, gpu, profiled)
+                    step_log.append({k: v for k, v in asdict(ev).items() if v is not None})
+                    current_step[0] += 1
+                    yield ev
+                    yield Progress(current_step[0], total)
+
+                if self.request.profile and runnable and self.trace_path is not None:
+                    session = ProfilerSession(
+                        self.trace_path, plan.profile_steps * len(runnable), cuda
+                    )
+                    gc.collect()
+                    session.start()
+                    for st in runnable:
+                        for _ in range(plan.profile_steps):
+                            yield from one_step(st, True)
+                            session.step()
+                            yield from drained()
+                    session.stop()
+                    if session.written is not None:
+                        trace_reported = True
+                        yield TraceReady(str(session.written))
+                for st in runnable:
+                    # A strategy's timed steps must not pay for the garbage of the one before
+                    # (a 100k-element for loop left a full collection to the next strategy).
+                    gc.collect()
+                    for _ in range(self.request.steps):
+                        yield from one_step(st, False)
+                        yield from drained()
+                result = self._result(plan, states, step_log, reports, session, sampler)
+            outcome = Finished(result)
+        except (_Cancel, KeyboardInterrupt):
+            outcome = Cancelled(None)
+        except Exception as exc:
+            outcome = Failed(f"{type(exc).__name__}: {exc}", tb_module.format_exc(), None)
+            del exc
+        finally:
+            # Always stop what we started; an unfinished profiler writes its partial trace here.
+            cleanup_error = self._cleanup(session, states, plan, sampler)
+        plan = None
+        states = []
+        self._free_memory(cuda)
+        partial = None
+        if session is not None and session.written is not None:
+            partial = str(session.written)
+            if not trace_reported and not isinstance(outcome, Finished):
+                yield TraceReady(partial)
+        yield from sampler.drain()
+        if isinstance(outcome, Cancelled):
+            yield Cancelled(partial)
+        elif isinstance(outcome, Failed):
+            yield Failed(outcome.error, outcome.traceback, partial)
+        elif isinstance(outcome, Finished):
+            if cleanup_error:
+                outcome.result.setdefault("warnings", []).append(cleanup_error)
+            yield outcome
+
+    def _build(self, ctx: RunContext) -> Plan:
+        body = self.spec.load()
+        if self.spec.kind == "function":
+            label = self.spec.entry.rpartition(":")[2] or self.spec.name
+            return function_plan(body, ctx, label)
+        plan = body(ctx)
+        if not isinstance(plan, Plan):
+            raise TypeError(f"{self.spec.entry} returned {type(plan).__name__}, not a Plan")
+        return plan
+
+    @staticmethod
+    def _teardown_one(st: _StrategyState) -> str | None:
+        if not st.set_up or st.strategy.teardown is None:
+            st.set_up = False
+            return None
+        st.set_up = False
+        try:
+            st.strategy.teardown()
+        except Exception as exc:
+            return f"teardown of {st.strategy.name} failed: {type(exc).__name__}: {exc}"
+        return None
+
+    def _cleanup(
+        self, session: Any, states: list[_StrategyState], plan: Plan | None, sampler: Any
+    ) -> str | None:
+        errors = []
+        if session is not None:
+            try:
+                session.stop()
+            except Exception as exc:  # the trace is lost, the process must live on
+                errors.append(f"stopping the profiler failed: {exc}")
+        for st in states:
+            err = self._teardown_one(st)
+            if err:
+                errors.append(err)
+        if plan is not None and plan.teardown is not None:
+            try:
+                plan.teardown()
+            except Exception as exc:
+                errors.append(f"teardown failed: {exc}")
+        sampler.stop()
+        return "; ".join(errors) or None
+
+    def _free_memory(self, cuda: bool) -> None:
+        gc.collect()
+        if cuda:
+            import torch
+
+            with contextlib.suppress(Exception):
+                torch.cuda.synchronize(self.device)
+            with contextlib.suppress(Exception):
+                torch.cuda.empty_cache()
+
+    # -- the result object ------------------------------------------------------------------
+    def _result(
+        self,
+        plan: Plan,
+        states: list[_StrategyState],
+        step_log: list[dict[str, Any]],
+        reports: dict[str, dict[str, Any]],
+        session: Any,
+        sampler: Any,
+    ) -> dict[str, Any]:
+        import torch
+
+        figures = session.figures if session is not None else {}
+        base = next((st for st in states if st.strategy.name == plan.baseline), None)
+        base_wall = statistics.median(base.wall_ms) if base and base.wall_ms else None
+        base_gpu = statistics.median(base.gpu_ms) if base and base.gpu_ms else None
+        strategies = []
+        skipped = []
+        for st in states:
+            s = st.strategy
+            entry: dict[str, Any] = {
+                "name": s.name,
+                "title": s.title or s.name,
+                "status": st.status,
+            }
+            if st.reason:
+                entry["reason"] = st.reason
+            if st.error:
+                entry["error"] = st.error
+            if st.status == "skipped":
+                skipped.append({"name": s.name, "reason": st.reason})
+            if st.wall_ms:
+                med = statistics.median(st.wall_ms)
+                entry.update(
+                    timed_steps=len(st.wall_ms),
+                    median_wall_ms=med,
+                    min_wall_ms=min(st.wall_ms),
+                    max_wall_ms=max(st.wall_ms),
+                )
+                if st.gpu_ms:
+                    entry["median_gpu_ms"] = statistics.median(st.gpu_ms)
+                    entry["min_gpu_ms"] = min(st.gpu_ms)
+                if st.profiled_wall_ms:
+                    entry["profiled_wall_ms"] = statistics.median(st.profiled_wall_ms)
+                if base_wall is not None and med > 0:
+                    entry["speedup"] = base_wall / med
+                if base_gpu is not None and st.gpu_ms and entry["median_gpu_ms"] > 0:
+                    entry["speedup_gpu"] = base_gpu / entry["median_gpu_ms"]
+                if s.work is not None and med > 0:
+                    secs = (entry.get("median_gpu_ms") or med) / 1e3
+                    if s.work_unit == "bytes":
+                        entry["gb_per_s"] = s.work / secs / 1e9
+                    elif s.work_unit == "flop":
+                        entry["tflop_per_s"] = s.work / secs / 1e12
+                    else:
+                        entry["items_per_s"] = s.work / secs
+            if s.name in figures:
+                entry.update(figures[s.name])
+            entry.update(s.figures)
+            entry.update(reports.get(s.name, {}))
+            strategies.append(entry)
+        peaks = sampler.peaks
+        rss = max((p.get("peak_rss_bytes", 0) for p in peaks.values()), default=0)
+        mem_devices: dict[str, dict[str, int]] = {}
+        for d in self.devices:
+            if d.type != "cuda":
+                continue
+            i = d.index if d.index is not None else 0
+            p = dict(peaks.get(f"cuda:{i}", {}))
+            p.pop("peak_rss_bytes", None)
+            p["peak_allocated_bytes"] = max(
+                p.get("peak_allocated_bytes", 0), int(torch.cuda.max_memory_allocated(i))
+            )
+            p["peak_reserved_bytes"] = max(
+                p.get("peak_reserved_bytes", 0), int(torch.cuda.max_memory_reserved(i))
+            )
+            mem_devices[f"cuda:{i}"] = p
+        result: dict[str, Any] = {
+            "workload": self.spec.name,
+            "title": self.spec.title,
+            "device": str(self.device),
+            "devices": [str(d) for d in self.devices],
+            "params": dict(self.params),
+            "torch_version": str(torch.__version__),
+            "steps_per_strategy": self.request.steps,
+            "steps": step_log,
+            "baseline": plan.baseline,
+            "strategies": strategies,
+            "skipped": skipped,
+            "memory": {"peak_rss_bytes": rss, "devices": mem_devices},
+            "trace": str(session.written) if session is not None and session.written else None,
+        }
+        if session is not None and session.write_s is not None:
+            result["trace_write_s"] = session.write_s
+            result["profiler_stop_s"] = session.stop_s
+            result["trace_figures_s"] = session.figures_s
+        if session is not None and session.error:
+            result.setdefault("warnings", []).append(session.error)
+        result.update(plan.figures)
+        if plan.summarize is not None:
+            result.update(plan.summarize(result))
+        return result
+
+
+__all__ = ["NEEDS_CUDA", "InProcessRun", "WrongResultError"]

@@ -1,0 +1,156 @@
+"""The timeline's words: a slice's hover text, the selection's info line, a measured range.
+
+Pure text from the trace and the analyses (no Qt); rich text is HTML for Qt labels and tooltips.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from gpuviz.gui.timeline.timefmt import format_at, format_ns
+from gpuviz.trace.lanes import id_text
+from gpuviz.trace.model import GPU_ACTIVITY_KINDS, KIND_CATEGORIES, Kind, Trace, TrackKind
+
+MAIN_ARGS = (
+    "grid",
+    "block",
+    "registers per thread",
+    "shared memory",
+    "blocks per SM",
+    "est. achieved occupancy %",
+    "bytes",
+    "memory bandwidth (GB/s)",
+    "correlation",
+    "External id",
+    "Input Dims",
+    "Input type",
+    "device",
+    "stream",
+    "cbid",
+)
+"""The ``args`` a slice's hover text shows first, when it has them."""
+
+
+def short(name: str, n: int = 140) -> str:
+    """``name`` cut to ``n`` characters."""
+    # C++ template kernel names run to hundreds of characters: keep the info line readable.
+    return name if len(name) <= n else name[: n - 1] + "…"
+
+
+def slice_where(trace: Trace, row: int) -> str:
+    """Where slice ``row`` ran: ``rank 0 · GPU 1 · stream 7`` or ``pid 12 · thread 3``."""
+    tr = trace.tracks
+    t = int(trace.slices.track[row])
+    kind = int(tr.kind[t])
+    rank = int(tr.rank[t])
+    rk = f"rank {rank} · " if rank >= 0 else ""
+    if kind in (TrackKind.GPU_STREAM, TrackKind.GPU_ANNOTATION):
+        return f"{rk}GPU {int(tr.device[t])} · stream {int(tr.stream[t])}"
+    label = trace.track_label(t) or f"thread {id_text(trace, int(tr.tid[t]))}"
+    return f"{rk}pid {id_text(trace, int(tr.pid[t]))} · {label}"
+
+
+def describe_slice(trace: Trace, row: int, rich: bool = True) -> str:
+    """The hover text of slice ``row``: name, category, duration, start, lane, main args."""
+    s = trace.slices
+    name = trace.name_of(row)
+    kind = Kind(int(s.kind[row]))
+    cat = KIND_CATEGORIES.get(kind, trace.symbols[int(s.cat[row])])
+    esc = html.escape if rich else str
+    lines = [
+        f"<b>{esc(short(name, 200))}</b>" if rich else name,
+        f"{esc(cat)} · {esc(format_ns(float(s.dur_ns[row])))} · starts at "
+        f"{esc(format_at(float(s.start_ns[row]), max(float(s.dur_ns[row]) / 10, 1.0)))}",
+        esc(slice_where(trace, row)),
+    ]
+    try:
+        args = trace.args.get(int(s.args[row]))
+    except Exception:
+        args = {}
+    shown = [(k, args[k]) for k in MAIN_ARGS if k in args]
+    if not shown:
+        shown = list(args.items())[:6]
+    for k, v in shown[:8]:
+        text = str(v)
+        if len(text) > 80:
+            text = text[:77] + "…"
+        lines.append(f"{esc(k)}: {esc(text)}")
+    return "<br>".join(lines) if rich else "\n".join(lines)
+
+
+def range_summary(trace: Trace, t0: int, t1: int) -> str:
+    """The figures of a measured range ``[t0, t1)`` (rich text): kernels, busy time, overlap."""
+    try:
+        from gpuviz.analysis.ranges import range_stats
+
+        st = range_stats(trace, t0, t1)
+    except Exception as exc:  # an analysis bug must not break the selection
+        return f"Range {format_ns(t1 - t0)} (figures unavailable: {exc})"
+    parts = [
+        f"<b>Range {html.escape(format_ns(st.duration_ns))}</b> "
+        f"({html.escape(format_at(t0, (t1 - t0) / 100))} → "
+        f"{html.escape(format_at(t1, (t1 - t0) / 100))})",
+        f"{st.kernels:,} kernel{'' if st.kernels == 1 else 's'} "
+        f"({html.escape(format_ns(st.kernel_ns))})",
+    ]
+    if st.memcpy or st.memset:
+        parts.append(f"{st.memcpy:,} copies, {st.memset:,} sets")
+    busy = ", ".join(
+        f"GPU {d.device}{'' if d.rank is None else f' r{d.rank}'}: "
+        f"{html.escape(format_ns(d.busy_ns))} ({d.utilization:.0%})"
+        for d in st.devices[:6]
+    )
+    parts.append(f"busy {html.escape(format_ns(st.busy_ns))}" + (f" [{busy}]" if busy else ""))
+    parts.append(
+        f"overlap: compute+copy {html.escape(format_ns(st.compute_copy_ns))}, "
+        f"multi-stream {html.escape(format_ns(st.multi_stream_ns))}"
+    )
+    return " · ".join(parts)
+
+
+def live_range_text(t0: float, t1: float) -> str:
+    """The info line while a range is being dragged (rich text)."""
+    return f"<b>Range {html.escape(format_ns(t1 - t0))}</b> (release to measure)"
+
+
+def info_line(trace: Trace, selected: int, linked: np.ndarray, range_text: str) -> str:
+    """The info line under the lanes (rich text): the selected slice and its link, the range."""
+    parts = []
+    if selected >= 0:
+        s = trace.slices
+        r = selected
+        txt = (
+            f"<b>{html.escape(short(trace.name_of(r)))}</b> · "
+            f"{html.escape(format_ns(float(s.dur_ns[r])))} · {html.escape(slice_where(trace, r))}"
+        )
+        if len(linked):
+            lk = int(linked[0])
+            kind = "launch" if int(s.kind[r]) in GPU_ACTIVITY_KINDS else "GPU work"
+            txt += (
+                f" — {kind}: {html.escape(short(trace.name_of(lk)))} "
+                f"({html.escape(slice_where(trace, lk))})"
+            )
+            if int(s.kind[r]) in GPU_ACTIVITY_KINDS:
+                lat = float(s.start_ns[r]) - float(s.start_ns[lk])
+                txt += f", launch → start {html.escape(format_ns(lat))}"
+        parts.append(txt)
+    if range_text:
+        parts.append(range_text)
+    if parts:
+        return "<br>".join(parts)
+    return (
+        "<span style='color:#777'>Click a slice for details; shift+drag to measure a range.</span>"
+    )
+
+
+__all__ = [
+    "MAIN_ARGS",
+    "describe_slice",
+    "info_line",
+    "live_range_text",
+    "range_summary",
+    "short",
+    "slice_where",
+]

@@ -1,0 +1,594 @@
+"""A Kineto file's decoded events, chunk by chunk, into numpy column parts.
+
+Every field of a chunk's :class:`~gpuviz.trace.kineto_events.Event` structs goes straight into a
+numpy column with one C-level pass (``map`` + ``np.fromiter``); the structs die with their
+chunk. Odd events (wrong types, missing fields) take a slower path, event by event
+(:meth:`ColumnBuilder.decode_loose`), that coerces what it can and counts the rest as warnings;
+GPU activity without a valid ``ts``/``dur`` is an error, as DESIGN.md's bad-input policy says.
+
+Used by the importer (:class:`gpuviz.trace.kineto_decode.FileReader`) and by its worker
+children (:mod:`gpuviz.trace.kineto_worker`), which build the same columns for chunks they are
+sent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter, is_
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.trace.errors import ImportWarnings, TraceFormatError
+from gpuviz.trace.kineto_events import (
+    ARG_ERRORS,
+    LIMIT_US,
+    MEMORY_ARGS,
+    ONE_EVENT,
+    SLICE_ARGS,
+    STRING_CODE_BASE,
+    Event,
+    Interner,
+    MemoryArgs,
+    SliceArgs,
+    coerce_event,
+    loose_fields,
+    meta_dict,
+    time_problem,
+    us_to_ns,
+)
+from gpuviz.trace.kineto_tracks import TrackTable
+from gpuviz.trace.model import NONE, Kind, TrackKind
+
+Array = npt.NDArray[Any]
+
+_PH, _NAME, _CAT, _TS, _DUR, _PID, _TID, _ID, _BP, _ARGS = (
+    attrgetter(f) for f in ("ph", "name", "cat", "ts", "dur", "pid", "tid", "id", "bp", "args")
+)
+
+# Phase codes: the phase's byte for the phases the model knows, 0 for any other.
+PH_OTHER = 0
+
+
+class _PhaseCodes(dict[str, int]):
+    def __missing__(self, key: str) -> int:
+        return PH_OTHER
+
+
+_PHASES = _PhaseCodes({p: ord(p) for p in "XiIstfMBE"})
+PH_X, PH_META, PH_BEGIN, PH_END = (ord(p) for p in "XMBE")
+_IS_INSTANT = np.zeros(256, dtype=bool)
+_IS_INSTANT[[PH_OTHER, ord("i"), ord("I")]] = True
+_IS_FLOW = np.zeros(256, dtype=bool)
+_IS_FLOW[[ord("s"), ord("t"), ord("f")]] = True
+GPU_KINDS = np.zeros(256, dtype=bool)
+GPU_KINDS[[Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET]] = True
+
+_SLICE_COLS = ("start_ns", "dur_ns", "track", "name", "cat", "kind", "correlation",
+               "external_id", "bytes", "args")  # fmt: skip
+_INSTANT_COLS = ("ts_ns", "lane", "name", "cat", "phase", "args")
+_FLOW_COLS = ("ts_ns", "lane", "name", "cat", "phase", "flow_id", "enclosing")
+_MEMORY_COLS = ("ts_ns", "lane", "device_type", "device_id", "addr", "bytes", "total_allocated",
+                "total_reserved")  # fmt: skip
+
+
+class ColumnBuilder:
+    """The column parts of one file, filled chunk by chunk (:meth:`add`).
+
+    Parameters
+    ----------
+    path : str
+        The file (for error messages).
+    interner : Interner
+        Shared with the other files of the trace.
+
+    Attributes
+    ----------
+    slices, instants, flows, memory : dict of str to list of arrays
+        Per table, per column: one array per chunk.
+    blob, arg_lengths, n_args
+        The raw ``args`` text of the events that have any, their lengths, and their count.
+    tracks : TrackTable
+        The file's lanes and tracks.
+    n_events : int
+        Events read so far (skipped ones included).
+    meta_events, begin_end
+        Metadata events as dicts; ``B``/``E`` events (with their index), paired at the end.
+    warnings : ImportWarnings
+    """
+
+    def __init__(self, path: str, interner: Interner) -> None:
+        self.path = path
+        self.it = interner
+        self.warnings = ImportWarnings()
+        self.tracks = TrackTable()
+        self.n_events = 0
+        self.slices: dict[str, list[Array]] = {c: [] for c in _SLICE_COLS}
+        self.instants: dict[str, list[Array]] = {c: [] for c in _INSTANT_COLS}
+        self.flows: dict[str, list[Array]] = {c: [] for c in _FLOW_COLS}
+        self.memory: dict[str, list[Array]] = {c: [] for c in _MEMORY_COLS}
+        self.blob = bytearray()
+        self.arg_lengths: list[Array] = []
+        self.n_args = 0
+        self.meta_events: list[dict[str, Any]] = []
+        self.begin_end: list[tuple[int, Event]] = []
+
+    def clear_parts(self) -> None:
+        """Drop the column parts, args, warnings and rare events, keeping the numbering (tracks,
+        lanes, symbols): a worker child reuses one builder for every chunk it is sent."""
+        for table in (self.slices, self.instants, self.flows, self.memory):
+            for parts in table.values():
+                parts.clear()
+        self.blob = bytearray()
+        self.arg_lengths = []
+        self.n_args = 0
+        self.n_events = 0
+        self.warnings = ImportWarnings()
+        self.meta_events.clear()
+        self.begin_end.clear()
+
+    @property
+    def tables(self) -> tuple[tuple[str, dict[str, list[Array]]], ...]:
+        """``(name, columns)`` of the four tables."""
+        return (("slices", self.slices), ("instants", self.instants), ("flows", self.flows),
+                ("memory", self.memory))  # fmt: skip
+
+    def decode_loose(
+        self, raws: list[msgspec.Raw], offset: int, is_list: bool
+    ) -> tuple[list[Event], Loose]:
+        """Event by event, for a chunk with odd values: coerce what can be, note the rest."""
+        events: list[Event] = []
+        loose = Loose()
+        base = self.n_events
+        for k, raw in enumerate(raws):
+            index = base + k
+            try:
+                events.append(ONE_EVENT.decode(raw))
+                loose.index.append(k)
+                continue
+            except msgspec.ValidationError:
+                pass
+            value = msgspec.json.decode(raw)
+            if not isinstance(value, dict):
+                if is_list and index == 0:
+                    if isinstance(value, list):
+                        raise TraceFormatError(
+                            self.path, "",
+                            "a memory-timeline export (a JSON list of lists, as written by "
+                            "export_memory_timeline), not a Kineto trace",
+                        )  # fmt: skip
+                    raise TraceFormatError(
+                        self.path, "event 0",
+                        f"not a trace: a JSON list of {type(value).__name__} values, not of events",
+                    )  # fmt: skip
+                self.warnings.add(f"event {index}: not a JSON object, skipped")
+                loose.skipped += 1
+                continue
+            ev, reason = coerce_event(value)
+            if ev is None:
+                self.warnings.add(f"event {index}: {reason}, skipped")
+                loose.skipped += 1
+                continue
+            if reason:
+                loose.reasons[len(events)] = reason
+            events.append(ev)
+            loose.index.append(k)
+        return events, loose
+
+    def add(self, ev: list[Event], base: int, loose: Loose | None) -> None:
+        """Add a chunk's decoded events (``base``: the file index of the first; ``loose``:
+        what :meth:`decode_loose` learnt, for a chunk that took that path) to the columns."""
+        it = self.it
+        n = len(ev)
+        index = np.asarray(loose.index, dtype=np.int64) + base if loose else None
+        reasons = loose.reasons if loose else {}
+
+        def event_index(k: int) -> int:
+            return int(index[k]) if index is not None else base + k
+
+        ph = np.fromiter(map(_PHASES.__getitem__, map(_PH, ev)), np.uint8, n)
+        ts = np.fromiter(map(_TS, ev), np.float64, n)
+        names = it.names
+        name = np.fromiter(map(names.__getitem__, map(_NAME, ev)), np.int32, n)
+        pre = self._common(ev, name)
+        x = np.flatnonzero(ph == PH_X)
+        inst = np.flatnonzero(_IS_INSTANT[ph])
+        flow = np.flatnonzero(_IS_FLOW[ph])
+        rare = np.flatnonzero((ph == PH_META) | (ph == PH_BEGIN) | (ph == PH_END))
+        if x.size == n:
+            sub_x = ev
+        elif x.size:
+            sub_x = [ev[k] for k in x.tolist()]
+        if x.size:
+            self._slices(sub_x, x, ts[x], _rows(pre, x), event_index, reasons)
+        if inst.size:
+            self._instants(
+                [ev[k] for k in inst.tolist()],
+                inst,
+                ts[inst],
+                _rows(pre, inst),
+                ph[inst],
+                event_index,
+                reasons,
+            )
+        if flow.size:
+            self._flows(
+                [ev[k] for k in flow.tolist()],
+                flow,
+                ts[flow],
+                _rows(pre, flow),
+                ph[flow],
+                event_index,
+                reasons,
+            )
+        for k in rare.tolist():
+            e = ev[k]
+            if ph[k] == PH_META:
+                self.meta_events.append(meta_dict(e))
+            elif ph[k] in (PH_BEGIN, PH_END):
+                self.begin_end.append((event_index(k), e))
+
+    def _common(self, ev: list[Event], name: Array) -> dict[str, Array]:
+        """Columns every table uses: name, category, pid, tid and (pid, tid) lane ids."""
+        it = self.it
+        n = len(ev)
+        pid = it.int_codes(lambda: map(_PID, ev), n)
+        tid = it.int_codes(lambda: map(_TID, ev), n)
+        return {
+            "name": name, "cat": np.fromiter(map(it.names.__getitem__, map(_CAT, ev)), np.int32, n),
+            "pid": pid, "tid": tid, "lane": self.tracks.lane_ids(pid, tid),
+        }  # fmt: skip
+
+    def _bad_times(
+        self,
+        sub: list[Event],
+        rows: Array,
+        ts: Array,
+        dur: Array | None,
+        kind: Array | None,
+        event_index: Callable[[int], int],
+        reasons: dict[int, str],
+    ) -> Array | None:
+        """Check times; raise for GPU activity, warn for the rest; the rows to keep (or None)."""
+        bad = ~np.isfinite(ts) | (np.abs(ts) > LIMIT_US)
+        if dur is not None:
+            bad |= ~np.isfinite(dur) | (dur < 0) | (dur > LIMIT_US)
+        if kind is not None:
+            bad_gpu = GPU_KINDS[kind] & (bad | (ts < 0))
+            if bad_gpu.any():
+                k = int(np.flatnonzero(bad_gpu)[0])
+                e = sub[k]
+                reason = reasons.get(int(rows[k])) or time_problem(e.ts, e.dur)
+                raise TraceFormatError(
+                    self.path, f"event {event_index(int(rows[k]))}",
+                    f"GPU activity slice {e.name[:80]!r} (cat {e.cat!r}): {reason}",
+                )  # fmt: skip
+        if not bad.any():
+            return None
+        for k in np.flatnonzero(bad)[:3].tolist():
+            e = sub[k]
+            reason = reasons.get(int(rows[k])) or (
+                time_problem(e.ts, e.dur) if dur is not None else "ts is missing or not a number"
+            )
+            self.warnings.add(
+                f"event {event_index(int(rows[k]))}: {e.ph!r} event {e.name[:60]!r}: {reason}, skipped",
+                0,
+            )
+        self.warnings.count += int(bad.sum())
+        return np.flatnonzero(~bad)
+
+    def _store_args(self, raws: list[msgspec.Raw]) -> Array:
+        """Append raw args to the store; each one's row, -1 for an event without args."""
+        n = len(raws)
+        lengths = np.fromiter(map(len, raws), np.int64, n)
+        rows = np.full(n, NONE, dtype=np.int32)
+        has = lengths > 0
+        k = int(has.sum())
+        if k:
+            rows[has] = np.arange(self.n_args, self.n_args + k, dtype=np.int32)
+            self.blob += b"".join(raws)
+            self.arg_lengths.append(lengths[has])
+            self.n_args += k
+        return rows
+
+    def _slices(
+        self,
+        sub: list[Event],
+        rows: Array,
+        ts: Array,
+        pre: dict[str, Array],
+        event_index: Callable[[int], int],
+        reasons: dict[int, str],
+    ) -> None:
+        it = self.it
+        n = len(sub)
+        dur = np.fromiter(map(_DUR, sub), np.float64, n)
+        kind = it.kinds(pre["cat"])
+        keep = self._bad_times(sub, rows, ts, dur, kind, event_index, reasons)
+        if keep is not None:
+            sub = [sub[k] for k in keep.tolist()]
+            ts, dur, kind, pre = ts[keep], dur[keep], kind[keep], _rows(pre, keep)
+            n = len(sub)
+            if not n:
+                return
+        name, cat, pid, tid, lane = pre["name"], pre["cat"], pre["pid"], pre["tid"], pre["lane"]
+        raws = list(map(_ARGS, sub))
+        args = self._store_args(raws)
+        has = args >= 0
+        k = int(has.sum())
+        on_gpu = GPU_KINDS[kind] | (kind == Kind.GPU_USER_ANNOTATION)
+        if k == n:
+            fields = _slice_arg_fields(raws, on_gpu)
+        else:
+            fields = np.full((7, n), NONE, dtype=np.int64)
+            if k:
+                fields[:, has] = _slice_arg_fields([r for r in raws if len(r)], on_gpu[has])
+        correlation, ext, ext_2021, nbytes, device, in_device, stream = fields
+        ext = np.where(ext != NONE, ext, ext_2021)
+        # A copy's device is args.device, else args.inDevice (p2p), else the GPU's pid.
+        device = np.where(device != NONE, device, in_device)
+        device = np.where(
+            device != NONE, device, np.where((pid >= 0) & (pid < (1 << 31)), pid, NONE)
+        )
+        device[(device < NONE) | (device >= (1 << 31))] = NONE  # not a device index (int32)
+        stream = np.where(stream != NONE, stream, np.where(tid > STRING_CODE_BASE, tid, NONE))
+        gpu = GPU_KINDS[kind]
+        gpu_annot = kind == Kind.GPU_USER_ANNOTATION
+        on_gpu = gpu | gpu_annot
+        tkind = np.where(
+            gpu,
+            TrackKind.GPU_STREAM,
+            np.where(
+                gpu_annot,
+                TrackKind.GPU_ANNOTATION,
+                np.where(
+                    kind == Kind.USER_ANNOTATION, TrackKind.CPU_ANNOTATION, TrackKind.CPU_THREAD
+                ),
+            ),
+        )
+        a = np.where(on_gpu, device, lane)
+        b = np.where(on_gpu, stream, 0)
+        track = self.tracks.track_ids(tkind, a, b, pid, tid)
+        if gpu.any():
+            self.tracks.note_gpu_lanes(lane[gpu], track[gpu])
+        start = us_to_ns(ts)
+        out = self.slices
+        out["start_ns"].append(start)
+        # ts and dur each hold exact ns in µs (Kineto prints 3 decimals); converting dur on
+        # its own keeps it exact, where ts + dur in float64 could be off by a ns.
+        out["dur_ns"].append(np.rint(dur * 1000.0).astype(np.int64))
+        out["track"].append(track)
+        out["name"].append(name)
+        out["cat"].append(cat)
+        out["kind"].append(kind)
+        out["correlation"].append(correlation)
+        out["external_id"].append(ext)
+        out["bytes"].append(nbytes)
+        out["args"].append(args)
+
+    def _instants(
+        self,
+        sub: list[Event],
+        rows: Array,
+        ts: Array,
+        pre: dict[str, Array],
+        phase: Array,
+        event_index: Callable[[int], int],
+        reasons: dict[int, str],
+    ) -> None:
+        keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
+        if keep is not None:
+            sub = [sub[k] for k in keep.tolist()]
+            ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
+            if not sub:
+                return
+        is_mem = pre["name"] == self.it.memory_name
+        if is_mem.any():
+            mem = np.flatnonzero(is_mem)
+            self._memory([sub[k] for k in mem.tolist()], ts[mem], pre["lane"][mem])
+            other = np.flatnonzero(~is_mem)
+            sub = [sub[k] for k in other.tolist()]
+            ts, pre, phase = ts[other], _rows(pre, other), phase[other]
+            if not sub:
+                return
+        unknown = np.flatnonzero(phase == PH_OTHER)
+        if unknown.size:  # phases the model has no table for keep their own byte
+            phase = phase.copy()
+            phase[unknown] = [_phase_byte(sub[k].ph) for k in unknown.tolist()]
+        out = self.instants
+        out["ts_ns"].append(us_to_ns(ts))
+        out["lane"].append(pre["lane"])
+        out["name"].append(pre["name"])
+        out["cat"].append(pre["cat"])
+        out["phase"].append(phase)
+        out["args"].append(self._store_args(list(map(_ARGS, sub))))
+
+    def _memory(self, sub: list[Event], ts: Array, lane: Array) -> None:
+        n = len(sub)
+        raws = list(map(_ARGS, sub))
+        fields = np.full((6, n), NONE, dtype=np.int64)
+        fields[3] = 0
+        has = np.fromiter(map(len, raws), np.int64, n) > 0
+        if has.any():
+            present = [r for r in raws if len(r)]
+            try:
+                decoded = MEMORY_ARGS.decode(_json_array(present))
+                cols = [
+                    np.fromiter(map(attrgetter(f), decoded), np.int64, len(decoded))
+                    for f in MemoryArgs.__struct_fields__
+                ]
+                fields[:, has] = np.stack(cols)
+            except ARG_ERRORS:
+                fields[:, has] = (
+                    np.array([loose_fields(r, MemoryArgs) for r in present], dtype=np.int64)
+                    .reshape(-1, 6)
+                    .T
+                )
+        out = self.memory
+        out["ts_ns"].append(us_to_ns(ts))
+        out["lane"].append(lane)
+        out["device_type"].append(np.clip(fields[0], -128, 127).astype(np.int8))
+        out["device_id"].append(np.clip(fields[1], -(1 << 31), (1 << 31) - 1).astype(np.int32))
+        out["addr"].append(fields[2])
+        out["bytes"].append(fields[3])
+        out["total_allocated"].append(fields[4])
+        out["total_reserved"].append(fields[5])
+
+    def _flows(
+        self,
+        sub: list[Event],
+        rows: Array,
+        ts: Array,
+        pre: dict[str, Array],
+        phase: Array,
+        event_index: Callable[[int], int],
+        reasons: dict[int, str],
+    ) -> None:
+        it = self.it
+        ids = list(map(_ID, sub))
+        try:
+            flow_id = np.fromiter(ids, np.int64, len(ids))  # the usual case: all ints
+            no_id = None
+        except (TypeError, ValueError, OverflowError):
+            flow_id = None
+            no_id = np.fromiter(map(is_, ids, repeat(None)), bool, len(ids))
+        if no_id is not None and no_id.any():
+            for k in np.flatnonzero(no_id)[:3].tolist():
+                self.warnings.add(
+                    f"event {event_index(int(rows[k]))}: flow event without an id, skipped", 0
+                )
+            self.warnings.count += int(no_id.sum())
+            with_id = np.flatnonzero(~no_id)
+            sub = [sub[k] for k in with_id.tolist()]
+            ids = [ids[k] for k in with_id.tolist()]
+            rows, ts, phase = rows[with_id], ts[with_id], phase[with_id]
+            pre = _rows(pre, with_id)
+        keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
+        if keep is not None:
+            sub = [sub[k] for k in keep.tolist()]
+            ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
+            ids = [ids[k] for k in keep.tolist()]
+            flow_id = None
+        n = len(sub)
+        if not n:
+            return
+        out = self.flows
+        out["ts_ns"].append(us_to_ns(ts))
+        out["lane"].append(pre["lane"])
+        out["name"].append(pre["name"])
+        out["cat"].append(pre["cat"])
+        out["phase"].append(phase)
+        out["flow_id"].append(
+            flow_id if flow_id is not None and len(flow_id) == n else it.int_codes(lambda: ids, n)
+        )
+        out["enclosing"].append(np.fromiter(map("e".__eq__, map(_BP, sub)), np.uint8, n))
+
+    def pair_begin_end(self) -> None:
+        """Pair ``B``/``E`` events per thread into slices; unpaired ones become instants."""
+        if not self.begin_end:
+            return
+        stacks: dict[tuple[Any, Any], list[Event]] = {}
+        slices: list[Event] = []
+        lone: list[Event] = []
+        timed = []
+        for index, e in self.begin_end:
+            if math.isfinite(e.ts):
+                timed.append((e.ts, index, e))
+            else:
+                self.warnings.add(
+                    f"event {index}: {e.ph!r} event {e.name[:60]!r}: ts is missing, skipped"
+                )
+        for _, _, e in sorted(timed, key=lambda t: (t[0], t[1])):
+            key = (e.pid, e.tid)
+            if e.ph == "B":
+                stacks.setdefault(key, []).append(e)
+            elif stacks.get(key):
+                b = stacks[key].pop()
+                slices.append(msgspec.structs.replace(b, ph="X", dur=e.ts - b.ts))
+            else:
+                lone.append(e)
+        for st in stacks.values():
+            lone.extend(st)
+        names = self.it.names
+
+        def no_index(k: int) -> int:
+            return -1
+
+        for group in (slices, lone):
+            if not group:
+                continue
+            n = len(group)
+            ts = np.fromiter(map(_TS, group), np.float64, n)
+            pre = self._common(
+                group, np.fromiter(map(names.__getitem__, map(_NAME, group)), np.int32, n)
+            )
+            if group is slices:
+                self._slices(group, np.arange(n), ts, pre, no_index, {})
+            else:
+                phase = np.fromiter(map(_phase_byte, map(_PH, group)), np.uint8, n)
+                self._instants(group, np.arange(n), ts, pre, phase, no_index, {})
+
+
+def _json_array(raws: list[msgspec.Raw]) -> bytearray:
+    """``[raw,raw,…]`` with one copy of the text (``b"[" + … + b"]"`` would make two)."""
+    buf = bytearray(b",").join(raws)
+    buf[0:0] = b"["
+    buf += b"]"
+    return buf
+
+
+def _rows(cols: dict[str, Array], index: Array) -> dict[str, Array]:
+    return {k: v[index] for k, v in cols.items()}
+
+
+@dataclass
+class Loose:
+    """What the event-by-event path learnt about a chunk."""
+
+    index: list[int] = field(default_factory=list)  # chunk position of each kept event
+    reasons: dict[int, str] = field(default_factory=dict)  # kept position -> why ts/dur is bad
+    skipped: int = 0
+
+
+def _slice_arg_fields(raws: list[msgspec.Raw], gpu: Array) -> Array:
+    """(7, n) int64: correlation, External id, external id, bytes, device, inDevice, stream.
+
+    The last four are read for GPU activity only (``gpu``), the 2021 ``external id`` only
+    where ``External id`` is missing: each field read costs a pass over the events.
+    """
+    n = len(raws)
+    try:
+        decoded = SLICE_ARGS.decode(_json_array(raws))
+    except ARG_ERRORS:
+        return np.array([loose_fields(r, SliceArgs) for r in raws], dtype=np.int64).reshape(-1, 7).T
+    out = np.full((7, n), NONE, dtype=np.int64)
+    out[0] = np.fromiter(map(_CORRELATION, decoded), np.int64, n)
+    out[1] = np.fromiter(map(_EXTERNAL_ID, decoded), np.int64, n)
+    missing = np.flatnonzero(out[1] == NONE)
+    if missing.size:
+        out[2, missing] = [decoded[k].external_id_2021 for k in missing.tolist()]
+    g = np.flatnonzero(gpu)
+    if g.size:
+        sub = decoded if g.size == n else [decoded[k] for k in g.tolist()]
+        for row, get in enumerate(_GPU_ARG_FIELDS, start=3):
+            out[row, g] = np.fromiter(map(get, sub), np.int64, g.size)
+    return out
+
+
+_CORRELATION = attrgetter("correlation")
+_EXTERNAL_ID = attrgetter("external_id")
+_GPU_ARG_FIELDS = tuple(attrgetter(f) for f in ("bytes", "device", "in_device", "stream"))
+
+
+def _phase_byte(ph: str) -> int:
+    """``ord(ph)`` for the column; ``?`` for an empty or non-ASCII phase."""
+    c = ord(ph[0]) if ph else 63
+    return c if c < 128 else 63
+
+
+__all__ = ["GPU_KINDS", "ColumnBuilder", "Loose"]
