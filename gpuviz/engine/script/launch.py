@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gpuviz.engine.script.options import ProfileOptions, is_trace_file_name, profile_argv
-from gpuviz.engine.script.session import say
+from gpuviz.engine.script.report import say
 from gpuviz.engine.script.target import resolve_target
 from gpuviz.errors import BadInputError
 
@@ -69,7 +69,7 @@ def run_torchrun(options: ProfileOptions, nproc: int) -> int:
         A missing script or module, or ``--out`` naming a file.
     """
     from gpuviz.engine.multiprocess import rank_env
-    from gpuviz.engine.runner import default_trace_path
+    from gpuviz.engine.request import default_trace_path
 
     if options.out and is_trace_file_name(options.out):
         raise BadInputError(

@@ -245,7 +245,7 @@ def plan_output(
 
 
 def _default_base(stem: str, folder: bool, now: datetime | None) -> Path:
-    from gpuviz.engine.runner import default_trace_path
+    from gpuviz.engine.request import default_trace_path
 
     return default_trace_path(stem, folder, now)
 

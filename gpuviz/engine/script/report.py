@@ -11,10 +11,19 @@ no-step range), over that span (:func:`gpuviz.analysis.ranges.range_stats`).
 
 from __future__ import annotations
 
+import contextlib
 import statistics
+import sys
 from typing import Any
 
 from gpuviz.display import terminal_safe
+
+
+def say(text: str) -> None:
+    """One gpuviz line on stderr (``gpuviz: …``); the script's own output is never touched."""
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"gpuviz: {text}\n")
+        sys.stderr.flush()
 
 
 def quantiles(values: list[float]) -> dict[str, float] | None:
@@ -216,8 +225,6 @@ def report_lines(result: dict[str, Any]) -> list[str]:
 
 def print_report(result: dict[str, Any], session: Any = None) -> None:
     """Print :func:`report_lines` on stderr."""
-    from gpuviz.engine.script.session import say
-
     del session
     for line in report_lines(result):
         say(line)

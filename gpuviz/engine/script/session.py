@@ -61,6 +61,7 @@ from gpuviz.engine.events import (
     encode_event,
 )
 from gpuviz.engine.script.options import OutPlan, ProfileOptions, RankInfo, parse_step_fn
+from gpuviz.engine.script.report import build_result, print_report, say
 from gpuviz.engine.script.schedule import Phase
 from gpuviz.engine.script.steps import StepSources, StepTimer, TimedStep
 from gpuviz.engine.script.target import (
@@ -91,13 +92,6 @@ class StopRequested(BaseException):
 
 class Terminated(BaseException):
     """SIGTERM reached the script (a launcher stopping it): write what was recorded, exit 143."""
-
-
-def say(text: str) -> None:
-    """One gpuviz line on stderr (``gpuviz: …``)."""
-    with contextlib.suppress(Exception):
-        sys.stderr.write(f"gpuviz: {text}\n")
-        sys.stderr.flush()
 
 
 class EventSink:
@@ -754,8 +748,6 @@ class ScriptSession:
             self.sink.emit(StepTimed(s.step, label, s.wall_ms, s.gpu_ms, s.profiled))
 
     def _end(self, outcome: Event | None) -> None:
-        from gpuviz.engine.script.report import build_result, print_report
-
         result = build_result(self)
         partial = self.traces[0] if self.traces else None
         if isinstance(outcome, Cancelled):
@@ -795,4 +787,4 @@ def _caller_outside_torch() -> str:
     return ""
 
 
-__all__ = ["EventSink", "ScriptSession", "StopRequested", "Terminated", "say"]
+__all__ = ["EventSink", "ScriptSession", "StopRequested", "Terminated"]
