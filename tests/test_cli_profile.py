@@ -319,3 +319,15 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
     assert r.returncode == 2
     assert message in r.stderr
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+def test_memory_snapshot_needs_cuda_and_the_run_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "m.json.gz"
+    r = profile(
+        "--skip", "2", "--active", "2", "--stop", "--memory-snapshot", "--out", str(out),
+        "ends.py", "none",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "--memory-snapshot: needs CUDA" in r.stderr
+    assert out.exists() and not (tmp_path / "m.memory.pickle").exists()

@@ -210,6 +210,12 @@ class ScriptSession:
         """Run the script to its end; returns its exit status (see the module docstring)."""
         import torch
 
+        main_qual = self._step_fn[1] if self._step_fn and self._step_fn[0] == "__main__" else None
+        compile_error: BaseException | None = None
+        try:  # BadInputError (no source for --step-fn) leaves here: exit 2, nothing started
+            code, decorated = compile_main(self.target, main_qual)
+        except (SyntaxError, ValueError) as exc:  # the script's own error: Python's exit 1
+            compile_error, code, decorated = exc, None, 0
         self._torch = torch
         self.t0 = time.perf_counter()
         cuda = bool(torch.cuda.is_available())
@@ -229,10 +235,8 @@ class ScriptSession:
         outcome: Event | None = None
         error_exc: BaseException | None = None
         try:
-            main_qual = (
-                self._step_fn[1] if self._step_fn and self._step_fn[0] == "__main__" else None
-            )
-            code, decorated = compile_main(self.target, main_qual)
+            if compile_error is not None or code is None:
+                raise compile_error or RuntimeError("the script did not compile")
             if main_qual is not None and not decorated:
                 say(
                     f"--step-fn __main__:{main_qual}: {self.target.label} defines no such "
@@ -325,13 +329,22 @@ class ScriptSession:
 
     @contextlib.contextmanager
     def _own(self) -> Iterator[None]:
-        """gpuviz's own profiler calls: not a profiler of the script's."""
+        """gpuviz's own profiler calls: not a profiler of the script's.
+
+        They run on the steps' GPU: stopping the profiler synchronizes the current device,
+        which must not start a CUDA context on GPU 0 for a script that uses another one.
+        """
         self._own_depth += 1
+        device = self._last_device
         try:
             with warnings.catch_warnings():
                 # "Profiler won't be using warmup" and friends: the schedule is the user's.
                 warnings.simplefilter("ignore")
-                yield
+                if device is not None:
+                    with self._torch.cuda.device(device):
+                        yield
+                else:
+                    yield
         finally:
             self._own_depth -= 1
 
@@ -391,6 +404,29 @@ class ScriptSession:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(sig, hold)
+
+    @contextlib.contextmanager
+    def _signals_deferred(self) -> Iterator[None]:
+        """Ctrl-C during a window's start or export waits until it is done, then interrupts
+        the script as usual (a trace cut mid-write would be lost)."""
+        if self._holding or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        got: list[int] = []
+        saved = {}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(ValueError, OSError):
+                saved[sig] = signal.signal(sig, lambda signum, _f: got.append(signum))
+        try:
+            yield
+        finally:
+            for sig, old in saved.items():
+                with contextlib.suppress(ValueError, OSError, TypeError):
+                    signal.signal(sig, old)
+        if signal.SIGINT in got:
+            raise KeyboardInterrupt
+        if signal.SIGTERM in got:
+            raise Terminated()
 
     def _release_signals(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -459,7 +495,7 @@ class ScriptSession:
                 return True  # the script's own profiler runs: gpuviz stood aside
         self._trace_window = self.schedule.window(k) or 0
         t = time.perf_counter()
-        with self._own():
+        with self._signals_deferred(), self._own():
             prof.step()
         if before == actions.RECORD_AND_SAVE and self.exports:
             self.exports[-1]["stall_s"] = time.perf_counter() - t
@@ -587,7 +623,8 @@ class ScriptSession:
     def _on_wake(self) -> None:
         if self._provisional is None or self._closing:
             return
-        self._end_provisional(keep=True, why="")
+        with self._signals_deferred():
+            self._end_provisional(keep=True, why="")
         if self.options.stop:
             raise StopRequested()
 
@@ -668,7 +705,13 @@ class ScriptSession:
         self._sampler_cuda = device is not None
         if device is not None:
             self.device = f"cuda:{device.index if device.index is not None else 0}"
-        self._sampler = MemorySampler(devices, self.t0, emit=self.sink.emit)
+        try:
+            self._sampler = MemorySampler(devices, self.t0, emit=self.sink.emit)
+        except ImportError as exc:  # psutil missing: the run goes on without memory samples
+            self._sampler = None
+            if not self._sampler_cuda or device is None:
+                say(f"no memory samples: {exc}")
+            return
         self._sampler.start()
 
     def _start_history(self, cuda: bool) -> None:
