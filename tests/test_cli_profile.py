@@ -36,16 +36,25 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def profile(
     *args: str, cwd: Path = SCRIPTS, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m gpuviz profile ARGS`` in ``cwd``."""
-    return subprocess.run(
-        [sys.executable, "-m", "gpuviz", "profile", *args],
+    """``python -m gpuviz profile ARGS`` in ``cwd``; on a timeout its whole process group is
+    killed (torchrun's ranks included), so that nothing outlives the test."""
+    cmd = [sys.executable, "-m", "gpuviz", "profile", *args]
+    with subprocess.Popen(
+        cmd,
         cwd=cwd,
         env=_env(env),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            pytest.fail(f"gpuviz profile did not end in {TIMEOUT_S} s: {err[-3000:]}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def trace_events(path: Path) -> dict[str, Any]:
