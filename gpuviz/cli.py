@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -26,9 +29,11 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad usage as one line and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        # The message may quote an argument: a file name with control characters in it.
         command = self.prog.split()[-1]
         where = "gpuviz" if command == "gpuviz" else f"gpuviz {command}"
-        self.exit(EXIT_USAGE, f"gpuviz: {message} (see {where} --help)\n")
+        text = terminal_safe(f"gpuviz: {message} (see {where} --help)")
+        self.exit(EXIT_USAGE, text + "\n")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -39,6 +44,15 @@ def _size(text: str) -> tuple[int, int]:
     if w <= 0 or h <= 0:
         raise argparse.ArgumentTypeError(f"--size {text!r}: width and height must be positive")
     return w, h
+
+
+def add_no_cache(p: argparse.ArgumentParser) -> None:
+    """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="import the trace files again, without the import cache (GPUVIZ_NO_CACHE=1)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--view", choices=VIEWS, default="timeline")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+    add_no_cache(o)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.add_argument("--json", action="store_true")
@@ -81,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_no_cache(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
     sp.add_argument("--batch", type=int, required=True)
@@ -94,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = e.add_mutually_exclusive_group(required=True)
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
+    add_no_cache(e)
 
     _add_profile_parser(sub)
     return p
@@ -230,6 +247,56 @@ def _version() -> str:
     return f"gpuviz {__version__}"
 
 
+def _safe_excepthook(exc_type: Any, exc: Any, tb: Any) -> None:
+    """Print an uncaught exception's traceback with control characters escaped.
+
+    A bug's message may quote a name from a file; Qt's slots report theirs through this hook
+    too, so an exception raised while drawing a crafted trace cannot write escapes either.
+    """
+    import traceback
+
+    echo("".join(traceback.format_exception(exc_type, exc, tb)), file=sys.stderr, end="")
+
+
+def _safe_thread_excepthook(args: Any) -> None:
+    if args.exc_type is not SystemExit:
+        _safe_excepthook(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def install_safe_excepthooks() -> None:
+    """Route uncaught exceptions (main thread and other threads) through :func:`echo`.
+
+    Hooks that someone else installed (a debugger, pytest) are left in place.
+    """
+    import threading
+
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _safe_excepthook
+    if threading.excepthook is threading.__excepthook__:
+        threading.excepthook = _safe_thread_excepthook
+
+
+@contextmanager
+def _cache_switch(off: bool) -> Iterator[None]:
+    """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
+
+    One switch for every loader in the process (and its children): each command and the app's
+    load worker call ``load_trace``, which reads it. Restored after, for in-process callers.
+    """
+    if not off:
+        yield
+        return
+    before = os.environ.get("GPUVIZ_NO_CACHE")
+    os.environ["GPUVIZ_NO_CACHE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("GPUVIZ_NO_CACHE", None)
+        else:
+            os.environ["GPUVIZ_NO_CACHE"] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -245,8 +312,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.exit(
                 EXIT_USAGE,
-                f"gpuviz: unknown option before the script: {' '.join(unknown)} (options after "
-                "SCRIPT.py go to the script; see gpuviz profile --help)\n",
+                terminal_safe(
+                    f"gpuviz: unknown option before the script: {' '.join(unknown)} (options "
+                    "after SCRIPT.py go to the script; see gpuviz profile --help)"
+                )
+                + "\n",
             )
         if target["script"] is None and target["module"] is None:
             parser.exit(
@@ -257,17 +327,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.script, args.module = target["script"], target["module"]
         args.script_args = target["script_args"]
     command = args.command or "app"
+    install_safe_excepthooks()
     try:
         module = importlib.import_module(f"gpuviz.commands.{command}")
-        return int(module.main(args) or 0)
+        with _cache_switch(getattr(args, "no_cache", False)):
+            return int(module.main(args) or 0)
     except BadInputError as exc:
-        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        echo(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except WorkFailedError as exc:
-        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        echo(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
-        print(f"gpuviz {command}: cancelled", file=sys.stderr)
+        echo(f"gpuviz {command}: cancelled", file=sys.stderr)
         return EXIT_CANCELLED
     except BrokenPipeError:
         return EXIT_OK

@@ -20,9 +20,12 @@ from gpuviz.display import terminal_safe
 
 
 def say(text: str) -> None:
-    """One gpuviz line on stderr (``gpuviz: …``); the script's own output is never touched."""
+    """One gpuviz line on stderr (``gpuviz: …``); the script's own output is never touched.
+
+    The line may quote paths and names from the user's files: control characters are escaped.
+    """
     with contextlib.suppress(Exception):
-        sys.stderr.write(f"gpuviz: {text}\n")
+        sys.stderr.write(f"gpuviz: {terminal_safe(text)}\n")
         sys.stderr.flush()
 
 
