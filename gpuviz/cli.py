@@ -22,7 +22,7 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument(
         "traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files"
     )
-    o.add_argument("--view", choices=VIEWS, default="timeline")
+    o.add_argument("--view", choices=VIEWS, default="insights")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
     add_no_cache(o)
@@ -88,6 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--isolate", action="store_true", help="run in a child process")
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
+    r.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="record CUDA allocator history over the profiled steps: NAME.memory.pickle beside "
+        "the trace (written at out of memory too)",
+    )
+    r.add_argument(
+        "--snapshot-entries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="allocator history ring buffer (default 100000)",
+    )
     r.add_argument("--json", action="store_true", help="print one result object")
     r.add_argument("--gui", action="store_true", help="run inside the app")
     r.add_argument("--screenshot", metavar="OUT.png")
@@ -102,6 +115,23 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--batch", type=int, required=True)
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
+
+    m = sub.add_parser(
+        "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
+    )
+    m.add_argument(
+        "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
+    )
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
+
+    ad = sub.add_parser(
+        "advise", help="why a trace is slow: step breakdown and findings ranked by saving"
+    )
+    ad.add_argument("trace", metavar="TRACE")
+    ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
+    ad.add_argument("--json", action="store_true")
+    add_no_cache(ad)
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"

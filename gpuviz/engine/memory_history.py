@@ -29,41 +29,23 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gpuviz.trace.allocator_snapshot import SNAPSHOT_SUFFIX, snapshot_path_for
+
+__all__ = [
+    "SNAPSHOT_SUFFIX",
+    "MemoryHistory",
+    "add_snapshot_result",
+    "snapshot_path_for",
+    "start_memory_history",
+]
+
 DEFAULT_MAX_ENTRIES = 100_000
 """PyTorch's trace is a ring buffer: a long run keeps only its last ``max_entries`` events."""
 
-SNAPSHOT_SUFFIX = ".memory.pickle"
-
-_TRACE_SUFFIXES = (".json.gz", ".json", ".pt.trace.json.gz", ".pt.trace.json")
 
 _lock = threading.Lock()
 _active: MemoryHistory | None = None
 _observer_attached = False
-
-
-def snapshot_path_for(trace_path: Path | str, rank: int | None = None) -> Path:
-    """The snapshot file that belongs to a trace.
-
-    Parameters
-    ----------
-    trace_path
-        A trace file (``NAME.json.gz`` or ``NAME.json``), or a folder of per-rank traces.
-    rank
-        For a folder: the rank whose snapshot is meant (default 0). Ignored for a file.
-
-    Returns
-    -------
-    Path
-        ``NAME.memory.pickle`` beside a trace file; ``FOLDER/rank-N.memory.pickle`` for a
-        folder, beside that rank's ``rank-N.json.gz``.
-    """
-    p = Path(trace_path)
-    name = p.name
-    for suffix in sorted(_TRACE_SUFFIXES, key=len, reverse=True):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return p.with_name(name[: -len(suffix)] + SNAPSHOT_SUFFIX)
-    # no trace suffix: a rank folder (``--out DIR`` of a multi-process run)
-    return p / f"rank-{0 if rank is None else int(rank)}{SNAPSHOT_SUFFIX}"
 
 
 def _on_out_of_memory(device: int, alloc: int, device_alloc: int, device_free: int) -> None:
@@ -220,3 +202,29 @@ class MemoryHistory:
         finally:
             self.stop()
         return self.written
+
+
+def start_memory_history(
+    trace_path: Path | str | None, max_entries: int = DEFAULT_MAX_ENTRIES
+) -> tuple[MemoryHistory | None, str | None]:
+    """Start recording for the trace at ``trace_path``: ``(history, None)``, or
+    ``(None, why not)`` (``"needs CUDA"``: the run goes on without a snapshot)."""
+    if trace_path is None:
+        return None, "needs a trace to sit beside (the run records none)"
+    history = MemoryHistory(snapshot_path_for(trace_path), max_entries)
+    reason = history.start()
+    return (None, reason) if reason else (history, None)
+
+
+def add_snapshot_result(
+    result: dict[str, Any], history: MemoryHistory | None, note: str | None
+) -> None:
+    """Put the snapshot's path (or why there is none) into a run's result dict."""
+    if history is not None:
+        written = history.finish()
+        result["memory_snapshot"] = None if written is None else str(written)
+        if history.error:
+            result.setdefault("warnings", []).append(f"--memory-snapshot: {history.error}")
+    elif note:
+        result["memory_snapshot"] = None
+        result.setdefault("warnings", []).append(f"--memory-snapshot: {note}")

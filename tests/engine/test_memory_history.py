@@ -91,3 +91,69 @@ def test_oom_snapshot_written_before_error(tmp_path: Path) -> None:
         history.stop()
     snap = load_snapshot(path)
     assert "oom" in snap.trace_columns(0).action_names()
+
+
+def test_run_on_cpu_says_needs_cuda_and_goes_on(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this checks the CPU build")
+    from gpuviz.engine.events import Finished
+    from gpuviz.engine.runner import RunRequest, run_to_end
+
+    out = tmp_path / "loops.json.gz"
+    req = RunRequest("loops", {"n": 50}, device="cpu", steps=1, out=str(out), memory_snapshot=True)
+    events = run_to_end(req)
+    result = events[-1].result if isinstance(events[-1], Finished) else None
+    assert result is not None, events[-1]
+    assert result["memory_snapshot"] is None
+    assert "--memory-snapshot: needs CUDA" in result["warnings"]
+    assert out.exists() and not snapshot_path_for(out).exists()
+
+
+OOM_WORKLOAD = """
+import torch
+
+def grab(device, gib: int = 1 << 14):
+    # asks for 16 TiB: more than any GPU has
+    return torch.empty(gib << 30, dtype=torch.uint8, device=device)
+"""
+
+
+@pytest.mark.gpu
+def test_run_writes_snapshot_beside_trace(tmp_path: Path) -> None:
+    from gpuviz.engine.events import Finished
+    from gpuviz.engine.runner import RunRequest, run_to_end
+    from gpuviz.trace.allocator_snapshot import load_snapshot
+
+    out = tmp_path / "loops.json.gz"
+    req = RunRequest(
+        "loops", {"n": 2000}, device="cuda", steps=1, out=str(out), memory_snapshot=True
+    )
+    events = run_to_end(req)
+    assert isinstance(events[-1], Finished), events[-1]
+    snap_path = snapshot_path_for(out)
+    assert events[-1].result["memory_snapshot"] == str(snap_path)
+    snap = load_snapshot(snap_path)
+    assert "alloc" in snap.trace_columns(0).action_names()
+
+
+@pytest.mark.gpu
+def test_run_oom_snapshot_exists_when_failure_is_reported(tmp_path: Path) -> None:
+    from gpuviz.engine.events import Failed
+    from gpuviz.engine.runner import Runner, RunRequest
+    from gpuviz.trace.allocator_snapshot import load_snapshot
+
+    src = tmp_path / "oom_workload.py"
+    src.write_text(OOM_WORKLOAD)
+    out = tmp_path / "oom.json.gz"
+    req = RunRequest(f"{src}:grab", {}, device="cuda", steps=1, out=str(out), memory_snapshot=True)
+    snap_path = snapshot_path_for(out)
+    for event in Runner(req):
+        if isinstance(event, Failed):
+            assert "OutOfMemoryError" in event.error or "out of memory" in event.error
+            assert snap_path.exists()  # written before the failure was reported
+            break
+    else:
+        pytest.fail("the run did not fail")
+    snap = load_snapshot(snap_path)
+    assert "oom" in snap.trace_columns(0).action_names()
