@@ -245,3 +245,54 @@ def test_importing_gpuviz_is_cheap() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_window_figures_of_a_real_gpu_trace_and_the_advisors_top_3() -> None:
+    import gzip
+    import json
+
+    from gpuviz.analysis.advisor import advise
+    from gpuviz.engine.script.report import report_lines, window_figures
+    from gpuviz.trace.kineto import load_trace
+
+    path = (
+        Path(__file__).resolve().parents[1] / "data" / "events" / "training_h100" / "trace.json.gz"
+    )
+    fig = window_figures(str(path))
+    # Independently: the union of kernel/copy/set intervals, cut to the span of the
+    # ProfilerStep# ranges, over that span.
+    with gzip.open(path, "rt") as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and "dur" in e]
+    steps = [e for e in events if str(e.get("name", "")).startswith("ProfilerStep#")]
+    t0 = min(e["ts"] for e in steps)
+    t1 = max(e["ts"] + e["dur"] for e in steps)
+    gpu = sorted(
+        (max(e["ts"], t0), min(e["ts"] + e["dur"], t1))
+        for e in events
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+        and e["ts"] < t1
+        and e["ts"] + e["dur"] > t0
+    )
+    busy, end = 0.0, -1.0
+    for s, e in gpu:
+        if e > end:
+            busy += e - max(s, end)
+            end = e
+    assert fig["window"] == "steps"
+    assert fig["devices"][0]["utilization"] == pytest.approx(busy / (t1 - t0), rel=1e-3)
+    expected = [f.title for f in advise(load_trace(path)).findings[:3]]
+    assert [f["title"] for f in fig["findings"]] == expected
+    result = {
+        "workload": "profile:t.py",
+        "rank": None,
+        "steps": 3,
+        "step_source": "optimizer.step()",
+        "exit_code": 0,
+        "windows": [fig],
+        "trace": str(path),
+    }
+    lines = report_lines(result)
+    assert [ln for ln in lines if ln.startswith("advisor, ")] == [
+        ln for t in expected for ln in lines if ln.startswith("advisor, ") and t in ln
+    ]
+    assert any(ln.startswith("trace: ") for ln in lines)

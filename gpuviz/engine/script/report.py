@@ -4,7 +4,8 @@ Step times are reported from unprofiled steps, step 0 aside (it holds the script
 imports, model building, the first batch). The profiled window's GPU utilization is read back
 from the trace that was written: the union of kernel, copy and set time of each GPU between
 the first ``ProfilerStep#`` range's start and the last one's end (the whole recording for a
-no-step range), over that span (:func:`gpuviz.analysis.ranges.range_stats`).
+no-step range), over that span (:func:`gpuviz.analysis.ranges.range_stats`). The advisor's top
+3 findings of that trace (:func:`gpuviz.analysis.advisor.advise`) close the report.
 
 :func:`report_lines` is the one place that makes the end-of-run text.
 """
@@ -91,6 +92,7 @@ def window_figures(path: str) -> dict[str, Any]:
     t1 = int((s.start_ns[rows] + s.dur_ns[rows]).max())
     stats = range_stats(trace, t0, t1)
     return {
+        "findings": advisor_findings(trace),
         "path": path,
         "window": window,
         "profiler_steps": len(step_ids),
@@ -106,6 +108,20 @@ def window_figures(path: str) -> dict[str, Any]:
             for d in stats.devices
         ],
     }
+
+
+def advisor_findings(trace: Any, top: int = 3) -> list[dict[str, Any]]:
+    """The advisor's ``top`` findings of a trace, largest saving first (``gpuviz advise``)."""
+    try:
+        from gpuviz.analysis.advisor import advise
+
+        findings = advise(trace).findings[:top]
+    except Exception as exc:  # the report must not fail for a rule
+        return [{"kind": "error", "severity": "info", "title": f"advisor: {exc}", "saving_us": 0}]
+    return [
+        {"kind": f.kind, "severity": f.severity, "title": f.title, "saving_us": f.saving_ns / 1e3}
+        for f in findings
+    ]
 
 
 def build_result(session: Any) -> dict[str, Any]:
@@ -218,7 +234,10 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     if result.get("memory_snapshot"):
         snap = terminal_safe(str(result["memory_snapshot"]), one_line=True)
         lines.append(f"allocator snapshot: {snap}  (gpuviz memory {snap})")
-    # The advisor's top 3 findings go here once it exists.
+    for w in result.get("windows", []):
+        for f in w.get("findings", []):
+            saving = f" (could save ~{_ms(f['saving_us'] / 1e3)})" if f["saving_us"] > 0 else ""
+            lines.append(f"advisor, {f['severity']}: {f['title']}{saving}")
     if trace:
         lines.append(f"trace: {trace}  (gpuviz open {trace})")
     else:
