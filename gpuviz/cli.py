@@ -362,8 +362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.exit(
                 EXIT_USAGE,
                 terminal_safe(
-                    f"gpuviz profile: unknown option before the script: {' '.join(unknown)} (options "
-                    "after SCRIPT.py go to the script; see gpuviz profile --help)"
+                    f"gpuviz profile: unrecognized arguments: {' '.join(unknown)} (gpuviz's "
+                    "options come before SCRIPT.py, the script's after it; see gpuviz profile "
+                    "--help)"
                 )
                 + "\n",
             )

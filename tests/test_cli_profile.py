@@ -315,7 +315,7 @@ def test_torchrun_two_gloo_ranks_merge_in_summary(tmp_path: Path) -> None:
     [
         (["missing_script.py"], "missing_script.py: no such script"),
         (["-m", "no_such_module_here"], "no module named 'no_such_module_here'"),
-        (["--bogus", "ends.py"], "unknown option before the script: --bogus"),
+        (["--bogus", "ends.py"], "unrecognized arguments: --bogus (gpuviz's options come"),
         (["--stop", "--repeat", "0", "ends.py"], "--stop needs a number of windows"),
         (["--active", "0", "ends.py"], "--active 0: must be 1 or more"),
         (["--step-fn", "nocolon", "ends.py"], "--step-fn nocolon: expected MODULE:FUNCTION"),
