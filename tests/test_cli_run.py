@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from subproc import gpuviz_env
 
 from gpuviz.engine.events import Finished, Started, TraceReady, read_events
 
@@ -28,7 +28,7 @@ _spec.loader.exec_module(userfiles)
 def cli(
     *args: str, cwd: Path | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = gpuviz_env()
     return subprocess.run(
         [sys.executable, "-m", "gpuviz", *args],
         capture_output=True,
@@ -284,7 +284,7 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_trace(
     else:
         w = user(tmp_path, userfiles.OK, "sleepy")
         params = ["-p", "sleep_s=0.05"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = gpuviz_env()
     if pause:
         env["GPUVIZ_PAUSE_AT"] = pause
     cmd = [sys.executable, "-m", "gpuviz", "run", w, *params, "--steps", "200", "--device",
@@ -338,7 +338,7 @@ def test_ctrl_c_on_cuda_exits_130_and_keeps_the_trace(tmp_path: Path, pause: str
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), GPUVIZ_PAUSE_AT=pause),
+        env=gpuviz_env(GPUVIZ_PAUSE_AT=pause),
     )  # fmt: skip
     try:
         assert proc.stderr is not None

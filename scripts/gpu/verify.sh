@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU verification of a checkout, on the device machine (one CUDA GPU, torch with CUDA).
-#   bash scripts/gpu/verify.sh OUT_DIR [PART...]     parts: tests memory overhead profile
+#   bash scripts/gpu/verify.sh OUT_DIR [PART...]   parts: tests memory overhead profile benchprofile
 # Each part logs to OUT_DIR/<part>.log; small results land in OUT_DIR too.
 set -u
 out=${1:?OUT_DIR}; shift
@@ -24,5 +24,22 @@ for part in $parts; do
         timeout 200 python3 benchmarks/overhead_probe.py --reps 15; echo "rc=$?"; } \
         > "$out/overhead.log" 2>&1
       echo "overhead:"; grep -v Warn "$out/overhead.log" | tail -25 ;;
+    profile)
+      {
+        set -x
+        timeout 120 python3 -m gpuviz profile --stop --out "$out/gpt.json.gz" examples/gpt_train.py --steps 200; echo "rc=$?"
+        timeout 60 python3 -m gpuviz advise "$out/gpt.json.gz"; echo "rc=$?"
+        timeout 150 python3 -m gpuviz profile --stop --memory-snapshot --out /tmp/p/resnet.json.gz examples/resnet_train.py --model resnet50; echo "rc=$?"
+        ls -la /tmp/p; timeout 60 python3 -m gpuviz memory /tmp/p/resnet.memory.pickle | head -30
+        timeout 60 python3 -m gpuviz advise /tmp/p/resnet.json.gz; echo "rc=$?"
+        timeout 120 python3 -m gpuviz profile --step-fn __main__:generate --out "$out/gen.json.gz" examples/generate.py; echo "rc=$?"
+        timeout 150 python3 -m gpuviz profile --nproc-per-node 2 --out "$out/gloo2" tests/data/scripts/ddp_gloo.py --device cuda; echo "rc=$?"
+        timeout 60 python3 -m gpuviz summary "$out/gloo2" --json | head -c 600; echo
+        set +x
+      } > "$out/profile.log" 2>&1
+      echo "profile:"; grep -v Warn "$out/profile.log" | tail -60 ;;
+    benchprofile)
+      timeout 300 python3 benchmarks/bench_profile.py --out /tmp/bench > "$out/benchprofile.log" 2>&1
+      echo "benchprofile: rc=$?"; tail -15 "$out/benchprofile.log" ;;
   esac
 done
