@@ -52,18 +52,30 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--active", type=int, default=10)
     p.add_argument("--settle", type=int, default=20, help="start-up steps left out of figures")
+    p.add_argument(
+        "--profile-env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="set K=V for the profiled runs only (experiments: GPUVIZ_PROFILE_SAMPLER=0, "
+        "GPUVIZ_PROFILE_PROVISIONAL=0)",
+    )
     p.add_argument("script_args", nargs="*", help="after --: the script's own arguments")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env.get("PYTHONPATH")) if x)
+    prof_env = dict(env, **dict(kv.split("=", 1) for kv in a.profile_env))
     window = range(a.skip, a.skip + a.warmup + a.active)
     recorded = range(a.skip + a.warmup, a.skip + a.warmup + a.active)
     outside = [
         k for k in range(a.settle, a.steps) if k not in window and k != window.stop
     ]  # the step after the window may hold the export
+    before = [k for k in outside if k < window.start]
+    after = [k for k in outside if k > window.stop]
     bare_med, prof_med, win_bare, win_prof, stalls, writes = [], [], [], [], [], []
+    parts: dict[str, list[float]] = {"bare<": [], "bare>": [], "prof<": [], "prof>": []}
     wall = {"bare": 0.0, "profiled": 0.0}
     for pair in range(a.pairs):
         order = ("bare", "profiled") if pair % 2 == 0 else ("profiled", "bare")
@@ -78,9 +90,14 @@ def main() -> int:
                     *("--skip", str(a.skip), "--warmup", str(a.warmup), "--active", str(a.active)),
                     *("--out", str(out / f"trace-{pair}.json.gz"), *script),
                 ]
-            secs, stdout = _run(cmd, env)
+            secs, stdout = _run(cmd, env if kind == "bare" else prof_env)
             wall[kind] += secs
             t = json.loads(times_file.read_text())
+            key = "bare" if kind == "bare" else "prof"
+            if before:
+                parts[key + "<"].append(statistics.median(t[k] for k in before))
+            if after:
+                parts[key + ">"].append(statistics.median(t[k] for k in after))
             if kind == "bare":
                 bare_med.append(statistics.median(t[k] for k in outside))
                 win_bare.append(statistics.median(t[k] for k in recorded))
@@ -100,6 +117,13 @@ def main() -> int:
         + ", ".join(f"{100 * (r - 1):+.2f}%" for r in ratios)
         + ")"
     )
+    for side, name in (("<", "before the window"), (">", "after the window")):
+        if parts["bare" + side] and parts["prof" + side]:
+            pb, pq = (
+                statistics.median(parts["bare" + side]),
+                statistics.median(parts["prof" + side]),
+            )
+            print(f"  {name}: bare {pb:.3f} ms, profiled {pq:.3f} ms, {100 * (pq / pb - 1):+.2f}%")
     wb, wp = statistics.median(win_bare), statistics.median(win_prof)
     print(
         f"profiled window ({a.active} recorded steps): {wp:.3f} ms/step vs {wb:.3f} bare: "

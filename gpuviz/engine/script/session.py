@@ -308,7 +308,9 @@ class ScriptSession:
             self._prof.start()
         if self.schedule.phase(0) in (Phase.RECORD, Phase.RECORD_AND_SAVE):
             self._after_window_start(0)
-        elif self._step_fn is None:
+        elif self._step_fn is None and os.environ.get("GPUVIZ_PROFILE_PROVISIONAL") != "0":
+            # GPUVIZ_PROFILE_PROVISIONAL=0 (an experiment switch, benchmarks/bench_profile.py):
+            # no recording before the first step.
             self._start_provisional()
 
     def _activities(self, cuda: bool) -> list[Any]:
@@ -699,6 +701,8 @@ class ScriptSession:
         from gpuviz.engine.sampler import MemorySampler
 
         torch = self._torch
+        if os.environ.get("GPUVIZ_PROFILE_SAMPLER") == "0":
+            return  # an experiment switch (benchmarks/bench_profile.py): no memory samples
         if self._sampler is not None:
             self._sampler.stop()
         devices = [device] if device is not None else [torch.device("cpu")]
