@@ -287,8 +287,11 @@ class ScriptSession:
 
     # ---------------------------------------------------------------------------- installing
     def _install(self) -> None:
+        from gpuviz.engine.profiling import release_cupti_after_tracing
+
         torch = self._torch
         assert self._sources is not None
+        release_cupti_after_tracing()  # else steps after the window pay CUPTI's cost (+27%)
         self._sources.install()
         self._undo.append(self._sources.uninstall)
         self._patch_profiler_start()
