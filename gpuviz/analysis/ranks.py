@@ -19,9 +19,9 @@ Measures, per rank and step (ns; -1 where a rank has no such step):
 Steps line up across ranks by their number (``ProfilerStep#N``); steps found another way line
 up by their index on each rank.
 
-The straggler is the rank that most often arrives last at the collectives, when it is also
-slower: its median compute per step is at least :data:`STRAGGLER_RATIO` times the median
-rank's, and the others waited for it. A rank with the same compute but more work (it is held
+The straggler is the rank whose late arrivals at the collectives held the others up longest,
+when it is last in at least half of them and is also slower: its median compute per step is at
+least :data:`STRAGGLER_RATIO` times the median rank's, and the others waited for it. A rank with the same compute but more work (it is held
 up on the host: data loading, Python) is a straggler too when it is last far more often
 (:data:`WORK_LAST_SHARE`, at least :data:`WORK_MIN_LAST` times), because host jitter alone
 makes some rank last in every collective.
@@ -288,7 +288,14 @@ def find_straggler(
     counts = table.last_counts()
     if not counts:
         return None
-    rank = max(counts, key=lambda r: (counts[r], -r))
+    # The rank whose lateness held the others up longest, not the one last most often: in a
+    # step with a slow backward (DDP's bucket all_reduce) and a quick loss all_reduce, the
+    # straggler is last in the first by the whole delay and any rank wins the second by
+    # microseconds, so counts tie and a tie would name the wrong rank (seen on an H100, gloo).
+    last_multi = table.last_rank[multi]
+    delay_multi = table.delay_ns[multi]
+    held = {r: int(delay_multi[last_multi == r].sum()) for r in counts}
+    rank = max(counts, key=lambda r: (held[r], counts[r], -r))
     col = table.column(rank)
     taking_part = int((multi & table.present[:, col]).sum())
     last_rows = np.flatnonzero(multi & (table.last_rank == rank))

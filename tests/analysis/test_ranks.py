@@ -216,3 +216,63 @@ def test_streams_group_kernels_without_process_group_args() -> None:
 def test_lone_file_has_no_collectives() -> None:
     table = align_collectives(make_trace([ev(Kind.KERNEL, 0, 10, "ncclKernel_AllReduce")]))
     assert len(table) == 0
+
+
+def test_straggler_is_the_rank_that_held_the_others_up_not_the_lower_of_a_tie() -> None:
+    """Two ranks, per step a slow bucket all_reduce (rank 1 arrives 30 ms late) and a quick loss
+    all_reduce that rank 0 reaches a few microseconds last: each rank is last in half the
+    collectives. Seen on an H100 with gloo; the tie named rank 0."""
+    from gpuviz.analysis.collectives import CollectiveTable
+    from gpuviz.analysis.ranks import RankStepMatrix, find_straggler
+
+    steps = 4
+    ms = 1_000_000
+    ranks = np.array([0, 1], dtype=np.int64)
+    rows = 2 * steps
+    arrival = np.zeros((rows, 2), dtype=np.int64)
+    for s in range(steps):
+        base = s * 36 * ms
+        arrival[2 * s] = [base + 5 * ms, base + 35 * ms]  # bucket: rank 1 is 30 ms late
+        arrival[2 * s + 1] = [base + 35_500_000 + 20_000, base + 35_500_000]  # loss: rank 0, 20 us
+    last_col = arrival.argmax(axis=1)
+    last_arrival = arrival.max(axis=1)
+    wait = last_arrival[:, None] - arrival
+    ordered = np.sort(arrival, axis=1)
+    table = CollectiveTable(
+        ranks=ranks,
+        group=["gloo"] * rows,
+        name=["all_reduce"] * rows,
+        seq=np.arange(rows, dtype=np.int64),
+        present=np.ones((rows, 2), dtype=bool),
+        arrival_ns=arrival,
+        end_ns=last_arrival[:, None] + np.zeros((1, 2), dtype=np.int64) + 100_000,
+        slice_row=np.arange(2 * rows, dtype=np.int64).reshape(rows, 2),
+        step=np.repeat(np.arange(steps, dtype=np.int64), 2)[:, None] + np.zeros((1, 2), np.int64),
+        wait_ns=wait,
+        last_arrival_ns=last_arrival,
+        last_rank=ranks[last_col],
+        delay_ns=ordered[:, 1] - ordered[:, 0],
+        total_wait_ns=wait.sum(axis=1),
+    )
+    assert table.last_counts() == {0: steps, 1: steps}
+
+    def cells(a: int, b: int) -> np.ndarray:
+        return np.array([[a] * steps, [b] * steps], dtype=np.int64)
+
+    matrix = RankStepMatrix(
+        ranks=ranks,
+        steps=np.arange(1, steps + 1, dtype=np.int64),
+        step_row=np.arange(2 * steps, dtype=np.int64).reshape(2, steps),
+        start_ns=cells(0, 0),
+        step_ns=cells(36 * ms, 36 * ms),
+        compute_ns=cells(56_000, 3_150_000),
+        comm_ns=cells(0, 0),
+        idle_ns=cells(35 * ms, 32 * ms),
+        wait_ns=cells(30 * ms, 20_000),
+        work_ns=cells(6 * ms, 36 * ms),
+    )
+    found = find_straggler(matrix, table)
+    assert found is not None
+    assert found.rank == 1
+    assert found.measure == "compute"
+    assert found.last == steps and found.taking_part == rows
