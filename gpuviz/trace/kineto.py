@@ -25,8 +25,9 @@ from typing import Any, cast
 import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
-from gpuviz.trace.kineto_decode import Array, FileColumns, FileReader
+from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
+from gpuviz.trace.kineto_parallel import read_files
 from gpuviz.trace.model import (
     NONE,
     ArgsStore,
@@ -136,19 +137,20 @@ def load_trace(
     total = float(sum(sizes))
     symbols = SymbolTable()
     interner = Interner(symbols)
-    parts: list[FileColumns] = []
-    done = 0
+    on_read: list[Callable[[int], None] | None] = [None] * len(files)
+    if progress is not None:
+        before = 0
+        for i, size in enumerate(sizes):
+
+            def report(n: int, before: int = before) -> None:
+                progress(min((before + n) / total, 1.0) * 0.9)
+
+            on_read[i] = report
+            before += size
     with _no_gc():
-        for f, size in zip(files, sizes):
-            on_read = None
-            if progress is not None:
-
-                def on_read(n: int, before: int = done) -> None:
-                    progress(min((before + n) / total, 1.0) * 0.9)
-
-            parts.append(FileReader(str(f), interner, on_read, cancelled).read())
-            done += size
-            _release_freed_memory()
+        parts = read_files(
+            [str(f) for f in files], interner, on_read, cancelled, _release_freed_memory
+        )
         ranks = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols)
     if progress is not None:
