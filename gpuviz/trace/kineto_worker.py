@@ -363,15 +363,15 @@ class ChunkDecoder:
 
 
 def _wire(reply: dict[str, Any]) -> dict[str, Any]:
-    """A reply with its arrays as ``[dtype, bytes]``, for the pipe."""
+    """A reply with its arrays as ``[dtype, bytes]``, for msgpack."""
     if not reply.get("ok"):
         return reply
     cols = {
-        name: {c: [str(a.dtype), memoryview(np.ascontiguousarray(a)).cast("B")]
+        name: {c: [str(a.dtype), np.ascontiguousarray(a).data.cast("B")]
                for c, a in table.items()}
         for name, table in reply["cols"].items()
     }  # fmt: skip
-    lengths = memoryview(reply["arg_lengths"]).cast("B")
+    lengths = np.ascontiguousarray(reply["arg_lengths"]).data.cast("B")
     return dict(reply, cols=cols, arg_lengths=lengths)
 
 
