@@ -287,12 +287,7 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
     remap = np.empty(len(t_order), dtype=np.int32)
     remap[t_order] = np.arange(len(t_order), dtype=np.int32)
 
-    # The blob stays a bytearray (ArgsStore only slices it): no copy of what may be GBs.
-    stores = [ArgsStore(cast(bytes, p.args_blob), p.args_offsets) for p in parts]
-    args, args_shift = ArgsStore.concat(stores) if len(stores) > 1 else (stores[0], [0])
-    del stores
-    for p in parts:
-        p.args_blob = bytearray()
+    args, args_shift = _join_args(parts)
     shifts = [b - zero for b in bases]
 
     def column(
@@ -308,6 +303,8 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
         if not out:
             return np.empty(0, dtype)
         joined = out[0] if len(out) == 1 else np.concatenate(out)
+        del out
+        _release_freed_memory()  # the parts' pages, before the next column takes new ones
         joined = joined.astype(dtype, copy=False)
         return joined if joined.flags.writeable else joined.copy()
 
@@ -381,6 +378,28 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
         event_count=sum(p.event_count for p in parts), warnings=warnings,
         metadata_events=meta_events,
     )  # fmt: skip
+
+
+def _join_args(parts: list[FileColumns]) -> tuple[ArgsStore, list[int]]:
+    """One store of every file's args, and each file's row shift.
+
+    The first file's bytearray grows to hold the others' (ArgsStore only slices it), each
+    released once copied: the args text, often the largest part of a trace, is never held
+    twice.
+    """
+    blob = parts[0].args_blob
+    offsets = [parts[0].args_offsets]
+    shifts = [0]
+    rows = len(parts[0].args_offsets) - 1
+    for p in parts[1:]:
+        shifts.append(rows)
+        offsets.append(p.args_offsets[1:] + len(blob))
+        rows += len(p.args_offsets) - 1
+        blob += p.args_blob
+        p.args_blob = bytearray()
+    parts[0].args_blob = bytearray()
+    joined = offsets[0] if len(offsets) == 1 else np.concatenate(offsets)
+    return ArgsStore(cast(bytes, blob), joined), shifts
 
 
 def _slice_order(track: Array, start: Array, dur: Array) -> Array:
