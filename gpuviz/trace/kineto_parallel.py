@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from gpuviz.trace.errors import TraceFormatError
 from gpuviz.trace.jsonscan import Chunk, EventChunks
 from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
 from gpuviz.trace.kineto_events import Interner
@@ -127,12 +128,21 @@ class _Pipeline:
         try:
             for i in range(start, len(self.readers)):
                 chunks = self.readers[i].chunks(guess=True)
-                for chunk in chunks:
+                scan = iter(chunks)
+                while True:
+                    try:
+                        chunk = next(scan)
+                    except StopIteration:
+                        break
+                    except TraceFormatError:
+                        # The scanner may stand at a wrong place: behind a guessed chunk end
+                        # that a child has yet to find wrong. That comes first (Restart).
+                        self._drain()
+                        raise
                     self._merge_done()
                     self._hand_out(i, chunk, chunks)
                 self.inflight.append(_Job(i, chunks))
-            while self.inflight:
-                self._merge_oldest()
+            self._drain()
         except Restart:
             i = self.merging
             self._close()
@@ -169,9 +179,18 @@ class _Pipeline:
                 self._merge_oldest()  # bound what waits for a slow child
             job.reply = self.local.decode(file, chunk.json_array())
             if job.reply.get("why") == "decode" and chunk.guessed:
-                chunks.reject()  # the scanner has not moved on: it redoes the text exactly
+                # The scanner has not moved on, so it can redo the text exactly; unless an
+                # earlier guess, sent to a child, was wrong too and left it at a wrong place:
+                # the replies in flight tell first (Restart).
+                self._drain()
+                chunks.reject()
                 return
         self.inflight.append(job)
+
+    def _drain(self) -> None:
+        """Merge every job in flight, waiting for the children's replies."""
+        while self.inflight:
+            self._merge_oldest()
 
     def _collect(self) -> None:
         """Take in every reply that is there, without waiting."""
