@@ -18,6 +18,8 @@ Ratios are to ``json.load`` of the same files, in the same round.
 - ``gpuviz``: ``gpuviz.trace.kineto.load_trace`` plus ``gpuviz.analysis.summary.summarize``,
   on all the cores it may use.
 - ``gpuviz-1p`` (with ``--single``): the same in one process (``GPUVIZ_IMPORT_WORKERS=0``).
+- ``gpuviz-par`` (with ``--parallel``): the same with a child for every core but one, however
+  busy the cores are (``GPUVIZ_IMPORT_WORKERS``; by default gpuviz counts only idle cores).
 - ``before`` (with ``--baseline DIR``): the same, by the gpuviz source tree in DIR (for example
   ``git worktree add DIR main``), so that before and after are measured side by side.
 - ``HTA``: ``hta.trace_analysis.TraceAnalysis(trace_dir=...)`` on a folder holding only links
@@ -116,6 +118,8 @@ def run_one(
     env = dict(os.environ, GPUVIZ_NO_CACHE="1")  # the import itself: never a cache hit
     if which == "gpuviz-1p":
         env["GPUVIZ_IMPORT_WORKERS"] = "0"
+    if which == "gpuviz-par":
+        env["GPUVIZ_IMPORT_WORKERS"] = str(max((os.cpu_count() or 2) - 1, 1))
     if which == "before" and baseline:
         env["PYTHONPATH"] = os.pathsep.join([baseline, env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep
@@ -247,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-hta", action="store_true", help="leave HTA out (it is slow)")
     p.add_argument("--skip-json", action="store_true", help="leave json.load out")
     p.add_argument("--single", action="store_true", help="also gpuviz in one process")
+    p.add_argument("--parallel", action="store_true", help="also gpuviz with children forced")
     p.add_argument("--repeat", type=int, default=1, help="rounds (contenders take turns)")
     p.add_argument("--baseline", metavar="DIR", help="also gpuviz from this source tree ('before')")
     a = p.parse_args(argv)
@@ -258,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             ("before", not a.baseline),
             ("gpuviz", False),
             ("gpuviz-1p", not a.single),
+            ("gpuviz-par", not a.parallel),
             ("hta", a.skip_hta),
         )
         if not skip
