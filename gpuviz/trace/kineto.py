@@ -415,9 +415,10 @@ def _slice_order(track: Array, start: Array, dur: Array) -> Array:
         key = key[order]
         tie = np.flatnonzero(key[1:] == key[:-1])
         if tie.size:  # equal (track, start): longer first, so that parents precede children
-            by_dur = np.argsort(-dur, kind="stable")
-            key = track.astype(np.int64) * span + (start - start.min())
-            return by_dur[np.argsort(key[by_dur], kind="stable")]
+            # Only the runs of equal keys are reordered (they keep their places): a small sort.
+            at = np.union1d(tie, tie + 1)
+            rows = order[at]
+            order[at] = rows[np.lexsort((-dur[rows], key[at]))]
         return order
     return np.lexsort((-dur, start, track))  # pragma: no cover - spans of centuries
 
