@@ -415,7 +415,7 @@ class ColumnBuilder:
         fields[3] = 0
         has = np.fromiter(map(len, raws), np.int64, n) > 0
         if has.any():
-            present = [r for r in raws if len(r)]
+            present = raws if has.all() else _take(raws, np.flatnonzero(has))
             try:
                 decoded = MEMORY_ARGS.decode(_json_array(present))
                 cols = [
@@ -453,13 +453,12 @@ class ColumnBuilder:
         reasons: dict[int, str],
     ) -> None:
         it = self.it
-        ids = list(map(_ID, sub))
         try:
-            flow_id = np.fromiter(ids, np.int64, len(ids))  # the usual case: all ints
+            flow_id = np.fromiter(map(_ID, sub), np.int64, len(sub))  # the usual case: all ints
             no_id = None
         except (TypeError, ValueError, OverflowError):
             flow_id = None
-            no_id = np.fromiter(map(is_, ids, repeat(None)), bool, len(ids))
+            no_id = np.fromiter(map(is_, map(_ID, sub), repeat(None)), bool, len(sub))
         if no_id is not None and no_id.any():
             for k in np.flatnonzero(no_id)[:3].tolist():
                 self.warnings.add(
@@ -468,14 +467,12 @@ class ColumnBuilder:
             self.warnings.count += int(no_id.sum())
             with_id = np.flatnonzero(~no_id)
             sub = _take(sub, with_id)
-            ids = _take(ids, with_id)
             rows, ts, phase = rows[with_id], ts[with_id], phase[with_id]
             pre = _rows(pre, with_id)
         keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
         if keep is not None:
             sub = _take(sub, keep)
             ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
-            ids = _take(ids, keep)
             flow_id = None
         n = len(sub)
         if not n:
@@ -487,7 +484,9 @@ class ColumnBuilder:
         out["cat"].append(pre["cat"])
         out["phase"].append(phase)
         out["flow_id"].append(
-            flow_id if flow_id is not None and len(flow_id) == n else it.int_codes(lambda: ids, n)
+            flow_id
+            if flow_id is not None and len(flow_id) == n
+            else it.int_codes(lambda: map(_ID, sub), n)
         )
         out["enclosing"].append(np.fromiter(map("e".__eq__, map(_BP, sub)), np.uint8, n))
 
