@@ -1,11 +1,11 @@
 """Decoders of chunks of Kineto events: child processes, and one in the importer's own process.
 
 msgspec holds the GIL while it decodes, so threads cannot share that work; processes can.
-When an import is large enough (:func:`worker_count`), the importer starts children
-(``python -m gpuviz.trace.kineto_worker``), one fewer than the cores it may use, and decodes
-chunks itself too (:class:`LocalDecoder`) whenever every child is busy: on two cores, two
-decoders. Chunks of all the files of a trace go through the same decoders, so the ranks of
-a folder decode in parallel.
+When an import is large enough and cores are idle (:func:`worker_count`), the importer starts
+children (``python -m gpuviz.trace.kineto_worker``), one per idle core besides its own, and
+decodes chunks itself too (:class:`LocalDecoder`) whenever every child is busy. Chunks of
+all the files of a trace go through the same decoders, so the ranks of a folder decode in
+parallel.
 
 Every decoder numbers symbols, lanes and tracks its own way (:class:`ChunkDecoder`) and says
 what it numbered anew with each reply; the importer merges the replies in file order and
@@ -14,8 +14,10 @@ ids, warnings and error messages come out as they would from one process. A deco
 only clean chunks: anything odd (values of the wrong type, skipped events, errors, metadata
 events) is answered "not done", and the importer reads that chunk itself.
 
-The pipe protocol is length-prefixed frames: a chunk's JSON text in, a msgpack (msgspec) map of
-plain values and raw array bytes out. Nothing is pickled, and no code travels.
+A chunk's JSON text goes to the child through a scratch file (memory-backed where Linux
+allows), and its reply, a msgpack (msgspec) map of plain values and raw array bytes, comes
+back the same way; the pipes carry only small frames saying which file and slot. Neither
+side ever waits for the other to drain a pipe. Nothing is pickled, and no code travels.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ Array = npt.NDArray[Any]
 # Control frames on the pipes; the chunks and replies themselves go through scratch files.
 _SEND = struct.Struct("<QII")  # chunk bytes, file index, slot (0 bytes: stop)
 _REPLY = struct.Struct("<QI")  # reply bytes, slot
-DEPTH = 2
-"""Chunks handed to a child ahead of its replies: it never waits for the importer."""
+DEPTH = 4
+"""Chunks handed to a child ahead of its replies (1 MiB each): it never waits for the importer."""
 MIN_BYTES_DEFAULT = 64 << 20
 """Imports this large (uncompressed, estimated, all files together) use child processes."""
 MAX_WORKERS = 15
