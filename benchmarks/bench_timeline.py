@@ -36,6 +36,7 @@ import sys
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("GPUVIZ_NO_CACHE", "1")  # --file times the import, not a cache hit
 
 
 def _lod_only(n: int) -> None:

@@ -11,21 +11,27 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
+from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary")
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports bad usage as one line and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)\n")
+        # The message may quote an argument: a file name with control characters in it.
+        text = terminal_safe(f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)")
+        self.exit(EXIT_USAGE, text + "\n")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -38,6 +44,15 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def add_no_cache(p: argparse.ArgumentParser) -> None:
+    """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="import the trace files again, without the import cache (GPUVIZ_NO_CACHE=1)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every command, with the flags of DESIGN.md's CLI contract."""
     p = _Parser(prog="gpuviz", description="See how PyTorch work runs on GPUs.")
@@ -48,9 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument(
         "traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files"
     )
-    o.add_argument("--view", choices=VIEWS, default="timeline")
+    o.add_argument("--view", choices=VIEWS, default="insights")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+    add_no_cache(o)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.add_argument("--json", action="store_true")
@@ -70,6 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--isolate", action="store_true", help="run in a child process")
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
+    r.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="record CUDA allocator history over the profiled steps: NAME.memory.pickle beside "
+        "the trace (written at out of memory too)",
+    )
+    r.add_argument(
+        "--snapshot-entries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="allocator history ring buffer (default 100000)",
+    )
     r.add_argument("--json", action="store_true", help="print one result object")
     r.add_argument("--gui", action="store_true", help="run inside the app")
     r.add_argument("--screenshot", metavar="OUT.png")
@@ -78,11 +107,29 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_no_cache(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
     sp.add_argument("--batch", type=int, required=True)
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
+
+    m = sub.add_parser(
+        "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
+    )
+    m.add_argument(
+        "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
+    )
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
+
+    ad = sub.add_parser(
+        "advise", help="why a trace is slow: step breakdown and findings ranked by saving"
+    )
+    ad.add_argument("trace", metavar="TRACE")
+    ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
+    ad.add_argument("--json", action="store_true")
+    add_no_cache(ad)
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
@@ -91,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = e.add_mutually_exclusive_group(required=True)
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
+    add_no_cache(e)
     return p
 
 
@@ -100,21 +148,73 @@ def _version() -> str:
     return f"gpuviz {__version__}"
 
 
+def _safe_excepthook(exc_type: Any, exc: Any, tb: Any) -> None:
+    """Print an uncaught exception's traceback with control characters escaped.
+
+    A bug's message may quote a name from a file; Qt's slots report theirs through this hook
+    too, so an exception raised while drawing a crafted trace cannot write escapes either.
+    """
+    import traceback
+
+    echo("".join(traceback.format_exception(exc_type, exc, tb)), file=sys.stderr, end="")
+
+
+def _safe_thread_excepthook(args: Any) -> None:
+    if args.exc_type is not SystemExit:
+        _safe_excepthook(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def install_safe_excepthooks() -> None:
+    """Route uncaught exceptions (main thread and other threads) through :func:`echo`.
+
+    Hooks that someone else installed (a debugger, pytest) are left in place.
+    """
+    import threading
+
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _safe_excepthook
+    if threading.excepthook is threading.__excepthook__:
+        threading.excepthook = _safe_thread_excepthook
+
+
+@contextmanager
+def _cache_switch(off: bool) -> Iterator[None]:
+    """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
+
+    One switch for every loader in the process (and its children): each command and the app's
+    load worker call ``load_trace``, which reads it. Restored after, for in-process callers.
+    """
+    if not off:
+        yield
+        return
+    before = os.environ.get("GPUVIZ_NO_CACHE")
+    os.environ["GPUVIZ_NO_CACHE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("GPUVIZ_NO_CACHE", None)
+        else:
+            os.environ["GPUVIZ_NO_CACHE"] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     command = args.command or "app"
+    install_safe_excepthooks()
     try:
         module = importlib.import_module(f"gpuviz.commands.{command}")
-        return int(module.main(args) or 0)
+        with _cache_switch(getattr(args, "no_cache", False)):
+            return int(module.main(args) or 0)
     except BadInputError as exc:
-        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        echo(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except WorkFailedError as exc:
-        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        echo(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
-        print(f"gpuviz {command}: cancelled", file=sys.stderr)
+        echo(f"gpuviz {command}: cancelled", file=sys.stderr)
         return EXIT_CANCELLED
     except BrokenPipeError:
         return EXIT_OK

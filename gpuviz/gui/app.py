@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpuviz.display import echo
+
 if TYPE_CHECKING:  # Qt is imported only when the app starts
     from PySide6.QtWidgets import QApplication
 
@@ -88,7 +90,7 @@ def start_qt(offscreen: bool) -> QApplication | None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     problem = platform_problem()
     if problem:
-        print(f"gpuviz: {problem}", file=sys.stderr)
+        echo(f"gpuviz: {problem}", file=sys.stderr)
         return None
 
     from PySide6.QtWidgets import QApplication
@@ -102,7 +104,7 @@ def start_qt(offscreen: bool) -> QApplication | None:
 
 def run_app(
     argv_paths: Sequence[str] = (),
-    view: str = "timeline",
+    view: str = "insights",
     screenshot: str | None = None,
     size: tuple[int, int] = (1600, 900),
 ) -> int:
@@ -113,7 +115,7 @@ def run_app(
     argv_paths : sequence of str
         Trace files or folders to open.
     view : str
-        The view to show: timeline, splits, memory, kernels or summary.
+        The view to show: insights, timeline, splits, memory, kernels or summary.
     screenshot : str, optional
         Render offscreen, save a PNG here once everything is loaded, and return.
     size : (int, int)
@@ -161,14 +163,14 @@ def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int
     if window.is_busy():
         window.cancel_loading()
         window.close()
-        print(
+        echo(
             f"gpuviz open: timed out after {SCREENSHOT_TIMEOUT_MS // 1000} s loading traces",
             file=sys.stderr,
         )
         return EXIT_FAILED
     if window.errors:
         path, message = window.errors[0]
-        print(message if path in message else f"{path}: {message}", file=sys.stderr)
+        echo(message if path in message else f"{path}: {message}", file=sys.stderr)
         window.close()
         return EXIT_USAGE
     # The Timeline builds its level-of-detail pyramids of large traces in a thread of its own.
@@ -188,6 +190,6 @@ def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int
     ok = image.save(out)
     window.close()
     if not ok:
-        print(f"gpuviz open: {out}: could not write the PNG", file=sys.stderr)
+        echo(f"gpuviz open: {out}: could not write the PNG", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK

@@ -8,7 +8,6 @@ into signals, which Qt delivers on the GUI thread (queued connections).
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
+from gpuviz.display import echo_traceback
 from gpuviz.trace.model import Trace
 
 ProgressFn = Callable[[float, str], None]
@@ -32,10 +32,16 @@ class TraceAnalyses:
     Attributes
     ----------
     trace : Trace
-    summary, kernels, memory, splits : object or None
-        The results of ``summarize``, ``kernel_table``, ``memory_series`` and ``find_splits``.
+    summary, kernels, memory, splits, advice : object or None
+        The results of ``summarize``, ``kernel_table``, ``memory_series``, ``find_splits`` and
+        ``advise`` (the Insights view's step breakdown and findings).
     errors : dict of str to str
-        Analysis name -> one-line message.
+        Analysis name -> one-line message (``"snapshot"``: an allocator snapshot that could
+        not be read).
+    snapshots : list of MemoryTimeline
+        Allocator snapshots shown with the trace (one per snapshot and device).
+    snapshot_only : bool
+        True when a snapshot was opened alone (the trace is empty).
     """
 
     trace: Trace
@@ -43,7 +49,10 @@ class TraceAnalyses:
     kernels: Any = None
     memory: Any = None
     splits: Any = None
+    advice: Any = None
     errors: dict[str, str] = field(default_factory=dict)
+    snapshots: list[Any] = field(default_factory=list)
+    snapshot_only: bool = False
 
 
 class ImportCancelled(Exception):
@@ -53,6 +62,7 @@ class ImportCancelled(Exception):
 def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
     # Imported when a job runs: the analyses are numpy-only, but the GUI modules should not pay
     # for them before a trace is opened.
+    from gpuviz.analysis.advisor import advise
     from gpuviz.analysis.kernels import kernel_table
     from gpuviz.analysis.memory import memory_series
     from gpuviz.analysis.splits import find_splits
@@ -63,6 +73,7 @@ def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
         "kernels": kernel_table,
         "memory": memory_series,
         "splits": find_splits,
+        "advice": advise,
     }
 
 
@@ -88,7 +99,8 @@ def analyze(
         funcs = _analysis_functions()
     except ImportError as exc:  # an analysis module that is not there yet
         out.errors = {
-            k: f"analysis unavailable: {exc}" for k in ("summary", "kernels", "memory", "splits")
+            k: f"analysis unavailable: {exc}"
+            for k in ("summary", "kernels", "memory", "splits", "advice")
         }
         return out
     for i, (key, func) in enumerate(funcs.items()):
@@ -104,7 +116,7 @@ def analyze(
             setattr(out, key, func(trace))
         except Exception as exc:
             out.errors[key] = f"{type(exc).__name__}: {exc}"
-            traceback.print_exc()
+            echo_traceback()
     return out
 
 
@@ -123,6 +135,10 @@ def load_and_analyze(
         ``cancelled()`` became true.
     """
     from gpuviz.trace import kineto
+    from gpuviz.trace.allocator_snapshot import is_snapshot_path
+
+    if is_snapshot_path(path):
+        return load_snapshot_alone(path, progress, cancelled)
 
     def load_progress(*args: Any) -> None:
         if progress is None or not args:
@@ -145,7 +161,95 @@ def load_and_analyze(
         if progress is not None:
             progress(0.9 + 0.1 * frac, what)
 
-    return analyze(trace, analysis_progress, cancelled)
+    out = analyze(trace, analysis_progress, cancelled)
+    attach_snapshots(out, path)
+    return out
+
+
+def snapshot_files(path: str) -> list[Path]:
+    """The allocator snapshots recorded with a trace: ``NAME.memory.pickle`` beside a file,
+    ``rank-N.memory.pickle`` in a rank folder."""
+    from gpuviz.trace.allocator_snapshot import SNAPSHOT_SUFFIX, snapshot_path_for
+
+    p = Path(path)
+    if p.is_dir():
+        return sorted(q for q in p.iterdir() if q.name.endswith(SNAPSHOT_SUFFIX))
+    snap = snapshot_path_for(p)
+    return [snap] if snap.is_file() else []
+
+
+def attach_snapshots(out: TraceAnalyses, path: str) -> None:
+    """Load the snapshots recorded with the trace at ``path`` into ``out`` (errors noted)."""
+    from gpuviz.analysis.allocator_timeline import build_timelines
+    from gpuviz.trace.allocator_snapshot import load_snapshot
+
+    files = snapshot_files(path)
+    end_ns = _trace_span_ns(out.trace)
+    for f in files:
+        try:
+            snap = load_snapshot(f)
+        except Exception as exc:
+            out.errors["snapshot"] = _one_line(exc)
+            continue
+        name = f.name[: -len(".memory.pickle")] if len(files) > 1 else ""
+        out.snapshots += build_timelines(snap, name, out.trace.zero_ns, end_ns)
+
+
+def _trace_span_ns(trace: Trace) -> int:
+    s = trace.slices
+    return int((s.start_ns + s.dur_ns).max()) if len(s) else 0
+
+
+def load_snapshot_alone(
+    path: str, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+) -> TraceAnalyses:
+    """Open an allocator snapshot without a trace: an empty trace, and the snapshot's models."""
+    from gpuviz.analysis.allocator_timeline import build_timelines
+    from gpuviz.trace.allocator_snapshot import load_snapshot
+
+    def read_progress(frac: float) -> None:
+        if progress is not None:
+            progress(0.85 * frac, "reading the snapshot (no code in it runs)")
+
+    try:
+        snap = load_snapshot(path, read_progress, cancelled)
+    except Exception as exc:
+        if type(exc).__name__ == "ImportCancelledError":
+            raise ImportCancelled() from exc
+        raise
+    if progress is not None:
+        progress(0.9, "computing the timeline")
+    out = TraceAnalyses(_empty_trace(path), snapshot_only=True)
+    out.snapshots = build_timelines(snap)
+    if not out.snapshots:
+        out.errors["snapshot"] = f"{path}: no allocator activity (no segments, no history)"
+    return out
+
+
+def _empty_trace(source: str) -> Trace:
+    from gpuviz.trace.errors import ImportWarnings
+    from gpuviz.trace.model import (
+        ArgsStore,
+        Flows,
+        Instants,
+        MemoryEvents,
+        RankInfo,
+        Slices,
+        SymbolTable,
+        Tracks,
+    )
+
+    return Trace(
+        symbols=SymbolTable(),
+        slices=Slices.empty(),
+        tracks=Tracks.empty(),
+        flows=Flows.empty(),
+        memory=MemoryEvents.empty(),
+        instants=Instants.empty(),
+        args=ArgsStore(),
+        ranks=[RankInfo(None, source)],
+        warnings=ImportWarnings(),
+    )
 
 
 class QtTraceWorker(QThread):
@@ -233,7 +337,7 @@ def trace_title(path: str) -> str:
     """A tab title for a trace file or folder: its name without ``.json.gz``."""
     p = Path(path)
     name = p.name or str(p)
-    for suffix in (".json.gz", ".json", ".gz"):
+    for suffix in (".memory.pickle", ".pickle.gz", ".pickle", ".json.gz", ".json", ".gz"):
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
     return name

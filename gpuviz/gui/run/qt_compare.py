@@ -4,8 +4,10 @@
   a bar chart of each strategy's median time on a log axis, labelled with its speedup over the
   baseline, and a table of every strategy, the skipped and failed ones with their reason.
 - :class:`QtRunComparison`: two traces, their timelines stacked and aligned on their start
-  (each trace's zero is its first event), panning or zooming one moves the other, and a table of
-  figure deltas (from :func:`gpuviz.analysis.summary.summarize`, plus the runs' strategy times).
+  (each trace's zero is its first event), panning or zooming one moves the other; below them,
+  tabs: the figure deltas (from :func:`gpuviz.analysis.summary.summarize`, plus the runs'
+  strategy times), the step breakdowns and findings side by side (the advisor's), and the
+  kernel and op diff (count and total time per name, new and gone names, like HTA's TraceDiff).
 """
 
 from __future__ import annotations
@@ -23,11 +25,22 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from gpuviz.gui.run.compare_figures import FigureRow, StrategyRow, figure_rows, strategy_rows
+from gpuviz.display import html_safe, terminal_safe, title_safe, tooltip_html
+from gpuviz.gui.qt_text import plain_label, set_rich
+from gpuviz.gui.run.compare_figures import (
+    FigureRow,
+    FindingPair,
+    StrategyRow,
+    figure_rows,
+    finding_pairs,
+    step_part_rows,
+    strategy_rows,
+)
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, make_plot_widget
 
 ALIGN_REACH = 1.2
@@ -83,7 +96,8 @@ def fmt_speedup(v: float | None) -> str:
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
-    it = QTableWidgetItem(text)
+    # A cell is plain text; a name in it (a strategy, a figure) is shown on one line, escaped.
+    it = QTableWidgetItem(terminal_safe(text, one_line=True))
     it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
     if align_right:
         it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -131,12 +145,12 @@ class QtStrategyComparison(QWidget):
         self._update_table()
         self._update_chart()
         skipped = [r for r in self.rows if r.status != "ok"]
-        text = f"<b>{result.get('workload', '')}</b> on {result.get('device', '')}"
+        text = f"<b>{_html(result.get('workload', ''))}</b> on {_html(result.get('device', ''))}"
         if self.baseline:
-            text += f": speedups over <b>{self.baseline}</b>"
+            text += f": speedups over <b>{_html(self.baseline)}</b>"
         if skipped:
-            text += f" · {len(skipped)} not run ({', '.join(r.name for r in skipped)})"
-        self.note.setText(text)
+            text += f" · {len(skipped)} not run ({_html(', '.join(r.name for r in skipped))})"
+        set_rich(self.note, text)
 
     def strategy_names(self) -> list[str]:
         """The strategies listed, in run order (skipped and failed ones included)."""
@@ -159,9 +173,9 @@ class QtStrategyComparison(QWidget):
             for j, text in enumerate(cells):
                 it = _item(text, align_right=j in (2, 3, 4))
                 if j == 0:
-                    it.setToolTip(r.title)
+                    it.setToolTip(tooltip_html(r.title))
                 if j == 5 and text:
-                    it.setToolTip(text)
+                    it.setToolTip(tooltip_html(text))
                 if r.status != "ok":
                     it.setForeground(Qt.GlobalColor.darkGray)
                 self.table.setItem(i, j, it)
@@ -200,7 +214,7 @@ class QtStrategyComparison(QWidget):
             else:
                 text = f"{r.name}: {r.status}" + (f" ({r.note[:40]})" if r.note else "")
                 x = float(lo)
-            t = pg.TextItem(text, color="#222", anchor=(0, 0.5))
+            t = pg.TextItem(terminal_safe(text, one_line=True), color="#222", anchor=(0, 0.5))
             t.setPos(x, float(y[i]))
             item.addItem(t)
             self._texts.append(t)
@@ -235,7 +249,7 @@ class QtRunComparison(QWidget):
         super().__init__(parent)
         from gpuviz.gui.views.qt_timeline_slot import make_timeline
 
-        self.setWindowTitle(f"Compare: A {a.title} · B {b.title}")
+        self.setWindowTitle(title_safe(f"Compare: A {a.title} · B {b.title}"))
         self.a, self.b = a, b
         self.end_ns = max(int(a.end_ns), int(b.end_ns), 1)
         self.timelines = [make_timeline(a.trace, self), make_timeline(b.trace, self)]
@@ -248,33 +262,27 @@ class QtRunComparison(QWidget):
         self.rows: list[FigureRow] = figure_rows(
             _summary_json(a), _summary_json(b), result_a, result_b
         )
-        self.table = QTableWidget(len(self.rows), len(self.COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for i, r in enumerate(self.rows):
-            ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"  # a ratio, not a speedup
-            delta = "" if r.delta is None else fmt_value(r.delta, r.unit)
-            if r.delta is not None and r.delta > 0:
-                delta = "+" + delta
-            cells = [r.name, fmt_value(r.a, r.unit), fmt_value(r.b, r.unit), delta, ratio]
-            for j, text in enumerate(cells):
-                self.table.setItem(i, j, _item(text, align_right=j > 0))
+        self.table = _figure_table(self.rows, self.COLUMNS)
 
         panes = QSplitter(Qt.Orientation.Vertical)
         for tag, view, tl in (("A", a, self.timelines[0]), ("B", b, self.timelines[1])):
             box = QWidget()
             v = QVBoxLayout(box)
             v.setContentsMargins(0, 0, 0, 0)
-            lab = QLabel(
-                f"<b>{tag}</b>: {view.title}  <span style='color:#666'>{view.source}</span>"
+            lab = QLabel()
+            set_rich(
+                lab,
+                f"<b>{tag}</b>: {_html(view.title)}  "
+                f"<span style='color:#666'>{_html(view.source)}</span>",
             )
             v.addWidget(lab)
             v.addWidget(tl, 1)
             panes.addWidget(box)
-        panes.addWidget(self.table)
+        self.details = QTabWidget()
+        self.details.addTab(self.table, "Figures")
+        self.details.addTab(self._build_steps_and_findings(), "Steps and findings")
+        self.details.addTab(self._build_diff(), "Kernels and ops")
+        panes.addWidget(self.details)
         panes.setSizes([300, 300, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -291,6 +299,70 @@ class QtRunComparison(QWidget):
         """The figures in the delta table, in order."""
         return [r.name for r in self.rows]
 
+    def _build_steps_and_findings(self) -> QWidget:
+        advice_a, advice_b = _advice(self.a), _advice(self.b)
+        self.step_rows = step_part_rows(advice_a, advice_b)
+        steps = _figure_table(self.step_rows, ("mean per step", "A", "B", "B − A", "B / A"))
+        self.finding_rows: list[FindingPair] = finding_pairs(advice_a, advice_b)
+        self.findings_table = QTableWidget(len(self.finding_rows), 3)
+        self.findings_table.setHorizontalHeaderLabels(["finding", "A", "B"])
+        self.findings_table.verticalHeader().setVisible(False)
+        header = self.findings_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        for i, pair in enumerate(self.finding_rows):
+            self.findings_table.setItem(i, 0, _item(pair.kind))
+            for j, f in ((1, pair.a), (2, pair.b)):
+                text = "–" if f is None else f"{f.severity}: could save {fmt_ms(f.saving_ns / 1e6)}"
+                it = _item(text)
+                if f is not None:
+                    it.setToolTip(tooltip_html(f.title))
+                self.findings_table.setItem(i, j, it)
+        box = QSplitter(Qt.Orientation.Horizontal)
+        box.addWidget(steps)
+        box.addWidget(self.findings_table)
+        if advice_a is None or advice_b is None:
+            missing = " and ".join(t for t, a in (("A", advice_a), ("B", advice_b)) if a is None)
+            note = plain_label(f"No advisor results for {missing}.")
+            wrap = QWidget()
+            v = QVBoxLayout(wrap)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.addWidget(note)
+            v.addWidget(box, 1)
+            return wrap
+        return box
+
+    def _build_diff(self) -> QWidget:
+        from gpuviz.analysis.diff import trace_diff
+
+        self.diff = trace_diff(self.a.trace, self.b.trace)
+        cols = ("what", "status", "count A", "count B", "total A", "total B", "B − A", "name")
+        table = QTableWidget(len(self.diff), len(cols))
+        table.setHorizontalHeaderLabels(list(cols))
+        table.verticalHeader().setVisible(False)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        for i, d in enumerate(self.diff):
+            delta = fmt_ms(d.delta_ns / 1e6)
+            cells = [
+                d.what,
+                d.status,
+                str(d.count_a),
+                str(d.count_b),
+                fmt_ms(d.total_a_ns / 1e6),
+                fmt_ms(d.total_b_ns / 1e6),
+                ("+" + delta) if d.delta_ns > 0 else delta,
+                d.name,  # a cell holds data, never markup
+            ]
+            for j, text in enumerate(cells):
+                it = _item(text, align_right=2 <= j <= 6)
+                if j == 7:
+                    it.setToolTip(tooltip_html(d.name))
+                table.setItem(i, j, it)
+        self.diff_table = table
+        return table
+
     def _on_range(self, source: Any, other: Any, t0: int, t1: int) -> None:
         if self._set_here.get(id(source)) == (int(t0), int(t1)):
             return  # the echo of a range set from here
@@ -306,6 +378,33 @@ class QtRunComparison(QWidget):
             if stop is not None:
                 stop()
         super().closeEvent(event)
+
+
+def _advice(view: Any) -> Any:
+    return getattr(getattr(view, "analyses", None), "advice", None)
+
+
+def _figure_table(rows: list[FigureRow], headers: tuple[str, ...]) -> QTableWidget:
+    """A read-only table of figures in A and B, their difference and ratio."""
+    table = QTableWidget(len(rows), len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.verticalHeader().setVisible(False)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for i, r in enumerate(rows):
+        ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"
+        delta = "" if r.delta is None else fmt_value(r.delta, r.unit)
+        if r.delta is not None and r.delta > 0:
+            delta = "+" + delta
+        cells = [r.name, fmt_value(r.a, r.unit), fmt_value(r.b, r.unit), delta, ratio]
+        for j, text in enumerate(cells):
+            table.setItem(i, j, _item(text, align_right=j > 0))
+    return table
+
+
+def _html(value: Any) -> str:
+    return html_safe(str(value), one_line=True)
 
 
 def initial_end_ns(longest_ns: int, own_ns: int) -> int:

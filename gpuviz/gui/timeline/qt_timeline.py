@@ -23,8 +23,8 @@ Interface (other views and the main window rely on it; keep it stable)
 ``wait_ready()`` (tests, benchmarks), ``lod_ready`` (bool), ``stop_worker()``
     Whether every level-of-detail pyramid has been built; stop the builder thread (``close()``
     does it, and so does the widget's destruction).
-``describe_slice(row)``, ``info_text``, ``canvas``, ``slice_position(row)``, ``x_of_time(t)``,
-``time_at_x(x)``, ``current_match()``, ``current_frame()``
+``describe_slice(row)``, ``hover_text(row)``, ``info_text``, ``canvas``, ``slice_position(row)``,
+``x_of_time(t)``, ``time_at_x(x)``, ``current_match()``, ``current_frame()``
     Hover text, the info line, the painted child widget and its coordinates (for tests and
     screenshots).
 Signals (ints are ns relative to the trace zero; declared ``qlonglong`` because ns overflow
@@ -178,6 +178,8 @@ class QtTimeline(QWidget):
         )
         self._hint.setStyleSheet("color: #777;")
         self._info = QLabel("", self)
+        # Always rich text that details.py built with every name escaped; never guessed.
+        self._info.setTextFormat(Qt.TextFormat.RichText)
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._info.setWordWrap(True)
 
@@ -625,12 +627,19 @@ class QtTimeline(QWidget):
         if row < 0:
             QToolTip.hideText()
             return
+        QToolTip.showText(global_pos, self.hover_text(row, count), self._canvas)
+
+    def hover_text(self, row: int, count: int = 1) -> str:
+        """The tooltip of slice ``row`` (``count`` slices under the cursor), as rich text.
+
+        Marked as rich (``<qt>``) so that Qt never guesses: the names in it are escaped.
+        """
         text = self.describe_slice(row)
         if count > 1:
             text += (
                 f"<br><i>{count - 1:,} more slice{'s' if count > 2 else ''} under the cursor</i>"
             )
-        QToolTip.showText(global_pos, text, self._canvas)
+        return f"<qt>{text}</qt>"
 
     def _hit(self, pos: QPointF) -> tuple[int, int]:
         if pos.x() < GUTTER_PX or pos.y() < AXIS_PX:

@@ -1,4 +1,4 @@
-"""One open trace: its Timeline, Splits, Memory, Kernels and Summary views, as one tab."""
+"""One open trace: its Insights, Timeline, Splits, Memory, Kernels and Summary views, as one tab."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_load_worker import TraceAnalyses
+from gpuviz.gui.views.qt_insights import QtInsightsView
 from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
 from gpuviz.gui.views.qt_memory import QtMemoryView
 from gpuviz.gui.views.qt_splits import QtSplitsView
@@ -16,7 +17,7 @@ from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
 from gpuviz.trace.model import Kind
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary")
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
 
 # When the timeline shows most of the trace, a jump to a moment zooms to this share of it.
@@ -102,6 +103,10 @@ class QtTraceView(QWidget):
 
     def _build_view(self, name: str) -> Any:
         a, err = self.analyses, self.analyses.errors
+        if name == "insights":
+            insights = QtInsightsView(getattr(a, "advice", None), self.title, err.get("advice", ""))
+            insights.evidenceActivated.connect(self._on_evidence_activated)
+            return insights
         if name == "timeline":
             timeline = make_timeline(self.trace)
             timeline.sliceClicked.connect(self._on_slice_clicked)
@@ -109,7 +114,13 @@ class QtTraceView(QWidget):
         if name == "splits":
             return QtSplitsView(a.splits, err.get("splits", ""))
         if name == "memory":
-            memory = QtMemoryView(a.memory, self.end_ns, err.get("memory", ""))
+            memory = QtMemoryView(
+                a.memory,
+                self.end_ns,
+                err.get("memory", ""),
+                snapshots=a.snapshots,
+                snapshot_error=err.get("snapshot", ""),
+            )
             memory.timeClicked.connect(self._on_memory_time_clicked)
             return memory
         if name == "kernels":
@@ -125,6 +136,11 @@ class QtTraceView(QWidget):
     def timeline(self) -> Any:
         """The Timeline (``QtTimeline``, or a stand-in with its API)."""
         return self.view("timeline")
+
+    @property
+    def insights_view(self) -> QtInsightsView:
+        """The Insights view."""
+        return self.view("insights")  # type: ignore[return-value]
 
     @property
     def splits_view(self) -> QtSplitsView:
@@ -182,6 +198,25 @@ class QtTraceView(QWidget):
     def _on_memory_time_clicked(self, t_ns: int) -> None:
         self.show_time(int(t_ns))
         self.set_view("timeline")
+
+    def show_evidence(self, evidence: list[Any], show_timeline: bool = False) -> None:
+        """Outline a finding's evidence on the Timeline, select its span and zoom there."""
+        from gpuviz.analysis.advisor.locate import evidence_rows, evidence_span
+
+        span = evidence_span(evidence)
+        if span is None:
+            return
+        timeline = self.timeline
+        timeline.highlight_rows(evidence_rows(self.trace, evidence))
+        t0, t1 = span
+        pad = max((t1 - t0) // 10, 1000)
+        timeline.select_range(t0, max(t1, t0 + 1))
+        timeline.set_view_range(t0 - pad, t1 + pad)
+        if show_timeline:
+            self.set_view("timeline")
+
+    def _on_evidence_activated(self, evidence: list[Any], show_timeline: bool) -> None:
+        self.show_evidence(evidence, show_timeline)
 
     def _on_kernel_rows_highlighted(self, rows: np.ndarray) -> None:
         self.timeline.highlight_rows(rows)
