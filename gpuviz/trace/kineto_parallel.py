@@ -153,13 +153,19 @@ class _Pipeline:
             if self.after_file is not None:
                 self.after_file()
             return i + 1
+        except BaseException:  # cancelled, Ctrl-C, a bad file: the children's work is not wanted
+            self._close(kill=True)
+            raise
         finally:
             self._close()
         return len(self.readers)
 
-    def _close(self) -> None:
+    def _close(self, kill: bool = False) -> None:
         if self.pool is not None:
-            self.pool.close()
+            if kill:
+                self.pool.kill()
+            else:
+                self.pool.close()
             self.pool = None
             self.waiting = {}
 

@@ -22,8 +22,10 @@ side ever waits for the other to drain a pipe. Nothing is pickled, and no code t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -259,6 +261,17 @@ class Worker(Decoder):
         reply: dict[str, Any] = msgspec.msgpack.decode(_get(self._out[slot], n))
         return reply
 
+    def kill(self) -> None:
+        """Stop the child now (the import is cancelled or failed: its work is not wanted)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._close_scratch()
+
     def close(self) -> None:
         """Stop the child (at once if it does not stop when asked)."""
         try:
@@ -303,6 +316,11 @@ class WorkerPool:
         """Stop every child."""
         for w in self.workers:
             w.close()
+
+    def kill(self) -> None:
+        """Stop every child now."""
+        for w in self.workers:
+            w.kill()
 
 
 class LocalDecoder(Decoder):
@@ -400,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     import gc
 
     gc.disable()  # as in the importer: many short-lived objects, no cycles
+    # Ctrl-C reaches the whole process group: the importer decides, and stops us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     fds = [int(a) for a in (sys.argv[1:] if argv is None else argv)]
     chunks, replies = fds[:DEPTH], fds[DEPTH:]
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()

@@ -226,3 +226,34 @@ def test_default_trace_path() -> None:
         "gpuviz-runs/f-sq-20260102-030405.json.gz"
     )
     assert default_trace_path("ddp", True, now=now) == Path("gpuviz-runs/ddp-20260102-030405")
+
+
+@pytest.mark.parametrize(
+    ("exit_at", "where"),
+    [(1, "in the set-up or warm-up of exits"), (2, "in step 0"), (4, "in step 2")],
+)
+def test_sys_exit_in_the_workload_is_a_failure(tmp_path: Path, exit_at: int, where: str) -> None:
+    w = user(tmp_path, userfiles.EXITING, "exits")
+    out = tmp_path / "t.json.gz"
+    events = list(Runner(RunRequest(w, {"exit_at": exit_at}, device="cpu", steps=3, out=str(out))))
+    end = events[-1]
+    assert isinstance(end, Failed), end
+    assert end.error == f"the workload called sys.exit(5) {where}"
+    assert "SystemExit: 5" in end.traceback and "sys.exit(message or code)" in end.traceback
+    if exit_at == 1:  # before the profiler started: nothing recorded
+        assert end.partial_trace_path is None
+    else:  # whatever was recorded is kept
+        assert end.partial_trace_path == str(out) and out.exists()
+        assert any(isinstance(e, TraceReady) and e.path == str(out) for e in events)
+    assert no_sampler_left()
+
+
+def test_sys_exit_with_a_message_and_on_load(tmp_path: Path) -> None:
+    w = user(tmp_path, userfiles.EXITING, "exits")
+    req = RunRequest(w, {"exit_at": 2, "message": "bye"}, device="cpu", steps=1, profile=False)
+    end = list(Runner(req))[-1]
+    assert isinstance(end, Failed) and end.error == "the workload called sys.exit('bye') in step 0"
+    w = user(tmp_path, userfiles.EXITS_ON_LOAD, "f")
+    end = list(Runner(RunRequest(w, device="cpu", steps=1, profile=False)))[-1]
+    assert isinstance(end, Failed)
+    assert end.error == "the workload called sys.exit(3) while it was loaded"
