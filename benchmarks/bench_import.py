@@ -79,6 +79,7 @@ if which == "json":
             held.append(json.load(f))
     n = sum(len(v["traceEvents"]) if isinstance(v, dict) else len(v) for v in held)
 elif which.startswith("gpuviz") or which == "before":
+    import gpuviz
     from gpuviz.trace.kineto import load_trace
     try:
         from gpuviz.analysis.summary import summarize
@@ -92,6 +93,8 @@ elif which.startswith("gpuviz") or which == "before":
     if summarize is not None:
         summarize(trace)
         note = f"load {t_load:.2f} s + summary {time.perf_counter() - t1 - t_load:.2f} s"
+    if which == "before":
+        note += f"; gpuviz from {os.path.dirname(os.path.dirname(gpuviz.__file__))}"
     n = trace.event_count
 elif which == "hta":
     import logging
@@ -120,14 +123,17 @@ def run_one(
         env["GPUVIZ_IMPORT_WORKERS"] = "0"
     if which == "gpuviz-par":
         env["GPUVIZ_IMPORT_WORKERS"] = str(max((os.cpu_count() or 2) - 1, 1))
+    cwd = None
     if which == "before" and baseline:
         env["PYTHONPATH"] = os.pathsep.join([baseline, env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep
         )
+        cwd = baseline  # ``python -c`` puts its working folder first on sys.path
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [python, "-c", _CHILD, which, path],
+        [python, "-c", _CHILD, which, os.path.abspath(path)],
         env=env,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
