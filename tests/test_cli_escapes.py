@@ -22,6 +22,7 @@ from evil_names import (
     unsafe_bytes,
     write_evil_trace,
 )
+from subproc import gpuviz_env
 
 from gpuviz.display import terminal_safe
 
@@ -41,7 +42,7 @@ def boom(device, n: int = 3):
 
 
 def gpuviz(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
+    env = gpuviz_env(QT_QPA_PLATFORM="offscreen")
     return subprocess.run(
         [sys.executable, "-m", "gpuviz", *map(str, args)],
         capture_output=True,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from subproc import gpuviz_env
 
 from gpuviz.engine.events import Finished, Started, TraceReady, read_events
 
@@ -28,7 +28,7 @@ _spec.loader.exec_module(userfiles)
 def cli(
     *args: str, cwd: Path | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = gpuviz_env()
     return subprocess.run(
         [sys.executable, "-m", "gpuviz", *args],
         capture_output=True,
@@ -284,7 +284,7 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_trace(
     else:
         w = user(tmp_path, userfiles.OK, "sleepy")
         params = ["-p", "sleep_s=0.05"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = gpuviz_env()
     if pause:
         env["GPUVIZ_PAUSE_AT"] = pause
     cmd = [sys.executable, "-m", "gpuviz", "run", w, *params, "--steps", "200", "--device",
@@ -323,6 +323,38 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_trace(
         assert last["partial_trace_path"] == out.name  # relative to the events file's folder
     else:
         assert "no trace was recorded yet" in err and not out.exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pause", ["profiling", "export", "timed", "finishing"])
+def test_ctrl_c_on_cuda_exits_130_and_keeps_the_trace(tmp_path: Path, pause: str) -> None:
+    # On a GPU the profiler's export of 100k launches takes seconds: Ctrl-C during it (or any
+    # other phase) still ends as Cancelled with the trace kept, and nothing is left running.
+    out = tmp_path / "t.json.gz"
+    events = tmp_path / "e.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpuviz", "run", "loops", "-p", "n=100000", "--steps", "3",
+         "--device", "cuda", "--out", str(out), "--events", str(events)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=gpuviz_env(GPUVIZ_PAUSE_AT=pause),
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.strip() == f"gpuviz: paused at {pause}":
+                break
+        else:
+            pytest.fail("the run ended before the pause")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert f"partial trace kept: {out}" in err and out.exists()
+    assert json.loads(events.read_text().splitlines()[-1])["type"] == "Cancelled"
 
 
 def test_gui_flag(tmp_path: Path) -> None:

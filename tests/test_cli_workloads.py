@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from subproc import gpuviz_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(code: str) -> str:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = gpuviz_env()
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     ).stdout
@@ -42,7 +43,7 @@ def test_workloads_text() -> None:
         [sys.executable, "-m", "gpuviz", "workloads"],
         capture_output=True,
         text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=gpuviz_env(),
     )
     assert r.returncode == 0
     assert "loops:" in r.stdout and "-p n=0" in r.stdout and "FILE.py:FUNC" in r.stdout

@@ -42,6 +42,9 @@ from gpuviz.workloads.registry import WorkloadSpec, resolve_workload
 
 NEEDS_CUDA = "needs CUDA"
 
+TIMED_FLUSH_S = 0.05
+"""Timed steps' events are sent at least this often (20 Hz, as the memory samples)."""
+
 PAUSE_ENV = "GPUVIZ_PAUSE_AT"
 """Tests only: a phase (``set-up``, ``profiling``, ``export``, ``timed``, ``finishing``) at
 which the run waits, after printing ``gpuviz: paused at PHASE`` on stderr, until it is
@@ -321,25 +324,18 @@ class InProcessRun:
                 total = per * len(runnable)
                 yield Progress(0, total)
 
-                def one_step(st: _StrategyState, profiled: bool) -> Iterator[Event]:
+                def profiled_step(st: _StrategyState) -> Iterator[Event]:
                     self._stop_if_cancelled()
                     name = st.strategy.name
-                    if profiled:
-                        with (
-                            torch.profiler.record_function(step_range_name(name, current_step[0])),
-                            self._workload_code(f"in step {current_step[0]}"),
-                        ):
-                            wall, gpu = timer.time(st.strategy.step)
-                        st.profiled_wall_ms.append(wall)
-                        if gpu is not None:
-                            st.profiled_gpu_ms.append(gpu)
-                    else:
-                        with self._workload_code(f"in step {current_step[0]}"):
-                            wall, gpu = timer.time(st.strategy.step)
-                        st.wall_ms.append(wall)
-                        if gpu is not None:
-                            st.gpu_ms.append(gpu)
-                    ev = StepTimed(current_step[0], name, wall, gpu, profiled)
+                    with (
+                        torch.profiler.record_function(step_range_name(name, current_step[0])),
+                        self._workload_code(f"in step {current_step[0]}"),
+                    ):
+                        wall, gpu = timer.time(st.strategy.step)
+                    st.profiled_wall_ms.append(wall)
+                    if gpu is not None:
+                        st.profiled_gpu_ms.append(gpu)
+                    ev = StepTimed(current_step[0], name, wall, gpu, True)
                     step_log.append({k: v for k, v in asdict(ev).items() if v is not None})
                     current_step[0] += 1
                     yield ev
@@ -354,7 +350,7 @@ class InProcessRun:
                     self._pause_for_tests("profiling")
                     for st in runnable:
                         for _ in range(plan.profile_steps):
-                            yield from one_step(st, True)
+                            yield from profiled_step(st)
                             session.step()
                             yield from drained()
                     self._pause_for_tests("export")
@@ -364,14 +360,51 @@ class InProcessRun:
                     if session.written is not None:
                         trace_reported = True
                         yield TraceReady(str(session.written))
+
+                def timed_steps(st: _StrategyState) -> Iterator[Event]:
+                    # Short steps run back to back, their events held and sent at most every
+                    # TIMED_FLUSH_S: yielding between two 55 µs steps (event objects, the
+                    # consumer's work, draining samples) cost about 5% of the step on an H100
+                    # (benchmarks/overhead_probe.py). Long steps still report one by one.
+                    held: list[tuple[int, float, float | None]] = []
+
+                    def flush() -> Iterator[Event]:
+                        for step, wall, gpu in held:
+                            ev = StepTimed(step, st.strategy.name, wall, gpu, False)
+                            step_log.append({k: v for k, v in asdict(ev).items() if v is not None})
+                            yield ev
+                            yield Progress(step + 1, total)
+                        held.clear()
+
+                    last_flush = time.perf_counter()
+                    try:
+                        for _ in range(self.request.steps):
+                            self._stop_if_cancelled()
+                            with self._workload_code(f"in step {current_step[0]}"):
+                                wall, gpu = timer.time(st.strategy.step)
+                            st.wall_ms.append(wall)
+                            if gpu is not None:
+                                st.gpu_ms.append(gpu)
+                            held.append((current_step[0], wall, gpu))
+                            current_step[0] += 1
+                            if time.perf_counter() - last_flush >= TIMED_FLUSH_S:
+                                yield from flush()
+                                yield from drained()
+                                last_flush = time.perf_counter()
+                    except GeneratorExit:
+                        raise
+                    except BaseException:
+                        yield from flush()  # nothing measured is lost to a failure or a cancel
+                        raise
+                    yield from flush()
+                    yield from drained()
+
                 for st in runnable:
                     self._pause_for_tests("timed")
                     # A strategy's timed steps must not pay for the garbage of the one before
                     # (a 100k-element for loop left a full collection to the next strategy).
                     gc.collect()
-                    for _ in range(self.request.steps):
-                        yield from one_step(st, False)
-                        yield from drained()
+                    yield from timed_steps(st)
                 self._pause_for_tests("finishing")
                 result = self._result(plan, states, step_log, reports, session, sampler)
                 add_snapshot_result(result, history, snapshot_note)

@@ -173,15 +173,19 @@ def test_bad_file_in_a_folder_names_that_file(tmp_path: Path) -> None:
     assert info.value.path == str(bad)
 
 
-def test_cli_summary_reports_bad_input_in_one_line(tmp_path: Path) -> None:
-    pytest.importorskip("gpuviz.commands.summary", reason="gpuviz summary is not written yet")
-    bad = write(tmp_path, "bad.json", "{not json")
-    proc = subprocess.run(
-        [sys.executable, "-m", "gpuviz", "summary", str(bad)],
+def _summary(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gpuviz", "summary", str(path)],
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_cli_summary_reports_bad_input_in_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("gpuviz.commands.summary", reason="gpuviz summary is not written yet")
+    bad = write(tmp_path, "bad.json", "{not json")
+    proc = _summary(bad)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and str(bad) in lines[0], proc.stderr
@@ -266,12 +270,7 @@ def test_json_nested_too_deeply_is_one_error_with_its_byte(
 def test_cli_says_nested_too_deeply_in_one_line(tmp_path: Path) -> None:
     text = "[" * DEEP + "]" * DEEP
     bad = write(tmp_path, "deep.json", text)
-    proc = subprocess.run(
-        [sys.executable, "-m", "gpuviz", "summary", str(bad)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = _summary(bad)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip() == (
         f"gpuviz summary: {bad}: byte 100: JSON nested too deeply ({DEEP:,} levels of brackets)"

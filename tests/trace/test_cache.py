@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from subproc import gpuviz_env
 
 from gpuviz import cli
 from gpuviz.analysis.summary import summarize
@@ -465,7 +466,7 @@ load_trace(sys.argv[1])
 def test_two_processes_importing_one_file_leave_one_whole_entry(root: Path, tmp_path: Path) -> None:
     path = settled_copy(MEDIUM, tmp_path)
     go = tmp_path / "go"
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[2]))
+    env = gpuviz_env()
     procs = [
         subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(go)], env=env)
         for _ in range(2)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from subproc import gpuviz_env
 
 from gpuviz.trace import jsonscan
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
@@ -175,7 +176,7 @@ def _gpuviz_on_a_terminal(*args: str, **env: str) -> tuple[subprocess.Popen[byte
         [sys.executable, "-m", "gpuviz", *args],
         stdout=subprocess.PIPE,
         stderr=slave,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", COLUMNS="100", **env),
+        env=gpuviz_env(TERM="xterm", COLUMNS="100", **env),
         start_new_session=True,
     )
     os.close(slave)
@@ -218,7 +219,7 @@ def test_a_long_read_shows_its_progress_on_a_terminal_only(tmp_path: Path) -> No
     r = subprocess.run(
         [sys.executable, "-m", "gpuviz", "summary", str(path), "--json"],
         capture_output=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=gpuviz_env(),
         timeout=120,
     )
     assert r.returncode == 0 and r.stderr == b""
