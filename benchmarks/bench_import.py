@@ -1,27 +1,40 @@
-"""Import benchmark: gpuviz vs ``json.load`` vs HolisticTraceAnalysis, on one Kineto trace.
+"""Import benchmark: gpuviz vs ``json.load`` vs HolisticTraceAnalysis, on a Kineto trace.
 
     python benchmarks/gen_trace.py --kernels 100000 --out /tmp/gpuviz-bench/k100k.json
     python benchmarks/bench_import.py /tmp/gpuviz-bench/k100k.json [--gz] [--skip-hta] [--repeat N]
+    python benchmarks/gen_trace.py --kernels 8000 --world 64 --out /tmp/gpuviz-bench/r64
+    python benchmarks/bench_import.py /tmp/gpuviz-bench/r64 --skip-hta --repeat 3
 
-Each contender runs in a fresh process of its own, so that imports and freed memory do not
-leak from one into the next. For each it prints the wall time of the process's work (after
-its imports), the whole process's wall time, its CPU time (its children's included), and its
-peak memory: the peak
-resident set of the process, and the peak of the sum over the process and its children,
-sampled every 50 ms (gpuviz reads a large file with two child processes; HTA may
-parse with a pool). Ratios are to ``json.load`` of the same file.
+TRACE is a file or a folder of per-rank files. Each contender runs in a fresh process of its
+own, so that imports and freed memory do not leak from one into the next. For each it prints
+the wall time of the process's work (after its imports), its CPU time for that work (its
+children's included), the whole process's wall time, and its peak memory: the peak resident
+set of the process, and the peak of the sum over the process and its children, sampled every
+50 ms (gpuviz decodes large imports in child processes too; HTA may parse with a pool).
+Ratios are to ``json.load`` of the same files, in the same round.
 
-- ``json.load``: the standard library's parse of the uncompressed file (the reference).
-- ``gpuviz``: ``gpuviz.trace.kineto.load_trace`` plus ``gpuviz.analysis.summary.summarize``
-  (import only when that module is missing; the report says which).
-- ``HTA``: ``hta.trace_analysis.TraceAnalysis(trace_dir=...)`` on a folder holding only a link
-  to the file named ``rank-0.json`` (HTA reads a folder, rank-N naming).
+- ``json``: the standard library's ``json.load`` of every file, all held parsed at once (the
+  reference; for a folder, the list of every rank's parsed file).
+- ``gpuviz``: ``gpuviz.trace.kineto.load_trace`` plus ``gpuviz.analysis.summary.summarize``,
+  on all the cores it may use.
+- ``gpuviz-1p`` (with ``--single``): the same in one process (``GPUVIZ_IMPORT_WORKERS=0``).
+- ``gpuviz-par`` (with ``--parallel``): the same with a child for every core but one, however
+  busy the cores are (``GPUVIZ_IMPORT_WORKERS``; by default gpuviz counts only idle cores).
+- ``before`` (with ``--baseline DIR``): the same, by the gpuviz source tree in DIR (for example
+  ``git worktree add DIR main``), so that before and after are measured side by side.
+- ``HTA``: ``hta.trace_analysis.TraceAnalysis(trace_dir=...)`` on a folder holding only links
+  to the files, named ``rank-N.json`` (HTA reads a folder, rank-N naming).
+
+With ``--repeat N`` the contenders take turns, N rounds, so that each round's ratios compare
+runs made under about the same load (other processes share the CPUs). It prints each round,
+then the best round's figures and the range of the ratios over all rounds.
 
 With ``--gz``, the file is also compressed to ``FILE.gz`` (if not there yet) and gpuviz and
 ``json.load`` (of ``gzip.open``) run on that too.
 
-Targets (issue 2): gpuviz import + summary within 0.2x ``json.load``'s wall time and 0.3x its
-peak memory, at 100k and at 1M kernels; a 1M-kernel file in 15 s or less.
+Targets (issue 14): gpuviz import + summary within 0.2x ``json.load``'s wall time and 0.3x its
+peak memory, at 100k and at 1M kernels; a folder of 64 rank files within 0.25x the time of
+``json.load`` of all its files and 0.3x the memory of holding them parsed.
 """
 
 from __future__ import annotations
@@ -31,27 +44,42 @@ import gzip
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import psutil
+try:
+    import psutil
+except ImportError:  # the GPU machine may lack it: memory of the children is then bounded
+    psutil = None
 
 _CHILD = r"""
 import json, os, resource, sys, time
 t0 = time.perf_counter()
 which, path = sys.argv[1], sys.argv[2]
 note = ""
+def cpu():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    rc = resource.getrusage(resource.RUSAGE_CHILDREN)  # gpuviz's import workers, HTA's pool
+    return ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime
 if which == "json":
     import gzip
+    files = ([os.path.join(path, f) for f in sorted(os.listdir(path))
+              if f.endswith((".json", ".json.gz"))] if os.path.isdir(path) else [path])
     t1 = time.perf_counter()
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        value = json.load(f)
-    n = len(value["traceEvents"]) if isinstance(value, dict) else len(value)
-elif which == "gpuviz":
+    c1 = cpu()
+    held = []
+    for p in files:
+        opener = gzip.open if p.endswith(".gz") else open
+        with opener(p, "rb") as f:
+            held.append(json.load(f))
+    n = sum(len(v["traceEvents"]) if isinstance(v, dict) else len(v) for v in held)
+elif which.startswith("gpuviz") or which == "before":
+    import gpuviz
     from gpuviz.trace.kineto import load_trace
     try:
         from gpuviz.analysis.summary import summarize
@@ -59,137 +87,205 @@ elif which == "gpuviz":
         summarize = None
         note = "import only (no gpuviz.analysis.summary)"
     t1 = time.perf_counter()
+    c1 = cpu()
     trace = load_trace(path)
     t_load = time.perf_counter() - t1
     if summarize is not None:
         summarize(trace)
         note = f"load {t_load:.2f} s + summary {time.perf_counter() - t1 - t_load:.2f} s"
+    if which == "before":
+        note += f"; gpuviz from {os.path.dirname(os.path.dirname(gpuviz.__file__))}"
     n = trace.event_count
 elif which == "hta":
     import logging
     logging.disable(logging.CRITICAL)
     from hta.trace_analysis import TraceAnalysis
     t1 = time.perf_counter()
+    c1 = cpu()
     analysis = TraceAnalysis(trace_dir=path)
     n = sum(len(analysis.t.get_trace(r)) for r in analysis.t.get_ranks())
 t2 = time.perf_counter()
+c2 = cpu()
 ru = resource.getrusage(resource.RUSAGE_SELF)
-rc = resource.getrusage(resource.RUSAGE_CHILDREN)  # gpuviz's import workers, HTA's pool
-cpu = ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime
-print(json.dumps({"work_s": t2 - t1, "imports_s": t1 - t0, "cpu_s": cpu,
-                  "maxrss_mb": ru.ru_maxrss / 1024, "events": n, "note": note}))
+rc = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"work_s": t2 - t1, "imports_s": t1 - t0, "cpu_s": c2 - c1,
+                  "maxrss_mb": ru.ru_maxrss / 1024, "child_maxrss_mb": rc.ru_maxrss / 1024,
+                  "events": n, "note": note}))
 """
 
 
-def run_one(which: str, path: str, python: str) -> dict[str, float | str]:
+def run_one(
+    which: str, path: str, python: str, baseline: str | None = None
+) -> dict[str, float | str]:
     """Run one contender in a fresh process; sample the memory of its process tree."""
+    env = dict(os.environ, GPUVIZ_NO_CACHE="1")  # the import itself: never a cache hit
+    if which == "gpuviz-1p":
+        env["GPUVIZ_IMPORT_WORKERS"] = "0"
+    if which == "gpuviz-par":
+        env["GPUVIZ_IMPORT_WORKERS"] = str(max((os.cpu_count() or 2) - 1, 1))
+    cwd = None
+    if which == "before" and baseline:
+        env["PYTHONPATH"] = os.pathsep.join([baseline, env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
+        cwd = baseline  # ``python -c`` puts its working folder first on sys.path
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [python, "-c", _CHILD, which, path],
-        env=dict(os.environ, GPUVIZ_NO_CACHE="1"),  # the import itself: never a cache hit
+        [python, "-c", _CHILD, which, os.path.abspath(path)],
+        env=env,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    ps = psutil.Process(proc.pid)
     tree_peak = 0
-    children: list[psutil.Process] = []
-    last_scan = 0.0
-    while proc.poll() is None:
-        now = time.perf_counter()
-        try:
-            if now - last_scan > 0.5:  # finding children scans /proc: not at every sample
-                children = ps.children(recursive=True)
-                last_scan = now
-            rss = ps.memory_info().rss
-            for c in children:
-                try:
-                    rss += c.memory_info().rss
-                except psutil.Error:
-                    pass
-            tree_peak = max(tree_peak, rss)
-        except psutil.Error:
-            pass
-        time.sleep(0.05)
+    if psutil is not None:
+        ps = psutil.Process(proc.pid)
+        children: list[Any] = []
+        last_scan = 0.0
+        while proc.poll() is None:
+            now = time.perf_counter()
+            try:
+                if now - last_scan > 0.5:  # finding children scans /proc: not at every sample
+                    children = ps.children(recursive=True)
+                    last_scan = now
+                rss = ps.memory_info().rss
+                for c in children:
+                    try:
+                        rss += c.memory_info().rss
+                    except psutil.Error:
+                        pass
+                tree_peak = max(tree_peak, rss)
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
     out, err = proc.communicate()
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{which} failed ({proc.returncode}):\n{err[-3000:]}")
     result = json.loads(out.strip().splitlines()[-1])
     result["process_s"] = wall
-    result["tree_peak_mb"] = tree_peak / 1e6 * (1e6 / 2**20)
+    if psutil is not None:
+        result["tree_peak_mb"] = tree_peak / 2**20
+    else:  # no sampling: the process's peak plus its largest child's (a bound)
+        result["tree_peak_mb"] = float(result["maxrss_mb"]) + float(result["child_maxrss_mb"])
     return result
 
 
 def _hta_folder(path: Path) -> str:
     folder = Path(tempfile.mkdtemp(prefix="gpuviz-bench-hta-"))
-    suffix = ".json.gz" if path.name.endswith(".gz") else ".json"
-    os.symlink(path.resolve(), folder / f"rank-0{suffix}")
+    files = (
+        sorted(f for f in path.iterdir() if f.name.endswith((".json", ".json.gz")))
+        if path.is_dir()
+        else [path]
+    )
+    for i, f in enumerate(files):
+        suffix = ".json.gz" if f.name.endswith(".gz") else ".json"
+        os.symlink(f.resolve(), folder / f"rank-{i}{suffix}")
     return str(folder)
 
 
+def _peak(r: dict[str, float | str]) -> float:
+    return max(float(r["maxrss_mb"]), float(r["tree_peak_mb"]))
+
+
 def _row(name: str, r: dict[str, float | str], ref: dict[str, float | str] | None) -> str:
-    peak = max(float(r["maxrss_mb"]), float(r["tree_peak_mb"]))
     text = (
-        f"{name:<10} work {float(r['work_s']):7.2f} s  process {float(r['process_s']):7.2f} s"
-        f"  cpu {float(r['cpu_s']):7.2f} s  peak RSS {float(r['maxrss_mb']):7.0f} MB"
+        f"{name:<10} work {float(r['work_s']):7.2f} s  cpu {float(r['cpu_s']):7.2f} s"
+        f"  process {float(r['process_s']):7.2f} s  peak RSS {float(r['maxrss_mb']):7.0f} MB"
         f"  (tree {float(r['tree_peak_mb']):6.0f} MB)"
     )
     if ref is not None:
-        ref_peak = max(float(ref["maxrss_mb"]), float(ref["tree_peak_mb"]))
         text += (
             f"  | x json.load: work {float(r['work_s']) / float(ref['work_s']):.3f}"
-            f", process {float(r['process_s']) / float(ref['process_s']):.3f}"
-            f", memory {peak / ref_peak:.3f}"
+            f", cpu {float(r['cpu_s']) / float(ref['cpu_s']):.3f}"
+            f", memory {_peak(r) / _peak(ref):.3f}"
         )
     if r.get("note"):
         text += f"  [{r['note']}]"
     return text
 
 
-def bench(path: Path, contenders: list[str], repeat: int, python: str) -> None:
-    """Run and print one file's figures (best of ``repeat`` runs by work time)."""
-    size = path.stat().st_size
-    print(f"\n== {path} ({size / 1e6:.0f} MB)")
-    results: dict[str, dict[str, float | str]] = {}
-    for which in contenders:
-        target = _hta_folder(path) if which == "hta" else str(path)
-        runs = []
-        for _ in range(repeat if which != "hta" else 1):
-            runs.append(run_one(which, target, python))
-        if which == "hta":
-            shutil.rmtree(target, ignore_errors=True)
-        best = min(runs, key=lambda r: float(r["work_s"]))
-        results[which] = best
-        print(_row(which, best, results.get("json")), flush=True)
-    n = {k: v["events"] for k, v in results.items()}
-    print(f"events: {n}")
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.iterdir() if f.is_file())
+    return path.stat().st_size
+
+
+def bench(
+    path: Path, contenders: list[str], repeat: int, python: str, baseline: str | None = None
+) -> None:
+    """Run and print one trace's figures: ``repeat`` rounds, the contenders taking turns."""
+    files = len([f for f in path.iterdir() if f.is_file()]) if path.is_dir() else 1
+    print(f"\n== {path} ({_size(path) / 1e6:.0f} MB in {files} file{'s' * (files > 1)})")
+    rounds: list[dict[str, dict[str, float | str]]] = []
+    hta_dir = _hta_folder(path) if "hta" in contenders else ""
+    try:
+        for k in range(repeat):
+            results: dict[str, dict[str, float | str]] = {}
+            print(f"round {k + 1}/{repeat}, load average {os.getloadavg()[0]:.1f}:")
+            for which in contenders:
+                if which == "hta" and k:
+                    continue  # slow; once is enough
+                target = hta_dir if which == "hta" else str(path)
+                results[which] = run_one(which, target, python, baseline)
+                print("  " + _row(which, results[which], results.get("json")), flush=True)
+            rounds.append(results)
+    finally:
+        if hta_dir:
+            shutil.rmtree(hta_dir, ignore_errors=True)
+    print(f"events: { ({k: v['events'] for k, v in rounds[0].items()}) }")
+    if repeat > 1 and "json" in contenders:
+        for which in contenders:
+            if which in ("json", "hta"):
+                continue
+            work = [float(r[which]["work_s"]) / float(r["json"]["work_s"]) for r in rounds]
+            cpu = [float(r[which]["cpu_s"]) / float(r["json"]["cpu_s"]) for r in rounds]
+            mem = [_peak(r[which]) / _peak(r["json"]) for r in rounds]
+            print(
+                f"{which:<10} x json.load over {repeat} rounds: work {min(work):.3f}-{max(work):.3f}"
+                f" (median {statistics.median(work):.3f}), cpu {min(cpu):.3f}-{max(cpu):.3f},"
+                f" memory {min(mem):.3f}-{max(mem):.3f}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("file", type=Path, help="an uncompressed Kineto trace (.json)")
+    p.add_argument("trace", type=Path, help="an uncompressed Kineto trace (.json), or a folder")
     p.add_argument("--gz", action="store_true", help="also run on FILE.gz (made if missing)")
     p.add_argument("--skip-hta", action="store_true", help="leave HTA out (it is slow)")
     p.add_argument("--skip-json", action="store_true", help="leave json.load out")
-    p.add_argument("--repeat", type=int, default=1, help="runs per contender; the best is kept")
+    p.add_argument("--single", action="store_true", help="also gpuviz in one process")
+    p.add_argument("--parallel", action="store_true", help="also gpuviz with children forced")
+    p.add_argument("--repeat", type=int, default=1, help="rounds (contenders take turns)")
+    p.add_argument("--baseline", metavar="DIR", help="also gpuviz from this source tree ('before')")
     a = p.parse_args(argv)
     python = sys.executable
     contenders = [
-        c for c, skip in (("json", a.skip_json), ("gpuviz", False), ("hta", a.skip_hta)) if not skip
+        c
+        for c, skip in (
+            ("json", a.skip_json),
+            ("before", not a.baseline),
+            ("gpuviz", False),
+            ("gpuviz-1p", not a.single),
+            ("gpuviz-par", not a.parallel),
+            ("hta", a.skip_hta),
+        )
+        if not skip
     ]
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
         f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
-    bench(a.file, contenders, a.repeat, python)
-    if a.gz:
-        gz = a.file.with_name(a.file.name + ".gz")
+    baseline = str(Path(a.baseline).resolve()) if a.baseline else None
+    bench(a.trace, contenders, a.repeat, python, baseline)
+    if a.gz and a.trace.is_file():
+        gz = a.trace.with_name(a.trace.name + ".gz")
         if not gz.exists():
-            with open(a.file, "rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
+            with open(a.trace, "rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
                 shutil.copyfileobj(src, dst, 1 << 22)
-        bench(gz, [c for c in contenders if c != "hta"], a.repeat, python)
+        bench(gz, [c for c in contenders if c != "hta"], a.repeat, python, baseline)
     return 0
 
 

@@ -26,6 +26,11 @@ file, as when its profiler window began later. Write a folder with one call per 
 
     for r in $(seq 0 63); do python benchmarks/gen_trace.py --kernels 8000 --devices 1 \
         --world 64 --rank $r --straggler 5 --out /tmp/r64/rank-$r.json; done
+
+or all of them at once, into ``--out DIR`` as ``rank-R.json`` (``.json.gz`` with ``--gz``)::
+
+    python benchmarks/gen_trace.py --kernels 8000 --devices 1 --world 64 --all-ranks \
+        --straggler 5 --out /tmp/r64
 """
 
 from __future__ import annotations
@@ -437,31 +442,42 @@ def main(argv: list[str] | None = None) -> int:
         "--skip-collectives", type=int, default=0, help="this rank's file starts K collectives late"
     )
     p.add_argument("--collective-every", type=int, default=250, help="kernels per step (ranks)")
+    p.add_argument(
+        "--all-ranks", action="store_true", help="write every rank of --world into --out DIR"
+    )
+    p.add_argument("--gz", action="store_true", help="with --all-ranks: .json.gz files")
     a = p.parse_args(argv)
     if not 0 <= a.rank < a.world:
         p.error(f"--rank {a.rank}: must be in [0, --world)")
+    ranks = range(a.world) if a.all_ranks else [a.rank]
+    for rank in ranks:
+        out = a.out / f"rank-{rank}.json{'.gz' * a.gz}" if a.all_ranks else a.out
+        _write_file(out, a, rank)
+    return 0
+
+
+def _write_file(out: Path, a: argparse.Namespace, rank: int) -> None:
     extra = {
-        "rank": a.rank,
+        "rank": rank,
         "world": a.world,
         "straggler": a.straggler,
         "skip_collectives": a.skip_collectives,
         "collective_every": max(a.collective_every, 1),
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    if a.out.name.endswith(".gz"):
-        with gzip.open(a.out, "wb", compresslevel=6) as raw:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.name.endswith(".gz"):
+        with gzip.open(out, "wb", compresslevel=6) as raw:
             with io.TextIOWrapper(raw, encoding="utf-8") as f:
                 n = write_trace(f, a.kernels, a.devices, a.seed, **extra)
     else:
-        with open(a.out, "w", encoding="utf-8") as f:
+        with open(out, "w", encoding="utf-8") as f:
             n = write_trace(f, a.kernels, a.devices, a.seed, **extra)
-    size = a.out.stat().st_size
+    size = out.stat().st_size
     print(
-        f"{a.out}: {a.kernels} kernels, {n} events ({n / max(a.kernels, 1):.2f} per kernel), "
+        f"{out}: {a.kernels} kernels, {n} events ({n / max(a.kernels, 1):.2f} per kernel), "
         f"{size / 1e6:.1f} MB",
         file=sys.stderr,
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ from typing import Any, cast
 import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
-from gpuviz.trace.kineto_decode import Array, FileColumns, FileReader
+from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
+from gpuviz.trace.kineto_parallel import read_files
 from gpuviz.trace.model import (
     NONE,
     ArgsStore,
@@ -182,19 +183,20 @@ def import_trace(
     total = float(sum(sizes))
     symbols = SymbolTable()
     interner = Interner(symbols)
-    parts: list[FileColumns] = []
-    done = 0
+    on_read: list[Callable[[int], None] | None] = [None] * len(files)
+    if progress is not None:
+        before = 0
+        for i, size in enumerate(sizes):
+
+            def report(n: int, before: int = before) -> None:
+                progress(min((before + n) / total, 1.0) * 0.9)
+
+            on_read[i] = report
+            before += size
     with _no_gc():
-        for f, size in zip(files, sizes):
-            on_read = None
-            if progress is not None:
-
-                def on_read(n: int, before: int = done) -> None:
-                    progress(min((before + n) / total, 1.0) * 0.9)
-
-            parts.append(FileReader(str(f), interner, on_read, cancelled).read())
-            done += size
-            _release_freed_memory()
+        parts = read_files(
+            [str(f) for f in files], interner, on_read, cancelled, _release_freed_memory
+        )
         ranks = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols)
     if progress is not None:
@@ -331,12 +333,7 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
     remap = np.empty(len(t_order), dtype=np.int32)
     remap[t_order] = np.arange(len(t_order), dtype=np.int32)
 
-    # The blob stays a bytearray (ArgsStore only slices it): no copy of what may be GBs.
-    stores = [ArgsStore(cast(bytes, p.args_blob), p.args_offsets) for p in parts]
-    args, args_shift = ArgsStore.concat(stores) if len(stores) > 1 else (stores[0], [0])
-    del stores
-    for p in parts:
-        p.args_blob = bytearray()
+    args, args_shift = _join_args(parts)
     shifts = [b - zero for b in bases]
 
     def column(
@@ -352,6 +349,8 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
         if not out:
             return np.empty(0, dtype)
         joined = out[0] if len(out) == 1 else np.concatenate(out)
+        del out
+        _release_freed_memory()  # the parts' pages, before the next column takes new ones
         joined = joined.astype(dtype, copy=False)
         return joined if joined.flags.writeable else joined.copy()
 
@@ -427,6 +426,28 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
     )  # fmt: skip
 
 
+def _join_args(parts: list[FileColumns]) -> tuple[ArgsStore, list[int]]:
+    """One store of every file's args, and each file's row shift.
+
+    The first file's bytearray grows to hold the others' (ArgsStore only slices it), each
+    released once copied: the args text, often the largest part of a trace, is never held
+    twice.
+    """
+    blob = parts[0].args_blob
+    offsets = [parts[0].args_offsets]
+    shifts = [0]
+    rows = len(parts[0].args_offsets) - 1
+    for p in parts[1:]:
+        shifts.append(rows)
+        offsets.append(p.args_offsets[1:] + len(blob))
+        rows += len(p.args_offsets) - 1
+        blob += p.args_blob
+        p.args_blob = bytearray()
+    parts[0].args_blob = bytearray()
+    joined = offsets[0] if len(offsets) == 1 else np.concatenate(offsets)
+    return ArgsStore(cast(bytes, blob), joined), shifts
+
+
 def _slice_order(track: Array, start: Array, dur: Array) -> Array:
     """Sort order by (track, start, -dur)."""
     if not len(track):
@@ -440,9 +461,10 @@ def _slice_order(track: Array, start: Array, dur: Array) -> Array:
         key = key[order]
         tie = np.flatnonzero(key[1:] == key[:-1])
         if tie.size:  # equal (track, start): longer first, so that parents precede children
-            by_dur = np.argsort(-dur, kind="stable")
-            key = track.astype(np.int64) * span + (start - start.min())
-            return by_dur[np.argsort(key[by_dur], kind="stable")]
+            # Only the runs of equal keys are reordered (they keep their places): a small sort.
+            at = np.union1d(tie, tie + 1)
+            rows = order[at]
+            order[at] = rows[np.lexsort((-dur[rows], key[at]))]
         return order
     return np.lexsort((-dur, start, track))  # pragma: no cover - spans of centuries
 

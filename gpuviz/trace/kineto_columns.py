@@ -14,10 +14,10 @@ sent.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import attrgetter, is_
+from operator import attrgetter, is_, itemgetter
 from typing import Any
 
 import msgspec
@@ -203,12 +203,12 @@ class ColumnBuilder:
         if x.size == n:
             sub_x = ev
         elif x.size:
-            sub_x = [ev[k] for k in x.tolist()]
+            sub_x = _take(ev, x)
         if x.size:
             self._slices(sub_x, x, ts[x], _rows(pre, x), event_index, reasons)
         if inst.size:
             self._instants(
-                [ev[k] for k in inst.tolist()],
+                _take(ev, inst),
                 inst,
                 ts[inst],
                 _rows(pre, inst),
@@ -218,7 +218,7 @@ class ColumnBuilder:
             )
         if flow.size:
             self._flows(
-                [ev[k] for k in flow.tolist()],
+                _take(ev, flow),
                 flow,
                 ts[flow],
                 _rows(pre, flow),
@@ -311,7 +311,7 @@ class ColumnBuilder:
         kind = it.kinds(pre["cat"])
         keep = self._bad_times(sub, rows, ts, dur, kind, event_index, reasons)
         if keep is not None:
-            sub = [sub[k] for k in keep.tolist()]
+            sub = _take(sub, keep)
             ts, dur, kind, pre = ts[keep], dur[keep], kind[keep], _rows(pre, keep)
             n = len(sub)
             if not n:
@@ -383,16 +383,16 @@ class ColumnBuilder:
     ) -> None:
         keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
         if keep is not None:
-            sub = [sub[k] for k in keep.tolist()]
+            sub = _take(sub, keep)
             ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
             if not sub:
                 return
         is_mem = pre["name"] == self.it.memory_name
         if is_mem.any():
             mem = np.flatnonzero(is_mem)
-            self._memory([sub[k] for k in mem.tolist()], ts[mem], pre["lane"][mem])
+            self._memory(_take(sub, mem), ts[mem], pre["lane"][mem])
             other = np.flatnonzero(~is_mem)
-            sub = [sub[k] for k in other.tolist()]
+            sub = _take(sub, other)
             ts, pre, phase = ts[other], _rows(pre, other), phase[other]
             if not sub:
                 return
@@ -415,17 +415,20 @@ class ColumnBuilder:
         fields[3] = 0
         has = np.fromiter(map(len, raws), np.int64, n) > 0
         if has.any():
-            present = [r for r in raws if len(r)]
+            present = raws if has.all() else _take(raws, np.flatnonzero(has))
             try:
                 decoded = MEMORY_ARGS.decode(_json_array(present))
                 cols = [
                     np.fromiter(map(attrgetter(f), decoded), np.int64, len(decoded))
-                    for f in MemoryArgs.__struct_fields__
+                    for f in _MEMORY_ROWS
                 ]
                 fields[:, has] = np.stack(cols)
             except ARG_ERRORS:
                 fields[:, has] = (
-                    np.array([loose_fields(r, MemoryArgs) for r in present], dtype=np.int64)
+                    np.array(
+                        [loose_fields(r, MemoryArgs, _MEMORY_ROWS) for r in present],
+                        dtype=np.int64,
+                    )
                     .reshape(-1, 6)
                     .T
                 )
@@ -450,13 +453,12 @@ class ColumnBuilder:
         reasons: dict[int, str],
     ) -> None:
         it = self.it
-        ids = list(map(_ID, sub))
         try:
-            flow_id = np.fromiter(ids, np.int64, len(ids))  # the usual case: all ints
+            flow_id = np.fromiter(map(_ID, sub), np.int64, len(sub))  # the usual case: all ints
             no_id = None
         except (TypeError, ValueError, OverflowError):
             flow_id = None
-            no_id = np.fromiter(map(is_, ids, repeat(None)), bool, len(ids))
+            no_id = np.fromiter(map(is_, map(_ID, sub), repeat(None)), bool, len(sub))
         if no_id is not None and no_id.any():
             for k in np.flatnonzero(no_id)[:3].tolist():
                 self.warnings.add(
@@ -464,15 +466,13 @@ class ColumnBuilder:
                 )
             self.warnings.count += int(no_id.sum())
             with_id = np.flatnonzero(~no_id)
-            sub = [sub[k] for k in with_id.tolist()]
-            ids = [ids[k] for k in with_id.tolist()]
+            sub = _take(sub, with_id)
             rows, ts, phase = rows[with_id], ts[with_id], phase[with_id]
             pre = _rows(pre, with_id)
         keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
         if keep is not None:
-            sub = [sub[k] for k in keep.tolist()]
+            sub = _take(sub, keep)
             ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
-            ids = [ids[k] for k in keep.tolist()]
             flow_id = None
         n = len(sub)
         if not n:
@@ -484,7 +484,9 @@ class ColumnBuilder:
         out["cat"].append(pre["cat"])
         out["phase"].append(phase)
         out["flow_id"].append(
-            flow_id if flow_id is not None and len(flow_id) == n else it.int_codes(lambda: ids, n)
+            flow_id
+            if flow_id is not None and len(flow_id) == n
+            else it.int_codes(lambda: map(_ID, sub), n)
         )
         out["enclosing"].append(np.fromiter(map("e".__eq__, map(_BP, sub)), np.uint8, n))
 
@@ -542,6 +544,13 @@ def _json_array(raws: list[msgspec.Raw]) -> bytearray:
     return buf
 
 
+def _take(seq: Sequence[Any], index: Array) -> list[Any]:
+    """``[seq[k] for k in index]``, at C speed."""
+    if len(index) > 1:
+        return list(itemgetter(*index.tolist())(seq))
+    return [seq[int(k)] for k in index]
+
+
 def _rows(cols: dict[str, Array], index: Array) -> dict[str, Array]:
     return {k: v[index] for k, v in cols.items()}
 
@@ -565,7 +574,11 @@ def _slice_arg_fields(raws: list[msgspec.Raw], gpu: Array) -> Array:
     try:
         decoded = SLICE_ARGS.decode(_json_array(raws))
     except ARG_ERRORS:
-        return np.array([loose_fields(r, SliceArgs) for r in raws], dtype=np.int64).reshape(-1, 7).T
+        return (
+            np.array([loose_fields(r, SliceArgs, _SLICE_ROWS) for r in raws], dtype=np.int64)
+            .reshape(-1, 7)
+            .T
+        )
     out = np.full((7, n), NONE, dtype=np.int64)
     out[0] = np.fromiter(map(_CORRELATION, decoded), np.int64, n)
     out[1] = np.fromiter(map(_EXTERNAL_ID, decoded), np.int64, n)
@@ -574,12 +587,15 @@ def _slice_arg_fields(raws: list[msgspec.Raw], gpu: Array) -> Array:
         out[2, missing] = [decoded[k].external_id_2021 for k in missing.tolist()]
     g = np.flatnonzero(gpu)
     if g.size:
-        sub = decoded if g.size == n else [decoded[k] for k in g.tolist()]
+        sub = decoded if g.size == n else _take(decoded, g)
         for row, get in enumerate(_GPU_ARG_FIELDS, start=3):
             out[row, g] = np.fromiter(map(get, sub), np.int64, g.size)
     return out
 
 
+_SLICE_ROWS = ("correlation", "external_id", "external_id_2021", "bytes", "device",
+               "in_device", "stream")  # fmt: skip
+_MEMORY_ROWS = ("device_type", "device_id", "addr", "bytes", "total_allocated", "total_reserved")
 _CORRELATION = attrgetter("correlation")
 _EXTERNAL_ID = attrgetter("external_id")
 _GPU_ARG_FIELDS = tuple(attrgetter(f) for f in ("bytes", "device", "in_device", "stream"))

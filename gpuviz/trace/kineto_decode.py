@@ -2,14 +2,13 @@
 
 :class:`FileReader` takes the chunks of events that :mod:`gpuviz.trace.jsonscan` hands out,
 decodes each with msgspec into small structs (:mod:`gpuviz.trace.kineto_events`) and turns them
-into numpy column parts (:class:`~gpuviz.trace.kineto_columns.ColumnBuilder`). For a large file
-it hands chunks to worker children (:mod:`gpuviz.trace.kineto_worker`) and merges their
-columns in file order.
+into numpy column parts (:class:`~gpuviz.trace.kineto_columns.ColumnBuilder`). For a large
+import, :mod:`gpuviz.trace.kineto_parallel` hands the chunks to decoders
+(:mod:`gpuviz.trace.kineto_worker`) instead, and the reader merges their columns in file order.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +30,7 @@ from gpuviz.trace.kineto_events import (
     too_deep,
 )
 from gpuviz.trace.kineto_tracks import TrackTable
-from gpuviz.trace.kineto_worker import Worker, WorkerPool, worker_count
+from gpuviz.trace.kineto_worker import Decoder
 from gpuviz.trace.model import TrackKind
 
 Array = npt.NDArray[Any]
@@ -62,6 +61,11 @@ class FileColumns:
 class FileReader:
     """Reads one file into :class:`FileColumns`.
 
+    :meth:`read` reads it all in this process. The parallel importer
+    (:mod:`gpuviz.trace.kineto_parallel`) instead hands its chunks to decoders and feeds their
+    replies in file order to :meth:`merge` (or :meth:`read_chunk` for a chunk no decoder took),
+    then calls :meth:`finish`.
+
     Parameters
     ----------
     path : str
@@ -84,15 +88,23 @@ class FileReader:
         self.cancelled = cancelled
         self.columns = ColumnBuilder(path, interner)
 
+    def chunks(self, guess: bool = True) -> EventChunks:
+        """The file's chunks of events (see :class:`EventChunks`)."""
+        return EventChunks(self.path, on_read=self.on_read, cancelled=self.cancelled, guess=guess)
+
+    def restart(self) -> None:
+        """Drop what was read so far (the file is read again from its start)."""
+        self.columns = ColumnBuilder(self.path, self.columns.it)
+
     def read(self) -> FileColumns:
-        """Read the whole file."""
-        try:
-            chunks = self._read_all(guess=True, workers=worker_count(self.path))
-        except _Restart:
-            # A child found a guessed chunk end wrong after the scanner had moved on: read the
-            # file again, in this process, finding every chunk end exactly.
-            self.columns = ColumnBuilder(self.path, self.columns.it)
-            chunks = self._read_all(guess=False, workers=0)
+        """Read the whole file, in this process."""
+        chunks = self.chunks(guess=True)
+        for chunk in chunks:
+            self.read_chunk(chunk, chunks, can_reject=True)
+        return self.finish(chunks)
+
+    def finish(self, chunks: EventChunks) -> FileColumns:
+        """The file's columns, once every chunk of ``chunks`` is read or merged."""
         c = self.columns
         c.pair_begin_end()
         lengths = np.concatenate(c.arg_lengths) if c.arg_lengths else np.empty(0, np.int64)
@@ -105,81 +117,19 @@ class FileReader:
             metadata_events=c.meta_events, warnings=c.warnings,
         )  # fmt: skip
 
-    def _read_all(self, guess: bool, workers: int) -> EventChunks:
-        chunks = EventChunks(self.path, on_read=self.on_read, cancelled=self.cancelled, guess=guess)
-        if not workers:
-            for chunk in chunks:
-                self._read_chunk(chunk, chunks)
-            return chunks
-        try:
-            pool: WorkerPool | None = WorkerPool(workers)
-        except OSError:  # children cannot be started here: read in this process
-            for chunk in chunks:
-                self._read_chunk(chunk, chunks)
-            return chunks
-        inflight: deque[tuple[Chunk, bytes, Worker | None]] = deque()
-        turn = 0
-        try:
-            for chunk in chunks:
-                while pool is not None and len(inflight) >= len(pool.workers):
-                    pool = self._merge_next(inflight, chunks, pool)
-                buf = chunk.json_array()
-                if pool is None:
-                    inflight.append((chunk, buf, None))
-                    while inflight:
-                        self._merge_next(inflight, chunks, None)
-                    continue
-                w: Worker | None = pool.workers[turn % len(pool.workers)]
-                turn += 1
-                try:
-                    w.send(buf)  # type: ignore[union-attr]
-                except OSError:
-                    pool.close()
-                    pool = None
-                    w = None
-                inflight.append((chunk, buf, w))
-            while inflight:
-                pool = self._merge_next(inflight, chunks, pool)
-        except BaseException:  # cancelled, Ctrl-C, a bad file: the children's work is not wanted
-            if pool is not None:
-                pool.kill()
-                pool = None
-            raise
-        finally:
-            if pool is not None:
-                pool.close()
-        return chunks
-
-    def _merge_next(
-        self, inflight: deque[tuple[Chunk, bytes, Any]], chunks: EventChunks, pool: Any
-    ) -> Any:
-        """Take in the oldest chunk in flight (in file order); returns the pool, or None once
-        a child failed (the rest is then read here)."""
-        chunk, buf, worker = inflight.popleft()
-        reply = None
-        if worker is not None and pool is not None:
-            try:
-                reply = worker.receive()
-            except (OSError, EOFError, msgspec.DecodeError):
-                pool.close()
-                pool = None
-        if reply is not None and reply.get("ok"):
-            self._merge(reply, worker)
-        elif reply is not None and reply.get("why") == "decode" and chunk.guessed:
-            raise _Restart
-        else:
-            self._read_chunk(chunk, chunks, buf)
-        return pool
-
-    def _merge(self, reply: dict[str, Any], w: Any) -> None:
-        """Add a child's columns of a chunk, renumbered into this reader's ids."""
+    def merge(self, reply: dict[str, Any], w: Decoder, file: int) -> None:
+        """Add a decoder's columns of a chunk of this file (``file``: its index in the
+        import), renumbered into this reader's ids."""
         cb = self.columns
         names = cb.it.names
+        if w.file != file:
+            w.start_file(file)
         new = [names[s] for s in reply["symbols"]]
-        w.symbols = np.concatenate([w.symbols, np.asarray(new, dtype=np.int64)])
+        if new:
+            w.symbols = np.concatenate([w.symbols, np.asarray(new, dtype=np.int64)])
         sym = w.symbols
 
-        def code(c: int) -> int:  # a pid/tid code: string codes name the child's symbols
+        def code(c: int) -> int:  # a pid/tid code: string codes name the decoder's symbols
             return STRING_CODE_BASE - int(sym[STRING_CODE_BASE - c]) if c <= STRING_CODE_BASE else c
 
         t = cb.tracks
@@ -203,8 +153,9 @@ class FileReader:
             cols = reply["cols"].get(table_name)
             if not cols:
                 continue
-            for c, (dtype, data) in cols.items():
-                a = np.frombuffer(data, dtype=dtype)  # read-only: the importer never writes
+            for c, a in cols.items():
+                if not isinstance(a, np.ndarray):  # a child's: [dtype, bytes]
+                    a = np.frombuffer(a[1], dtype=a[0])  # read-only: the importer never writes
                 if c in ("name", "cat"):
                     a = sym[a].astype(np.int32)
                 elif c == "track":
@@ -214,7 +165,9 @@ class FileReader:
                 elif c == "args" and shift:
                     a = np.where(a >= 0, a + shift, a).astype(np.int32)
                 table[c].append(a)
-        lengths = np.frombuffer(reply["arg_lengths"], dtype=np.int64)
+        lengths = reply["arg_lengths"]
+        if not isinstance(lengths, np.ndarray):
+            lengths = np.frombuffer(lengths, dtype=np.int64)
         if len(lengths):
             cb.blob += reply["blob"]
             cb.arg_lengths.append(lengths)
@@ -223,7 +176,15 @@ class FileReader:
 
     # -- decoding
 
-    def _read_chunk(self, chunk: Chunk, chunks: EventChunks, buf: bytes | None = None) -> None:
+    def read_chunk(
+        self, chunk: Chunk, chunks: EventChunks, buf: bytes | None = None, can_reject: bool = False
+    ) -> None:
+        """Decode a chunk in this process, into this reader's columns.
+
+        ``can_reject``: the scanner has not moved past the chunk, so a guessed chunk that is
+        not JSON is handed back to it (:meth:`EventChunks.reject`); otherwise that raises
+        :class:`Restart`.
+        """
         if buf is None:
             buf = chunk.json_array()
         c = self.columns
@@ -236,6 +197,8 @@ class FileReader:
                 events, loose = c.decode_loose(raws, chunk.byte_offset, chunks.is_list)
         except (msgspec.DecodeError, UnicodeDecodeError) as e:
             if chunk.guessed:
+                if not can_reject:
+                    raise Restart from None
                 chunks.reject()  # a wrong guess of the chunk's end: it is redone exactly
                 return
             raise malformed(self.path, e, chunk.byte_offset) from None
@@ -254,8 +217,9 @@ class FileReader:
                 ) from None
 
 
-class _Restart(Exception):
-    """Read the file again, exactly (see :meth:`FileReader.read`)."""
+class Restart(Exception):
+    """A guessed chunk end was wrong after the scanner had moved on: read the file again,
+    finding every chunk end exactly."""
 
 
-__all__ = ["FileColumns", "FileReader"]
+__all__ = ["FileColumns", "FileReader", "Restart"]

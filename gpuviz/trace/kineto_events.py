@@ -37,41 +37,45 @@ MEMORY_NAME = "[memory]"
 
 
 class Event(msgspec.Struct, gc=False):
-    """The fields of an event that the model uses; msgspec skips everything else."""
+    """The fields of an event that the model uses; msgspec skips everything else.
+
+    Fields are in the order Kineto writes them (``ph, cat, name, pid, tid, ts, dur, args``):
+    msgspec matches keys that come in field order fastest (about 5 % of the decode).
+    """
 
     ph: str = ""
-    name: str = ""
     cat: str = ""
-    ts: float = _NAN
-    dur: float = _NAN
+    name: str = ""
     pid: int | str = ""
     tid: int | str = ""
+    ts: float = _NAN
+    dur: float = _NAN
+    args: msgspec.Raw = msgspec.Raw()
     id: int | str | None = None
     bp: str = ""
-    args: msgspec.Raw = msgspec.Raw()
 
 
 class SliceArgs(msgspec.Struct, gc=False):
-    """The ``args`` fields of slices that the model keeps in columns."""
+    """The ``args`` fields of slices that the model keeps in columns (in Kineto's order)."""
 
-    correlation: int = NONE
     external_id: int = msgspec.field(name="External id", default=NONE)
-    external_id_2021: int = msgspec.field(name="external id", default=NONE)
-    bytes: int = NONE
     device: int = NONE
     in_device: int = msgspec.field(name="inDevice", default=NONE)
     stream: int = NONE
+    correlation: int = NONE
+    bytes: int = NONE
+    external_id_2021: int = msgspec.field(name="external id", default=NONE)
 
 
 class MemoryArgs(msgspec.Struct, gc=False):
-    """The ``args`` of a ``[memory]`` event."""
+    """The ``args`` of a ``[memory]`` event (in Kineto's order)."""
 
-    device_type: int = msgspec.field(name="Device Type", default=NONE)
-    device_id: int = msgspec.field(name="Device Id", default=NONE)
-    addr: int = msgspec.field(name="Addr", default=NONE)
-    bytes: int = msgspec.field(name="Bytes", default=0)
-    total_allocated: int = msgspec.field(name="Total Allocated", default=NONE)
     total_reserved: int = msgspec.field(name="Total Reserved", default=NONE)
+    total_allocated: int = msgspec.field(name="Total Allocated", default=NONE)
+    bytes: int = msgspec.field(name="Bytes", default=0)
+    device_id: int = msgspec.field(name="Device Id", default=NONE)
+    device_type: int = msgspec.field(name="Device Type", default=NONE)
+    addr: int = msgspec.field(name="Addr", default=NONE)
 
 
 EVENTS = msgspec.json.Decoder(list[Event])
@@ -253,9 +257,11 @@ def coerce_event(value: dict[str, Any]) -> tuple[Event | None, str]:
     return ev, reason
 
 
-def loose_fields(raw: msgspec.Raw, cls: Any) -> tuple[int, ...]:
-    """One args object's fields, each coerced to an int or its default, whatever the JSON held."""
-    defaults = tuple(getattr(cls(), f) for f in cls.__struct_fields__)
+def loose_fields(raw: msgspec.Raw, cls: Any, names: tuple[str, ...]) -> tuple[int, ...]:
+    """Fields ``names`` of one args object, each coerced to an int or its default, whatever
+    the JSON held."""
+    fields = {f.name: f for f in msgspec.structs.fields(cls)}
+    defaults = tuple(getattr(cls(), n) for n in names)
     try:
         value = msgspec.json.decode(raw)
     except (msgspec.DecodeError, UnicodeDecodeError):
@@ -263,8 +269,8 @@ def loose_fields(raw: msgspec.Raw, cls: Any) -> tuple[int, ...]:
     if not isinstance(value, dict):
         return defaults
     return tuple(
-        _as_int(value.get(f.encode_name, default), default)
-        for f, default in zip(msgspec.structs.fields(cls), defaults)
+        _as_int(value.get(fields[n].encode_name, default), default)
+        for n, default in zip(names, defaults)
     )
 
 

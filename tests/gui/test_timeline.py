@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import gzip
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -353,6 +354,55 @@ def test_a_big_trace_builds_its_pyramids_in_a_worker(qtbot, make_timeline, _no_d
     assert w.wait_ready(60)
     assert not w.current_frame().pending_rows
     assert w.current_frame().count > 0
+
+
+def test_the_pyramid_worker_waits_while_the_gui_thread_paints(
+    qtbot, make_timeline, monkeypatch, _no_dangling_qthreads
+):
+    # The worker shares the GIL with the GUI thread: it must not take a step while a paint
+    # (or the widget's first build and paint) is under way.
+    from gpuviz.trace import lod as lod_module
+
+    w = make_timeline(make_trace(30_000), ready=False)
+    steps: list[int] = []
+    build_iter = lod_module.TimelineLod.build_iter
+
+    def spy(self, keys, groups):  # counts the worker's steps
+        for item in build_iter(self, keys, groups):
+            steps.append(1)
+            yield item
+
+    monkeypatch.setattr(lod_module.TimelineLod, "build_iter", spy)
+    w.stop_worker()
+    w.lod._sources.clear()  # start over, with the spy in place
+    w.gui_idle.clear()  # as during a paint
+    w._start_worker()
+    time.sleep(0.3)  # no events processed: no paint ends meanwhile
+    assert not steps, "no step while the GUI thread paints"
+    w.gui_idle.set()
+    assert w.wait_ready(60)
+    assert len(steps) > 10
+    assert not w.current_frame().pending_rows
+
+
+def test_a_new_timeline_lets_the_gui_thread_paint_first(qapp, _no_dangling_qthreads):
+    from gpuviz.gui.timeline.qt_timeline import QtTimeline
+
+    w = QtTimeline(make_trace(30_000))
+    try:
+        assert not w.gui_idle.is_set(), "the worker waits while the widget is built"
+        w.resize(800, 400)
+        w.show()
+        _pump(100)
+        assert w.gui_idle.is_set(), "set once it was painted"
+        assert w.wait_ready(60)
+    finally:
+        w.close()
+    hidden = QtTimeline(make_trace(30_000))
+    try:  # never shown: the worker starts all the same, a little later
+        assert hidden.wait_ready(60)
+    finally:
+        hidden.close()
 
 
 def test_closing_while_building_stops_the_worker(qtbot, make_timeline, _no_dangling_qthreads):

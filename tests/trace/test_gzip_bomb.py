@@ -89,6 +89,7 @@ def test_padding_read_by_the_import_children_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")  # however busy the cores are
     monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 18)
     bomb = load_trace(write_bomb(tmp_path / "bomb.json.gz", 16))
     assert bomb.symbols.lookup(bomb.slices.name) == ["k0", "k1", "k2"]
@@ -228,10 +229,14 @@ def test_a_long_read_shows_its_progress_on_a_terminal_only(tmp_path: Path) -> No
 def test_ctrl_c_stops_reading_a_gigabyte_bomb_at_once_in_bounded_memory(tmp_path: Path) -> None:
     import psutil
 
-    path = write_bomb(tmp_path / "bomb.json.gz", 1024)  # 1 GiB of spaces in a few MB
-    assert path.stat().st_size < 8 * MIB
+    # 4 GiB of spaces in a few MB: an idle machine reads 1 GiB of them in about 2 s, which is
+    # no longer than this test watches before it presses Ctrl-C.
+    path = write_bomb(tmp_path / "bomb.json.gz", 4096)
+    assert path.stat().st_size < 24 * MIB
     # With the import's child processes on: Ctrl-C reaches them too, and they must go quietly.
-    proc, master = _gpuviz_on_a_terminal("summary", str(path), GPUVIZ_IMPORT_WORKER_MIN_BYTES="0")
+    proc, master = _gpuviz_on_a_terminal(
+        "summary", str(path), GPUVIZ_IMPORT_WORKER_MIN_BYTES="0", GPUVIZ_IMPORT_WORKERS="2"
+    )
     try:
         assert b"reading" in _read_pty(master, until=b"reading")
         me = psutil.Process(proc.pid)

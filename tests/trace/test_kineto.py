@@ -518,6 +518,7 @@ def test_child_processes_leave_odd_chunks_to_the_importer(
     path.write_text(json.dumps({"traceEvents": events}, indent=1))
     plain = load_trace(path)
     monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
     monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 14)
     forked = load_trace(path)
     _same(plain, forked)
@@ -532,6 +533,7 @@ def test_import_survives_children_that_cannot_start_or_die(
 ) -> None:
     name = "hta__nccl_parser_config__nccl_data.json.gz"
     monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
     monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 18)
     monkeypatch.setattr(sys, "executable", python)
     _same(load_trace(DATA / name), load(DATA / name))

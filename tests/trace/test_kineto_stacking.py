@@ -52,3 +52,17 @@ def test_nesting_depth_of_a_call_tree() -> None:
     track, start_s, dur_s = _sorted([0] * len(start), start.tolist(), dur.tolist())
     order = np.lexsort((-dur, start))
     assert stack_depths(track, start_s, dur_s).tolist() == expected[order].tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_SLICES)
+def test_the_importers_slice_order_is_track_start_then_longest_first(
+    slices: list[tuple[int, int, int]],
+) -> None:
+    from gpuviz.trace.kineto import _slice_order
+
+    t, s, d = (np.asarray(x, dtype=np.int64) for x in zip(*slices))
+    got = _slice_order(t.astype(np.int32), s, d)
+    # Equal (track, start, dur) keep their order: a stable sort, as lexsort over the index.
+    want = np.lexsort((np.arange(len(t)), -d, s, t))
+    np.testing.assert_array_equal(got, want)

@@ -59,6 +59,7 @@ Level-of-detail pyramids of big rows are built by a worker ``QThread``
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any
 
@@ -87,6 +88,10 @@ from gpuviz.trace.lod import Frame, TimelineLod
 from gpuviz.trace.model import Trace
 
 REDRAW_MS = 16
+LOD_REFRESH_S = 0.3
+"""While pyramids build, visible rows that became ready are drawn at most this often."""
+FIRST_PAINT_WAIT_MS = 500
+"""The pyramid worker starts after the first paint, or this long after the widget is built."""
 SYNC_TRACE_MAX = (
     60_000  # traces up to this many slices build their pyramids on the GUI thread (~30 ms)
 )
@@ -129,6 +134,10 @@ class QtTimeline(QWidget):
         self._range: tuple[int, int] | None = None
         self._range_text = ""
         self._worker: QtLodWorker | None = None
+        # Cleared while the GUI thread builds this widget and while it paints: the pyramid
+        # worker waits (see qt_lod_worker). Set after the first paint, or FIRST_PAINT_WAIT_MS.
+        self.gui_idle = threading.Event()
+        self._lod_bumped = 0.0
         self._progress = (0, 0)
         self._last_emitted: tuple[int, int] | None = None
         self._ready_rows = -1
@@ -202,6 +211,7 @@ class QtTimeline(QWidget):
         self._redraw.timeout.connect(self._on_redraw_tick)
         self._update_info()
         self.destroyed.connect(_stopper(self))
+        QTimer.singleShot(FIRST_PAINT_WAIT_MS, self.gui_idle.set)  # if never painted
         if n > SYNC_TRACE_MAX:
             self._start_worker()
 
@@ -507,7 +517,7 @@ class QtTimeline(QWidget):
         keys = [k for k in keys + rest if not self._lod.is_ready(k, self._layout.groups)]
         if not keys:
             return
-        w = QtLodWorker(self._lod, keys, self._layout.groups)
+        w = QtLodWorker(self._lod, keys, self._layout.groups, self.gui_idle)
         w.progress.connect(self._on_lod_progress)
         w.finished.connect(self._on_worker_finished)
         self._worker = w
@@ -525,8 +535,12 @@ class QtTimeline(QWidget):
             for r in self._visible_rows()
             if (k := self._layout.sources[r]) is not None and self._lod.is_ready(k, groups)
         )
-        if ready != self._ready_rows:
+        # And at most every LOD_REFRESH_S: each new frame is a cold one (tens of ms on the
+        # GUI thread while the worker competes for the GIL); the worker's end redraws anyway.
+        now = time.monotonic()
+        if ready != self._ready_rows and now - self._lod_bumped >= LOD_REFRESH_S:
             self._ready_rows = ready
+            self._lod_bumped = now
             self._lod_version += 1
         self._request_redraw()
 

@@ -60,11 +60,14 @@ class QtTimelineCanvas(QWidget):
 
     # Qt overrides ------------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
+        idle = self._timeline.gui_idle
+        idle.clear()  # the pyramid worker waits between its steps: the GIL is the paint's
         p = QPainter(self)
         try:
             self._painter.paint(p, self.width(), self.height())
         finally:
             p.end()
+            idle.set()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         self.resized.emit()

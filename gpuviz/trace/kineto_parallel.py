@@ -1,0 +1,251 @@
+"""The files of a trace, read in order, their chunks decoded on every core the import may use.
+
+:func:`read_files` is what the importer calls. A small import is read in this process, file
+by file (:meth:`FileReader.read`). A large one (:func:`~gpuviz.trace.kineto_worker.worker_count`)
+goes through one pipeline for all its files: the scanner hands out chunks in file order; each
+goes to the child with the fewest chunks waiting, or, when every child already has
+:data:`~gpuviz.trace.kineto_worker.DEPTH` waiting, is decoded at once in this process
+(:class:`~gpuviz.trace.kineto_worker.LocalDecoder`). Replies are merged strictly in file order
+(:meth:`FileReader.merge`), so ids, warnings and errors are those of a plain sequential read.
+
+Where the time goes (cProfile, CPU time, one process, the 100k-kernel synthetic trace of
+``benchmarks/gen_trace.py``, 166 MB, on a shared 2-core box): msgspec's decode of the events
+and their args 24 %; the per-field passes (``np.fromiter`` over the structs) that turn them into
+columns 26 %, and the rest of the column building in Python 17 %; joining chunk and args text
+7 %; reading the file 3 %; freeing the chunks' structs 4 %; assembling the Trace (joins, the
+slice sort, stacking rows) 9 %. Everything but the scanning, the merge and the assembly is
+per-chunk work, so it splits across processes; what stays in the importer is about a fifth.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from gpuviz.trace.errors import TraceFormatError
+from gpuviz.trace.jsonscan import Chunk, EventChunks
+from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
+from gpuviz.trace.kineto_events import Interner
+from gpuviz.trace.kineto_worker import (
+    Decoder,
+    LocalDecoder,
+    Worker,
+    WorkerPool,
+    estimated_bytes,
+    worker_count,
+)
+
+MAX_AHEAD = 6
+"""Chunks decoded ahead of the oldest unmerged one, per decoder (bounds the memory they hold)."""
+
+
+def read_files(
+    paths: Sequence[str],
+    interner: Interner,
+    on_read: Sequence[Callable[[int], None] | None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    after_file: Callable[[], None] | None = None,
+) -> list[FileColumns]:
+    """Read the files of one trace, in order, decoding on as many cores as it pays to.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        The files (one per rank in a folder).
+    interner : Interner
+        The trace's symbols.
+    on_read : sequence of callable, optional
+        Per file: told how many of its bytes were read so far.
+    cancelled : callable, optional
+        Polled between blocks (raises :class:`ImportCancelledError` when it returns True).
+    after_file : callable, optional
+        Called once each file is done (the importer gives freed memory back there).
+
+    Returns
+    -------
+    list of FileColumns
+        One per file, in the order given.
+    """
+    reports = list(on_read) if on_read is not None else [None] * len(paths)
+    readers = [FileReader(str(p), interner, r, cancelled) for p, r in zip(paths, reports)]
+    workers = worker_count(sum(estimated_bytes(str(p)) for p in paths))
+    out: list[FileColumns | None] = [None] * len(readers)
+    start = 0
+    while start < len(readers):
+        if workers:
+            start = _Pipeline(readers, out, workers, after_file).run(start)
+        else:
+            out[start] = readers[start].read()
+            if after_file is not None:
+                after_file()
+            start += 1
+    return [c for c in out if c is not None]
+
+
+@dataclass
+class _Job:
+    """A chunk handed to a decoder (``file`` is its index; ``chunk`` None marks a file's end)."""
+
+    file: int
+    chunks: EventChunks
+    chunk: Chunk | None = None
+    worker: Worker | None = None  # the child it was sent to (None: decoded here)
+    reply: dict[str, Any] | None = None
+
+
+class _Pipeline:
+    """One run of the pipeline over ``readers[start:]`` (see :func:`read_files`)."""
+
+    def __init__(
+        self,
+        readers: list[FileReader],
+        out: list[FileColumns | None],
+        workers: int,
+        after_file: Callable[[], None] | None,
+    ) -> None:
+        self.readers = readers
+        self.out = out
+        self.n_workers = workers
+        self.after_file = after_file
+        self.pool: WorkerPool | None = None
+        self.local = LocalDecoder()
+        self.inflight: deque[_Job] = deque()  # in file order
+        self.waiting: dict[Worker, deque[_Job]] = {}  # per child, the jobs it has not answered
+        self.merging = -1  # the file of the job being merged
+
+    def run(self, start: int) -> int:
+        """Read files from ``start`` on; returns the index to go on from (all read: their count).
+
+        When a child finds a guessed chunk end wrong after the scanner moved on, the pipeline
+        stops: that file is read again here, exactly, and the caller goes on after it.
+        """
+        try:
+            self.pool = WorkerPool(self.n_workers)
+            self.waiting = {w: deque() for w in self.pool.workers}
+        except OSError:  # children cannot be started here: decode in this process only
+            self.pool = None
+        try:
+            for i in range(start, len(self.readers)):
+                chunks = self.readers[i].chunks(guess=True)
+                scan = iter(chunks)
+                while True:
+                    try:
+                        chunk = next(scan)
+                    except StopIteration:
+                        break
+                    except TraceFormatError:
+                        # The scanner may stand at a wrong place: behind a guessed chunk end
+                        # that a child has yet to find wrong. That comes first (Restart).
+                        self._drain()
+                        raise
+                    self._merge_done()
+                    self._hand_out(i, chunk, chunks)
+                self.inflight.append(_Job(i, chunks))
+            self._drain()
+        except Restart:
+            i = self.merging
+            self._close()
+            self.inflight.clear()
+            reader = self.readers[i]
+            reader.restart()
+            self.out[i] = reader.read()
+            if self.after_file is not None:
+                self.after_file()
+            return i + 1
+        except BaseException:  # cancelled, Ctrl-C, a bad file: the children's work is not wanted
+            self._close(kill=True)
+            raise
+        finally:
+            self._close()
+        return len(self.readers)
+
+    def _close(self, kill: bool = False) -> None:
+        if self.pool is not None:
+            if kill:
+                self.pool.kill()
+            else:
+                self.pool.close()
+            self.pool = None
+            self.waiting = {}
+
+    def _hand_out(self, file: int, chunk: Chunk, chunks: EventChunks) -> None:
+        """Give a chunk to a child, or decode it here (a wrong guess goes back to the scanner)."""
+        job = _Job(file, chunks, chunk)
+        w = self.pool.idlest() if self.pool is not None else None
+        if w is not None and w.can_take:
+            try:
+                w.send(file, chunk.pieces)
+                job.worker = w
+                self.waiting[w].append(job)
+            except OSError:  # the child is gone: the rest is decoded here
+                self._close()
+        if job.worker is None:
+            while len(self.inflight) > MAX_AHEAD * (1 + self.n_workers):
+                self._merge_oldest()  # bound what waits for a slow child
+            job.reply = self.local.decode(file, chunk.json_array())
+            if job.reply.get("why") == "decode" and chunk.guessed:
+                # The scanner has not moved on, so it can redo the text exactly; unless an
+                # earlier guess, sent to a child, was wrong too and left it at a wrong place:
+                # the replies in flight tell first (Restart).
+                self._drain()
+                chunks.reject()
+                return
+        self.inflight.append(job)
+
+    def _drain(self) -> None:
+        """Merge every job in flight, waiting for the children's replies."""
+        while self.inflight:
+            self._merge_oldest()
+
+    def _collect(self) -> None:
+        """Take in every reply that is there, without waiting."""
+        for w, jobs in self.waiting.items():
+            while jobs and w.ready():
+                if not self._receive(w):
+                    return
+
+    def _receive(self, w: Worker) -> bool:
+        """The reply to ``w``'s oldest job (waits for it); False when the children are gone."""
+        try:
+            reply = w.receive()
+        except (OSError, EOFError, msgspec.DecodeError):
+            self._close()  # a child died: what the children held is decoded here
+            return False
+        self.waiting[w].popleft().reply = reply
+        return True
+
+    def _merge_done(self) -> None:
+        """Merge, oldest first, the jobs whose replies are in, without waiting."""
+        self._collect()
+        while self.inflight:
+            job = self.inflight[0]
+            if job.chunk is not None and job.reply is None and self.pool is not None:
+                return
+            self._merge_oldest()
+
+    def _merge_oldest(self) -> None:
+        job = self.inflight.popleft()
+        self.merging = job.file
+        reader = self.readers[job.file]
+        if job.chunk is None:  # the file's end: every chunk of it is in
+            self.out[job.file] = reader.finish(job.chunks)
+            if self.after_file is not None:
+                self.after_file()
+            return
+        if job.reply is None and job.worker is not None and self.pool is not None:
+            self._receive(job.worker)  # the oldest job is its child's oldest too
+        reply = job.reply
+        decoder: Decoder = job.worker if job.worker is not None else self.local
+        if reply is not None and reply.get("ok"):
+            reader.merge(reply, decoder, job.file)
+        elif reply is not None and reply.get("why") == "decode" and job.chunk.guessed:
+            raise Restart
+        else:  # odd, an error, or its child is gone: read here, where errors are reported
+            reader.read_chunk(job.chunk, job.chunks)
+
+
+__all__ = ["read_files"]

@@ -1,0 +1,194 @@
+"""The parallel import: chunks of every file decoded by children and by the importer itself.
+
+Each case compares with the plain one-process read of the same files (``_same`` checks every
+column, the args and the counts), with blocks small enough that every file gives many chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_kineto import NESTED, _same
+
+from gpuviz.trace import jsonscan, kineto_parallel, kineto_worker
+from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
+from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Trace
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+def serial(path: Path, monkeypatch: pytest.MonkeyPatch) -> Trace:
+    with monkeypatch.context() as m:
+        m.setenv("GPUVIZ_IMPORT_WORKERS", "0")
+        return load_trace(path)
+
+
+@pytest.fixture
+def parallel(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """Children for any size of import, and small blocks: many chunks for every file."""
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
+    monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 13)
+    return monkeypatch
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """Three ranks whose lanes and tracks differ (a child renumbers them for each file)."""
+    out = tmp_path / "ranks"
+    out.mkdir()
+    for i, name in enumerate(
+        [
+            "ddp_nccl_4rank/rank-0.json.gz",
+            "dataparallel_seed_2gpu.json.gz",
+            "ddp_2rank/rank-1.json.gz",
+        ]
+    ):
+        shutil.copy(DATA / name, out / f"rank-{i}.json.gz")
+    return out
+
+
+def test_a_rank_folder_decoded_by_children_is_the_same_trace(
+    parallel: pytest.MonkeyPatch, folder: Path
+) -> None:
+    sent: list[int] = []
+    send = kineto_worker.Worker.send
+
+    def spy(self: kineto_worker.Worker, file: int, pieces: object) -> None:
+        sent.append(file)
+        send(self, file, pieces)  # type: ignore[arg-type]
+
+    parallel.setattr(kineto_worker.Worker, "send", spy)
+    got = load_trace(folder)
+    assert set(sent) == {0, 1, 2}, "children decoded chunks of every file"
+    want = serial(folder, parallel)
+    _same(got, want)
+    assert [r.rank for r in got.ranks] == [r.rank for r in want.ranks]
+    assert got.warnings.count == want.warnings.count
+
+
+def test_chunks_decoded_by_the_importer_itself_give_the_same_trace(
+    parallel: pytest.MonkeyPatch, folder: Path
+) -> None:
+    # Children that never take a chunk: the importer's own decoder does them all, with a
+    # numbering of its own that is merged like a child's.
+    parallel.setattr(kineto_worker.Worker, "can_take", property(lambda self: False))
+    decoded: list[int] = []
+    decode = kineto_worker.LocalDecoder.decode
+
+    def spy(self: kineto_worker.LocalDecoder, file: int, buf: bytes) -> dict[str, object]:
+        decoded.append(file)
+        return decode(self, file, buf)
+
+    parallel.setattr(kineto_worker.LocalDecoder, "decode", spy)
+    got = load_trace(folder)
+    assert set(decoded) == {0, 1, 2}
+    _same(got, serial(folder, parallel))
+
+
+@pytest.mark.parametrize("alternate", [False, True], ids=["children", "children-and-here"])
+def test_a_wrong_guess_found_by_a_child_reads_that_file_again(
+    parallel: pytest.MonkeyPatch, tmp_path: Path, alternate: bool
+) -> None:
+    # Nested args that look like event boundaries: some guessed chunk ends fall inside them,
+    # and a child finds out only after the scanner moved on. Alternately here: a wrong guess
+    # found here, after one sent to a child, must not be redone from where that one left
+    # the scanner.
+    if alternate:  # every other chunk here; children's replies only taken in when due
+        turns = iter(range(1 << 30))
+        parallel.setattr(kineto_worker.Worker, "can_take", property(lambda self: next(turns) % 2))
+        parallel.setattr(kineto_worker.Worker, "ready", lambda self: False)
+    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
+    events = [
+        dict(op, name=f"op{i}", ts=i * 2, args={"inputs": NESTED, "i": i}) for i in range(300)
+    ]
+    out = tmp_path / "ranks"
+    out.mkdir()
+    (out / "rank-0.json").write_text(json.dumps({"traceEvents": events}, indent=1))
+    shutil.copy(DATA / "ddp_2rank/rank-1.json.gz", out / "rank-1.json.gz")
+    parallel.setattr(jsonscan, "BLOCK_BYTES", 211)
+    restarts: list[int] = []
+    run = kineto_parallel._Pipeline.run
+
+    def spy(self: kineto_parallel._Pipeline, start: int) -> int:
+        nxt = run(self, start)
+        if nxt < len(self.readers):
+            restarts.append(nxt - 1)
+        return nxt
+
+    parallel.setattr(kineto_parallel._Pipeline, "run", spy)
+    want = serial(out, parallel)
+    for _ in range(3):  # which chunk meets which decoder depends a little on timing
+        got = load_trace(out)
+        _same(got, want)
+    assert restarts, "a child met a wrong guess"
+    rows = got.slices.args[got.slices.track == got.slices.track[0]]
+    assert sorted(got.args.get(int(r))["i"] for r in rows) == list(range(300))
+
+
+def test_a_bad_gpu_slice_decoded_by_a_child_is_reported_as_in_one_process(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ok = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "dur": 1,
+          "args": {"device": 0, "stream": 7}}  # fmt: skip
+    events = [dict(ok, ts=i) for i in range(2000)]
+    events[1500] = dict(ok, ts=1500, dur=-2)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"traceEvents": events}, indent=1))
+    with pytest.raises(TraceFormatError) as forked:
+        load_trace(path)
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", "0")
+    with pytest.raises(TraceFormatError) as plain:
+        load_trace(path)
+    assert str(forked.value) == str(plain.value)
+    assert forked.value.where == "event 1500"
+
+
+def test_cancelling_stops_every_child(parallel: pytest.MonkeyPatch, folder: Path) -> None:
+    pools: list[kineto_worker.WorkerPool] = []
+    init = kineto_worker.WorkerPool.__init__
+
+    def spy(self: kineto_worker.WorkerPool, n: int) -> None:
+        init(self, n)
+        pools.append(self)
+
+    parallel.setattr(kineto_worker.WorkerPool, "__init__", spy)
+    polls = iter(range(1000))
+    with pytest.raises(ImportCancelledError):
+        load_trace(folder, cancelled=lambda: next(polls) > 5)
+    assert pools and all(w.proc.returncode is not None for p in pools for w in p.workers)
+
+
+@pytest.mark.parametrize(
+    ("env", "cores", "load", "size", "want"),
+    [
+        ({}, 8, 0.0, 1 << 30, 7),  # idle: a child for each core but the importer's
+        ({}, 8, 5.2, 1 << 30, 3),  # busy: only the idle cores
+        ({}, 2, 6.0, 1 << 30, 0),  # every core busy: children would only add work
+        ({}, 1, 0.0, 1 << 30, 0),
+        ({}, 64, 0.0, 1 << 30, kineto_worker.MAX_WORKERS),
+        ({}, 8, 0.0, 1 << 20, 0),  # small: not worth starting a child
+        ({"GPUVIZ_IMPORT_WORKERS": "2"}, 2, 6.0, 1 << 30, 2),
+        ({"GPUVIZ_IMPORT_WORKERS": "3", "GPUVIZ_IMPORT_WORKER_MIN_BYTES": "0"}, 2, 0.0, 10, 3),
+        ({"GPUVIZ_IMPORT_WORKERS": "x"}, 8, 0.0, 1 << 30, 0),
+    ],
+)
+def test_worker_count(
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    cores: int,
+    load: float,
+    size: int,
+    want: int,
+) -> None:
+    monkeypatch.delenv("GPUVIZ_IMPORT_WORKERS", raising=False)
+    monkeypatch.delenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(kineto_worker, "usable_cores", lambda: cores)
+    monkeypatch.setattr(kineto_worker, "_load_average", lambda: load)
+    assert kineto_worker.worker_count(size) == want
