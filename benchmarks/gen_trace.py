@@ -13,6 +13,19 @@ allocator events; ``ph: M`` thread and process names at the end. About 5.85 even
 per kernel: 100k kernels make about 585k events and 171 MB.
 
 The output is deterministic for a given ``--seed``.
+
+``--world W --rank R`` writes rank R of a W-rank job (``distributedInfo`` says so): every
+``--collective-every`` kernels the rank joins an NCCL all-reduce (a kernel on stream 21 of
+device 0, with the ``Collective name``/``Process Group Name`` args Kineto writes) and a
+``ProfilerStep#N`` range ends there. Every rank of one seed plans the same collectives: a rank
+arrives after its own share of work (jittered per rank and collective), and all of them end
+together when the last one has arrived. ``--straggler S`` makes rank S's kernels and work 1.3×
+longer (copies are kept under 50 µs in this mode, so that no rank overruns its planned
+share); ``--skip-collectives K`` leaves the first K collectives (and steps) out of this rank's
+file, as when its profiler window began later. Write a folder with one call per rank::
+
+    for r in $(seq 0 63); do python benchmarks/gen_trace.py --kernels 8000 --devices 1 \
+        --world 64 --rank $r --straggler 5 --out /tmp/r64/rank-$r.json; done
 """
 
 from __future__ import annotations
@@ -52,9 +65,12 @@ KERNELS = [
 OPS = ["aten::add", "aten::mm", "aten::mean", "aten::_softmax", "aten::addmm", "aten::copy_"]
 PARENTS = ["aten::linear", "aten::matmul", "aten::softmax", "aten::layer_norm"]
 STREAMS = (7, 13, 17)
+COMM_STREAM = 21
+STRAGGLER_SLOWDOWN = 1.3
+COLLECTIVE_US_PER_KERNEL = 40.0  # a segment's planned length per kernel: above its CPU time
 
 
-def _header(f: TextIO, devices: int) -> None:
+def _header(f: TextIO, devices: int, rank: int = 0, world: int = 1) -> None:
     props = ",".join(
         f"""
     {{
@@ -67,7 +83,7 @@ def _header(f: TextIO, devices: int) -> None:
     }}"""
         for d in range(devices)
     )
-    dist = json.dumps({"backend": "nccl", "rank": 0, "world_size": 1})
+    dist = json.dumps({"backend": "nccl", "rank": rank, "world_size": world})
     f.write(
         f"""
 {{
@@ -136,10 +152,38 @@ def _memory(
   }},"""
 
 
-def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
-    """Write the trace to ``f``; return the number of events."""
+class _CollectivePlan:
+    """When each rank of a ``--world`` job arrives at each collective, the same in every rank."""
+
+    def __init__(self, world: int, seed: int, straggler: int, every: int) -> None:
+        self.world, self.seed, self.straggler, self.every = world, seed, straggler, every
+
+    def work_us(self, rank: int, c: int) -> float:
+        jitter = random.Random(self.seed * 1_000_003 + rank * 7919 + c).random()
+        slow = STRAGGLER_SLOWDOWN if rank == self.straggler else 1.0
+        return self.every * COLLECTIVE_US_PER_KERNEL * (1.0 + 0.1 * jitter) * slow
+
+    def end_us(self, c: int, start: float) -> float:
+        return start + max(self.work_us(r, c) for r in range(self.world)) + 30.0
+
+
+def write_trace(
+    f: TextIO,
+    kernels: int,
+    devices: int,
+    seed: int,
+    rank: int = 0,
+    world: int = 1,
+    straggler: int = -1,
+    skip_collectives: int = 0,
+    collective_every: int = 250,
+) -> int:
+    """Write the trace to ``f``; return the number of events (see the module docstring)."""
     rng = random.Random(seed)
-    _header(f, devices)
+    _header(f, devices, rank, world)
+    plan = _CollectivePlan(world, seed, straggler, collective_every) if world > 1 else None
+    seg_start = START_US + 50.0
+    seg_events = 0
     threads = [PID + 10 + d for d in range(devices)]
     cpu_t = [START_US + 50.0] * devices
     gpu_t = {(d, s): START_US + 100.0 for d in range(devices) for s in STREAMS}
@@ -181,6 +225,8 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
             out.append(_flow("s", corr, PID, tid, t))
             g = max(gpu_t[(d, 7)], t + 4.0)
             dur = nbytes / 25e3 + 1.0
+            if plan is not None:  # short copies: a rank's work stays inside its planned share
+                dur = min(dur, 50.0)
             out.append(
                 _x(
                     "gpu_memcpy",
@@ -224,6 +270,8 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
         out.append(_flow("s", corr, PID, tid, launch))
         g = max(gpu_t[(d, stream)], launch + 3.0)
         kdur = 2.0 + rng.random() * 30.0
+        if plan is not None and rank == straggler:
+            kdur *= STRAGGLER_SLOWDOWN
         grid = (rng.randrange(1, 4096), 1, 1)
         out.append(
             _x(
@@ -273,15 +321,28 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
             )
             t += 0.5
         cpu_t[d] = t + op_dur + 1.0 + rng.random() * 4
-        if len(out) > 4096:
+        skipping = plan is not None and k // collective_every < skip_collectives
+        if plan is not None and (k + 1) % collective_every == 0:
+            c = k // collective_every
+            corr += 1
+            n_events += _collective(out, plan, rank, c, seg_start, cpu_t, gpu_t, threads, corr)
+            seg_start = cpu_t[0]
+            if skipping:  # this rank's profiler window had not begun yet
+                out.clear()
+                n_events = seg_events
+            seg_events = n_events
+        if len(out) > 4096 and not skipping:
             f.write("".join(out))
             out.clear()
+    if plan is not None and kernels // collective_every < skip_collectives:
+        out.clear()
+        n_events = seg_events
     f.write("".join(out))
     meta = []
     for d in range(devices):
         meta.append(("process_name", d, 0, '"name": "python3"'))
         meta.append(("process_labels", d, 0, f'"labels": "GPU {d}"'))
-        for s in STREAMS:
+        for s in STREAMS + ((COMM_STREAM,) if plan is not None and d == 0 else ()):
             meta.append(("thread_name", d, s, f'"name": "stream {s} "'))
     meta.append(("process_name", PID, 0, '"name": "python3"'))
     for tid in threads:
@@ -305,6 +366,63 @@ def write_trace(f: TextIO, kernels: int, devices: int, seed: int) -> int:
     return n_events
 
 
+def _collective(
+    out: list[str],
+    plan: _CollectivePlan,
+    rank: int,
+    c: int,
+    seg_start: float,
+    cpu_t: list[float],
+    gpu_t: dict[tuple[int, int], float],
+    threads: list[int],
+    corr: int,
+) -> int:
+    """Write collective ``c`` (launch, NCCL kernel, flows, the step's range); move time past it."""
+    ready = max(max(cpu_t), max(gpu_t.values()))
+    arrival = max(seg_start + plan.work_us(rank, c), ready)
+    end = max(plan.end_us(c, seg_start), arrival + 5.0)
+    tid = threads[0]
+    out.append(
+        _x(
+            "cuda_runtime",
+            "cudaLaunchKernelExC",
+            PID,
+            tid,
+            arrival - 6.0,
+            4.0,
+            f'"External id": {corr},      "cbid": 430, "correlation": {corr}',
+        )
+    )
+    out.append(_flow("s", corr, PID, tid, arrival - 6.0))
+    out.append(
+        _x(
+            "kernel",
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+            0,
+            COMM_STREAM,
+            arrival,
+            end - arrival,
+            f'"External id": {corr},      "queued": 0, "device": 0, "context": 1,      "stream": {COMM_STREAM}, "correlation": {corr},      "registers per thread": 96,      "shared memory": 103808,      "grid": [2, 1, 1],      "block": [512, 1, 1],      "est. achieved occupancy %": 0,      "Collective name": "allreduce", "In msg nelems": 1048576, "Out msg nelems": 1048576, "Group size": {plan.world}, "dtype": "Float", "Process Group Name": "0", "Process Group Description": "default_pg"',
+        )
+    )
+    out.append(_flow("f", corr, 0, COMM_STREAM, arrival))
+    out.append(
+        f"""
+  {{
+    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{c}", "pid": {PID}, "tid": {tid},
+    "ts": {_us(seg_start)}, "dur": {_us(end - seg_start)},
+    "args": {{
+      "External id": {corr}
+    }}
+  }},"""
+    )
+    for i in range(len(cpu_t)):
+        cpu_t[i] = end
+    for key in gpu_t:
+        gpu_t[key] = end
+    return 5
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line: ``--kernels N --out FILE.json[.gz]``."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -312,15 +430,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True, help="FILE.json or FILE.json.gz")
     p.add_argument("--devices", type=int, default=2, help="GPU devices (default 2)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--world", type=int, default=1, help="ranks of the job (default 1)")
+    p.add_argument("--rank", type=int, default=0, help="the rank this file is (default 0)")
+    p.add_argument("--straggler", type=int, default=-1, help="a slower rank (default none)")
+    p.add_argument(
+        "--skip-collectives", type=int, default=0, help="this rank's file starts K collectives late"
+    )
+    p.add_argument("--collective-every", type=int, default=250, help="kernels per step (ranks)")
     a = p.parse_args(argv)
+    if not 0 <= a.rank < a.world:
+        p.error(f"--rank {a.rank}: must be in [0, --world)")
+    extra = {
+        "rank": a.rank,
+        "world": a.world,
+        "straggler": a.straggler,
+        "skip_collectives": a.skip_collectives,
+        "collective_every": max(a.collective_every, 1),
+    }
     a.out.parent.mkdir(parents=True, exist_ok=True)
     if a.out.name.endswith(".gz"):
         with gzip.open(a.out, "wb", compresslevel=6) as raw:
             with io.TextIOWrapper(raw, encoding="utf-8") as f:
-                n = write_trace(f, a.kernels, a.devices, a.seed)
+                n = write_trace(f, a.kernels, a.devices, a.seed, **extra)
     else:
         with open(a.out, "w", encoding="utf-8") as f:
-            n = write_trace(f, a.kernels, a.devices, a.seed)
+            n = write_trace(f, a.kernels, a.devices, a.seed, **extra)
     size = a.out.stat().st_size
     print(
         f"{a.out}: {a.kernels} kernels, {n} events ({n / max(a.kernels, 1):.2f} per kernel), "

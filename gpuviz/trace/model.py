@@ -527,6 +527,8 @@ class Trace:
             self._correlation_index = {"keys": key[order], "rows": rt[order]}
         idx = self._correlation_index
         rows = np.asarray(rows, dtype=np.int64)
+        if len(idx["keys"]) == 0:  # no launches at all
+            return np.full(len(rows), NONE, dtype=np.int64)
         key = _corr_key(t.rank[s.track[rows]], s.correlation[rows])
         pos = np.searchsorted(idx["keys"], key)
         pos_c = np.minimum(pos, max(len(idx["keys"]) - 1, 0))

@@ -1,0 +1,415 @@
+"""The steps of a trace, and where each step's time went on every GPU and on the CPU.
+
+Steps are found per rank, from the first of these that the rank has:
+
+1. ``ProfilerStep#N`` ranges (what ``prof.step()`` records), numbered N;
+2. optimizer-step annotations (``Optimizer.step#SGD.step``): a step ends where one ends, and
+   the first starts at the rank's first CPU event;
+3. ``DataParallel.forward`` ranges: a step runs from one forward to the next;
+4. else the whole trace is one step.
+
+A step's *window* starts at its CPU start and ends where the next step starts, so the windows
+tile the time and nothing is counted twice. The last window (and one followed by a gap in the
+step numbers, as a profiler schedule that skips steps makes) ends when both its CPU range and
+the GPU work launched inside it have ended: GPU work runs behind the CPU that launched it.
+
+Inside each window every GPU's time is split into exclusive parts, in this order of
+precedence: *compute* (any kernel but a communication kernel runs), *comm* (only NCCL kernels
+run: communication that no compute hides), *copy* (only copies), *set* (only memsets), and
+*idle*. They add up to the window. On the CPU side, the step's own range is split into the time
+inside PyTorch ops (on any thread of the rank) and the time outside any op (Python, data
+loading, waiting).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.activity import GpuActivity, gpu_activity, rank_value
+from gpuviz.analysis.coverage import Coverage
+from gpuviz.analysis.names import (
+    DATAPARALLEL_FORWARD,
+    OPTIMIZER_STEP_PREFIX,
+    PROFILER_STEP,
+    is_comm_kernel,
+    is_pytorch_op,
+    name_mask,
+)
+from gpuviz.trace.model import Kind, Trace, TrackKind
+
+I64 = npt.NDArray[np.int64]
+
+SOURCES = ("ProfilerStep", "Optimizer.step", "DataParallel.forward", "trace")
+"""Where steps came from, in the order they are looked for."""
+
+PARTS = ("compute", "comm", "copy", "set", "idle")
+"""The exclusive parts of a GPU's step time, in order of precedence."""
+
+
+@dataclass
+class Steps:
+    """Step windows of every rank: one row per (rank, step), ordered by rank then start.
+
+    Attributes
+    ----------
+    rank : int64
+        The rank (-1 for a lone file).
+    number : int64
+        N of ``ProfilerStep#N``; otherwise the step's index on its rank, from 0.
+    start_ns, end_ns : int64
+        The window (relative to the trace zero); windows of one rank do not overlap.
+    cpu_start_ns, cpu_end_ns : int64
+        The step's own CPU range (the ``ProfilerStep`` range, or its equivalent).
+    source : list of str
+        One of :data:`SOURCES` per row.
+    """
+
+    rank: I64
+    number: I64
+    start_ns: I64
+    end_ns: I64
+    cpu_start_ns: I64
+    cpu_end_ns: I64
+    source: list[str]
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    @property
+    def duration_ns(self) -> I64:
+        """``end_ns - start_ns``."""
+        return self.end_ns - self.start_ns
+
+    def of_rank(self, rank: int) -> I64:
+        """Row indices of one rank's steps, in time order."""
+        return np.flatnonzero(self.rank == rank)
+
+    def label(self, i: int) -> str:
+        """``ProfilerStep#N`` or ``step N`` for row ``i``."""
+        n = int(self.number[i])
+        return f"ProfilerStep#{n}" if self.source[i] == "ProfilerStep" else f"step {n}"
+
+
+@dataclass
+class DeviceStepTimes:
+    """Per (step, GPU) exclusive times. One row per step row and device of its rank.
+
+    Attributes
+    ----------
+    step : int64
+        Row in :class:`Steps`.
+    rank, device : int64
+        The GPU.
+    compute_ns, comm_ns, copy_ns, set_ns, idle_ns : int64
+        Exclusive parts of the step window (see the module docstring); they add up to it.
+    comm_total_ns, copy_total_ns : int64
+        Union of the NCCL kernels, and of the copies, inside the window, hidden or not.
+    """
+
+    step: I64
+    rank: I64
+    device: I64
+    compute_ns: I64
+    comm_ns: I64
+    copy_ns: I64
+    set_ns: I64
+    idle_ns: I64
+    comm_total_ns: I64
+    copy_total_ns: I64
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+
+@dataclass
+class StepBreakdown:
+    """Steps with their GPU and CPU time split.
+
+    Attributes
+    ----------
+    steps : Steps
+    cpu_op_ns, cpu_other_ns : int64
+        Per step row: time of its CPU range inside any PyTorch op (on any thread of the rank),
+        and the rest of that range.
+    devices : DeviceStepTimes
+    """
+
+    steps: Steps
+    cpu_op_ns: I64
+    cpu_other_ns: I64
+    devices: DeviceStepTimes
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The ``steps`` list of ``gpuviz advise --json`` (times in µs from the trace zero)."""
+        st, d = self.steps, self.devices
+        by_step: dict[int, list[dict[str, Any]]] = {}
+        for j in range(len(d)):
+            by_step.setdefault(int(d.step[j]), []).append(
+                {
+                    "device": int(d.device[j]),
+                    "compute_us": _us(d.compute_ns[j]),
+                    "comm_us": _us(d.comm_ns[j]),
+                    "copy_us": _us(d.copy_ns[j]),
+                    "set_us": _us(d.set_ns[j]),
+                    "idle_us": _us(d.idle_ns[j]),
+                }
+            )
+        return [
+            {
+                "rank": rank_value(int(st.rank[i])),
+                "step": int(st.number[i]),
+                "label": st.label(i),
+                "source": st.source[i],
+                "start_us": _us(st.start_ns[i]),
+                "end_us": _us(st.end_ns[i]),
+                "duration_us": _us(st.end_ns[i] - st.start_ns[i]),
+                "cpu_op_us": _us(self.cpu_op_ns[i]),
+                "cpu_other_us": _us(self.cpu_other_ns[i]),
+                "devices": by_step.get(i, []),
+            }
+            for i in range(len(st))
+        ]
+
+
+def _us(ns: Any) -> float:
+    return int(ns) / 1000.0
+
+
+def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
+    """The step windows of every rank (see the module docstring).
+
+    Parameters
+    ----------
+    trace : Trace
+    activity : GpuActivity, optional
+        ``gpu_activity(trace)`` when the caller has it.
+
+    Returns
+    -------
+    Steps
+        Empty when the trace has no slices at all.
+    """
+    s, t = trace.slices, trace.tracks
+    a = gpu_activity(trace) if activity is None else activity
+    slice_rank = t.rank[s.track]
+    cpu_track = np.isin(t.kind, [int(TrackKind.CPU_THREAD), int(TrackKind.CPU_ANNOTATION)])
+    on_cpu = cpu_track[s.track]
+    marker_kind = on_cpu & ((s.kind == Kind.USER_ANNOTATION) | (s.kind == Kind.CPU_OP))
+    sym = trace.symbols
+    prof = name_mask(sym, lambda n: PROFILER_STEP.match(n) is not None)[s.name] & marker_kind
+    opt = name_mask(sym, lambda n: n.startswith(OPTIMIZER_STEP_PREFIX))[s.name] & marker_kind
+    dpf = (s.name == sym.find(DATAPARALLEL_FORWARD)) & marker_kind
+    launch_ns, launch_ok = _launch_starts(trace, a)
+
+    parts: list[dict[str, Any]] = []
+    for rank in np.unique(slice_rank).tolist():
+        mine = slice_rank == rank
+        cpu_rows = np.flatnonzero(mine & on_cpu)
+        all_rows = np.flatnonzero(mine)
+        if len(all_rows) == 0:
+            continue
+        first_cpu = int(s.start_ns[cpu_rows].min()) if len(cpu_rows) else None
+        last_cpu = int((s.start_ns[cpu_rows] + s.dur_ns[cpu_rows]).max()) if len(cpu_rows) else None
+        rows = np.flatnonzero(mine & prof)
+        if len(rows):
+            rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
+            numbers = np.array(
+                [int(PROFILER_STEP.match(sym[int(i)]).group(1)) for i in s.name[rows]],  # type: ignore[union-attr]
+                dtype=np.int64,
+            )
+            c0 = s.start_ns[rows].astype(np.int64)
+            c1 = c0 + s.dur_ns[rows]
+            source = "ProfilerStep"
+        elif (rows := np.flatnonzero(mine & opt)).size and first_cpu is not None:
+            ends = np.sort(s.start_ns[rows] + s.dur_ns[rows]).astype(np.int64)
+            c0 = np.concatenate(([min(first_cpu, int(ends[0]))], ends[:-1]))
+            c1 = ends
+            numbers = np.arange(len(ends), dtype=np.int64)
+            source = "Optimizer.step"
+        elif (rows := np.flatnonzero(mine & dpf)).size and last_cpu is not None:
+            c0 = np.sort(s.start_ns[rows]).astype(np.int64)
+            c1 = np.concatenate((c0[1:], [max(last_cpu, int(c0[-1]))]))
+            numbers = np.arange(len(c0), dtype=np.int64)
+            source = "DataParallel.forward"
+        else:
+            ends = s.start_ns[all_rows] + s.dur_ns[all_rows]
+            c0 = np.array([int(s.start_ns[all_rows].min())], dtype=np.int64)
+            c1 = np.array([int(ends.max())], dtype=np.int64)
+            numbers = np.zeros(1, dtype=np.int64)
+            source = "trace"
+        # The GPU work each step launched, to end the last window when that work ends.
+        gpu_end = c1.copy()
+        on_rank = (a.rank == rank) & launch_ok
+        if on_rank.any():
+            ls = launch_ns[on_rank]
+            idx = np.searchsorted(c0, ls, side="right") - 1
+            ok = (idx >= 0) & (ls < c1[np.maximum(idx, 0)])
+            np.maximum.at(gpu_end, idx[ok], a.end_ns[on_rank][ok])
+        # Consecutive steps tile the time; a step followed by a gap in the numbering (a
+        # profiler schedule that skipped steps) ends with its own work instead.
+        end = gpu_end.copy()
+        if len(c0) > 1:
+            follows = numbers[1:] == numbers[:-1] + 1
+            end[:-1] = np.where(follows, c0[1:], np.minimum(end[:-1], c0[1:]))
+        parts.append(
+            {
+                "rank": np.full(len(c0), rank, dtype=np.int64),
+                "number": numbers,
+                "start_ns": c0,
+                "end_ns": np.maximum(end, c0),
+                "cpu_start_ns": c0,
+                "cpu_end_ns": c1,
+                "source": [source] * len(c0),
+            }
+        )
+    if not parts:
+        e = np.empty(0, dtype=np.int64)
+        return Steps(e, e, e, e, e, e, [])
+    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "source"}
+    return Steps(
+        rank=cols["rank"],
+        number=cols["number"],
+        start_ns=cols["start_ns"],
+        end_ns=cols["end_ns"],
+        cpu_start_ns=cols["cpu_start_ns"],
+        cpu_end_ns=cols["cpu_end_ns"],
+        source=[src for p in parts for src in p["source"]],
+    )
+
+
+def _launch_starts(trace: Trace, a: GpuActivity) -> tuple[I64, npt.NDArray[np.bool_]]:
+    """Start of the runtime call that launched each activity row, and whether it has one."""
+    if len(a) == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=bool)
+    launch = trace.launches_of(a.rows)
+    ok = launch >= 0
+    out = np.zeros(len(a), dtype=np.int64)
+    out[ok] = trace.slices.start_ns[launch[ok]]
+    return out, ok
+
+
+def comm_mask(trace: Trace, activity: GpuActivity) -> npt.NDArray[np.bool_]:
+    """Which activity rows are communication (NCCL) kernels."""
+    is_comm = name_mask(trace.symbols, is_comm_kernel)
+    return (activity.kind == Kind.KERNEL) & is_comm[trace.slices.name[activity.rows]]
+
+
+def pytorch_op_coverage(trace: Trace, rank: int) -> Coverage:
+    """The time any thread of ``rank`` spends inside a PyTorch op (``cpu_op`` slices)."""
+    s, t = trace.slices, trace.tracks
+    ok = name_mask(trace.symbols, is_pytorch_op)
+    rows = np.flatnonzero((s.kind == Kind.CPU_OP) & (t.rank[s.track] == rank))
+    rows = rows[ok[s.name[rows]]]
+    return Coverage(s.start_ns[rows], s.start_ns[rows] + s.dur_ns[rows])
+
+
+def device_coverages(
+    activity: GpuActivity, comm: npt.NDArray[np.bool_]
+) -> dict[tuple[int, int], dict[str, Coverage]]:
+    """For every (rank, device): coverages of compute, compute+comm, +copy, +set, comm, copy.
+
+    The nested unions give the exclusive parts by difference (see the module docstring).
+    """
+    out: dict[tuple[int, int], dict[str, Coverage]] = {}
+    if len(activity) == 0:
+        return out
+    key = activity.rank * (1 << 20) + activity.device
+    order = np.lexsort((activity.start_ns, key))
+    k_sorted = key[order]
+    bounds = np.flatnonzero(np.diff(k_sorted)) + 1
+    for idx in np.split(order, bounds):
+        r, d = int(activity.rank[idx[0]]), int(activity.device[idx[0]])
+        if d < 0:
+            continue
+        kind = activity.kind[idx]
+        c = comm[idx]
+        s0, e0 = activity.start_ns[idx], activity.end_ns[idx]
+        compute = (kind == Kind.KERNEL) & ~c
+        with_comm = compute | c
+        with_copy = with_comm | (kind == Kind.MEMCPY)
+        out[(r, d)] = {
+            "compute": Coverage(s0[compute], e0[compute]),
+            "compute+comm": Coverage(s0[with_comm], e0[with_comm]),
+            "compute+comm+copy": Coverage(s0[with_copy], e0[with_copy]),
+            "busy": Coverage(s0, e0),
+            "comm": Coverage(s0[c], e0[c]),
+            "copy": Coverage(s0[kind == Kind.MEMCPY], e0[kind == Kind.MEMCPY]),
+        }
+    return out
+
+
+def step_breakdown(
+    trace: Trace,
+    steps: Steps | None = None,
+    activity: GpuActivity | None = None,
+    coverages: dict[tuple[int, int], dict[str, Coverage]] | None = None,
+) -> StepBreakdown:
+    """Split every step's time on each GPU and on the CPU (see the module docstring).
+
+    Parameters
+    ----------
+    trace : Trace
+    steps : Steps, optional
+        ``find_steps(trace)`` when the caller has it.
+    activity : GpuActivity, optional
+        ``gpu_activity(trace)`` when the caller has it.
+    coverages : dict, optional
+        ``device_coverages(activity, comm_mask(trace, activity))`` when the caller has it.
+
+    Returns
+    -------
+    StepBreakdown
+    """
+    a = gpu_activity(trace) if activity is None else activity
+    st = find_steps(trace, a) if steps is None else steps
+    cov = device_coverages(a, comm_mask(trace, a)) if coverages is None else coverages
+    cpu_op = np.zeros(len(st), dtype=np.int64)
+    cols: dict[str, list[I64]] = {
+        k: []
+        for k in (
+            "step",
+            "rank",
+            "device",
+            "compute_ns",
+            "comm_ns",
+            "copy_ns",
+            "set_ns",
+            "idle_ns",
+            "comm_total_ns",
+            "copy_total_ns",
+        )
+    }
+    for rank in np.unique(st.rank).tolist():
+        idx = st.of_rank(rank)
+        cpu_op[idx] = pytorch_op_coverage(trace, rank).covered(
+            st.cpu_start_ns[idx], st.cpu_end_ns[idx]
+        )
+        t0, t1 = st.start_ns[idx], st.end_ns[idx]
+        for (r, device), c in sorted(cov.items()):
+            if r != rank:
+                continue
+            f1 = c["compute"].covered(t0, t1)
+            f2 = c["compute+comm"].covered(t0, t1)
+            f3 = c["compute+comm+copy"].covered(t0, t1)
+            f4 = c["busy"].covered(t0, t1)
+            cols["step"].append(idx.astype(np.int64))
+            cols["rank"].append(np.full(len(idx), rank, dtype=np.int64))
+            cols["device"].append(np.full(len(idx), device, dtype=np.int64))
+            cols["compute_ns"].append(f1)
+            cols["comm_ns"].append(f2 - f1)
+            cols["copy_ns"].append(f3 - f2)
+            cols["set_ns"].append(f4 - f3)
+            cols["idle_ns"].append((t1 - t0) - f4)
+            cols["comm_total_ns"].append(c["comm"].covered(t0, t1))
+            cols["copy_total_ns"].append(c["copy"].covered(t0, t1))
+    devices = DeviceStepTimes(
+        **{k: np.concatenate(v) if v else np.empty(0, dtype=np.int64) for k, v in cols.items()}
+    )
+    order = np.lexsort((devices.device, devices.step))
+    devices = DeviceStepTimes(**{k: getattr(devices, k)[order] for k in cols})
+    cpu_dur = st.cpu_end_ns - st.cpu_start_ns
+    return StepBreakdown(st, cpu_op, cpu_dur - cpu_op, devices)

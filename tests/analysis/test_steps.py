@@ -1,0 +1,218 @@
+"""Step detection and the step breakdown, against brute-force per-nanosecond references."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from synthetic_trace import ev, make_trace
+
+from gpuviz.analysis.coverage import Coverage
+from gpuviz.analysis.steps import find_steps, step_breakdown
+from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Kind
+
+K, C, S = Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET
+ANN, OP, RT = Kind.USER_ANNOTATION, Kind.CPU_OP, Kind.RUNTIME
+DATA = Path(__file__).parent.parent / "data"
+
+
+def _paint(n: int, intervals: list[tuple[int, int]]) -> np.ndarray:
+    """A boolean per nanosecond: covered by any interval (the brute-force reference)."""
+    out = np.zeros(n, dtype=bool)
+    for a, b in intervals:
+        out[max(a, 0) : max(b, 0)] = True
+    return out
+
+
+def test_coverage_matches_brute_force() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        starts = rng.integers(0, 900, 30)
+        ends = starts + rng.integers(0, 120, 30)
+        cov = Coverage(starts, ends)
+        painted = _paint(1100, list(zip(starts.tolist(), ends.tolist())))
+        t0 = rng.integers(0, 1000, 20)
+        t1 = t0 + rng.integers(0, 300, 20)
+        expect = [int(painted[a:b].sum()) for a, b in zip(t0.tolist(), t1.tolist())]
+        assert cov.covered(t0, t1).tolist() == expect
+        g0, g1 = cov.gaps(100, 800)
+        assert int((g1 - g0).sum()) == 700 - int(painted[100:800].sum())
+
+
+def test_breakdown_parts_match_brute_force() -> None:
+    rng = np.random.default_rng(7)
+    events = [ev(ANN, i * 1000, 1000, f"ProfilerStep#{i + 3}") for i in range(3)]
+    truth: dict[str, list[tuple[int, int]]] = {"compute": [], "comm": [], "copy": [], "set": []}
+    for _ in range(40):
+        a = int(rng.integers(0, 2900))
+        b = a + int(rng.integers(1, 200))
+        what = ["compute", "comm", "copy", "set"][int(rng.integers(0, 4))]
+        truth[what].append((a, b))
+        kind, name = {
+            "compute": (K, "gemm"),
+            "comm": (K, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+            "copy": (C, "Memcpy HtoD (Pinned -> Device)"),
+            "set": (S, "Memset (Device)"),
+        }[what]
+        events.append(ev(kind, a, b - a, name, stream=7 + int(rng.integers(0, 3))))
+    b = step_breakdown(make_trace(events))
+    assert b.steps.number.tolist() == [3, 4, 5]
+    paint = {k: _paint(3000, v) for k, v in truth.items()}
+    comp = paint["compute"]
+    comm = paint["comm"] & ~comp
+    copy = paint["copy"] & ~comp & ~paint["comm"]
+    sets = paint["set"] & ~comp & ~paint["comm"] & ~paint["copy"]
+    idle = ~(comp | paint["comm"] | paint["copy"] | paint["set"])
+    d = b.devices
+    for j in range(len(d)):
+        i = int(d.step[j])
+        lo, hi = int(b.steps.start_ns[i]), int(b.steps.end_ns[i])
+        assert (lo, hi) == (i * 1000, i * 1000 + 1000)
+        got = [d.compute_ns[j], d.comm_ns[j], d.copy_ns[j], d.set_ns[j], d.idle_ns[j]]
+        want = [int(p[lo:hi].sum()) for p in (comp, comm, copy, sets, idle)]
+        assert [int(x) for x in got] == want
+        assert int(d.comm_total_ns[j]) == int(paint["comm"][lo:hi].sum())
+        assert sum(int(x) for x in got) == hi - lo
+
+
+def test_cpu_time_inside_and_outside_ops() -> None:
+    events = [
+        ev(ANN, 0, 1000, "ProfilerStep#0", tid=1),
+        ev(OP, 100, 200, "aten::mm", tid=1),
+        ev(OP, 150, 100, "aten::addmm", tid=1),  # nested: counted once
+        ev(OP, 250, 250, "aten::add", tid=2),  # another thread: [250, 500)
+        ev(OP, 600, 50, "ProfilerStep#0", tid=3),  # a wrapper, not an op
+        ev(K, 0, 10, "k"),
+    ]
+    b = step_breakdown(make_trace(events))
+    assert int(b.cpu_op_ns[0]) == 400  # [100, 500)
+    assert int(b.cpu_other_ns[0]) == 600
+
+
+def test_last_step_ends_with_the_gpu_work_it_launched() -> None:
+    events = [
+        ev(ANN, 0, 100, "ProfilerStep#0"),
+        ev(ANN, 100, 100, "ProfilerStep#1"),
+        ev(RT, 150, 10, "cudaLaunchKernel", corr=5),
+        ev(K, 400, 300, "gemm", corr=5),  # runs long after the CPU step ended
+        ev(K, 900, 50, "late, launched by nobody"),
+    ]
+    st = find_steps(make_trace(events))
+    assert st.start_ns.tolist() == [0, 100]
+    assert st.end_ns.tolist() == [100, 700]
+    assert st.cpu_end_ns.tolist() == [100, 200]
+
+
+@pytest.mark.parametrize(
+    ("markers", "source", "starts", "ends"),
+    [
+        # Optimizer steps: a step ends where one ends; the first starts at the first CPU event.
+        (
+            [
+                (OP, 5, 10, "aten::add"),
+                (ANN, 50, 20, "Optimizer.step#SGD.step"),
+                (ANN, 150, 30, "Optimizer.step#SGD.step"),
+            ],
+            "Optimizer.step",
+            [5, 70],
+            [70, 180],
+        ),
+        # DataParallel.forward: from one forward to the next; the last ends at the last CPU event.
+        (
+            [
+                (ANN, 10, 20, "DataParallel.forward"),
+                (ANN, 100, 20, "DataParallel.forward"),
+                (OP, 150, 50, "aten::add"),
+            ],
+            "DataParallel.forward",
+            [10, 100],
+            [100, 200],
+        ),
+        # Nothing: the whole trace.
+        ([(OP, 10, 20, "aten::add"), (OP, 300, 20, "aten::mul")], "trace", [10], [320]),
+    ],
+)
+def test_step_fallbacks(markers, source, starts, ends) -> None:
+    st = find_steps(make_trace([ev(k, a, d, n) for k, a, d, n in markers]))
+    assert st.source == [source] * len(starts)
+    assert st.start_ns.tolist() == starts
+    assert st.end_ns.tolist() == ends
+    assert st.number.tolist() == list(range(len(starts)))
+
+
+def test_profiler_steps_win_over_optimizer_steps() -> None:
+    events = [
+        ev(ANN, 0, 100, "ProfilerStep#7"),
+        ev(ANN, 50, 20, "Optimizer.step#SGD.step"),
+        ev(Kind.GPU_USER_ANNOTATION, 0, 500, "ProfilerStep#9"),  # a GPU copy of a range: ignored
+    ]
+    st = find_steps(make_trace(events))
+    assert (st.source, st.number.tolist()) == (["ProfilerStep"], [7])
+
+
+def test_steps_per_rank() -> None:
+    events = [
+        ev(ANN, 0, 100, "ProfilerStep#1", rank=0),
+        ev(ANN, 100, 100, "ProfilerStep#2", rank=0),
+        ev(ANN, 10, 150, "ProfilerStep#1", rank=1),
+        ev(K, 20, 30, "k", rank=1),
+    ]
+    st = find_steps(make_trace(events, ranks=[0, 1]))
+    assert st.rank.tolist() == [0, 0, 1]
+    assert st.number.tolist() == [1, 2, 1]
+
+
+@pytest.mark.parametrize("name", ["ddp_2rank", "ddp_nccl_4rank", "gloo_4rank_cpu"])
+def test_real_rank_folders(name: str) -> None:
+    trace = load_trace(DATA / name)
+    b = step_breakdown(trace)
+    st = b.steps
+    ranks = sorted(r for r in trace.rank_values() if r is not None)
+    assert sorted(set(st.rank.tolist())) == ranks
+    for r in ranks:
+        idx = st.of_rank(r)
+        # Windows tile each rank's time: each ends where the next begins.
+        assert (st.end_ns[idx][:-1] == st.start_ns[idx][1:]).all()
+        assert (st.end_ns[idx] > st.start_ns[idx]).all()
+    d = b.devices
+    total = d.compute_ns + d.comm_ns + d.copy_ns + d.set_ns + d.idle_ns
+    assert (total == st.duration_ns[d.step]).all()
+    assert (d.comm_ns <= d.comm_total_ns).all()
+    assert ((b.cpu_op_ns >= 0) & (b.cpu_other_ns >= 0)).all()
+
+
+def test_ddp_2rank_figures() -> None:
+    # Independent: ProfilerStep#N ranges read straight from the rank files' slices.
+    trace = load_trace(DATA / "ddp_2rank")
+    s = trace.slices
+    b = step_breakdown(trace)
+    assert b.steps.source == ["ProfilerStep"] * 6
+    assert b.steps.number.tolist() == [2, 3, 4, 2, 3, 4]
+    for i in range(len(b.steps)):
+        row = np.flatnonzero(
+            (s.name == trace.symbols.find(b.steps.label(i)))
+            & (s.kind == Kind.USER_ANNOTATION)
+            & (trace.tracks.rank[s.track] == b.steps.rank[i])
+        )
+        assert len(row) == 1
+        assert int(b.steps.cpu_start_ns[i]) == int(s.start_ns[row[0]])
+        assert int(b.steps.cpu_end_ns[i]) == int(s.start_ns[row[0]] + s.dur_ns[row[0]])
+    # Every NCCL kernel of a rank falls in one of its windows and is counted in comm_total.
+    nccl = np.flatnonzero(
+        np.char.find(np.asarray(trace.symbols.strings, dtype=str)[s.name], "nccl") >= 0
+    )
+    nccl = nccl[s.kind[nccl] == Kind.KERNEL]
+    assert int(b.devices.comm_total_ns.sum()) == int(s.dur_ns[nccl].sum())
+
+
+def test_a_gap_in_step_numbers_does_not_stretch_a_window() -> None:
+    events = [
+        ev(ANN, 0, 100, "ProfilerStep#1"),
+        ev(ANN, 100, 100, "ProfilerStep#2"),
+        ev(ANN, 5000, 100, "ProfilerStep#9"),  # a profiler schedule skipped steps 3 to 8
+        ev(K, 10, 20, "k"),
+    ]
+    st = find_steps(make_trace(events))
+    assert st.end_ns.tolist() == [100, 200, 5100]
