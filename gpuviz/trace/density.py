@@ -129,7 +129,7 @@ def density_codes(busy: F64, compute: F64) -> npt.NDArray[np.int64]:
     level = np.where(b > 0, np.maximum(level, 1), 0)
     mix_share = np.divide(np.minimum(c, b), b, out=np.ones_like(b), where=b > 0)
     mix = np.rint(mix_share * (MIX_LEVELS - 1)).astype(np.int64)
-    out: npt.NDArray[np.int64] = level * MIX_LEVELS + mix
+    out: npt.NDArray[np.int64] = np.where(b > 0, level * MIX_LEVELS + mix, 0)
     return out
 
 

@@ -438,7 +438,7 @@ class TimelineLod:
             off = self.trace.track_offsets
             filled = off[1:] > off[:-1]
             gpu = tr.kind == TrackKind.GPU_STREAM
-            cpu = tr.kind == TrackKind.CPU_THREAD
+            cpu = (tr.kind == TrackKind.CPU_THREAD) | (tr.kind == TrackKind.CPU_ANNOTATION)
             out: dict[int, list[int]] = {}
             for r in np.unique(tr.rank).tolist():
                 mine = (tr.rank == r) & filled
@@ -457,10 +457,17 @@ class TimelineLod:
     def _rank_rows(self, rank: int) -> I64:
         rows = self._merged_rows(self.rank_tracks(rank))
         s = self.trace.slices
-        if len(rows) and int(self.trace.tracks.kind[s.track[rows[0]]]) == TrackKind.CPU_THREAD:
-            # CPU threads: top-level ops only (nested ones lie inside them), no runtime calls.
-            k = s.kind[rows]
-            rows = rows[(s.depth[rows] == 0) & ((k == _CPU_OP) | (k == int(Kind.USER_ANNOTATION)))]
+        track_kind = self.trace.tracks.kind[s.track[rows]]
+        if len(rows) and int(track_kind[0]) != TrackKind.GPU_STREAM:
+            # A rank without GPU work: its threads' top-level ops (nested ones lie inside
+            # them; runtime calls are not work), and its gloo ranges, which Kineto files as
+            # user annotations (step annotations span everything, so only the comm ones).
+            top_op = (track_kind == TrackKind.CPU_THREAD) & (s.depth[rows] == 0)
+            top_op &= s.kind[rows] == _CPU_OP
+            comm = np.zeros(len(rows), dtype=bool)
+            if self.comm_names is not None:
+                comm = (track_kind == TrackKind.CPU_ANNOTATION) & self.comm_names[s.name[rows]]
+            rows = rows[top_op | comm]
         return rows
 
     def _rows_of(self, key: SourceKey, groups: Sequence[Group]) -> I64:
