@@ -65,11 +65,22 @@ class BusyProfile:
         The merged intervals.
     """
 
-    __slots__ = ("_cum", "ends", "starts")
+    __slots__ = ("_cum", "_fp", "_xp", "ends", "starts")
 
     def __init__(self, start: npt.ArrayLike, end: npt.ArrayLike) -> None:
         self.starts, self.ends = merge_intervals(start, end)
         self._cum = np.concatenate(([0], np.cumsum(self.ends - self.starts))).astype(np.int64)
+        # The covered time before t is piecewise linear in t: slope 1 inside an interval, flat
+        # between them. As knots for np.interp (strictly increasing: the intervals are
+        # disjoint and do not touch), in float64, once: a query then is one C call, which
+        # for sorted queries walks on from the last knot it found.
+        n = len(self.starts)
+        self._xp = np.empty(2 * n, dtype=np.float64)
+        self._xp[0::2] = self.starts
+        self._xp[1::2] = self.ends
+        self._fp = np.empty(2 * n, dtype=np.float64)
+        self._fp[0::2] = self._cum[:-1]
+        self._fp[1::2] = self._cum[1:]
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -84,11 +95,17 @@ class BusyProfile:
         t = np.asarray(t, dtype=np.float64)
         if len(self.starts) == 0:
             return np.zeros(t.shape, dtype=np.float64)
-        # i: the intervals that start at or before t; the last of them may reach past t.
-        i = np.searchsorted(self.starts, t, side="right")
-        j = np.maximum(i - 1, 0)
-        inside = np.clip(t - self.starts[j], 0.0, (self.ends[j] - self.starts[j]).astype(float))
-        return np.where(i > 0, self._cum[j] + inside, 0.0)
+        out: F64 = np.interp(t, self._xp, self._fp, left=0.0, right=float(self._cum[-1]))
+        return out
+
+    def shares_at(self, edges: F64) -> F64:
+        """The covered share of each column between consecutive ``edges`` (sorted, float ns)."""
+        got = np.diff(self.covered_before(edges))
+        col = np.diff(edges)
+        np.divide(got, col, out=got, where=col > 0)
+        got[col <= 0] = 0.0
+        out: F64 = np.clip(got, 0.0, 1.0, out=got)
+        return out
 
     def shares(self, t0_ns: float, t1_ns: float, width_px: int) -> F64:
         """The covered share of each of ``width_px`` equal columns of ``[t0_ns, t1_ns)``.
@@ -98,13 +115,15 @@ class BusyProfile:
         float64 array (width_px,)
             In ``[0, 1]``.
         """
-        width_px = max(int(width_px), 1)
-        edges = np.linspace(float(t0_ns), float(t1_ns), width_px + 1)
-        col = (float(t1_ns) - float(t0_ns)) / width_px
-        if col <= 0:
-            return np.zeros(width_px, dtype=np.float64)
-        out: F64 = np.clip(np.diff(self.covered_before(edges)) / col, 0.0, 1.0)
-        return out
+        return self.shares_at(column_edges(t0_ns, t1_ns, width_px))
+
+
+def column_edges(t0_ns: float, t1_ns: float, width_px: int) -> F64:
+    """The ``width_px + 1`` edges of equal pixel columns across ``[t0_ns, t1_ns)``."""
+    width_px = max(int(width_px), 1)
+    step = (float(t1_ns) - float(t0_ns)) / width_px
+    out: F64 = float(t0_ns) + step * np.arange(width_px + 1, dtype=np.float64)
+    return out
 
 
 def density_codes(busy: F64, compute: F64) -> npt.NDArray[np.int64]:
@@ -133,4 +152,11 @@ def density_codes(busy: F64, compute: F64) -> npt.NDArray[np.int64]:
     return out
 
 
-__all__ = ["BUSY_LEVELS", "MIX_LEVELS", "BusyProfile", "density_codes", "merge_intervals"]
+__all__ = [
+    "BUSY_LEVELS",
+    "MIX_LEVELS",
+    "BusyProfile",
+    "column_edges",
+    "density_codes",
+    "merge_intervals",
+]

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.density import BusyProfile
+from gpuviz.trace.density import BusyProfile, column_edges
 from gpuviz.trace.lanes import (
     RANK_SOURCE,
     Group,
@@ -197,13 +197,17 @@ class RankSource(RowSource):
 
     def shares(self, t0_ns: float, t1_ns: float, width_px: int) -> tuple[F64, F64]:
         """Busy and compute shares of each pixel column of ``[t0_ns, t1_ns)``."""
+        return self.shares_at(column_edges(t0_ns, t1_ns, width_px))
+
+    def shares_at(self, edges: F64) -> tuple[F64, F64]:
+        """Busy and compute shares of the columns between consecutive ``edges`` (float ns)."""
         if self.levels is None:
             self.build()
         assert self.busy is not None and self.compute is not None
-        busy = self.busy.shares(t0_ns, t1_ns, width_px)
+        busy = self.busy.shares_at(edges)
         if self.compute is self.busy:
             return busy, busy
-        return busy, np.minimum(self.compute.shares(t0_ns, t1_ns, width_px), busy)
+        return busy, np.minimum(self.compute.shares_at(edges), busy)
 
 
 # --------------------------------------------------------------------------------------------
@@ -440,7 +444,8 @@ class TimelineLod:
             gpu = tr.kind == TrackKind.GPU_STREAM
             cpu = (tr.kind == TrackKind.CPU_THREAD) | (tr.kind == TrackKind.CPU_ANNOTATION)
             out: dict[int, list[int]] = {}
-            for r in np.unique(tr.rank).tolist():
+            # Not np.unique: its first call imports numpy.ma (about 90 ms on the GUI thread).
+            for r in sorted(set(tr.rank.tolist())):
                 mine = (tr.rank == r) & filled
                 pick = np.flatnonzero(mine & gpu)
                 out[int(r)] = (pick if len(pick) else np.flatnonzero(mine & cpu)).tolist()
@@ -610,6 +615,7 @@ class TimelineLod:
         d_busy: list[F64] = []
         d_compute: list[F64] = []
         bucket = 1 << shift
+        edges: F64 | None = None
         for r in rows:
             key = layout.sources[r]
             if key is None:
@@ -619,7 +625,9 @@ class TimelineLod:
                 continue
             src = self.source(key, layout.groups)
             if isinstance(src, RankSource):
-                busy, compute = src.shares(t0_ns, t1_ns, width_px)
+                if edges is None:
+                    edges = column_edges(t0_ns, t1_ns, width_px)
+                busy, compute = src.shares_at(edges)
                 d_rows.append(int(r))
                 d_busy.append(busy)
                 d_compute.append(compute)

@@ -391,8 +391,9 @@ class QtTimeline(QWidget):
             if lay.rank_filter is not None:
                 keep = np.isin(rank, np.fromiter(lay.rank_filter, dtype=np.int64))
                 rows, rank = rows[keep], rank[keep]
-            got, counts = np.unique(rank, return_counts=True)
-            self._rank_matches = dict(zip(got.tolist(), counts.tolist()))
+            counts = np.bincount(rank - rank.min())  # not np.unique: it imports numpy.ma
+            hit = np.flatnonzero(counts)
+            self._rank_matches = dict(zip((hit + rank.min()).tolist(), counts[hit].tolist()))
         else:
             self._rank_matches = {}
         self._matches = RowSet(self.trace, rows)
