@@ -18,7 +18,7 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("timeline", "splits", "memory", "kernels", "summary", "ranks")
 
 
 class _Parser(argparse.ArgumentParser):

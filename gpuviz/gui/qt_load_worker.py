@@ -34,6 +34,9 @@ class TraceAnalyses:
     trace : Trace
     summary, kernels, memory, splits : object or None
         The results of ``summarize``, ``kernel_table``, ``memory_series`` and ``find_splits``.
+    ranks : RankAnalysis or None
+        ``rank_analysis`` (rank × step measures, aligned collectives, the straggler) of a
+        trace of two or more ranks; None for one process.
     errors : dict of str to str
         Analysis name -> one-line message.
     """
@@ -43,6 +46,7 @@ class TraceAnalyses:
     kernels: Any = None
     memory: Any = None
     splits: Any = None
+    ranks: Any = None
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -55,14 +59,20 @@ def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
     # for them before a trace is opened.
     from gpuviz.analysis.kernels import kernel_table
     from gpuviz.analysis.memory import memory_series
+    from gpuviz.analysis.ranks import rank_analysis
     from gpuviz.analysis.splits import find_splits
     from gpuviz.analysis.summary import summarize
+
+    def ranks(trace: Trace) -> Any:
+        # One process has nothing to compare its rank with (and its steps cost time to find).
+        return rank_analysis(trace) if len(trace.ranks) >= 2 else None
 
     return {
         "summary": summarize,
         "kernels": kernel_table,
         "memory": memory_series,
         "splits": find_splits,
+        "ranks": ranks,
     }
 
 
@@ -88,7 +98,8 @@ def analyze(
         funcs = _analysis_functions()
     except ImportError as exc:  # an analysis module that is not there yet
         out.errors = {
-            k: f"analysis unavailable: {exc}" for k in ("summary", "kernels", "memory", "splits")
+            k: f"analysis unavailable: {exc}"
+            for k in ("summary", "kernels", "memory", "splits", "ranks")
         }
         return out
     for i, (key, func) in enumerate(funcs.items()):
