@@ -38,7 +38,9 @@ def _pixels_vary(png: Path) -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("view", VIEWS)
 def test_screenshot_of_each_view(qapp, data_dir, tmp_path, view):
-    trace = "streams_overlap.json.gz" if view == "memory" else "dataparallel_seed_2gpu.json.gz"
+    trace = {"memory": "streams_overlap.json.gz", "ranks": "ddp_2rank"}.get(
+        view, "dataparallel_seed_2gpu.json.gz"
+    )
     out = tmp_path / f"{view}.png"
     r = _gpuviz(
         "open",

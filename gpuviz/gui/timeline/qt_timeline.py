@@ -541,9 +541,19 @@ class QtTimeline(QWidget):
         self.select_range(a, b)
         if slice_row >= 0:
             self.select_slice(int(slice_row))
-        r = self._layout.rank_row(rank) if self._layout.rank_rows else 0
+        lay = self._layout
+        r = lay.rank_row(rank) if lay.rank_rows else 0
+        s = self.trace.slices
+        at = r
+        if 0 <= slice_row < len(s):
+            at = lay.row_of(int(s.track[slice_row]), max(int(s.depth[slice_row]), 0))
         if r >= 0:
-            self.set_scroll(r * ROW_PX - ROW_PX)
+            # The rank's summary lane at the top, unless the slice would be below the screen.
+            area = self.viewport.area_height()
+            if at < r or (at - r + 2) * ROW_PX <= area:
+                self.set_scroll((r - 1) * ROW_PX)
+            else:
+                self.set_scroll(at * ROW_PX - area / 3)
 
     def _set_filter(self, picked: frozenset[int] | None) -> None:
         lay = self._layout

@@ -195,6 +195,7 @@ class QtTraceView(QWidget):
 
     def _on_rank_jump(self, target: Any) -> None:
         # A cell or collective of the Ranks view: that range on the Timeline, rank expanded.
+        self.set_view("timeline")  # first: shown, the Timeline has its size to scroll in
         timeline = self.timeline
         show = getattr(timeline, "show_rank_range", None)
         if show is not None:
@@ -202,7 +203,6 @@ class QtTraceView(QWidget):
         else:  # the stand-in Timeline
             timeline.set_view_range(target.t0_ns, target.t1_ns)
             timeline.select_range(target.t0_ns, target.t1_ns)
-        self.set_view("timeline")
 
     def _on_kernel_rows_highlighted(self, rows: np.ndarray) -> None:
         self.timeline.highlight_rows(rows)
