@@ -213,10 +213,10 @@ class QtTimeline(QWidget):
         self._collapse_btn.clicked.connect(self.collapse_ranks)
         for wdg in (self._rank_filter, self._expand_btn, self._collapse_btn):
             wdg.setVisible(self._layout.rank_rows)
-        self._hint = QLabel(
-            "wheel/W/S zoom · drag/A/D pan · shift+drag selects a range · click a kernel to see its launch",
-            self,
-        )
+        hint = "wheel/W/S zoom · drag/A/D pan · shift+drag selects a range · click a kernel to see its launch"
+        if self._layout.rank_rows:
+            hint = "click a rank's lane to expand it · wheel zoom · drag pan · shift+drag a range"
+        self._hint = QLabel(hint, self)
         self._hint.setStyleSheet("color: #777;")
         self._info = QLabel("", self)
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -53,6 +53,8 @@ from gpuviz.gui.views.rank_figures import (
 MISSING_COLOUR = "#d9dce0"
 STRAGGLER_COLOUR = "#d1242f"
 ARRIVAL_COLOUR = "#4e79a7"
+CELL_TEXT_MAX = 96
+"""Heatmaps of at most this many cells write each cell's value in it."""
 DEFAULT_MEASURE = "wait"
 """The measure shown first when no straggler is named (else the straggler's measure)."""
 
@@ -89,6 +91,7 @@ class QtRanksView(QWidget):
         self._bar: pg.ColorBarItem | None = None
         self._outline: QGraphicsRectItem | None = None
         self._chart_scale = 1.0  # chart x units per ms (1000 when it shows µs)
+        self._cell_texts: list[pg.TextItem] = []
 
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -288,6 +291,7 @@ class QtRanksView(QWidget):
         else:
             self._bar.setLevels((lo, hi))
         plot.setTitle(f"Ranks × steps: {MEASURE_LABELS[self._measure]} (ms)", color="#222")
+        self._update_cell_texts(values, lo, hi)
         rank = self.straggler_rank()
         if rank is not None and self._outline is None:
             i = int(np.flatnonzero(m.ranks == rank)[0])
@@ -299,6 +303,25 @@ class QtRanksView(QWidget):
         plot.getViewBox().setRange(
             xRange=(-0.5, max(n_s, 1) - 0.5), yRange=(-0.5, max(n_r, 1) - 0.5), padding=0
         )
+
+    def _update_cell_texts(self, values: np.ndarray, lo: float, hi: float) -> None:
+        # Few cells: write each value in its cell (dark text on the light end of viridis).
+        plot = self.heatmap.getPlotItem()
+        for item in self._cell_texts:
+            plot.removeItem(item)
+        self._cell_texts = []
+        if values.size > CELL_TEXT_MAX:
+            return
+        for (i, j), v in np.ndenumerate(values):
+            if not np.isfinite(v):
+                continue
+            dark = (v - lo) / (hi - lo) > 0.6
+            item = pg.TextItem(
+                format_ns(float(v) * 1e6), color="#111" if dark else "#fff", anchor=(0.5, 0.5)
+            )
+            item.setPos(float(j), float(i))
+            plot.addItem(item)
+            self._cell_texts.append(item)
 
     def _set_ticks(self, m: Any) -> None:
         plot = self.heatmap.getPlotItem()
