@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from rank_folders import LATE, STRAGGLER, write_ranks64
+from rank_folders import LATE, STRAGGLER
 
 from gpuviz.analysis.ranks import MEASURES
 from gpuviz.gui.qt_load_worker import analyze
@@ -29,11 +29,6 @@ from gpuviz.trace.model import Kind
 
 ROOT = Path(__file__).parent.parent.parent
 SAMPLE_4 = ROOT / "assets" / "samples" / "ddp_4rank_h200"
-
-
-@pytest.fixture(scope="module")
-def folder64(tmp_path_factory) -> Path:
-    return write_ranks64(tmp_path_factory.mktemp("r64v") / "run")
 
 
 @pytest.fixture(scope="module")

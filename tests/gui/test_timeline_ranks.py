@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from rank_folders import LATE, STRAGGLER, write_ranks64
+from rank_folders import LATE, STRAGGLER
 
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, ROW_PX
 from gpuviz.trace.kineto import load_trace
@@ -21,11 +21,6 @@ from gpuviz.trace.lanes import RANK_SOURCE, RowKind
 
 ROOT = Path(__file__).parent.parent.parent
 SAMPLE_4 = ROOT / "assets" / "samples" / "ddp_4rank_h200"
-
-
-@pytest.fixture(scope="module")
-def folder64(tmp_path_factory) -> Path:
-    return write_ranks64(tmp_path_factory.mktemp("r64") / "run")
 
 
 @pytest.fixture(scope="module")
