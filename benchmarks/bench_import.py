@@ -86,6 +86,7 @@ def run_one(which: str, path: str, python: str) -> dict[str, float | str]:
     start = time.perf_counter()
     proc = subprocess.Popen(
         [python, "-c", _CHILD, which, path],
+        env=dict(os.environ, GPUVIZ_NO_CACHE="1"),  # the import itself: never a cache hit
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -43,6 +43,7 @@ import time
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("GPUVIZ_NO_CACHE", "1")  # --file times the import, not a cache hit
 
 
 def _lod_only(n: int, ranks: int = 1) -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from gpuviz.errors import BadInputError, WorkFailedError
 
@@ -38,6 +40,15 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def add_no_cache(p: argparse.ArgumentParser) -> None:
+    """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="import the trace files again, without the import cache (GPUVIZ_NO_CACHE=1)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every command, with the flags of DESIGN.md's CLI contract."""
     p = _Parser(prog="gpuviz", description="See how PyTorch work runs on GPUs.")
@@ -51,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--view", choices=VIEWS, default="timeline")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+    add_no_cache(o)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.add_argument("--json", action="store_true")
@@ -78,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_no_cache(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
     sp.add_argument("--batch", type=int, required=True)
@@ -91,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = e.add_mutually_exclusive_group(required=True)
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
+    add_no_cache(e)
     return p
 
 
@@ -100,13 +114,35 @@ def _version() -> str:
     return f"gpuviz {__version__}"
 
 
+@contextmanager
+def _cache_switch(off: bool) -> Iterator[None]:
+    """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
+
+    One switch for every loader in the process (and its children): each command and the app's
+    load worker call ``load_trace``, which reads it. Restored after, for in-process callers.
+    """
+    if not off:
+        yield
+        return
+    before = os.environ.get("GPUVIZ_NO_CACHE")
+    os.environ["GPUVIZ_NO_CACHE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("GPUVIZ_NO_CACHE", None)
+        else:
+            os.environ["GPUVIZ_NO_CACHE"] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     command = args.command or "app"
     try:
         module = importlib.import_module(f"gpuviz.commands.{command}")
-        return int(module.main(args) or 0)
+        with _cache_switch(getattr(args, "no_cache", False)):
+            return int(module.main(args) or 0)
     except BadInputError as exc:
         print(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# The tests never write to the user's cache: the import cache (and anything else that follows
+# XDG_CACHE_HOME) lives in a folder of this session, set before any test or subprocess runs.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="gpuviz-test-cache-")
+os.environ["GPUVIZ_CACHE_DIR"] = os.path.join(_SESSION_CACHE, "gpuviz")
+os.environ["XDG_CACHE_HOME"] = _SESSION_CACHE
+os.environ.pop("GPUVIZ_NO_CACHE", None)
+os.environ.pop("GPUVIZ_CACHE_MAX_BYTES", None)
+
 DATA = Path(__file__).parent / "data"
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -190,7 +190,7 @@ class InProcessRun:
                     on_split=on_split,
                 )
                 plan = self._build(ctx)
-                timer = StepTimer(self.device)
+                timer = StepTimer(self.device, gate=sampler.gate)
 
                 def drained() -> Iterator[Event]:
                     yield from sampler.drain()

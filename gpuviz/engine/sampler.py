@@ -8,6 +8,14 @@ counters, so it holds the GIL for well under a millisecond a tick.
 Samples go to ``emit`` from the sampler thread (it must be thread-safe: the child process
 writes them to its pipe at once), or, without ``emit``, into a queue that the Runner drains
 between steps (:meth:`MemorySampler.drain`).
+
+Keeping out of the measurement: a tick that lands inside a timed step delays it (the tick
+takes the GIL while the step's thread waits in a CUDA synchronize, and NVML goes through the
+same driver). Measured on an H100 (``benchmarks/overhead_probe.py``), the sampler was most of
+the Runner's overhead on a 55 µs step: 1.12x bare with it, 1.06x without. So the sampler
+waits at :attr:`MemorySampler.gate` while a timed step runs (the :class:`~gpuviz.engine.timing.StepTimer`
+closes the gate for the step), up to :data:`MAX_DEFER_S`, so that long steps are still
+sampled at 10 Hz or more. Each tick also reads the allocator's figures in one call, not three.
 """
 
 from __future__ import annotations
@@ -23,6 +31,31 @@ from gpuviz.engine.events import MemorySample
 
 DEFAULT_INTERVAL_S = 0.05
 """20 Hz: twice DESIGN.md's minimum, still far below a millisecond of GIL a second."""
+
+MAX_DEFER_S = 0.04
+"""How long a tick waits for a timed step to end; below the period, so long steps keep 20 Hz."""
+
+
+def _allocator_bytes(torch: Any, index: int) -> tuple[int, int, int]:
+    """(allocated, reserved, peak allocated) bytes of one CUDA device, read once.
+
+    ``torch.cuda.memory_allocated`` and its siblings each build and flatten the allocator's whole
+    statistics dict in Python; one nested read gives all three for a third of the GIL time.
+    """
+    read = getattr(torch._C, "_cuda_memoryStats", None)
+    if read is not None:
+        try:
+            stats = read(index)
+            alloc, reserved = stats["allocated_bytes"]["all"], stats["reserved_bytes"]["all"]
+            return int(alloc["current"]), int(reserved["current"]), int(alloc["peak"])
+        except (KeyError, TypeError, RuntimeError):
+            pass
+    flat = torch.cuda.memory_stats(index)
+    return (
+        int(flat.get("allocated_bytes.all.current", 0)),
+        int(flat.get("reserved_bytes.all.current", 0)),
+        int(flat.get("allocated_bytes.all.peak", 0)),
+    )
 
 
 class _Nvml:
@@ -113,6 +146,9 @@ class MemorySampler:
         self._interval_s = interval_s
         self._queue: collections.deque[MemorySample] = collections.deque()
         self._stop = threading.Event()
+        self.gate = threading.Event()
+        """Open (set) between timed steps; a StepTimer given this gate closes it for a step."""
+        self.gate.set()
         self._thread: threading.Thread | None = None
         self._cuda = [d.index if d.index is not None else 0 for d in devices if d.type == "cuda"]
         self._nvml: _Nvml | None = None
@@ -144,11 +180,17 @@ class MemorySampler:
         return self._thread is not None and self._thread.is_alive()
 
     def _loop(self) -> None:
-        while not self._stop.wait(self._interval_s):
+        # Ticks keep a fixed schedule, so a tick held back at the gate does not lower the rate.
+        next_t = time.monotonic() + self._interval_s
+        while not self._stop.wait(max(0.0, next_t - time.monotonic())):
+            # Blocks without the GIL: the step's thread never waits for this one mid-step.
+            self.gate.wait(MAX_DEFER_S)
             try:
                 self.sample()
             except Exception:  # a failing read must never kill the run
                 pass
+            # Behind schedule (a long wait or a slow read): go on from now, never in a burst.
+            next_t = max(next_t + self._interval_s, time.monotonic())
 
     def sample(self) -> list[MemorySample]:
         """Take one sample of every device now and deliver it."""
@@ -162,13 +204,14 @@ class MemorySampler:
 
                 i = d.index if d.index is not None else 0
                 used, util = self._nvml.read(i) if self._nvml is not None else (None, None)
+                allocated, reserved, peak = _allocator_bytes(torch, i)
                 s = MemorySample(
                     t_s=t_s,
                     device=f"cuda:{i}",
                     rss_bytes=rss,
-                    allocated_bytes=int(torch.cuda.memory_allocated(i)),
-                    reserved_bytes=int(torch.cuda.memory_reserved(i)),
-                    peak_allocated_bytes=int(torch.cuda.max_memory_allocated(i)),
+                    allocated_bytes=allocated,
+                    reserved_bytes=reserved,
+                    peak_allocated_bytes=peak,
                     nvml_used_bytes=used,
                     utilization_pct=util,
                 )

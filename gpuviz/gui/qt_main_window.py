@@ -238,7 +238,10 @@ class MainWindow(QMainWindow):
             return
         if source and self.remember_recent:
             self._remember(source)
-        self.statusBar().showMessage(f"Opened {source or title}", 5000)
+        from gpuviz.trace.cache import from_cache
+
+        how = " (from the trace cache)" if from_cache(analyses.trace) else ""
+        self.statusBar().showMessage(f"Opened {source or title}{how}", 5000)
 
     def _on_worker_failed(self, message: str) -> None:
         assert self._current_job is not None
@@ -334,6 +337,13 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._update_recent_menu)
         self._update_recent_menu()
         file_menu.addSeparator()
+        self.clear_cache_action = self._action(
+            file_menu, "Clear trace &cache", self._on_clear_cache
+        )
+        self.clear_cache_action.setStatusTip(
+            "Delete the imported traces kept for instant re-opening (they are imported again)"
+        )
+        file_menu.addSeparator()
         self.close_action = self._action(
             file_menu, "&Close tab", self._on_close_current, QKeySequence.StandardKey.Close
         )
@@ -418,6 +428,21 @@ class MainWindow(QMainWindow):
 
     def _on_clear_recent(self) -> None:
         self.settings.setValue(RECENT_KEY, [])
+
+    # -- the import cache -------------------------------------------------------------------
+    def clear_trace_cache(self) -> int:
+        """Delete the import cache's entries; says how much was freed; returns the bytes.
+
+        Open tabs keep working: their columns stay mapped until they are closed.
+        """
+        from gpuviz.trace.cache import clear_cache
+
+        freed = clear_cache()
+        self.statusBar().showMessage(f"Cleared the trace cache: freed {_size_text(freed)}", 10000)
+        return freed
+
+    def _on_clear_cache(self) -> None:
+        self.clear_trace_cache()
 
     # -- handlers ---------------------------------------------------------------------------
     def _on_open_file(self) -> None:
@@ -563,6 +588,17 @@ class MainWindow(QMainWindow):
         for view in self.trace_views():
             view.stop_workers()
         super().closeEvent(event)
+
+
+def _size_text(n: int) -> str:
+    """``n`` bytes as ``"0 bytes"``, ``"512.0 kB"``, ``"250.1 MB"`` or ``"4.20 GB"``."""
+    if n < 1000:
+        return f"{n} bytes"
+    if n < 10**6:
+        return f"{n / 1e3:.1f} kB"
+    if n < 10**9:
+        return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e9:.2f} GB"
 
 
 def export_view(view: QtTraceView, name: str, path: str) -> None:

@@ -45,6 +45,7 @@ from gpuviz.trace.stacking import stack_depths
 __all__ = [
     "STRING_CODE_BASE",
     "ImportCancelledError",
+    "import_trace",
     "is_string_code",
     "load_trace",
     "trace_files",
@@ -95,8 +96,53 @@ def load_trace(
     *,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    cache: bool = True,
+) -> Trace:
+    """Open a Kineto trace file or folder: from the import cache when it holds it, else import.
+
+    This is the one function that commands and the app load traces with. The first open
+    imports the file (:func:`import_trace`) and stores the Trace in the user's cache
+    (:mod:`gpuviz.trace.cache`); later opens of the unchanged file map it back in a fraction of
+    the time. A changed file, another gpuviz format or a damaged entry is imported again.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A ``.json`` or ``.json.gz`` file, or a folder of them, one per rank.
+    progress, cancelled : callable, optional
+        As for :func:`import_trace`; a cache hit reports 1.0 once.
+    cache : bool
+        False to import without the cache (so does ``GPUVIZ_NO_CACHE=1``, which the CLI's
+        ``--no-cache`` sets).
+
+    Returns
+    -------
+    Trace
+        As :func:`import_trace` returns it; from the cache its columns are read-only.
+
+    Raises
+    ------
+    TraceFormatError, ImportCancelledError
+        As for :func:`import_trace`.
+    """
+    if not cache:
+        return import_trace(path, progress=progress, cancelled=cancelled)
+    from gpuviz.trace.cache import load_cached  # the cache sits above the importer
+
+    return load_cached(
+        path, trace_files(path), import_trace, progress=progress, cancelled=cancelled
+    )
+
+
+def import_trace(
+    path: str | os.PathLike[str],
+    *,
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Trace:
     """Read a Kineto trace file, or a folder of per-rank trace files, into one Trace.
+
+    The import itself, without the cache (:func:`load_trace` is what callers use).
 
     Parameters
     ----------

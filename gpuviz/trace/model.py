@@ -372,15 +372,18 @@ class ArgsStore:
 
     Parameters
     ----------
-    blob : bytes or bytearray
-        The concatenated JSON objects (importers keep their bytearray: no copy of gigabytes).
+    blob : bytes, bytearray or memoryview
+        The concatenated JSON objects (importers keep their bytearray: no copy of gigabytes;
+        the import cache gives a memoryview of a memory-mapped file).
     offsets : int64 array
         ``len(rows) + 1`` offsets into ``blob``.
     """
 
     __slots__ = ("blob", "offsets")
 
-    def __init__(self, blob: bytes | bytearray = b"", offsets: I64 | None = None) -> None:
+    def __init__(
+        self, blob: bytes | bytearray | memoryview = b"", offsets: I64 | None = None
+    ) -> None:
         self.blob = blob
         self.offsets = np.zeros(1, dtype=np.int64) if offsets is None else offsets
 

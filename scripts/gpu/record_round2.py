@@ -190,6 +190,7 @@ def adv_low_occupancy(out: Path) -> None:
             row_sum[(8,)](x, res, x.shape[1], BLOCK=256)  # 8 programs on 132 SMs
 
     except Exception:  # no triton: a one-block-per-row scan is also narrow
+
         def heavy():
             torch.cumsum(x, dim=1)
 
@@ -208,8 +209,13 @@ def adv_clean(out: Path) -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     width = 8192
     model = nn.Sequential(
-        nn.Linear(width, width), nn.GELU(), nn.Linear(width, width), nn.GELU(),
-        nn.Linear(width, width), nn.GELU(), nn.Linear(width, width),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
     ).to(DEV)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     host = [torch.randn(8192, width).pin_memory() for _ in range(2)]
@@ -350,14 +356,14 @@ def snap_expandable(out: Path) -> None:
     """The training loop in a child with expandable segments on (the allocator reads it at init)."""
     env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
     code = (
-        "import sys; sys.path.insert(0, %r); import record_round2 as r; from pathlib import Path;"
-        "import torch; out = Path(%r);"
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import record_round2 as r; from pathlib import Path;"
+        f"import torch; out = Path({str(out)!r});"
         "torch.cuda.reset_peak_memory_stats();"
         "torch.cuda.memory._record_memory_history(max_entries=100000, stacks='python');"
         "r._train(4);"
         "torch.cuda.memory._dump_snapshot(str(out / 'snap_expandable.pickle'));"
         "r._sidecar(out / 'snap_expandable.json', steps=4)"
-    ) % (str(Path(__file__).parent), str(out))
+    )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=300)
 
 
@@ -406,9 +412,20 @@ def gloo_2rank(out: Path) -> None:
 
 
 JOBS = [
-    adv_launch_bound, adv_host_sync, adv_pageable_copy, adv_gpu_starved, adv_fp32_matmul,
-    adv_copy_not_overlapped, adv_low_occupancy, adv_clean,
-    snap_train, snap_cpp_frames, snap_oom, snap_wrapped, snap_expandable, gloo_2rank,
+    adv_launch_bound,
+    adv_host_sync,
+    adv_pageable_copy,
+    adv_gpu_starved,
+    adv_fp32_matmul,
+    adv_copy_not_overlapped,
+    adv_low_occupancy,
+    adv_clean,
+    snap_train,
+    snap_cpp_frames,
+    snap_oom,
+    snap_wrapped,
+    snap_expandable,
+    gloo_2rank,
 ]
 
 

@@ -1,0 +1,357 @@
+"""One entry of the import cache: a :class:`Trace` as a folder of ``.npy`` files and a manifest.
+
+Every numpy column of the Trace is one ``.npy`` file (numpy's own format, written and read with
+``allow_pickle=False``), memory-mapped on load, so that re-opening costs page-table work, not
+a parse. What is not a column goes into ``manifest.json`` (decoded with a typed schema): the
+key the entry was written for, each file's dtype, length and byte size, the ranks' metadata,
+the warnings and the ``ph: M`` events. Strings are never pickled either: the symbol table is
+one UTF-8 text (``symbols.text.npy``, ``uint8``) and the character offsets of its strings
+(``symbols.offsets.npy``); the events' ``args`` are their JSON text (``args.blob.npy``) and
+offsets, as :class:`~gpuviz.trace.model.ArgsStore` holds them.
+
+:func:`read_entry` trusts nothing: a missing or extra file, a file whose size, dtype or length
+is not the manifest's, a manifest that does not decode, or ids that point outside their tables
+raise :class:`CorruptEntryError`, which the cache answers by importing the file again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.trace.errors import ImportWarnings
+from gpuviz.trace.model import (
+    ArgsStore,
+    Flows,
+    Instants,
+    MemoryEvents,
+    RankInfo,
+    Slices,
+    SymbolTable,
+    Trace,
+    Tracks,
+)
+
+MANIFEST = "manifest.json"
+
+# The column tables of a Trace, by attribute name.
+TABLES: dict[str, Any] = {
+    "slices": Slices,
+    "tracks": Tracks,
+    "flows": Flows,
+    "memory": MemoryEvents,
+    "instants": Instants,
+}
+
+
+class CorruptEntryError(ValueError):
+    """A cache entry that cannot be trusted (truncated, missing files, wrong dtypes …)."""
+
+
+class SourceStat(msgspec.Struct, frozen=True, array_like=True):
+    """What identifies one source file's content: its real path, size and modification time."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+
+class CacheKey(msgspec.Struct, frozen=True):
+    """What an entry was made from; a different key means a different entry.
+
+    Attributes
+    ----------
+    format : int
+        The cache's format version (:data:`gpuviz.trace.cache.FORMAT_VERSION`).
+    gpuviz : str
+        The gpuviz version that imported it.
+    path : str
+        The real path of the TRACE (file or folder).
+    files : tuple of SourceStat
+        Every file it stands for, in name order.
+    """
+
+    format: int
+    gpuviz: str
+    path: str
+    files: tuple[SourceStat, ...]
+
+
+class FileSpec(msgspec.Struct, frozen=True, array_like=True):
+    """One ``.npy`` file of an entry: what reading it must find."""
+
+    dtype: str
+    length: int
+    nbytes: int
+
+
+class RankEntry(msgspec.Struct, frozen=True):
+    """A :class:`RankInfo`, with the index of its file in the TRACE's file list."""
+
+    rank: int | None
+    file: int
+    source: str
+    metadata: dict[str, Any]
+    offset_ns: int
+    event_count: int
+
+
+class Manifest(msgspec.Struct, frozen=True):
+    """Everything of an entry that is not a column, and the specs of the columns' files."""
+
+    key: CacheKey
+    zero_ns: int
+    event_count: int
+    warning_count: int
+    warning_samples: list[str]
+    warning_limit: int
+    ranks: list[RankEntry]
+    metadata_events: list[dict[str, Any]]
+    files: dict[str, FileSpec]
+
+
+def entry_bytes(trace: Trace) -> int:
+    """About how many bytes an entry of ``trace`` takes on disk (its columns and strings)."""
+    n = len(trace.args.blob) + trace.args.offsets.nbytes
+    for name in TABLES:
+        table = getattr(trace, name)
+        n += sum(getattr(table, f.name).nbytes for f in fields(table))
+    return n + sum(len(s) for s in trace.symbols.strings)
+
+
+def write_entry(folder: Path, trace: Trace, key: CacheKey, sources: list[str]) -> None:
+    """Write ``trace`` into the new, empty ``folder``; the manifest is written last.
+
+    Parameters
+    ----------
+    folder : Path
+        A fresh folder; the cache renames it into place once this returns.
+    trace : Trace
+        A freshly imported trace.
+    key : CacheKey
+        What it was imported from.
+    sources : list of str
+        The TRACE's files as the importer named them (``trace_files`` order), so that each
+        rank's file is stored as an index into the list the reader will have.
+
+    Raises
+    ------
+    OSError
+        The folder cannot be written (full disk, no permission).
+    msgspec.EncodeError, TypeError, ValueError
+        Something in the metadata cannot be written as JSON (the trace is then not cached).
+    """
+    specs: dict[str, FileSpec] = {}
+
+    def save(name: str, array: npt.NDArray[Any]) -> None:
+        path = folder / f"{name}.npy"
+        np.save(path, np.ascontiguousarray(array), allow_pickle=False)
+        specs[name] = FileSpec(array.dtype.str, len(array), path.stat().st_size)
+
+    for table_name in TABLES:
+        table = getattr(trace, table_name)
+        for f in fields(table):
+            save(f"{table_name}.{f.name}", getattr(table, f.name))
+    strings = trace.symbols.strings
+    text = "".join(strings).encode("utf-8", "surrogatepass")
+    lengths = np.fromiter(map(len, strings), np.int64, len(strings))
+    save("symbols.text", np.frombuffer(text, np.uint8))
+    save("symbols.offsets", np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)]))
+    save("args.blob", np.frombuffer(memoryview(trace.args.blob), np.uint8))
+    save("args.offsets", trace.args.offsets.astype(np.int64, copy=False))
+
+    file_index = {s: i for i, s in enumerate(sources)}
+    warnings = trace.warnings if isinstance(trace.warnings, ImportWarnings) else ImportWarnings()
+    manifest = Manifest(
+        key=key,
+        zero_ns=int(trace.zero_ns),
+        event_count=int(trace.event_count),
+        warning_count=warnings.count,
+        warning_samples=list(warnings.samples),
+        warning_limit=warnings.limit,
+        ranks=[
+            RankEntry(
+                rank=r.rank,
+                file=file_index.get(r.source, -1),
+                source=r.source,
+                metadata=r.metadata,
+                offset_ns=int(r.offset_ns),
+                event_count=int(r.event_count),
+            )
+            for r in trace.ranks
+        ],
+        metadata_events=trace.metadata_events,
+        files=specs,
+    )
+    (folder / MANIFEST).write_bytes(msgspec.json.encode(manifest))
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The decoded, schema-checked manifest of an entry.
+
+    Raises
+    ------
+    CorruptEntryError
+        It is missing, unreadable, not JSON, or not of the manifest's schema.
+    """
+    try:
+        return msgspec.json.decode((folder / MANIFEST).read_bytes(), type=Manifest)
+    except (OSError, msgspec.MsgspecError, UnicodeError) as exc:
+        raise CorruptEntryError(f"{folder / MANIFEST}: {exc}") from None
+
+
+def read_entry(folder: Path, key: CacheKey, sources: list[str]) -> Trace:
+    """Read an entry back as a Trace whose columns are memory-mapped (read-only).
+
+    Parameters
+    ----------
+    folder : Path
+        The entry.
+    key : CacheKey
+        The key the caller expects; an entry written for another key is not used.
+    sources : list of str
+        The TRACE's files as the caller names them now (``RankInfo.source`` takes these, so
+        the figures name the files as a fresh import would).
+
+    Returns
+    -------
+    Trace
+
+    Raises
+    ------
+    CorruptEntryError
+        Anything about the entry is not as its manifest says, or the manifest is not for
+        ``key``.
+    """
+    manifest = read_manifest(folder)
+    if manifest.key != key:
+        raise CorruptEntryError(f"{folder}: written for another file, version or format")
+    try:
+        return _build(folder, manifest, sources)
+    except CorruptEntryError:
+        raise
+    except (OSError, ValueError, TypeError, KeyError, IndexError, UnicodeError) as exc:
+        raise CorruptEntryError(f"{folder}: {type(exc).__name__}: {exc}") from None
+
+
+def _build(folder: Path, manifest: Manifest, sources: list[str]) -> Trace:
+    specs = manifest.files
+    expected = _expected_files()
+    if set(specs) != set(expected):
+        raise CorruptEntryError(f"{folder}: the manifest lists other files than a Trace's")
+
+    def load(name: str) -> npt.NDArray[Any]:
+        return _load_column(folder, name, specs[name], expected[name])
+
+    tables = {}
+    for table_name, cls in TABLES.items():
+        cols = {f.name: load(f"{table_name}.{f.name}") for f in fields(cls)}
+        if len({len(c) for c in cols.values()}) > 1:
+            raise CorruptEntryError(f"{folder}: the columns of {table_name} differ in length")
+        tables[table_name] = cls(**cols)
+
+    symbols = _read_symbols(folder, load("symbols.text"), load("symbols.offsets"))
+    blob, offsets = load("args.blob"), load("args.offsets")
+    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(blob):
+        raise CorruptEntryError(f"{folder}: the args offsets do not span the args text")
+    if len(offsets) > 1 and np.any(np.diff(offsets) < 0):
+        raise CorruptEntryError(f"{folder}: the args offsets go backwards")
+    args = ArgsStore(blob.data, offsets)  # a memoryview: bytes(blob[a:b]) as before
+    _check_ids(folder, tables, len(symbols), len(args))
+
+    # A rank's file index points into the caller's current file list (same key, same files).
+    renamed: dict[str, str] = {}
+    ranks = []
+    for r in manifest.ranks:
+        if not 0 <= r.file < len(sources):
+            raise CorruptEntryError(f"{folder}: a rank's file index is out of range")
+        source = sources[r.file]
+        if source != r.source:
+            renamed[r.source] = source
+        ranks.append(RankInfo(r.rank, source, r.metadata, r.offset_ns, r.event_count))
+    samples = manifest.warning_samples
+    for old, new in renamed.items():  # warnings name the file as it was spelled on import
+        samples = [s.replace(old, new) for s in samples]
+    warnings = ImportWarnings(manifest.warning_count, samples, manifest.warning_limit)
+    return Trace(
+        symbols=symbols,
+        args=args,
+        ranks=ranks,
+        zero_ns=manifest.zero_ns,
+        event_count=manifest.event_count,
+        warnings=warnings,
+        metadata_events=manifest.metadata_events,
+        **tables,
+    )
+
+
+def _expected_files() -> dict[str, np.dtype[Any]]:
+    out: dict[str, np.dtype[Any]] = {}
+    for table_name, cls in TABLES.items():
+        empty = cls.empty()
+        for f in fields(cls):
+            out[f"{table_name}.{f.name}"] = getattr(empty, f.name).dtype
+    out["symbols.text"] = np.dtype(np.uint8)
+    out["symbols.offsets"] = np.dtype(np.int64)
+    out["args.blob"] = np.dtype(np.uint8)
+    out["args.offsets"] = np.dtype(np.int64)
+    return out
+
+
+def _load_column(folder: Path, name: str, spec: FileSpec, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    path = folder / f"{name}.npy"
+    if np.dtype(spec.dtype) != dtype:
+        raise CorruptEntryError(f"{path}: dtype {spec.dtype}, expected {dtype.str}")
+    size = os.stat(path).st_size
+    if size != spec.nbytes:
+        raise CorruptEntryError(f"{path}: {size} bytes, the manifest says {spec.nbytes}")
+    # Empty columns are read, not mapped: numpy before 2.0 cannot map zero bytes.
+    array = np.load(path, mmap_mode="r" if spec.length else None, allow_pickle=False)
+    if array.dtype != dtype or array.ndim != 1 or len(array) != spec.length:
+        raise CorruptEntryError(
+            f"{path}: holds {array.dtype.str} of shape {array.shape}, "
+            f"expected {dtype.str} of length {spec.length}"
+        )
+    # A plain ndarray view: readers never see the memmap subclass, and never write the file.
+    return array.view(np.ndarray)
+
+
+def _read_symbols(
+    folder: Path, text: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+) -> SymbolTable:
+    decoded = text.tobytes().decode("utf-8", "surrogatepass")
+    o = offsets.tolist()
+    if not o or o[0] != 0 or o[-1] != len(decoded) or any(b < a for a, b in itertools.pairwise(o)):
+        raise CorruptEntryError(f"{folder}: the symbol offsets do not span the symbol text")
+    strings = [decoded[a:b] for a, b in itertools.pairwise(o)]
+    table = SymbolTable(strings)
+    if len(table) != len(strings):
+        raise CorruptEntryError(f"{folder}: the symbol table repeats a string")
+    return table
+
+
+def _check_ids(folder: Path, tables: dict[str, Any], n_symbols: int, n_args: int) -> None:
+    # Ids that point outside their tables would make a later view index out of bounds.
+    n_tracks = len(tables["tracks"])
+    bounds = {
+        "track": (0, n_tracks),
+        "name": (0, n_symbols),
+        "cat": (0, n_symbols),
+        "label": (0, n_symbols),
+        "args": (-1, n_args),
+    }
+    for table_name, table in tables.items():
+        for col, (lo, hi) in bounds.items():
+            a = getattr(table, col, None)
+            if a is not None and len(a) and (int(a.min()) < lo or int(a.max()) >= hi):
+                raise CorruptEntryError(f"{folder}: {table_name}.{col} points outside its table")
+    track = tables["slices"].track
+    if len(track) > 1 and np.any(track[1:] < track[:-1]):
+        raise CorruptEntryError(f"{folder}: slices are not sorted by track")
