@@ -20,7 +20,7 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument(
         "traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files"
     )
-    o.add_argument("--view", choices=VIEWS, default="timeline")
+    o.add_argument("--view", choices=VIEWS, default="insights")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
     add_no_cache(o)
@@ -96,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--batch", type=int, required=True)
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
+
+    ad = sub.add_parser(
+        "advise", help="why a trace is slow: step breakdown and findings ranked by saving"
+    )
+    ad.add_argument("trace", metavar="TRACE")
+    ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
+    ad.add_argument("--json", action="store_true")
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"

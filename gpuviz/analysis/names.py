@@ -37,6 +37,8 @@ SYNC_CALLS = frozenset(
 """Runtime and driver calls that block the calling CPU thread until the GPU has caught up."""
 
 PROFILER_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+HARNESS_STEP = re.compile(r"^gpuviz/.+#(\d+)$")
+"""The ``record_function`` gpuviz's runner puts around each profiled step."""
 OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 DATAPARALLEL_FORWARD = "DataParallel.forward"
 DATALOADER_PREFIX = "enumerate(DataLoader)"
@@ -75,6 +77,11 @@ def name_mask(symbols: SymbolTable, test: Callable[[str], bool]) -> Mask:
 def is_comm_kernel(name: str) -> bool:
     """An NCCL (or RCCL) collective or point-to-point kernel."""
     return "nccl" in name.lower()
+
+
+def is_cpu_collective(name: str) -> bool:
+    """A CPU-side collective: a ``gloo:``/``nccl:`` range, a ``c10d::`` op, ``record_param_comms``."""
+    return name.startswith(("gloo:", "nccl:", "c10d::")) or name == "record_param_comms"
 
 
 def is_p2p_kernel(name: str) -> bool:

@@ -2,6 +2,9 @@
 
 Steps are found per rank, from the first of these that the rank has:
 
+0. gpuviz's own step ranges (``gpuviz/<label>#N``, which ``gpuviz run`` records around each
+   profiled step), numbered N. The time between them is gpuviz's harness, not the program:
+   these windows do not tile, each one ends when its range and the GPU work it launched end;
 1. ``ProfilerStep#N`` ranges (what ``prof.step()`` records), numbered N;
 2. optimizer-step annotations (``Optimizer.step#SGD.step``): a step ends where one ends, and
    the first starts at the rank's first CPU event;
@@ -33,6 +36,7 @@ from gpuviz.analysis.activity import GpuActivity, gpu_activity, rank_value
 from gpuviz.analysis.coverage import Coverage
 from gpuviz.analysis.names import (
     DATAPARALLEL_FORWARD,
+    HARNESS_STEP,
     OPTIMIZER_STEP_PREFIX,
     PROFILER_STEP,
     is_comm_kernel,
@@ -43,7 +47,7 @@ from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
 
-SOURCES = ("ProfilerStep", "Optimizer.step", "DataParallel.forward", "trace")
+SOURCES = ("gpuviz", "ProfilerStep", "Optimizer.step", "DataParallel.forward", "trace")
 """Where steps came from, in the order they are looked for."""
 
 PARTS = ("compute", "comm", "copy", "set", "idle")
@@ -91,7 +95,10 @@ class Steps:
     def label(self, i: int) -> str:
         """``ProfilerStep#N`` or ``step N`` for row ``i``."""
         n = int(self.number[i])
-        return f"ProfilerStep#{n}" if self.source[i] == "ProfilerStep" else f"step {n}"
+        src = self.source[i]
+        if src == "ProfilerStep":
+            return f"ProfilerStep#{n}"
+        return f"gpuviz step {n}" if src == "gpuviz" else f"step {n}"
 
 
 @dataclass
@@ -200,6 +207,7 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
     on_cpu = cpu_track[s.track]
     marker_kind = on_cpu & ((s.kind == Kind.USER_ANNOTATION) | (s.kind == Kind.CPU_OP))
     sym = trace.symbols
+    harness = name_mask(sym, lambda n: HARNESS_STEP.match(n) is not None)[s.name] & marker_kind
     prof = name_mask(sym, lambda n: PROFILER_STEP.match(n) is not None)[s.name] & marker_kind
     opt = name_mask(sym, lambda n: n.startswith(OPTIMIZER_STEP_PREFIX))[s.name] & marker_kind
     dpf = (s.name == sym.find(DATAPARALLEL_FORWARD)) & marker_kind
@@ -214,13 +222,16 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
             continue
         first_cpu = int(s.start_ns[cpu_rows].min()) if len(cpu_rows) else None
         last_cpu = int((s.start_ns[cpu_rows] + s.dur_ns[cpu_rows]).max()) if len(cpu_rows) else None
-        rows = np.flatnonzero(mine & prof)
-        if len(rows):
+        tile = True
+        if (rows := np.flatnonzero(mine & harness)).size:
             rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
-            numbers = np.array(
-                [int(PROFILER_STEP.match(sym[int(i)]).group(1)) for i in s.name[rows]],  # type: ignore[union-attr]
-                dtype=np.int64,
-            )
+            numbers = _numbers(trace, rows, HARNESS_STEP)
+            c0 = s.start_ns[rows].astype(np.int64)
+            c1 = c0 + s.dur_ns[rows]
+            source, tile = "gpuviz", False
+        elif (rows := np.flatnonzero(mine & prof)).size:
+            rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
+            numbers = _numbers(trace, rows, PROFILER_STEP)
             c0 = s.start_ns[rows].astype(np.int64)
             c1 = c0 + s.dur_ns[rows]
             source = "ProfilerStep"
@@ -253,7 +264,7 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         # profiler schedule that skipped steps) ends with its own work instead.
         end = gpu_end.copy()
         if len(c0) > 1:
-            follows = numbers[1:] == numbers[:-1] + 1
+            follows = (numbers[1:] == numbers[:-1] + 1) & tile
             end[:-1] = np.where(follows, c0[1:], np.minimum(end[:-1], c0[1:]))
         parts.append(
             {
@@ -279,6 +290,12 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         cpu_end_ns=cols["cpu_end_ns"],
         source=[src for p in parts for src in p["source"]],
     )
+
+
+def _numbers(trace: Trace, rows: I64, pattern: Any) -> I64:
+    """The step number each marker's name carries (``ProfilerStep#7`` -> 7)."""
+    names = trace.symbols.lookup(trace.slices.name[rows])
+    return np.array([int(pattern.match(n).group(1)) for n in names], dtype=np.int64)
 
 
 def _launch_starts(trace: Trace, a: GpuActivity) -> tuple[I64, npt.NDArray[np.bool_]]:

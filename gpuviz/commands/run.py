@@ -175,6 +175,10 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
         if interrupted:  # the run ended before the cancel was seen
             pass
         _print_result(terminal.result, args.json)
+        if terminal.result.get("trace"):
+            from gpuviz.commands.advise import print_top_findings
+
+            print_top_findings(terminal.result["trace"], file=sys.stderr if args.json else None)
         return 0
     if isinstance(terminal, Cancelled) or interrupted:
         partial = getattr(terminal, "partial_trace_path", None) or trace

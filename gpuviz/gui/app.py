@@ -102,7 +102,7 @@ def start_qt(offscreen: bool) -> QApplication | None:
 
 def run_app(
     argv_paths: Sequence[str] = (),
-    view: str = "timeline",
+    view: str = "insights",
     screenshot: str | None = None,
     size: tuple[int, int] = (1600, 900),
 ) -> int:
@@ -113,7 +113,7 @@ def run_app(
     argv_paths : sequence of str
         Trace files or folders to open.
     view : str
-        The view to show: timeline, splits, memory, kernels or summary.
+        The view to show: insights, timeline, splits, memory, kernels or summary.
     screenshot : str, optional
         Render offscreen, save a PNG here once everything is loaded, and return.
     size : (int, int)

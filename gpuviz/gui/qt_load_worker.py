@@ -32,8 +32,9 @@ class TraceAnalyses:
     Attributes
     ----------
     trace : Trace
-    summary, kernels, memory, splits : object or None
-        The results of ``summarize``, ``kernel_table``, ``memory_series`` and ``find_splits``.
+    summary, kernels, memory, splits, advice : object or None
+        The results of ``summarize``, ``kernel_table``, ``memory_series``, ``find_splits`` and
+        ``advise`` (the Insights view's step breakdown and findings).
     ranks : RankAnalysis or None
         ``rank_analysis`` (rank × step measures, aligned collectives, the straggler) of a
         trace of two or more ranks; None for one process.
@@ -46,6 +47,7 @@ class TraceAnalyses:
     kernels: Any = None
     memory: Any = None
     splits: Any = None
+    advice: Any = None
     ranks: Any = None
     errors: dict[str, str] = field(default_factory=dict)
 
@@ -57,6 +59,7 @@ class ImportCancelled(Exception):
 def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
     # Imported when a job runs: the analyses are numpy-only, but the GUI modules should not pay
     # for them before a trace is opened.
+    from gpuviz.analysis.advisor import advise
     from gpuviz.analysis.kernels import kernel_table
     from gpuviz.analysis.memory import memory_series
     from gpuviz.analysis.ranks import rank_analysis
@@ -72,6 +75,7 @@ def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
         "kernels": kernel_table,
         "memory": memory_series,
         "splits": find_splits,
+        "advice": advise,
         "ranks": ranks,
     }
 
@@ -99,7 +103,7 @@ def analyze(
     except ImportError as exc:  # an analysis module that is not there yet
         out.errors = {
             k: f"analysis unavailable: {exc}"
-            for k in ("summary", "kernels", "memory", "splits", "ranks")
+            for k in ("summary", "kernels", "memory", "splits", "advice", "ranks")
         }
         return out
     for i, (key, func) in enumerate(funcs.items()):
@@ -112,7 +116,13 @@ def analyze(
             setattr(out, key, getattr(out.summary, key))
             continue
         try:
-            setattr(out, key, func(trace))
+            context = getattr(out.advice, "context", None)
+            if key == "ranks" and context is not None:
+                # The advisor's straggler rule ran the same rank analysis: one result for
+                # the Ranks view and the Insights view, computed once.
+                out.ranks = context.ranks
+            else:
+                setattr(out, key, func(trace))
         except Exception as exc:
             out.errors[key] = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()

@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
         self._queue: list[_Job] = []
         self._worker: QtTraceWorker | None = None
         self._current_job: _Job | None = None
-        self._default_view = "timeline"
+        self._default_view = "insights"  # the advisor's view comes first after an open or a run
         self._export_workers: list[QtTraceWorker] = []
 
         self.setWindowTitle("gpuviz")

@@ -58,7 +58,7 @@ def _check_against_raw_parts(trace, table, kernels: bool) -> None:
 
 
 def test_gloo_cpu_recording_planted_straggler() -> None:
-    # scripts/record_gloo_collectives.py: 4 CPU ranks, rank 2 computes 20 ms longer per step.
+    # scripts/record_collectives.py: 4 CPU ranks, rank 2 computes 20 ms longer per step.
     trace = load_trace(DATA / "gloo_4rank_cpu")
     ra = rank_analysis(trace)
     table = ra.collectives

@@ -18,6 +18,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLabel, QMessageBox
 
 from gpuviz.gui.qt_main_window import MainWindow, export_view
+from gpuviz.gui.views.qt_trace_view import VIEWS
 
 SHARED = [
     "streams_overlap.json.gz",
@@ -95,7 +96,7 @@ def test_views_are_built_when_first_shown(qtbot, main_window, data_dir):
     open_and_wait(qtbot, main_window, data_dir / "streams_overlap.json.gz")
     view = main_window.current_trace_view()
     assert view.built_views() == ["memory"]
-    view.tabs.setCurrentIndex(3)
+    view.tabs.setCurrentIndex(VIEWS.index("kernels"))
     assert view.built_views() == ["memory", "kernels"]
     assert view.current_view() == "kernels"
 

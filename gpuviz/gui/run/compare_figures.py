@@ -149,11 +149,58 @@ def strategy_rows(result: dict[str, Any]) -> list[StrategyRow]:
     return rows
 
 
+def step_part_rows(advice_a: Any, advice_b: Any) -> list[FigureRow]:
+    """Mean per step of each part of the step breakdown (µs), in A and in B."""
+    pa = advice_a.mean_step_parts() if advice_a is not None else {}
+    pb = advice_b.mean_step_parts() if advice_b is not None else {}
+    names = {
+        "step": "step length",
+        "compute": "GPU compute",
+        "comm": "GPU communication (exposed)",
+        "copy": "GPU copies",
+        "set": "GPU sets",
+        "idle": "GPU idle",
+        "cpu ops": "CPU in PyTorch ops",
+        "cpu other": "CPU outside ops",
+    }
+    rows = []
+    for key, label in names.items():
+        a, b = pa.get(key), pb.get(key)
+        if a is None and b is None:
+            continue
+        rows.append(FigureRow(label, "µs", _us(a), _us(b)))
+    return rows
+
+
+def _us(ns: float | None) -> float | None:
+    return None if ns is None else float(ns) / 1000.0
+
+
+@dataclass(frozen=True)
+class FindingPair:
+    """One finding kind in A and in B (None where that run has none)."""
+
+    kind: str
+    a: Any
+    b: Any
+
+
+def finding_pairs(advice_a: Any, advice_b: Any) -> list[FindingPair]:
+    """Every finding kind of either run: A's in A's order, then those only B has."""
+    fa = {f.kind: f for f in (advice_a.findings if advice_a is not None else [])}
+    fb = {f.kind: f for f in (advice_b.findings if advice_b is not None else [])}
+    kinds = [*fa, *(k for k in fb if k not in fa)]
+    return [FindingPair(k, fa.get(k), fb.get(k)) for k in kinds]
+
+
 __all__ = [
     "FigureRow",
+    "FindingPair",
     "StrategyRow",
     "figure_rows",
+    "finding_pairs",
     "result_figures",
+    "step_part_rows",
     "strategy_rows",
     "summary_figures",
 ]

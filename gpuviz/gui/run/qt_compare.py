@@ -4,8 +4,10 @@
   a bar chart of each strategy's median time on a log axis, labelled with its speedup over the
   baseline, and a table of every strategy, the skipped and failed ones with their reason.
 - :class:`QtRunComparison`: two traces, their timelines stacked and aligned on their start
-  (each trace's zero is its first event), panning or zooming one moves the other, and a table of
-  figure deltas (from :func:`gpuviz.analysis.summary.summarize`, plus the runs' strategy times).
+  (each trace's zero is its first event), panning or zooming one moves the other; below them,
+  tabs: the figure deltas (from :func:`gpuviz.analysis.summary.summarize`, plus the runs'
+  strategy times), the step breakdowns and findings side by side (the advisor's), and the
+  kernel and op diff (count and total time per name, new and gone names, like HTA's TraceDiff).
 """
 
 from __future__ import annotations
@@ -23,11 +25,21 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from gpuviz.gui.run.compare_figures import FigureRow, StrategyRow, figure_rows, strategy_rows
+from gpuviz.display import html_safe
+from gpuviz.gui.run.compare_figures import (
+    FigureRow,
+    FindingPair,
+    StrategyRow,
+    figure_rows,
+    finding_pairs,
+    step_part_rows,
+    strategy_rows,
+)
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, make_plot_widget
 
 ALIGN_REACH = 1.2
@@ -248,20 +260,7 @@ class QtRunComparison(QWidget):
         self.rows: list[FigureRow] = figure_rows(
             _summary_json(a), _summary_json(b), result_a, result_b
         )
-        self.table = QTableWidget(len(self.rows), len(self.COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for i, r in enumerate(self.rows):
-            ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"  # a ratio, not a speedup
-            delta = "" if r.delta is None else fmt_value(r.delta, r.unit)
-            if r.delta is not None and r.delta > 0:
-                delta = "+" + delta
-            cells = [r.name, fmt_value(r.a, r.unit), fmt_value(r.b, r.unit), delta, ratio]
-            for j, text in enumerate(cells):
-                self.table.setItem(i, j, _item(text, align_right=j > 0))
+        self.table = _figure_table(self.rows, self.COLUMNS)
 
         panes = QSplitter(Qt.Orientation.Vertical)
         for tag, view, tl in (("A", a, self.timelines[0]), ("B", b, self.timelines[1])):
@@ -274,7 +273,11 @@ class QtRunComparison(QWidget):
             v.addWidget(lab)
             v.addWidget(tl, 1)
             panes.addWidget(box)
-        panes.addWidget(self.table)
+        self.details = QTabWidget()
+        self.details.addTab(self.table, "Figures")
+        self.details.addTab(self._build_steps_and_findings(), "Steps and findings")
+        self.details.addTab(self._build_diff(), "Kernels and ops")
+        panes.addWidget(self.details)
         panes.setSizes([300, 300, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -291,6 +294,71 @@ class QtRunComparison(QWidget):
         """The figures in the delta table, in order."""
         return [r.name for r in self.rows]
 
+    def _build_steps_and_findings(self) -> QWidget:
+        advice_a, advice_b = _advice(self.a), _advice(self.b)
+        self.step_rows = step_part_rows(advice_a, advice_b)
+        steps = _figure_table(self.step_rows, ("mean per step", "A", "B", "B − A", "B / A"))
+        self.finding_rows: list[FindingPair] = finding_pairs(advice_a, advice_b)
+        self.findings_table = QTableWidget(len(self.finding_rows), 3)
+        self.findings_table.setHorizontalHeaderLabels(["finding", "A", "B"])
+        self.findings_table.verticalHeader().setVisible(False)
+        header = self.findings_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        for i, pair in enumerate(self.finding_rows):
+            self.findings_table.setItem(i, 0, _item(pair.kind))
+            for j, f in ((1, pair.a), (2, pair.b)):
+                text = "–" if f is None else f"{f.severity}: could save {fmt_ms(f.saving_ns / 1e6)}"
+                it = _item(text)
+                if f is not None:
+                    it.setToolTip(f.title)
+                self.findings_table.setItem(i, j, it)
+        box = QSplitter(Qt.Orientation.Horizontal)
+        box.addWidget(steps)
+        box.addWidget(self.findings_table)
+        if advice_a is None or advice_b is None:
+            missing = " and ".join(t for t, a in (("A", advice_a), ("B", advice_b)) if a is None)
+            note = QLabel(f"No advisor results for {missing}.")
+            note.setTextFormat(Qt.TextFormat.PlainText)
+            wrap = QWidget()
+            v = QVBoxLayout(wrap)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.addWidget(note)
+            v.addWidget(box, 1)
+            return wrap
+        return box
+
+    def _build_diff(self) -> QWidget:
+        from gpuviz.analysis.diff import trace_diff
+
+        self.diff = trace_diff(self.a.trace, self.b.trace)
+        cols = ("what", "status", "count A", "count B", "total A", "total B", "B − A", "name")
+        table = QTableWidget(len(self.diff), len(cols))
+        table.setHorizontalHeaderLabels(list(cols))
+        table.verticalHeader().setVisible(False)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        for i, d in enumerate(self.diff):
+            delta = fmt_ms(d.delta_ns / 1e6)
+            cells = [
+                d.what,
+                d.status,
+                str(d.count_a),
+                str(d.count_b),
+                fmt_ms(d.total_a_ns / 1e6),
+                fmt_ms(d.total_b_ns / 1e6),
+                ("+" + delta) if d.delta_ns > 0 else delta,
+                d.name,  # a cell holds data, never markup
+            ]
+            for j, text in enumerate(cells):
+                it = _item(text, align_right=2 <= j <= 6)
+                if j == 7:
+                    it.setToolTip(html_safe(d.name))
+                table.setItem(i, j, it)
+        self.diff_table = table
+        return table
+
     def _on_range(self, source: Any, other: Any, t0: int, t1: int) -> None:
         if self._set_here.get(id(source)) == (int(t0), int(t1)):
             return  # the echo of a range set from here
@@ -306,6 +374,29 @@ class QtRunComparison(QWidget):
             if stop is not None:
                 stop()
         super().closeEvent(event)
+
+
+def _advice(view: Any) -> Any:
+    return getattr(getattr(view, "analyses", None), "advice", None)
+
+
+def _figure_table(rows: list[FigureRow], headers: tuple[str, ...]) -> QTableWidget:
+    """A read-only table of figures in A and B, their difference and ratio."""
+    table = QTableWidget(len(rows), len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.verticalHeader().setVisible(False)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for i, r in enumerate(rows):
+        ratio = "" if r.ratio is None else f"{r.ratio:.3g}×"
+        delta = "" if r.delta is None else fmt_value(r.delta, r.unit)
+        if r.delta is not None and r.delta > 0:
+            delta = "+" + delta
+        cells = [r.name, fmt_value(r.a, r.unit), fmt_value(r.b, r.unit), delta, ratio]
+        for j, text in enumerate(cells):
+            table.setItem(i, j, _item(text, align_right=j > 0))
+    return table
 
 
 def initial_end_ns(longest_ns: int, own_ns: int) -> int:

@@ -1,4 +1,5 @@
-"""One open trace: its Timeline, Splits, Memory, Kernels, Summary and Ranks views, as one tab."""
+"""One open trace: its Insights, Timeline, Splits, Memory, Kernels, Summary and Ranks views, as
+one tab."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_load_worker import TraceAnalyses
+from gpuviz.gui.views.qt_insights import QtInsightsView
 from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
 from gpuviz.gui.views.qt_memory import QtMemoryView
 from gpuviz.gui.views.qt_ranks import QtRanksView
@@ -17,7 +19,7 @@ from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
 from gpuviz.trace.model import Kind
 
-VIEWS = ("timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
 
 # When the timeline shows most of the trace, a jump to a moment zooms to this share of it.
@@ -103,6 +105,10 @@ class QtTraceView(QWidget):
 
     def _build_view(self, name: str) -> Any:
         a, err = self.analyses, self.analyses.errors
+        if name == "insights":
+            insights = QtInsightsView(getattr(a, "advice", None), self.title, err.get("advice", ""))
+            insights.evidenceActivated.connect(self._on_evidence_activated)
+            return insights
         if name == "timeline":
             timeline = make_timeline(self.trace)
             timeline.sliceClicked.connect(self._on_slice_clicked)
@@ -130,6 +136,11 @@ class QtTraceView(QWidget):
     def timeline(self) -> Any:
         """The Timeline (``QtTimeline``, or a stand-in with its API)."""
         return self.view("timeline")
+
+    @property
+    def insights_view(self) -> QtInsightsView:
+        """The Insights view."""
+        return self.view("insights")  # type: ignore[return-value]
 
     @property
     def splits_view(self) -> QtSplitsView:
@@ -192,6 +203,25 @@ class QtTraceView(QWidget):
     def _on_memory_time_clicked(self, t_ns: int) -> None:
         self.show_time(int(t_ns))
         self.set_view("timeline")
+
+    def show_evidence(self, evidence: list[Any], show_timeline: bool = False) -> None:
+        """Outline a finding's evidence on the Timeline, select its span and zoom there."""
+        from gpuviz.analysis.advisor.locate import evidence_rows, evidence_span
+
+        span = evidence_span(evidence)
+        if span is None:
+            return
+        timeline = self.timeline
+        timeline.highlight_rows(evidence_rows(self.trace, evidence))
+        t0, t1 = span
+        pad = max((t1 - t0) // 10, 1000)
+        timeline.select_range(t0, max(t1, t0 + 1))
+        timeline.set_view_range(t0 - pad, t1 + pad)
+        if show_timeline:
+            self.set_view("timeline")
+
+    def _on_evidence_activated(self, evidence: list[Any], show_timeline: bool) -> None:
+        self.show_evidence(evidence, show_timeline)
 
     def _on_rank_jump(self, target: Any) -> None:
         # A cell or collective of the Ranks view: that range on the Timeline, rank expanded.

@@ -1,7 +1,7 @@
-"""Record a small multi-rank trace with gloo on the CPU: the collective-alignment test data.
+"""Record a small multi-rank trace (gloo on the CPU, or on GPUs): collective-alignment test data.
 
-    .venv/bin/python scripts/record_gloo_collectives.py OUT_DIR [--world 4] [--straggler 2]
-        [--delay-ms 20] [--steps 4] [--device cpu|cuda]
+    .venv/bin/python scripts/record_collectives.py OUT_DIR [--world 4] [--straggler 2]
+        [--delay-ms 20] [--steps 4] [--device cpu|cuda] [--backend gloo|nccl]
 
 Starts ``--world`` processes (``torch.multiprocessing``, spawn), each a rank of a gloo process
 group, and profiles a few steps of a tiny DistributedDataParallel model. Each step is a forward,
@@ -14,7 +14,9 @@ them. Each rank writes ``rank-N.json.gz`` into OUT_DIR (small: a few tens of KiB
 ``ProfilerStep#N`` range per step.
 
 With ``--device cuda`` each rank uses GPU ``rank % device_count`` and gloo still carries the
-collectives (gloo copies CUDA tensors through the host): the GPU variant of the same data.
+collectives (gloo copies CUDA tensors through the host): the GPU variant of the same data. With
+``--backend nccl`` (CUDA only, one GPU per rank: ``--world`` at most the GPU count) NCCL carries
+them, as in real DDP jobs: NCCL kernels on each rank's GPU.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ def _rank_main(rank: int, args: argparse.Namespace, init: str) -> None:
     from torch.nn.parallel import DistributedDataParallel
 
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=init, rank=rank, world_size=args.world)
     cuda = args.device == "cuda"
     device = torch.device(f"cuda:{rank % torch.cuda.device_count()}" if cuda else "cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+    dist.init_process_group(args.backend, init_method=init, rank=rank, world_size=args.world)
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 8)
@@ -101,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--delay-ms", type=float, default=20.0)
     p.add_argument("--steps", type=int, default=4)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--backend", choices=("gloo", "nccl"), default="gloo")
     args = p.parse_args(argv)
+    if args.backend == "nccl" and args.device != "cuda":
+        p.error("--backend nccl needs --device cuda")
     Path(args.out).mkdir(parents=True, exist_ok=True)
 
     import torch.multiprocessing as mp

@@ -1,0 +1,171 @@
+"""What the advisor says: findings with evidence, savings and severities (the JSON contract).
+
+A :class:`Finding` names a problem (``kind``, one of :data:`KINDS`), says how bad it is in this
+trace (``detail``), how to fix it (``fix``), what fixing it could save (``saving_ns`` and one
+sentence on how that was estimated), and where to look (``evidence``: time ranges on ranks,
+devices, streams or threads). ``gpuviz advise --json`` writes them as
+``{kind, severity, title, detail, fix, saving_us, saving_how, share, evidence[]}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+KINDS = (
+    "launch_bound",
+    "host_sync",
+    "pageable_copy",
+    "gpu_starved",
+    "fp32_matmul",
+    "idle_devices",
+    "dp_imbalance",
+    "copy_not_overlapped",
+    "exposed_comm",
+    "straggler",
+    "low_occupancy",
+)
+"""Every finding kind, by its contract id."""
+
+SEVERITIES = ("info", "warning", "critical")
+
+CRITICAL_SHARE = 0.25
+"""A saving of at least this share of the step time is critical…"""
+WARNING_SHARE = 0.05
+"""…at least this share is a warning, and less is info."""
+REPORT_SHARE = 0.02
+"""Below this share of the step time a rule stays silent: a healthy run has such crumbs."""
+
+MAX_EVIDENCE = 10
+
+
+def severity_for(share: float) -> str:
+    """The default severity of a saving that is ``share`` of the step time."""
+    if share >= CRITICAL_SHARE:
+        return "critical"
+    if share >= WARNING_SHARE:
+        return "warning"
+    return "info"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One place in the trace that shows a finding.
+
+    Attributes
+    ----------
+    rank : int or None
+        None for a lone file.
+    device : int or None
+        The GPU; None for CPU-side evidence.
+    start_ns, end_ns : int
+        The range, in ns from the trace zero.
+    stream : int or None
+        The GPU stream, where one stream shows it.
+    thread : int or None
+        The CPU thread id, where one thread shows it.
+    names : list of str or None
+        The kernels, copies, ops or calls involved (as in the trace: data, not markup).
+    count : int or None
+        How many events the range stands for.
+    """
+
+    rank: int | None
+    device: int | None
+    start_ns: int
+    end_ns: int
+    stream: int | None = None
+    thread: int | None = None
+    names: tuple[str, ...] | None = None
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{rank, device, stream?, thread?, start_us, end_us, names?, count?}``."""
+        out: dict[str, Any] = {"rank": self.rank, "device": self.device}
+        if self.stream is not None:
+            out["stream"] = self.stream
+        if self.thread is not None:
+            out["thread"] = self.thread
+        out["start_us"] = self.start_ns / 1000.0
+        out["end_us"] = self.end_ns / 1000.0
+        if self.names is not None:
+            out["names"] = list(self.names)
+        if self.count is not None:
+            out["count"] = self.count
+        return out
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in a trace.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`KINDS`.
+    severity : str
+        ``info``, ``warning`` or ``critical``.
+    title : str
+        One line.
+    detail : str
+        This trace's numbers.
+    fix : str
+        What to change, with a code hint.
+    saving_ns : int
+        What fixing it could save, over the steps of the trace (see ``saving_how``).
+    saving_how : str
+        One sentence: how ``saving_ns`` was estimated.
+    share : float
+        ``saving_ns`` over the step time it was measured against.
+    evidence : tuple of Evidence
+        Where to look, most telling first.
+    """
+
+    kind: str
+    severity: str
+    title: str
+    detail: str
+    fix: str
+    saving_ns: int
+    saving_how: str
+    share: float
+    evidence: tuple[Evidence, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as ``gpuviz advise --json`` writes it."""
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "title": self.title,
+            "detail": self.detail,
+            "fix": self.fix,
+            "saving_us": self.saving_ns / 1000.0,
+            "saving_how": self.saving_how,
+            "share": self.share,
+            "evidence": [e.to_json() for e in self.evidence],
+        }
+
+
+def fmt_ms(ns: float) -> str:
+    """``12.3 ms`` / ``456 µs`` / ``7.8 µs``: a duration as people read it."""
+    ns = float(ns)
+    if abs(ns) >= 1e6:
+        return f"{ns / 1e6:.1f} ms"
+    if abs(ns) >= 1e4:
+        return f"{ns / 1e3:.0f} µs"
+    return f"{ns / 1e3:.1f} µs"
+
+
+def fmt_bytes(n: float) -> str:
+    """``256 MiB`` / ``12.0 KiB``."""
+    n = float(n)
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}".replace(".0 ", " ")
+    return f"{n:.0f} B"
+
+
+def fmt_pct(share: float) -> str:
+    """``12%``, ``0.4%``."""
+    pct = 100.0 * share
+    return f"{pct:.0f}%" if pct >= 10 else f"{pct:.1f}%"

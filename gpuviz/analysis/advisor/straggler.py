@@ -1,0 +1,78 @@
+"""``straggler``: a rank the others wait for at their collectives.
+
+Condition (:func:`gpuviz.analysis.ranks.find_straggler`): in a multi-rank trace, the rank that
+arrives last at most collectives (at least half of those it takes part in) has a median compute
+per step at least 1.1x the median rank's, and the others waited for it. A rank as fast in
+compute but slower in *work* (step time less waiting: it is held up on the host) counts when it
+is last at three quarters of the collectives, and at least three times.
+
+Saving: how much later it arrived than the next-to-last rank, summed over the collectives it
+was last at: the time every rank lost to it alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.analysis.advisor.context import AdviceContext
+from gpuviz.analysis.advisor.findings import MAX_EVIDENCE, Evidence, Finding, fmt_ms, fmt_pct
+
+KIND = "straggler"
+
+
+def check(ctx: AdviceContext) -> list[Finding]:
+    """The ``straggler`` finding of a trace (empty when the condition does not hold)."""
+    ra = ctx.ranks
+    if ra is None or ra.straggler is None:
+        return []
+    st, table = ra.straggler, ra.collectives
+    col = table.column(st.rank)
+    ranks = [int(r) for r in table.ranks.tolist()]
+    total = float(np.mean([ctx.step_total_ns(r) for r in ranks if ctx.step_count(r)]))
+    waiting = table.present[st.collectives].sum() - len(st.collectives)
+    measure = "compute" if st.measure == "compute" else "work (step time less waiting)"
+    detail = (
+        f"Rank {st.rank} arrived last at {st.last} of the {st.taking_part} collectives it took "
+        f"part in. Its median {measure} per step is {st.ratio:.2f}x the median rank's "
+        f"({fmt_ms(st.rank_ns)} against {fmt_ms(st.median_ns)}). The other ranks waited "
+        f"{fmt_ms(st.others_wait_ns)} for it in all ({int(waiting)} waits); the job lost "
+        f"{fmt_ms(st.delay_ns)} to it, {fmt_pct(st.delay_ns / total)} of {fmt_ms(total)} of "
+        "steps per rank."
+    )
+    evidence = []
+    for c in st.collectives[:MAX_EVIDENCE].tolist():
+        has = table.present[c]
+        row = int(table.slice_row[c, col])
+        device = ctx.trace.tracks.device[ctx.trace.slices.track[row]]
+        evidence.append(
+            Evidence(
+                rank=st.rank,
+                device=int(device) if device >= 0 else None,
+                start_ns=int(table.arrival_ns[c][has].min()),
+                end_ns=int(table.last_arrival_ns[c]),
+                stream=ctx.stream_of(row),
+                thread=ctx.thread_of(row),
+                names=(f"{table.name[c]} ({table.group[c]})",),
+                count=int(has.sum()),
+            )
+        )
+    fix = (
+        f"Find out why rank {st.rank} does more or starts later: uneven data (shard sizes, "
+        "sequence lengths: bucket or pad batches to equal work), a slower or throttled GPU "
+        "(`nvidia-smi -q -d CLOCK,PERFORMANCE` on its host), or host work only it does "
+        "(logging, checkpointing, evaluation on one rank: move it off the step's critical path)."
+    )
+    f = ctx.finding(
+        KIND,
+        st.delay_ns,
+        total,
+        title=f"Rank {st.rank} is a straggler: the other ranks wait for it",
+        detail=detail,
+        fix=fix,
+        saving_how=(
+            "How much later the straggler arrived than the next-to-last rank, summed over the "
+            "collectives it came last to: the time every rank lost to it alone."
+        ),
+        evidence=evidence,
+    )
+    return [f] if f is not None else []

@@ -1,0 +1,94 @@
+"""Kernel and op diff of two traces: count and total time per name, deltas, new and gone names.
+
+Like HTA's TraceDiff, but by exact name over whole traces: for each kernel name and each
+PyTorch op name, how often it ran and for how long in trace A and in trace B.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuviz.analysis.names import is_pytorch_op, name_mask
+from gpuviz.trace.model import Kind, Trace
+
+WHAT = ("kernel", "op")
+
+
+@dataclass(frozen=True)
+class NameDiff:
+    """One name's figures in two traces.
+
+    Attributes
+    ----------
+    what : str
+        ``kernel`` or ``op``.
+    name : str
+    count_a, count_b : int
+        How often it ran in A and in B (0 where it did not).
+    total_a_ns, total_b_ns : int
+        Its summed durations in A and in B.
+    """
+
+    what: str
+    name: str
+    count_a: int
+    count_b: int
+    total_a_ns: int
+    total_b_ns: int
+
+    @property
+    def delta_ns(self) -> int:
+        """``total_b_ns - total_a_ns``."""
+        return self.total_b_ns - self.total_a_ns
+
+    @property
+    def status(self) -> str:
+        """``new`` (only in B), ``gone`` (only in A) or ``both``."""
+        if self.count_a == 0:
+            return "new"
+        if self.count_b == 0:
+            return "gone"
+        return "both"
+
+
+def name_totals(trace: Trace, what: str) -> dict[str, tuple[int, int]]:
+    """Name -> (count, total ns) of the trace's kernels or PyTorch ops."""
+    s = trace.slices
+    if what == "kernel":
+        rows = np.flatnonzero(s.kind == Kind.KERNEL)
+    elif what == "op":
+        rows = np.flatnonzero(s.kind == Kind.CPU_OP)
+        rows = rows[name_mask(trace.symbols, is_pytorch_op)[s.name[rows]]]
+    else:
+        raise ValueError(f"what must be one of {WHAT}, not {what!r}")
+    ids, inverse = np.unique(s.name[rows], return_inverse=True)
+    count = np.bincount(inverse, minlength=len(ids))
+    total = np.zeros(len(ids), dtype=np.int64)
+    np.add.at(total, inverse, s.dur_ns[rows])
+    names = trace.symbols.lookup(ids)
+    return {n: (int(c), int(t)) for n, c, t in zip(names, count, total)}
+
+
+def trace_diff(a: Trace, b: Trace) -> list[NameDiff]:
+    """Every kernel and op name of either trace, largest absolute time change first.
+
+    Parameters
+    ----------
+    a, b : Trace
+        The baseline and the compared trace.
+
+    Returns
+    -------
+    list of NameDiff
+    """
+    out = []
+    for what in WHAT:
+        ta, tb = name_totals(a, what), name_totals(b, what)
+        for name in set(ta) | set(tb):
+            ca, na = ta.get(name, (0, 0))
+            cb, nb = tb.get(name, (0, 0))
+            out.append(NameDiff(what, name, ca, cb, na, nb))
+    out.sort(key=lambda d: (-abs(d.delta_ns), d.what, d.name))
+    return out

@@ -1,0 +1,308 @@
+"""``gpuviz advise TRACE [--against TRACE2] [--json]``: why a trace is slow, and what to fix.
+
+Prints the step breakdown and the findings, largest saving first, each with its numbers, fix,
+estimated saving and evidence; ``--json`` prints ``{"sources", "steps", "findings"}``.
+``--against B`` compares: both breakdowns and both findings side by side, then the kernels and
+ops whose total time changed most (``--json``: ``{"a": {...}, "b": {...}, "diff": [...]}``).
+
+:func:`print_top_findings` is what ``gpuviz run`` and ``gpuviz profile`` call at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from gpuviz.errors import BadInputError
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.advisor import Advice, Finding
+    from gpuviz.analysis.diff import NameDiff
+
+TOP = 3
+DIFF_ROWS = 15
+
+
+def main(args: argparse.Namespace) -> int:
+    """Load the trace(s), advise, print text or JSON."""
+    advice = _advise_path(args.trace)
+    if args.against:
+        from gpuviz.analysis.diff import trace_diff
+
+        other = _advise_path(args.against)
+        diff = trace_diff(_trace_of(advice), _trace_of(other))
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "a": advice.to_json(),
+                        "b": other.to_json(),
+                        "diff": [_diff_json(d) for d in diff],
+                    }
+                )
+            )
+        else:
+            print(format_comparison(advice, other, diff))
+        return 0
+    if args.json:
+        print(json.dumps(advice.to_json()))
+    else:
+        print(format_advice(advice))
+    return 0
+
+
+def _advise_path(path: str) -> Advice:
+    from gpuviz.analysis.advisor import advise
+    from gpuviz.trace.kineto import load_trace
+
+    if not Path(path).exists():
+        raise BadInputError(f"{path}: no such file or folder")
+    return advise(load_trace(path))
+
+
+def _trace_of(advice: Advice) -> Any:
+    assert advice.context is not None
+    return advice.context.trace
+
+
+def _safe(text: str, one_line: bool = False) -> str:
+    from gpuviz.display import terminal_safe
+
+    return terminal_safe(text, one_line=one_line)
+
+
+def _short(name: str, width: int = 100) -> str:
+    name = _safe(name, one_line=True)
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _ms(ns: float) -> str:
+    return f"{ns / 1e6:.3f}"
+
+
+# -- text -------------------------------------------------------------------------------------
+def format_breakdown(advice: Advice, max_rows: int = 24) -> list[str]:
+    """The step breakdown as table lines: one row per step and GPU (times in ms)."""
+    from gpuviz.analysis.activity import rank_value
+
+    b = advice.breakdown
+    st, d = b.steps, b.devices
+    if len(st) == 0:
+        return ["No steps: the trace has no events with a duration."]
+    sources = sorted(set(st.source))
+    lines = [
+        f"Steps: {len(st)} from {', '.join(sources)}, {_ms(float(st.duration_ns.sum()))} ms in all "
+        "(times in ms; GPU parts are exclusive and add up to the step)"
+    ]
+    head = [
+        "rank",
+        "step",
+        "length",
+        "cpu ops",
+        "cpu other",
+        "gpu",
+        "compute",
+        "comm",
+        "copy",
+        "set",
+        "idle",
+    ]
+    rows: list[list[str]] = []
+    by_step: dict[int, list[int]] = {}
+    for j in range(len(d)):
+        by_step.setdefault(int(d.step[j]), []).append(j)
+    for i in range(len(st)):
+        rank = rank_value(int(st.rank[i]))
+        base = [
+            "-" if rank is None else str(rank),
+            st.label(i),
+            _ms(float(st.duration_ns[i])),
+            _ms(float(b.cpu_op_ns[i])),
+            _ms(float(b.cpu_other_ns[i])),
+        ]
+        devs = by_step.get(i, [])
+        if not devs:
+            rows.append([*base, "-", "", "", "", "", ""])
+        for j in devs:
+            rows.append(
+                [
+                    *base,
+                    str(int(d.device[j])),
+                    *(
+                        _ms(float(getattr(d, f"{p}_ns")[j]))
+                        for p in ("compute", "comm", "copy", "set", "idle")
+                    ),
+                ]
+            )
+    shown = rows[:max_rows]
+    lines += _table(head, shown, left=(1,))
+    if len(rows) > max_rows:
+        lines.append(f"  … {len(rows) - max_rows} more rows (--json has them all)")
+    return lines
+
+
+def _table(headers: Sequence[str], rows: list[list[str]], left: Sequence[int] = ()) -> list[str]:
+    cells = [list(headers), *rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for r in cells:
+        parts = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        out.append("  " + "  ".join(parts).rstrip())
+    return out
+
+
+def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
+    """One finding as text: headline, numbers, fix, saving, evidence."""
+    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+
+    lines = [
+        f"{n}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}",
+        f"   could save {fmt_ms(f.saving_ns)} ({fmt_pct(f.share)} of the step time)",
+        f"   {_safe(f.detail)}",
+        f"   Fix: {_safe(f.fix)}",
+        f"   Saving: {_safe(f.saving_how)}",
+    ]
+    if f.evidence:
+        lines.append("   Evidence:")
+    for e in f.evidence[:evidence]:
+        where = []
+        if e.rank is not None:
+            where.append(f"rank {e.rank}")
+        if e.device is not None:
+            where.append(f"GPU {e.device}")
+        if e.stream is not None:
+            where.append(f"stream {e.stream}")
+        if e.thread is not None:
+            where.append(f"thread {e.thread}")
+        what = ""
+        if e.names:
+            what = ": " + "; ".join(_short(x, 80) for x in e.names[:3])
+        count = f" ({e.count}×)" if e.count and e.count > 1 else ""
+        lines.append(
+            f"   - {', '.join(where) or 'trace'} at {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms"
+            f"{count}{what}"
+        )
+    if len(f.evidence) > evidence:
+        lines.append(f"   - … {len(f.evidence) - evidence} more")
+    return lines
+
+
+def format_advice(advice: Advice) -> str:
+    """The whole text report: sources, step breakdown, findings."""
+    lines = [f"trace: {_safe(', '.join(advice.sources))}", ""]
+    lines += format_breakdown(advice)
+    lines.append("")
+    if advice.findings:
+        lines.append("Findings, largest saving first:")
+        for i, f in enumerate(advice.findings, 1):
+            lines += format_finding(i, f)
+            lines.append("")
+    else:
+        lines.append(
+            "No findings: nothing in this trace costs a noticeable share of the step time."
+        )
+    for kind, msg in advice.errors.items():
+        lines.append(f"rule {kind} failed on this trace: {_safe(msg, one_line=True)}")
+    return "\n".join(lines).rstrip()
+
+
+def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
+    """A and B side by side: mean step parts, findings, then the kernel and op diff."""
+    from gpuviz.analysis.advisor.findings import fmt_ms
+
+    lines = [f"A: {_safe(', '.join(a.sources))}", f"B: {_safe(', '.join(b.sources))}", ""]
+    ma, mb = a.mean_step_parts(), b.mean_step_parts()
+    lines.append("Mean per step (ms; GPU parts are per GPU)")
+    rows = []
+    for k in ma:
+        delta = mb[k] - ma[k]
+        ratio = f"{mb[k] / ma[k]:.2f}x" if ma[k] else "-"
+        rows.append([k, _ms(ma[k]), _ms(mb[k]), f"{delta / 1e6:+.3f}", ratio])
+    lines += _table(["", "A", "B", "B-A", "B/A"], rows, left=(0,))
+    lines += ["", "Findings (severity, saving)"]
+    fa = {f.kind: f for f in a.findings}
+    fb = {f.kind: f for f in b.findings}
+    rows = []
+    for kind in [f.kind for f in a.findings] + [k for k in fb if k not in fa]:
+        cell = [
+            (f"{x.severity} {fmt_ms(x.saving_ns)}" if (x := side.get(kind)) else "-")
+            for side in (fa, fb)
+        ]
+        rows.append([kind, *cell])
+    lines += _table(["kind", "A", "B"], rows, left=(0, 1, 2)) if rows else ["  none in either"]
+    lines += ["", f"Kernels and ops whose total time changed most (top {DIFF_ROWS}; ms)"]
+    rows = [
+        [
+            d.what,
+            d.status,
+            str(d.count_a),
+            str(d.count_b),
+            _ms(d.total_a_ns),
+            _ms(d.total_b_ns),
+            f"{d.delta_ns / 1e6:+.3f}",
+            _short(d.name, 70),
+        ]
+        for d in diff[:DIFF_ROWS]
+    ]
+    lines += _table(
+        ["what", "status", "count A", "count B", "total A", "total B", "B-A", "name"],
+        rows,
+        left=(0, 1, 7),
+    )
+    return "\n".join(lines)
+
+
+def _diff_json(d: NameDiff) -> dict[str, Any]:
+    return {
+        "what": d.what,
+        "name": d.name,
+        "status": d.status,
+        "count_a": d.count_a,
+        "count_b": d.count_b,
+        "total_a_us": d.total_a_ns / 1000.0,
+        "total_b_us": d.total_b_ns / 1000.0,
+        "delta_us": d.delta_ns / 1000.0,
+    }
+
+
+# -- for gpuviz run / gpuviz profile ---------------------------------------------------------------
+def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = None) -> int:
+    """Advise on the trace at ``path`` and print its ``n`` top findings, briefly.
+
+    Never raises: a trace that cannot be advised on prints one line saying why. Returns how
+    many findings were printed.
+    """
+    out = file if file is not None else sys.stdout
+    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+
+    try:
+        advice = _advise_path(str(path))
+    except Exception as exc:  # the run itself succeeded: say why there is no advice, go on
+        print(f"advice: none ({type(exc).__name__}: {_safe(str(exc), one_line=True)})", file=out)
+        return 0
+    if not advice.findings:
+        gpu = advice.context is not None and len(advice.context.activity) > 0
+        print(
+            "advice: no findings (gpuviz advise TRACE for the step breakdown)"
+            if gpu
+            else "advice: no GPU work in this trace, nothing to advise on",
+            file=out,
+        )
+        return 0
+    print(
+        f"advice: top {min(n, len(advice.findings))} of {len(advice.findings)} findings "
+        f"(gpuviz advise {_safe(str(path), one_line=True)} for all, with evidence):",
+        file=out,
+    )
+    for i, f in enumerate(advice.findings[:n], 1):
+        print(
+            f"  {i}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}; could save "
+            f"{fmt_ms(f.saving_ns)} ({fmt_pct(f.share)})",
+            file=out,
+        )
+        print(f"     fix: {_safe(f.fix, one_line=True)}", file=out)
+    return min(n, len(advice.findings))

@@ -1,0 +1,99 @@
+"""What the Insights view draws, from an :class:`~gpuviz.analysis.advisor.Advice`. Qt-free.
+
+:func:`gpu_choices` lists the GPUs the step chart can show; :func:`step_bars` gives, for one
+of them (or the mean over all GPUs), each step's exclusive parts in ms, ready to stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.activity import rank_value
+from gpuviz.analysis.steps import PARTS
+
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass
+class StepBars:
+    """One bar per step: GPU parts and the CPU split, in ms.
+
+    Attributes
+    ----------
+    labels : list of str
+        ``ProfilerStep#3``, or ``r1 ProfilerStep#3`` for several ranks.
+    gpu : dict of str to float array
+        :data:`~gpuviz.analysis.steps.PARTS` -> ms per step (stack them in that order).
+    cpu_ops, cpu_other : float array
+        ms per step inside PyTorch ops, and outside any.
+    """
+
+    labels: list[str]
+    gpu: dict[str, F64] = field(default_factory=dict)
+    cpu_ops: F64 = field(default_factory=lambda: np.empty(0))
+    cpu_other: F64 = field(default_factory=lambda: np.empty(0))
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def gpu_choices(advice: Any) -> list[tuple[str, tuple[int, int] | None]]:
+    """``("mean of all GPUs", None)`` (when there are several), then each (rank, device)."""
+    d = advice.breakdown.devices
+    keys = sorted(set(zip(d.rank.tolist(), d.device.tolist())))
+    out: list[tuple[str, tuple[int, int] | None]] = []
+    if len(keys) > 1:
+        out.append(("mean of all GPUs", None))
+    for rank, device in keys:
+        r = rank_value(int(rank))
+        out.append((f"GPU {device}" if r is None else f"rank {r}, GPU {device}", (rank, device)))
+    return out
+
+
+def step_bars(advice: Any, gpu: tuple[int, int] | None = None) -> StepBars:
+    """Each step's parts on one GPU (``(rank, device)``), or averaged over the step's GPUs."""
+    b = advice.breakdown
+    st, d = b.steps, b.devices
+    n = len(st)
+    multi = len(set(st.rank.tolist())) > 1
+    labels = [(f"r{rank_value(int(st.rank[i]))} " if multi else "") + st.label(i) for i in range(n)]
+    pick = np.ones(len(d), dtype=bool)
+    if gpu is not None:
+        pick = (d.rank == gpu[0]) & (d.device == gpu[1])
+    count = np.bincount(d.step[pick], minlength=n).astype(np.float64)
+    out = StepBars(labels)
+    for p in PARTS:
+        total = np.bincount(d.step[pick], weights=getattr(d, f"{p}_ns")[pick], minlength=n)
+        out.gpu[p] = np.divide(total, count, out=np.zeros(n), where=count > 0) / 1e6
+    out.cpu_ops = b.cpu_op_ns.astype(np.float64) / 1e6
+    out.cpu_other = b.cpu_other_ns.astype(np.float64) / 1e6
+    if gpu is not None:  # a GPU's chart shows its own rank's steps only
+        keep = np.flatnonzero(st.rank == gpu[0])
+        out.labels = [labels[i] for i in keep]
+        out.gpu = {k: v[keep] for k, v in out.gpu.items()}
+        out.cpu_ops, out.cpu_other = out.cpu_ops[keep], out.cpu_other[keep]
+    return out
+
+
+def evidence_text(e: Any) -> str:
+    """One line for an evidence: where, when, what."""
+    where = []
+    if e.rank is not None:
+        where.append(f"rank {e.rank}")
+    if e.device is not None:
+        where.append(f"GPU {e.device}")
+    if e.stream is not None:
+        where.append(f"stream {e.stream}")
+    if e.thread is not None:
+        where.append(f"thread {e.thread}")
+    text = f"{', '.join(where) or 'trace'} · {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms"
+    if e.count and e.count > 1:
+        text += f" · {e.count}×"
+    if e.names:
+        name = e.names[0]
+        text += " · " + (name if len(name) <= 90 else name[:89] + "…")
+    return text

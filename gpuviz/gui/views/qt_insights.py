@@ -1,0 +1,362 @@
+"""The Insights view: where each step's time went, and the advisor's findings, ranked by saving.
+
+Top: a stacked bar per step (like TensorBoard's Overview): the GPU's exclusive parts (compute,
+communication, copies, sets, idle) for one GPU or the mean of all, and beside it the CPU's time
+inside PyTorch ops and outside any op. Bottom: the findings, largest saving first; the selected
+one's numbers, fix and evidence. Clicking a finding (or one of its evidence lines) outlines its
+evidence on the Timeline and zooms there; double-clicking, or "Show in Timeline", also switches
+to it. "Export Markdown…" writes the findings as a report to paste into a bug.
+
+Signals
+-------
+evidenceActivated(object, bool)
+    A list of :class:`~gpuviz.analysis.advisor.findings.Evidence`, and whether to show the
+    Timeline now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+from gpuviz.analysis.steps import PARTS
+from gpuviz.display import html_safe
+from gpuviz.gui.views.insights_model import StepBars, evidence_text, gpu_choices, step_bars
+from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, style_plot_item
+
+PART_COLORS = {
+    "compute": "#4e79a7",
+    "comm": "#e15759",
+    "copy": "#59a14f",
+    "set": "#b07aa1",
+    "idle": IDLE_COLOR,
+}
+CPU_COLORS = {"cpu_ops": "#f28e2b", "cpu_other": "#ffd8a8"}
+SEVERITY_COLORS = {"critical": "#c62828", "warning": "#e65100", "info": "#1565c0"}
+MAX_TICK_LABELS = 30
+BAR_WIDTH = 0.7
+
+
+def _fix_html(text: str) -> str:
+    """The fix text with its backtick spans as code (the text is ours; names inside are escaped)."""
+    parts = html_safe(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+class QtInsightsView(QWidget):
+    """Step breakdown chart and findings of one trace.
+
+    Parameters
+    ----------
+    advice : Advice or None
+        From :func:`gpuviz.analysis.advisor.advise`; None when it could not be computed.
+    title : str
+        The trace's title (the Markdown report's heading).
+    error : str
+        Shown when ``advice`` is None.
+    """
+
+    evidenceActivated = Signal(object, bool)
+
+    def __init__(
+        self, advice: Any, title: str = "", error: str = "", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.advice = advice
+        self.title = title
+        self.bars: StepBars | None = None
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.gpu_box = QComboBox()
+        self.gpu_box.currentIndexChanged.connect(self._on_gpu_changed)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.gpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=0), "GPU time per step")
+        self.cpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=1), "CPU time per step")
+        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 1)
+        for plot in (self.gpu_plot, self.cpu_plot):
+            plot.setLabel("left", "ms")
+            plot.addLegend(offset=(-10, 10), labelTextColor="#222")
+            plot.setMouseEnabled(x=True, y=False)
+
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(4)
+        self.tree.setHeaderLabels(["Severity", "Finding", "Could save", "Share"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.tree.header()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.tree.currentItemChanged.connect(self._on_finding_changed)
+        self.tree.itemClicked.connect(self._on_finding_clicked)
+        self.tree.itemDoubleClicked.connect(self._on_finding_double_clicked)
+        self.details = QTextBrowser()
+        self.details.setOpenLinks(False)
+        self.evidence = QListWidget()
+        self.evidence.itemClicked.connect(self._on_evidence_clicked)
+        self.evidence.itemDoubleClicked.connect(self._on_evidence_double_clicked)
+        self.show_button = QPushButton("Show in Timeline")
+        self.show_button.clicked.connect(self._on_show_clicked)
+        self.export_button = QPushButton("Export Markdown…")
+        self.export_button.clicked.connect(self._on_export_clicked)
+
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        row.addWidget(QLabel("Chart:"))
+        row.addWidget(self.gpu_box)
+        tl.addLayout(row)
+        tl.addWidget(self.graphics, 1)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.details, 3)
+        rl.addWidget(QLabel("Evidence (click: outline on the Timeline; double-click: go there)"))
+        rl.addWidget(self.evidence, 2)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.show_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
+        rl.addLayout(buttons)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.tree)
+        bottom.addWidget(right)
+        bottom.setSizes([520, 680])
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setSizes([380, 420])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+
+        if advice is None:
+            self.status.setText(f"No insights: {error or 'the advisor did not run'}")
+            for w in (self.gpu_box, self.show_button, self.export_button):
+                w.setEnabled(False)
+            return
+        self._update_status()
+        self.gpu_box.blockSignals(True)
+        for label, key in gpu_choices(advice):
+            self.gpu_box.addItem(label, key)
+        self.gpu_box.blockSignals(False)
+        self.gpu_box.setEnabled(self.gpu_box.count() > 1)
+        self._update_chart()
+        self._update_findings()
+
+    # -- public API ------------------------------------------------------------------------------
+    def findings(self) -> list[Any]:
+        """The findings listed, in order (largest saving first)."""
+        return list(self.advice.findings) if self.advice is not None else []
+
+    def select_finding(self, index: int) -> None:
+        """Select finding ``index`` (as a click would: its evidence goes to the Timeline)."""
+        item = self.tree.topLevelItem(index)
+        if item is not None:
+            self.tree.setCurrentItem(item)
+            self._on_finding_clicked(item, 0)
+
+    def current_finding(self) -> Any:
+        """The selected finding, or None."""
+        item = self.tree.currentItem()
+        if item is None or self.advice is None:
+            return None
+        return self.advice.findings[int(item.data(0, Qt.ItemDataRole.UserRole))]
+
+    def markdown(self) -> str:
+        """The findings as a Markdown report."""
+        from gpuviz.analysis.advisor.markdown import advice_markdown
+
+        return advice_markdown(self.advice, self.title) if self.advice is not None else ""
+
+    def export_markdown(self, path: str) -> None:
+        """Write :meth:`markdown` to ``path``."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.markdown())
+
+    # -- refreshers --------------------------------------------------------------------------------
+    def _update_status(self) -> None:
+        a = self.advice
+        st = a.breakdown.steps
+        n = len(a.findings)
+        parts = a.mean_step_parts()
+        text = (
+            f"{len(st)} steps ({', '.join(sorted(set(st.source)))}), mean {fmt_ms(parts['step'])}; "
+            f"GPU idle {fmt_pct(parts['idle'] / parts['step']) if parts['step'] else '–'} of it. "
+        )
+        text += (
+            f"{n} finding{'s' if n != 1 else ''}, largest saving first."
+            if n
+            else "No findings: nothing costs a noticeable share of the step time."
+        )
+        self.status.setText(text)
+
+    def _update_chart(self) -> None:
+        key = self.gpu_box.currentData() if self.gpu_box.count() else None
+        self.bars = bars = step_bars(self.advice, key)
+        for plot in (self.gpu_plot, self.cpu_plot):
+            plot.clear()
+            if plot.legend is not None:
+                plot.legend.clear()
+        x = np.arange(len(bars), dtype=np.float64)
+        bottom = np.zeros(len(bars))
+        for p in PARTS:
+            h = bars.gpu.get(p, np.zeros(len(bars)))
+            item = pg.BarGraphItem(
+                x=x,
+                height=h,
+                y0=bottom.copy(),
+                width=BAR_WIDTH,
+                brush=QColor(PART_COLORS[p]),
+                pen=pg.mkPen(None),
+            )
+            self.gpu_plot.addItem(item)
+            self.gpu_plot.legend.addItem(item, p)
+            bottom += h
+        cpu_bottom = np.zeros(len(bars))
+        for key_, label in (("cpu_ops", "in PyTorch ops"), ("cpu_other", "outside ops")):
+            h = getattr(bars, key_)
+            item = pg.BarGraphItem(
+                x=x,
+                height=h,
+                y0=cpu_bottom.copy(),
+                width=BAR_WIDTH,
+                brush=QColor(CPU_COLORS[key_]),
+                pen=pg.mkPen(None),
+            )
+            self.cpu_plot.addItem(item)
+            self.cpu_plot.legend.addItem(item, label)
+            cpu_bottom += h
+        # The CPU chart is a third as wide: fewer, shorter labels (the step's number).
+        for plot, top, most, short in (
+            (self.gpu_plot, bottom, MAX_TICK_LABELS, False),
+            (self.cpu_plot, cpu_bottom, MAX_TICK_LABELS // 4, True),
+        ):
+            every = max(1, int(np.ceil(len(bars) / max(most, 1))))
+            labels = [lab.rsplit("#", 1)[-1] if short else lab for lab in bars.labels]
+            plot.getAxis("bottom").setTicks(
+                [[(float(i), labels[i]) for i in range(0, len(bars), every)]]
+            )
+            plot.setXRange(-0.6, max(len(bars) - 0.4, 0.6), padding=0)
+            # Headroom above the tallest bar for the legend.
+            peak = float(top.max()) if len(top) else 0.0
+            plot.setYRange(0, peak * 1.4 if peak > 0 else 1, padding=0)
+
+    def _update_findings(self) -> None:
+        self.tree.clear()
+        for i, f in enumerate(self.advice.findings):
+            item = QTreeWidgetItem(
+                [f.severity, f"{f.kind}: {f.title}", fmt_ms(f.saving_ns), fmt_pct(f.share)]
+            )
+            item.setData(0, Qt.ItemDataRole.UserRole, i)
+            item.setForeground(0, QColor(SEVERITY_COLORS.get(f.severity, "#222")))
+            item.setToolTip(1, html_safe(f.detail))
+            for col in (2, 3):
+                item.setTextAlignment(
+                    col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                )
+            self.tree.addTopLevelItem(item)
+        has = bool(self.advice.findings)
+        self.show_button.setEnabled(has)
+        if has:
+            self.tree.setCurrentItem(self.tree.topLevelItem(0))
+        else:
+            self.details.setHtml(
+                "<p>No findings: nothing in this trace costs a noticeable share of the step "
+                "time. The chart shows where each step's time went.</p>"
+            )
+
+    def _update_details(self, f: Any) -> None:
+        color = SEVERITY_COLORS.get(f.severity, "#222")
+        self.details.setHtml(
+            f"<h3 style='margin:2px'><span style='color:{color}'>{html_safe(f.severity)}</span> "
+            f"· {html_safe(f.title)}</h3>"
+            f"<p><b>Could save {html_safe(fmt_ms(f.saving_ns))}</b> "
+            f"({html_safe(fmt_pct(f.share))} of the step time). "
+            f"<span style='color:#555'>{html_safe(f.saving_how)}</span></p>"
+            f"<p>{html_safe(f.detail)}</p>"
+            f"<p><b>Fix:</b> {_fix_html(f.fix)}</p>"
+            f"<p style='color:#777'>kind: <code>{html_safe(f.kind)}</code></p>"
+        )
+        self.evidence.clear()
+        for i, e in enumerate(f.evidence):
+            item = QListWidgetItem(evidence_text(e))
+            item.setData(Qt.ItemDataRole.UserRole, i)
+            self.evidence.addItem(item)
+
+    # -- handlers ----------------------------------------------------------------------------------
+    def _on_gpu_changed(self, _index: int) -> None:
+        if self.advice is not None:
+            self._update_chart()
+
+    def _on_finding_changed(self, current: Any, _previous: Any) -> None:
+        f = self.current_finding() if current is not None else None
+        if f is not None:
+            self._update_details(f)
+
+    def _on_finding_clicked(self, _item: Any, _column: int) -> None:
+        f = self.current_finding()
+        if f is not None and f.evidence:
+            self.evidenceActivated.emit(list(f.evidence), False)
+
+    def _on_finding_double_clicked(self, _item: Any, _column: int) -> None:
+        f = self.current_finding()
+        if f is not None and f.evidence:
+            self.evidenceActivated.emit(list(f.evidence), True)
+
+    def _evidence_of(self, item: Any) -> list[Any]:
+        f = self.current_finding()
+        if f is None or item is None:
+            return []
+        return [f.evidence[int(item.data(Qt.ItemDataRole.UserRole))]]
+
+    def _on_evidence_clicked(self, item: Any) -> None:
+        ev = self._evidence_of(item)
+        if ev:
+            self.evidenceActivated.emit(ev, False)
+
+    def _on_evidence_double_clicked(self, item: Any) -> None:
+        ev = self._evidence_of(item)
+        if ev:
+            self.evidenceActivated.emit(ev, True)
+
+    def _on_show_clicked(self) -> None:
+        ev = self._evidence_of(self.evidence.currentItem())
+        f = self.current_finding()
+        if not ev and f is not None:
+            ev = list(f.evidence)
+        if ev:
+            self.evidenceActivated.emit(ev, True)
+
+    def _on_export_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export findings", f"{self.title or 'gpuviz'}-advice.md", "Markdown (*.md)"
+        )
+        if path:
+            self.export_markdown(path)
