@@ -222,3 +222,10 @@ def test_a_lone_file_says_what_the_view_needs(qtbot, data_dir):
     failed = QtRanksView(None, 4, "ValueError: boom")
     qtbot.addWidget(failed)
     assert "could not be compared: ValueError: boom" in failed.status.text()
+
+
+def test_the_ranks_view_and_the_advisor_share_one_analysis(analyses64):
+    # One rank analysis serves both: the Ranks view's straggler is the advisor's finding.
+    assert analyses64.ranks is analyses64.advice.context.ranks
+    found = [f for f in analyses64.advice.findings if f.kind == "straggler"]
+    assert len(found) == 1 and f"Rank {STRAGGLER} " in found[0].title
