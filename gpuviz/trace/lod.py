@@ -36,6 +36,11 @@ here from the two modules above)
     The LOD math itself.
 ``raster_rows(x0_px, x1_px, row, value, n_rows, width_px)``
     Paint a frame's rectangles (as pixel spans) into a grid of pixel values.
+``TimelineLod(trace, comm_names=mask)``, ``RankSource``, ``Frame.density_*``
+    A rank's summary lane (``(3, rank, -1)`` keys, :mod:`gpuviz.trace.lanes`): its GPU work
+    merged into busy and compute profiles (:mod:`gpuviz.trace.density`); a frame gives each
+    such row's busy and compute share per pixel column (``density_rows``, ``density_busy``,
+    ``density_compute``) instead of rectangles.
 
 A frame keeps, per row, the items of a window three views wide at its level, so that a pan
 within it only takes a window of that (Perfetto loads 3× the visible window for the same
