@@ -103,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     ad.add_argument("trace", metavar="TRACE")
     ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
     ad.add_argument("--json", action="store_true")
+    add_no_cache(ad)
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"

@@ -39,7 +39,7 @@ from gpuviz.analysis.activity import GpuActivity
 from gpuviz.analysis.coverage import Coverage
 from gpuviz.analysis.names import SYNC_CALLS, is_cpu_collective, name_mask
 from gpuviz.analysis.stacks import enclosing_ops
-from gpuviz.analysis.steps import Steps, pytorch_op_coverage
+from gpuviz.analysis.steps import Steps, coverage_by_rank, pytorch_op_coverages
 from gpuviz.trace.model import NONE, Kind, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -125,6 +125,7 @@ def idle_gaps(
     steps: Steps,
     activity: GpuActivity,
     coverages: dict[tuple[int, int], dict[str, Coverage]],
+    op_coverages: dict[int, Coverage] | None = None,
 ) -> IdleGaps:
     """Every GPU idle gap inside the steps, with its cause (see the module docstring).
 
@@ -137,6 +138,8 @@ def idle_gaps(
         ``gpu_activity(trace)``.
     coverages : dict
         ``device_coverages(activity, comm_mask(trace, activity))``.
+    op_coverages : dict, optional
+        ``pytorch_op_coverages(trace)`` when the caller has it.
 
     Returns
     -------
@@ -145,6 +148,9 @@ def idle_gaps(
     s = trace.slices
     parts: list[dict[str, I64]] = []
     syncs = _sync_calls(trace)
+    ops_by_rank = pytorch_op_coverages(trace) if op_coverages is None else op_coverages
+    comm_by_rank = cpu_collective_coverages(trace)
+    none = Coverage([], [])
     for (rank, device), cov in sorted(coverages.items()):
         busy = cov["busy"]
         mine = steps.of_rank(rank)
@@ -175,8 +181,8 @@ def idle_gaps(
         )
         k = np.searchsorted(steps.start_ns[mine], g1, side="left") - 1
         step = mine[np.clip(k, 0, len(mine) - 1)]
-        ops = pytorch_op_coverage(trace, rank).covered(g0, g1)
-        comm = cpu_collectives(trace, rank).covered(g0, g1)
+        ops = ops_by_rank.get(rank, none).covered(g0, g1)
+        comm = comm_by_rank.get(rank, none).covered(g0, g1)
         sync_row = _sync_before(syncs, rank, g0, g1)
         dur = g1 - g0
         cause = np.full(len(g0), OTHER, dtype=np.uint8)
@@ -205,13 +211,12 @@ def idle_gaps(
     return IdleGaps(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
 
 
-def cpu_collectives(trace: Trace, rank: int) -> Coverage:
-    """The time any CPU thread of ``rank`` spends inside a collective."""
-    s, t = trace.slices, trace.tracks
+def cpu_collective_coverages(trace: Trace) -> dict[int, Coverage]:
+    """Per rank, the time any of its CPU threads spends inside a collective."""
+    s = trace.slices
     hit = name_mask(trace.symbols, is_cpu_collective)
     cpu = (s.kind == Kind.CPU_OP) | (s.kind == Kind.USER_ANNOTATION)
-    rows = np.flatnonzero(cpu & hit[s.name] & (t.rank[s.track] == rank))
-    return Coverage(s.start_ns[rows], s.start_ns[rows] + s.dur_ns[rows])
+    return coverage_by_rank(trace, np.flatnonzero(cpu & hit[s.name]))
 
 
 @dataclass

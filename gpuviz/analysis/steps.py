@@ -315,13 +315,34 @@ def comm_mask(trace: Trace, activity: GpuActivity) -> npt.NDArray[np.bool_]:
     return (activity.kind == Kind.KERNEL) & is_comm[trace.slices.name[activity.rows]]
 
 
+def coverage_by_rank(trace: Trace, rows: npt.NDArray[np.integer]) -> dict[int, Coverage]:
+    """Per rank, the time covered by the given slice rows (one sort, no scan per rank)."""
+    s, t = trace.slices, trace.tracks
+    rows = np.asarray(rows, dtype=np.int64)
+    rank = t.rank[s.track[rows]].astype(np.int64)
+    order = np.argsort(rank, kind="stable")
+    rows, rank = rows[order], rank[order]
+    bounds = np.flatnonzero(np.diff(rank)) + 1
+    out = {}
+    for part in np.split(np.arange(len(rows)), bounds):
+        if len(part) == 0:
+            continue
+        r = rows[part]
+        out[int(rank[part[0]])] = Coverage(s.start_ns[r], s.start_ns[r] + s.dur_ns[r])
+    return out
+
+
+def pytorch_op_coverages(trace: Trace) -> dict[int, Coverage]:
+    """Per rank, the time any of its CPU threads spends inside a PyTorch op (``cpu_op``)."""
+    s = trace.slices
+    ok = name_mask(trace.symbols, is_pytorch_op)
+    rows = np.flatnonzero(s.kind == Kind.CPU_OP)
+    return coverage_by_rank(trace, rows[ok[s.name[rows]]])
+
+
 def pytorch_op_coverage(trace: Trace, rank: int) -> Coverage:
     """The time any thread of ``rank`` spends inside a PyTorch op (``cpu_op`` slices)."""
-    s, t = trace.slices, trace.tracks
-    ok = name_mask(trace.symbols, is_pytorch_op)
-    rows = np.flatnonzero((s.kind == Kind.CPU_OP) & (t.rank[s.track] == rank))
-    rows = rows[ok[s.name[rows]]]
-    return Coverage(s.start_ns[rows], s.start_ns[rows] + s.dur_ns[rows])
+    return pytorch_op_coverages(trace).get(rank) or Coverage([], [])
 
 
 def device_coverages(
@@ -364,6 +385,7 @@ def step_breakdown(
     steps: Steps | None = None,
     activity: GpuActivity | None = None,
     coverages: dict[tuple[int, int], dict[str, Coverage]] | None = None,
+    op_coverages: dict[int, Coverage] | None = None,
 ) -> StepBreakdown:
     """Split every step's time on each GPU and on the CPU (see the module docstring).
 
@@ -376,6 +398,8 @@ def step_breakdown(
         ``gpu_activity(trace)`` when the caller has it.
     coverages : dict, optional
         ``device_coverages(activity, comm_mask(trace, activity))`` when the caller has it.
+    op_coverages : dict, optional
+        ``pytorch_op_coverages(trace)`` when the caller has it.
 
     Returns
     -------
@@ -384,6 +408,8 @@ def step_breakdown(
     a = gpu_activity(trace) if activity is None else activity
     st = find_steps(trace, a) if steps is None else steps
     cov = device_coverages(a, comm_mask(trace, a)) if coverages is None else coverages
+    ops = pytorch_op_coverages(trace) if op_coverages is None else op_coverages
+    no_ops = Coverage([], [])
     cpu_op = np.zeros(len(st), dtype=np.int64)
     cols: dict[str, list[I64]] = {
         k: []
@@ -402,9 +428,7 @@ def step_breakdown(
     }
     for rank in np.unique(st.rank).tolist():
         idx = st.of_rank(rank)
-        cpu_op[idx] = pytorch_op_coverage(trace, rank).covered(
-            st.cpu_start_ns[idx], st.cpu_end_ns[idx]
-        )
+        cpu_op[idx] = ops.get(rank, no_ops).covered(st.cpu_start_ns[idx], st.cpu_end_ns[idx])
         t0, t1 = st.start_ns[idx], st.end_ns[idx]
         for (r, device), c in sorted(cov.items()):
             if r != rank:

@@ -29,6 +29,7 @@ from gpuviz.analysis.steps import (
     comm_mask,
     device_coverages,
     find_steps,
+    pytorch_op_coverages,
     step_breakdown,
 )
 from gpuviz.trace.model import NONE, Trace, TrackKind
@@ -70,14 +71,21 @@ class AdviceContext:
         return device_coverages(self.activity, self.comm)
 
     @cached_property
+    def op_coverages(self) -> dict[int, Coverage]:
+        """Per rank: the time its CPU threads spend inside PyTorch ops."""
+        return pytorch_op_coverages(self.trace)
+
+    @cached_property
     def breakdown(self) -> StepBreakdown:
         """The step breakdown."""
-        return step_breakdown(self.trace, self.steps, self.activity, self.coverages)
+        return step_breakdown(
+            self.trace, self.steps, self.activity, self.coverages, self.op_coverages
+        )
 
     @cached_property
     def gaps(self) -> IdleGaps:
         """Every GPU idle gap inside the steps, with its cause."""
-        return idle_gaps(self.trace, self.steps, self.activity, self.coverages)
+        return idle_gaps(self.trace, self.steps, self.activity, self.coverages, self.op_coverages)
 
     @cached_property
     def ranks(self) -> Any:

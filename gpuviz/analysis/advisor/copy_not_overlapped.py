@@ -36,16 +36,19 @@ def _host_copy(name: str) -> bool:
 
 def _launched_in_collectives(ctx: AdviceContext) -> np.ndarray:
     """Per activity row: whether its launch call ran inside a CPU-side collective."""
-    from gpuviz.analysis.gaps import cpu_collectives
+    from gpuviz.analysis.gaps import cpu_collective_coverages
 
     a = ctx.activity
     s = ctx.trace.slices
     out = np.zeros(len(a), dtype=bool)
+    by_rank = cpu_collective_coverages(ctx.trace)
+    if not by_rank:
+        return out
     launch = ctx.trace.launches_of(a.rows)
     has = launch >= 0
     for rank in np.unique(a.rank[has]).tolist():
-        cov = cpu_collectives(ctx.trace, rank)
-        if len(cov) == 0:
+        cov = by_rank.get(rank)
+        if cov is None or len(cov) == 0:
             continue
         pick = np.flatnonzero(has & (a.rank == rank))
         t = s.start_ns[launch[pick]]

@@ -26,6 +26,8 @@ class StepBars:
     ----------
     labels : list of str
         ``ProfilerStep#3``, or ``r1 ProfilerStep#3`` for several ranks.
+    ticks : list of str
+        Short forms for an axis: ``3``, or ``r1:3`` for several ranks.
     gpu : dict of str to float array
         :data:`~gpuviz.analysis.steps.PARTS` -> ms per step (stack them in that order).
     cpu_ops, cpu_other : float array
@@ -33,6 +35,7 @@ class StepBars:
     """
 
     labels: list[str]
+    ticks: list[str] = field(default_factory=list)
     gpu: dict[str, F64] = field(default_factory=dict)
     cpu_ops: F64 = field(default_factory=lambda: np.empty(0))
     cpu_other: F64 = field(default_factory=lambda: np.empty(0))
@@ -61,11 +64,15 @@ def step_bars(advice: Any, gpu: tuple[int, int] | None = None) -> StepBars:
     n = len(st)
     multi = len(set(st.rank.tolist())) > 1
     labels = [(f"r{rank_value(int(st.rank[i]))} " if multi else "") + st.label(i) for i in range(n)]
+    ticks = [
+        (f"r{rank_value(int(st.rank[i]))}:" if multi else "") + str(int(st.number[i]))
+        for i in range(n)
+    ]
     pick = np.ones(len(d), dtype=bool)
     if gpu is not None:
         pick = (d.rank == gpu[0]) & (d.device == gpu[1])
     count = np.bincount(d.step[pick], minlength=n).astype(np.float64)
-    out = StepBars(labels)
+    out = StepBars(labels, ticks)
     for p in PARTS:
         total = np.bincount(d.step[pick], weights=getattr(d, f"{p}_ns")[pick], minlength=n)
         out.gpu[p] = np.divide(total, count, out=np.zeros(n), where=count > 0) / 1e6
@@ -74,6 +81,7 @@ def step_bars(advice: Any, gpu: tuple[int, int] | None = None) -> StepBars:
     if gpu is not None:  # a GPU's chart shows its own rank's steps only
         keep = np.flatnonzero(st.rank == gpu[0])
         out.labels = [labels[i] for i in keep]
+        out.ticks = [ticks[i] for i in keep]
         out.gpu = {k: v[keep] for k, v in out.gpu.items()}
         out.cpu_ops, out.cpu_other = out.cpu_ops[keep], out.cpu_other[keep]
     return out

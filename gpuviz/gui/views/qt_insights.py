@@ -55,12 +55,12 @@ PART_COLORS = {
 }
 CPU_COLORS = {"cpu_ops": "#f28e2b", "cpu_other": "#ffd8a8"}
 SEVERITY_COLORS = {"critical": "#c62828", "warning": "#e65100", "info": "#1565c0"}
-MAX_TICK_LABELS = 30
+MAX_TICK_LABELS = 24
 BAR_WIDTH = 0.7
 
 
-def _fix_html(text: str) -> str:
-    """The fix text with its backtick spans as code (the text is ours; names inside are escaped)."""
+def _code_html(text: str) -> str:
+    """Advisor prose with its backtick spans as code (names inside are escaped as data)."""
     parts = html_safe(text).split("`")
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
@@ -167,6 +167,9 @@ class QtInsightsView(QWidget):
             self.gpu_box.addItem(label, key)
         self.gpu_box.blockSignals(False)
         self.gpu_box.setEnabled(self.gpu_box.count() > 1)
+        if self.gpu_box.count() == 0:  # no GPU work at all: the CPU chart alone
+            self.graphics.removeItem(self.gpu_plot)
+            self.graphics.ci.layout.setColumnStretchFactor(0, 0)
         self._update_chart()
         self._update_findings()
 
@@ -207,9 +210,14 @@ class QtInsightsView(QWidget):
         n = len(a.findings)
         parts = a.mean_step_parts()
         text = (
-            f"{len(st)} steps ({', '.join(sorted(set(st.source)))}), mean {fmt_ms(parts['step'])}; "
-            f"GPU idle {fmt_pct(parts['idle'] / parts['step']) if parts['step'] else '–'} of it. "
+            f"{len(st)} steps ({', '.join(sorted(set(st.source)))}), mean {fmt_ms(parts['step'])}"
         )
+        if len(a.breakdown.devices) == 0:
+            text += "; no GPU work in this trace. "
+        elif parts["step"]:
+            text += f"; GPU idle {fmt_pct(parts['idle'] / parts['step'])} of it. "
+        else:
+            text += ". "
         text += (
             f"{n} finding{'s' if n != 1 else ''}, largest saving first."
             if n
@@ -253,16 +261,17 @@ class QtInsightsView(QWidget):
             self.cpu_plot.addItem(item)
             self.cpu_plot.legend.addItem(item, label)
             cpu_bottom += h
-        # The CPU chart is a third as wide: fewer, shorter labels (the step's number).
-        for plot, top, most, short in (
-            (self.gpu_plot, bottom, MAX_TICK_LABELS, False),
-            (self.cpu_plot, cpu_bottom, MAX_TICK_LABELS // 4, True),
+        # Ticks name steps by number (rank:number for several ranks); the CPU chart is a
+        # third as wide, so it labels fewer of them.
+        sources = ", ".join(sorted(set(self.advice.breakdown.steps.source)))
+        for plot, top, most in (
+            (self.gpu_plot, bottom, MAX_TICK_LABELS),
+            (self.cpu_plot, cpu_bottom, MAX_TICK_LABELS // 4),
         ):
             every = max(1, int(np.ceil(len(bars) / max(most, 1))))
-            labels = [lab.rsplit("#", 1)[-1] if short else lab for lab in bars.labels]
-            plot.getAxis("bottom").setTicks(
-                [[(float(i), labels[i]) for i in range(0, len(bars), every)]]
-            )
+            ticks = [(float(i), bars.ticks[i]) for i in range(0, len(bars), every)]
+            plot.getAxis("bottom").setTicks([ticks])
+            plot.setLabel("bottom", f"step ({sources})")
             plot.setXRange(-0.6, max(len(bars) - 0.4, 0.6), padding=0)
             # Headroom above the tallest bar for the legend.
             peak = float(top.max()) if len(top) else 0.0
@@ -300,8 +309,8 @@ class QtInsightsView(QWidget):
             f"<p><b>Could save {html_safe(fmt_ms(f.saving_ns))}</b> "
             f"({html_safe(fmt_pct(f.share))} of the step time). "
             f"<span style='color:#555'>{html_safe(f.saving_how)}</span></p>"
-            f"<p>{html_safe(f.detail)}</p>"
-            f"<p><b>Fix:</b> {_fix_html(f.fix)}</p>"
+            f"<p>{_code_html(f.detail)}</p>"
+            f"<p><b>Fix:</b> {_code_html(f.fix)}</p>"
             f"<p style='color:#777'>kind: <code>{html_safe(f.kind)}</code></p>"
         )
         self.evidence.clear()
