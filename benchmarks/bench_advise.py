@@ -9,12 +9,15 @@ the first one including the advisor's module imports), their ratio, and where ad
 its time (the shared figures: steps, coverages, idle gaps; then each rule). Without a file it
 writes ``--kernels`` (default 1M) to ``/tmp/gpuviz-bench/`` with ``gen_trace.py`` first.
 
+The import cache is off (``GPUVIZ_NO_CACHE=1``): the yardstick is a real import of the JSON.
+
 Target (issue 12): advise within 0.25x the import's time, all numpy over the columns.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -61,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args(argv)
     path = _ensure(a.file, a.kernels)
+    os.environ["GPUVIZ_NO_CACHE"] = "1"  # a cache hit would make the yardstick meaningless
 
     from gpuviz.trace.kineto import load_trace
 

@@ -15,7 +15,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
+from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -27,7 +29,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad usage as one line and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)\n")
+        # The message may quote an argument: a file name with control characters in it.
+        text = terminal_safe(f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)")
+        self.exit(EXIT_USAGE, text + "\n")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -122,6 +126,35 @@ def _version() -> str:
     return f"gpuviz {__version__}"
 
 
+def _safe_excepthook(exc_type: Any, exc: Any, tb: Any) -> None:
+    """Print an uncaught exception's traceback with control characters escaped.
+
+    A bug's message may quote a name from a file; Qt's slots report theirs through this hook
+    too, so an exception raised while drawing a crafted trace cannot write escapes either.
+    """
+    import traceback
+
+    echo("".join(traceback.format_exception(exc_type, exc, tb)), file=sys.stderr, end="")
+
+
+def _safe_thread_excepthook(args: Any) -> None:
+    if args.exc_type is not SystemExit:
+        _safe_excepthook(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def install_safe_excepthooks() -> None:
+    """Route uncaught exceptions (main thread and other threads) through :func:`echo`.
+
+    Hooks that someone else installed (a debugger, pytest) are left in place.
+    """
+    import threading
+
+    if sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _safe_excepthook
+    if threading.excepthook is threading.__excepthook__:
+        threading.excepthook = _safe_thread_excepthook
+
+
 @contextmanager
 def _cache_switch(off: bool) -> Iterator[None]:
     """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
@@ -147,18 +180,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
     command = args.command or "app"
+    install_safe_excepthooks()
     try:
         module = importlib.import_module(f"gpuviz.commands.{command}")
         with _cache_switch(getattr(args, "no_cache", False)):
             return int(module.main(args) or 0)
     except BadInputError as exc:
-        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        echo(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except WorkFailedError as exc:
-        print(f"gpuviz {command}: {exc}", file=sys.stderr)
+        echo(f"gpuviz {command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
-        print(f"gpuviz {command}: cancelled", file=sys.stderr)
+        echo(f"gpuviz {command}: cancelled", file=sys.stderr)
         return EXIT_CANCELLED
     except BrokenPipeError:
         return EXIT_OK

@@ -6,23 +6,37 @@ characters into a visible ``\\x1b`` form, so a crafted name cannot recolour, cle
 terminal or write to its clipboard (OSC 52). :func:`html_safe` does the same and escapes HTML,
 for the Qt places that would otherwise read text as rich text (tooltips, message boxes).
 
+The CLI's text output goes through :func:`echo` (and its ``--json`` output through
+:func:`json_text`); the app's widgets use the Qt helpers of :mod:`gpuviz.gui.qt_text`, built on
+the string functions here (:func:`tooltip_html`, :func:`menu_safe`, :func:`title_safe`).
+
 Only display escapes: names stay searchable and exported exactly as they were.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
+import sys
+from typing import IO, Any
 
-# C0 controls but newline and tab, DEL, C1 controls, and the Unicode bidirectional controls
-# (a right-to-left override makes a name read backwards: "Trojan Source").
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but newline and tab, DEL, C1 controls, the Unicode bidirectional controls (a
+# right-to-left override makes a name read backwards: "Trojan Source"), the line and paragraph
+# separators (a line break to Qt and to some terminals), and lone surrogates: a file name that
+# is not valid UTF-8 reaches Python as U+DC80..U+DCFF ("surrogateescape"), which no encoder
+# writes (print would raise UnicodeEncodeError) and Qt cannot show.
+_ALWAYS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_SURROGATES = "\ud800-\udfff"
+_UNSAFE = re.compile(f"[{_ALWAYS}{_SURROGATES}]")
 # The same, plus newline and tab, for one-line fields (a table cell, a name in a sentence).
-_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_ONE_LINE = re.compile(f"[\n\t{_ALWAYS}{_SURROGATES}]")
 
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of a file name: show that byte
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
@@ -39,8 +53,11 @@ def terminal_safe(text: str, one_line: bool = False) -> str:
     Returns
     -------
     str
-        The text, with C0 (but newline and tab, unless ``one_line``), DEL, C1 and Unicode
-        bidirectional controls written as ``\\x1b`` or ``\\u202e``.
+        The text, with C0 (but newline and tab, unless ``one_line``), DEL, C1, Unicode
+        bidirectional controls and line/paragraph separators written as ``\\x1b`` or
+        ``\\u202e``, and lone surrogates (undecodable bytes of a file name) as the byte,
+        ``\\xff``. Printable text, other languages included, is unchanged. Applying it twice
+        changes nothing more.
     """
     pattern = _UNSAFE_ONE_LINE if one_line else _UNSAFE
     return pattern.sub(_escape, text)
@@ -49,3 +66,87 @@ def terminal_safe(text: str, one_line: bool = False) -> str:
 def html_safe(text: str, one_line: bool = False) -> str:
     """``text`` made safe for Qt rich text: control characters escaped, then HTML escaped."""
     return html.escape(terminal_safe(text, one_line=one_line), quote=True)
+
+
+def tooltip_html(text: str) -> str:
+    """A tooltip (or any Qt auto-detected text) that Qt shows as exactly ``text``.
+
+    Qt guesses whether a tooltip is rich text (``Qt::mightBeRichText``): ``<b>x</b>`` would be
+    bold, while an escaped ``a &amp; b`` with no tag would be shown with its entity. Marking
+    the text as rich (``<qt>``) and escaping it shows every name literally; ``pre-wrap`` keeps
+    its newlines, tabs and runs of spaces. Control characters are escaped as in
+    :func:`terminal_safe`.
+    """
+    return f'<qt style="white-space:pre-wrap">{html_safe(text)}</qt>'
+
+
+def menu_safe(text: str) -> str:
+    """``text`` for a menu entry, tab or button title: one line, ``&`` kept literal.
+
+    Qt reads ``&x`` in those titles as a keyboard shortcut (mnemonic) and hides the ``&``.
+    """
+    return terminal_safe(text, one_line=True).replace("&", "&&")
+
+
+def title_safe(text: str) -> str:
+    """``text`` for a window title: one line, ``[*]`` kept literal.
+
+    Qt replaces ``[*]`` in a window title with the "modified" mark, or removes it.
+    """
+    return terminal_safe(text, one_line=True).replace("[*]", "[*][*]")
+
+
+def echo(text: object = "", file: IO[str] | None = None, end: str = "\n") -> None:
+    """Print ``text`` with control characters escaped: the CLI's one way of writing text.
+
+    Parameters
+    ----------
+    text : object
+        What to print (``str()`` of it); newlines and tabs are kept.
+    file : text stream, optional
+        Default ``sys.stdout`` (looked up when called, so redirections apply).
+    end : str
+        Written after the text, as by ``print``.
+    """
+    print(terminal_safe(str(text)), file=sys.stdout if file is None else file, end=end)
+
+
+def echo_traceback(file: IO[str] | None = None) -> None:
+    """Print the exception being handled, as ``traceback.print_exc`` does, through :func:`echo`.
+
+    Its message may quote a name from a file. Default stream: ``sys.stderr``.
+    """
+    import traceback
+
+    echo(traceback.format_exc(), file=sys.stderr if file is None else file, end="")
+
+
+def json_text(obj: Any, **kwargs: Any) -> str:
+    """``obj`` as JSON text for a terminal: exact, and pure printable ASCII.
+
+    ``json.dumps`` with ``ensure_ascii=True`` writes every character outside space..``~`` as a
+    ``\\uXXXX`` escape: control characters (ESC, DEL, C1), bidirectional controls and lone
+    surrogates included, so the text is safe to print and parses back to the same strings.
+    (orjson and msgspec write DEL, C1 and U+202E raw, and refuse lone surrogates.)
+
+    Parameters
+    ----------
+    obj : object
+        A JSON-serializable value.
+    **kwargs
+        Passed to ``json.dumps`` (``indent``, ``default``...); ``ensure_ascii`` is forced on.
+    """
+    kwargs["ensure_ascii"] = True
+    return json.dumps(obj, **kwargs)
+
+
+__all__ = [
+    "echo",
+    "echo_traceback",
+    "html_safe",
+    "json_text",
+    "menu_safe",
+    "terminal_safe",
+    "title_safe",
+    "tooltip_html",
+]

@@ -32,6 +32,14 @@ def data_dir() -> Path:
     return DATA
 
 
+@pytest.fixture
+def evil_trace(tmp_path: Path) -> Path:
+    """A small Kineto trace whose names (and file name) hold escapes and markup (issue 16)."""
+    from evil_names import write_evil_trace
+
+    return write_evil_trace(tmp_path)
+
+
 def _cuda() -> bool:
     try:
         import torch

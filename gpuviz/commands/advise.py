@@ -11,12 +11,12 @@ ops whose total time changed most (``--json``: ``{"a": {...}, "b": {...}, "diff"
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from gpuviz.display import echo, json_text
 from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ def main(args: argparse.Namespace) -> int:
         other = _advise_path(args.against)
         diff = trace_diff(_trace_of(advice), _trace_of(other))
         if args.json:
-            print(
-                json.dumps(
+            echo(
+                json_text(
                     {
                         "a": advice.to_json(),
                         "b": other.to_json(),
@@ -46,12 +46,12 @@ def main(args: argparse.Namespace) -> int:
                 )
             )
         else:
-            print(format_comparison(advice, other, diff))
+            echo(format_comparison(advice, other, diff))
         return 0
     if args.json:
-        print(json.dumps(advice.to_json()))
+        echo(json_text(advice.to_json()))
     else:
-        print(format_advice(advice))
+        echo(format_advice(advice))
     return 0
 
 
@@ -282,27 +282,27 @@ def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = No
     try:
         advice = _advise_path(str(path))
     except Exception as exc:  # the run itself succeeded: say why there is no advice, go on
-        print(f"advice: none ({type(exc).__name__}: {_safe(str(exc), one_line=True)})", file=out)
+        echo(f"advice: none ({type(exc).__name__}: {_safe(str(exc), one_line=True)})", file=out)
         return 0
     if not advice.findings:
         gpu = advice.context is not None and len(advice.context.activity) > 0
-        print(
+        echo(
             "advice: no findings (gpuviz advise TRACE for the step breakdown)"
             if gpu
             else "advice: no GPU work in this trace, nothing to advise on",
             file=out,
         )
         return 0
-    print(
+    echo(
         f"advice: top {min(n, len(advice.findings))} of {len(advice.findings)} findings "
         f"(gpuviz advise {_safe(str(path), one_line=True)} for all, with evidence):",
         file=out,
     )
     for i, f in enumerate(advice.findings[:n], 1):
-        print(
+        echo(
             f"  {i}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}; could save "
             f"{fmt_ms(f.saving_ns)} ({fmt_pct(f.share)})",
             file=out,
         )
-        print(f"     fix: {_safe(f.fix, one_line=True)}", file=out)
+        echo(f"     fix: {_safe(f.fix, one_line=True)}", file=out)
     return min(n, len(advice.findings))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gpuviz.display import echo
+
 
 def main(args: argparse.Namespace) -> int:
     """Load ``args.trace`` and write one merged file (``args.output``) or per-rank files."""
@@ -42,5 +44,5 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise WorkFailedError(f"{out}: cannot write: {exc.strerror or exc}") from exc
     for p in written:
-        print(p, file=sys.stdout)
+        echo(p, file=sys.stdout)
     return 0

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from typing import Any
 
+from gpuviz.display import echo, json_text, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 
@@ -121,7 +121,7 @@ class _Display:
             return
         name = type(event).__name__
         if name == "Started":
-            self._title = f"{event.workload} on {event.device}"
+            self._title = _markup_safe(f"{event.workload} on {event.device}")
             self._progress.update(self._task, description=f"{self._title}: set-up and warm-ups")
         elif name == "Progress":
             self._progress.update(
@@ -129,12 +129,22 @@ class _Display:
             )
         elif name == "StepTimed":
             t = event.gpu_ms if event.gpu_ms is not None else event.wall_ms
-            self._last[event.label] = f"{event.label} {t:.3g} ms" + (
+            self._last[event.label] = f"{_markup_safe(event.label)} {t:.3g} ms" + (
                 " (profiled)" if event.profiled else ""
             )
             self._progress.update(self._task, times="  ".join(list(self._last.values())[-3:]))
         elif name == "TraceReady":
-            self._progress.console.print(f"trace: {event.path}")
+            # Not markup, not highlighted: the path is shown as it is (escapes made visible).
+            self._progress.console.print(
+                terminal_safe(f"trace: {event.path}"), markup=False, highlight=False
+            )
+
+
+def _markup_safe(text: str) -> str:
+    """A name for a rich progress column: one safe line, its ``[...]`` not read as markup."""
+    from rich.markup import escape
+
+    return str(escape(terminal_safe(str(text), one_line=True)))
 
 
 def _drive(runner: Any, args: argparse.Namespace) -> int:
@@ -184,28 +194,37 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
         partial = getattr(terminal, "partial_trace_path", None) or trace
         msg = "gpuviz run: cancelled"
         msg += f"; partial trace kept: {partial}" if partial else " (no trace was recorded yet)"
-        print(msg, file=sys.stderr)
+        echo(msg, file=sys.stderr)
         return 130
     if isinstance(terminal, Failed):
         partial = terminal.partial_trace_path
         tail = f"\npartial trace: {partial}" if partial else "\nno trace was recorded"
         if terminal.traceback and not args.json:
-            print(terminal.traceback.rstrip(), file=sys.stderr)
+            echo(terminal.traceback.rstrip(), file=sys.stderr)
         raise WorkFailedError(f"{terminal.error}{tail}")
     raise WorkFailedError("the run ended without a result")
 
 
+def _one(value: object) -> str:
+    """A value of the result (a name from a user's file or a replayed stream) on one line."""
+    return terminal_safe(str(value), one_line=True)
+
+
 def _print_result(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        print(json.dumps(result, indent=1, default=str))
+        echo(json_text(result, indent=1, default=str))
         return
-    print(f"{result['workload']} on {result['device']}  (torch {result['torch_version']})")
+    echo(
+        f"{_one(result['workload'])} on {_one(result['device'])}  "
+        f"(torch {_one(result['torch_version'])})"
+    )
     rows = result.get("strategies", [])
     for r in rows:
+        name = _one(r["name"])
         if r["status"] != "ok":
-            why = r.get("reason") or ""
+            why = _one(r.get("reason") or "")
             err = r.get("error")
-            print(f"  {r['name']:<24} {r['status']}: " + (f"{err}. " if err else "") + why)
+            echo(f"  {name:<24} {_one(r['status'])}: " + (f"{_one(err)}. " if err else "") + why)
             continue
         t = r.get("median_gpu_ms", r.get("median_wall_ms"))
         parts = [f"{t:10.4f} ms" if t is not None else " " * 13]
@@ -219,13 +238,14 @@ def _print_result(result: dict[str, Any], as_json: bool) -> None:
             parts.append(f"{r['gb_per_s']:8.2f} GB/s")
         if "items_per_s" in r:
             parts.append(f"{r['items_per_s']:10.1f}/s")
-        print(f"  {r['name']:<24} " + "  ".join(parts))
+        echo(f"  {name:<24} " + "  ".join(parts))
     mem = result.get("memory", {})
     if mem:
-        print(f"  peak RSS {mem.get('peak_rss_bytes', 0) / 2**20:.0f} MiB", end="")
+        echo(f"  peak RSS {mem.get('peak_rss_bytes', 0) / 2**20:.0f} MiB", end="")
         for dev, m in mem.get("devices", {}).items():
-            print(
-                f"; {dev} peak allocated {m.get('peak_allocated_bytes', 0) / 2**20:.1f} MiB", end=""
+            echo(
+                f"; {_one(dev)} peak allocated {m.get('peak_allocated_bytes', 0) / 2**20:.1f} MiB",
+                end="",
             )
-        print()
-    print(f"trace: {result.get('trace') or '(none: --no-profile)'}")
+        echo()
+    echo(f"trace: {result.get('trace') or '(none: --no-profile)'}")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from gpuviz.analysis.split_plan import plan_split
+from gpuviz.display import echo, json_text
 from gpuviz.errors import BadInputError
 
 
@@ -17,17 +17,17 @@ def main(args: argparse.Namespace) -> int:
         raise BadInputError(f"--gpus {args.gpus}: must be 1 or more")
     rows = plan_split(args.batch, args.gpus)
     if args.json:
-        print(json.dumps({"batch": args.batch, "gpus": args.gpus, "rows": rows}))
+        echo(json_text({"batch": args.batch, "gpus": args.gpus, "rows": rows}))
         return 0
     idle = sum(1 for r in rows if r == 0)
-    print(
+    echo(
         f"batch {args.batch} on {args.gpus} GPU{'s' if args.gpus != 1 else ''}: "
         + ", ".join(str(r) for r in rows)
     )
     for i, r in enumerate(rows):
-        print(f"  cuda:{i}  {r:>6} rows{'  (idle)' if r == 0 else ''}")
+        echo(f"  cuda:{i}  {r:>6} rows{'  (idle)' if r == 0 else ''}")
     if idle:
-        print(
+        echo(
             f"{idle} GPU{'s' if idle != 1 else ''} get no rows: Tensor.chunk makes "
             f"chunks of ceil({args.batch}/{args.gpus}) rows, so fewer chunks than GPUs."
         )

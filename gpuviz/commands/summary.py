@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from gpuviz.display import echo, json_text, terminal_safe
 
 if TYPE_CHECKING:
     from gpuviz.analysis.summary import Summary
@@ -24,17 +25,22 @@ def main(args: argparse.Namespace) -> int:
         raise BadInputError(f"{args.trace}: no such file or folder")
     summary = summarize(load_trace(path))
     if args.json:
-        print(json.dumps(summary.to_json()))
+        echo(json_text(summary.to_json()))
     else:
-        print(format_summary(summary))
+        echo(format_summary(summary))
     return 0
 
 
 def _table(
     headers: Sequence[str], rows: list[Sequence[Any]], left: Sequence[int] = ()
 ) -> list[str]:
-    """Columns padded to fit; the columns ``left`` left-aligned, the rest right-aligned."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    """Columns padded to fit; the columns ``left`` left-aligned, the rest right-aligned.
+
+    Each cell is made one safe line first (a kernel name is data: escapes shown, not run).
+    """
+    cells = [[str(h) for h in headers]] + [
+        [terminal_safe(str(c), one_line=True) for c in r] for r in rows
+    ]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = []
     for r in cells:
@@ -57,13 +63,13 @@ def _mib(b: int | None) -> str:
 
 def format_summary(s: Summary) -> str:
     """The text form of a summary: per device and stream, top kernels, memory, overlap."""
-    lines = [f"trace: {', '.join(s.sources)}"]
+    lines = [f"trace: {', '.join(terminal_safe(p, one_line=True) for p in s.sources)}"]
     ranks = "one process" if s.ranks == [None] else ", ".join(_rank(r) for r in s.ranks)
     lines.append(
         f"events: {s.events}  skipped: {s.warnings}  span: {_ms(s.span_ns)} ms  ranks: {ranks}"
     )
     for w in s.warning_samples[:5]:
-        lines.append(f"  warning: {w}")
+        lines.append(f"  warning: {terminal_safe(w, one_line=True)}")
     if not s.has_gpu_events:
         lines.append("")
         lines.append(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
+
+from gpuviz.display import echo, json_text
 
 
 def main(args: argparse.Namespace) -> int:
@@ -12,7 +13,7 @@ def main(args: argparse.Namespace) -> int:
 
     specs = all_workloads()
     if args.json:
-        print(json.dumps({"workloads": [s.to_json() for s in specs.values()]}, indent=1))
+        echo(json_text({"workloads": [s.to_json() for s in specs.values()]}, indent=1))
         return 0
     for spec in specs.values():
         flags = [
@@ -20,9 +21,9 @@ def main(args: argparse.Namespace) -> int:
             for f, on in (("multi-GPU", spec.multi_gpu), ("multi-process", spec.multi_process))
             if on
         ]
-        print(f"{spec.name}: {spec.title}" + (f"  [{', '.join(flags)}]" if flags else ""))
+        echo(f"{spec.name}: {spec.title}" + (f"  [{', '.join(flags)}]" if flags else ""))
         for p in spec.params:
             default = ",".join(map(str, p.default)) if isinstance(p.default, list) else p.default
-            print(f"  -p {p.name}={default}  ({p.allowed()})  {p.help}")
-    print("\nOr a function in your own file: gpuviz run FILE.py:FUNC -p name=value")
+            echo(f"  -p {p.name}={default}  ({p.allowed()})  {p.help}")
+    echo("\nOr a function in your own file: gpuviz run FILE.py:FUNC -p name=value")
     return 0

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpuviz.display import echo
+
 if TYPE_CHECKING:  # Qt is imported only when the app starts
     from PySide6.QtWidgets import QApplication
 
@@ -88,7 +90,7 @@ def start_qt(offscreen: bool) -> QApplication | None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     problem = platform_problem()
     if problem:
-        print(f"gpuviz: {problem}", file=sys.stderr)
+        echo(f"gpuviz: {problem}", file=sys.stderr)
         return None
 
     from PySide6.QtWidgets import QApplication
@@ -161,14 +163,14 @@ def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int
     if window.is_busy():
         window.cancel_loading()
         window.close()
-        print(
+        echo(
             f"gpuviz open: timed out after {SCREENSHOT_TIMEOUT_MS // 1000} s loading traces",
             file=sys.stderr,
         )
         return EXIT_FAILED
     if window.errors:
         path, message = window.errors[0]
-        print(message if path in message else f"{path}: {message}", file=sys.stderr)
+        echo(message if path in message else f"{path}: {message}", file=sys.stderr)
         window.close()
         return EXIT_USAGE
     # The Timeline builds its level-of-detail pyramids of large traces in a thread of its own.
@@ -188,6 +190,6 @@ def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int
     ok = image.save(out)
     window.close()
     if not ok:
-        print(f"gpuviz open: {out}: could not write the PNG", file=sys.stderr)
+        echo(f"gpuviz open: {out}: could not write the PNG", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK

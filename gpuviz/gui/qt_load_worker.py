@@ -8,7 +8,6 @@ into signals, which Qt delivers on the GUI thread (queued connections).
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
+from gpuviz.display import echo_traceback
 from gpuviz.trace.model import Trace
 
 ProgressFn = Callable[[float, str], None]
@@ -125,7 +125,7 @@ def analyze(
                 setattr(out, key, func(trace))
         except Exception as exc:
             out.errors[key] = f"{type(exc).__name__}: {exc}"
-            traceback.print_exc()
+            echo_traceback()
     return out
 
 

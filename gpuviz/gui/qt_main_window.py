@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.display import echo, echo_traceback, menu_safe, terminal_safe, title_safe
 from gpuviz.gui import qt_export
 from gpuviz.gui.qt_load_worker import (
     QtTraceWorker,
@@ -40,6 +41,7 @@ from gpuviz.gui.qt_load_worker import (
     load_and_analyze,
     trace_title,
 )
+from gpuviz.gui.qt_text import set_plain, set_rich, tooltip_html
 from gpuviz.gui.samples import list_samples
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
 from gpuviz.trace.model import Trace
@@ -140,8 +142,9 @@ class MainWindow(QMainWindow):
         view = QtTraceView(analyses, title, source)
         view.set_view(self._default_view)
         view.viewChanged.connect(self._on_view_changed)
-        index = self.tabs.addTab(view, title)
-        self.tabs.setTabToolTip(index, source or title)
+        # A file's name is data: "&" is no shortcut, "<b>" no markup, ESC shown as \x1b.
+        index = self.tabs.addTab(view, menu_safe(title))
+        self.tabs.setTabToolTip(index, tooltip_html(source or title))
         self.tabs.setCurrentIndex(index)
         self.stack.setCurrentWidget(self.tabs)
         self._update_actions()
@@ -188,7 +191,7 @@ class MainWindow(QMainWindow):
         self._queue.clear()
         if self._worker is not None:
             self._worker.cancel()
-            self.status_label.setText("Cancelling…")
+            set_plain(self.status_label, "Cancelling…")
 
     # -- loading ----------------------------------------------------------------------------
     def _enqueue(self, label: str, job: Callable[..., Any], title: str, source: str) -> None:
@@ -215,7 +218,7 @@ class MainWindow(QMainWindow):
         self._worker = worker
         self.progress.setValue(0)
         left = f" (+{len(self._queue)} queued)" if self._queue else ""
-        self.status_label.setText(f"Opening {label}…{left}")
+        set_plain(self.status_label, f"Opening {label}…{left}")
         self._update_progress_visible(True)
         worker.start()
 
@@ -223,7 +226,7 @@ class MainWindow(QMainWindow):
         self.progress.setValue(round(fraction * 1000))
         if self._current_job is not None:
             left = f" (+{len(self._queue)} queued)" if self._queue else ""
-            self.status_label.setText(f"Opening {self._current_job[0]}: {what}…{left}")
+            set_plain(self.status_label, f"Opening {self._current_job[0]}: {what}…{left}")
 
     def _on_worker_succeeded(self, analyses: TraceAnalyses) -> None:
         assert self._current_job is not None
@@ -231,9 +234,7 @@ class MainWindow(QMainWindow):
         try:
             self.add_analyzed_trace(analyses, title, source)
         except Exception as exc:  # a view that cannot be built must not lose the window
-            import traceback
-
-            traceback.print_exc()
+            echo_traceback()
             self._report_error(source or title, f"{type(exc).__name__}: {exc}")
             return
         if source and self.remember_recent:
@@ -241,7 +242,7 @@ class MainWindow(QMainWindow):
         from gpuviz.trace.cache import from_cache
 
         how = " (from the trace cache)" if from_cache(analyses.trace) else ""
-        self.statusBar().showMessage(f"Opened {source or title}{how}", 5000)
+        self._show_status(f"Opened {source or title}{how}")
 
     def _on_worker_failed(self, message: str) -> None:
         assert self._current_job is not None
@@ -250,7 +251,7 @@ class MainWindow(QMainWindow):
 
     def _on_worker_cancelled(self) -> None:
         if self._current_job is not None:
-            self.statusBar().showMessage(f"Cancelled opening {self._current_job[0]}", 5000)
+            self._show_status(f"Cancelled opening {self._current_job[0]}")
 
     def _on_worker_finished(self) -> None:
         worker = self._worker
@@ -269,14 +270,24 @@ class MainWindow(QMainWindow):
         detail = message if message.startswith(path) else f"{path}: {message}"
         self._show_warning("Could not open trace", f"Could not open {path}", detail)
 
+    def _show_status(self, text: str, timeout_ms: int = 5000) -> None:
+        self.statusBar().showMessage(terminal_safe(text, one_line=True), timeout_ms)
+
     def _show_warning(self, title: str, text: str, detail: str = "") -> QMessageBox:
         # Not exec(): a nested event loop would run the next load underneath the dialog, and
         # would block tests and scripted use; open() shows it window-modal and returns.
         box = QMessageBox(
-            QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self
+            QMessageBox.Icon.Warning,
+            title_safe(title),
+            "",
+            QMessageBox.StandardButton.Ok,
+            self,
         )
+        # Plain text, set before the texts: a path or message holding "<b>" reads as "<b>".
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(terminal_safe(text))
         if detail:
-            box.setInformativeText(detail)
+            box.setInformativeText(terminal_safe(detail))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return box
@@ -286,10 +297,12 @@ class MainWindow(QMainWindow):
         w = QWidget()
         v = QVBoxLayout(w)
         v.addStretch(1)
-        title = QLabel(
+        title = QLabel()
+        set_rich(
+            title,
             "<h2>gpuviz</h2><p>Open a PyTorch profiler trace (<tt>.json</tt> or "
             "<tt>.json.gz</tt>, or a folder with one file per rank): File → Open, "
-            "or drop it here.</p><p>No trace at hand? Open a sample recorded on real GPUs:</p>"
+            "or drop it here.</p><p>No trace at hand? Open a sample recorded on real GPUs:</p>",
         )
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         title.setWordWrap(True)
@@ -305,6 +318,7 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         self.status_label = QLabel()
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # it names files
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(240)
@@ -417,7 +431,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         paths = self.recent_paths()
         for p in paths:
-            a = self.recent_menu.addAction(p)
+            a = self.recent_menu.addAction(menu_safe(p))
             a.setEnabled(os.path.exists(p))
             a.triggered.connect(partial(self.open_trace, p))
         if not paths:
@@ -469,7 +483,7 @@ class MainWindow(QMainWindow):
 
     def _on_current_tab_changed(self, _index: int) -> None:
         v = self.current_trace_view()
-        self.setWindowTitle(f"{v.title} — gpuviz" if v else "gpuviz")
+        self.setWindowTitle(f"{title_safe(v.title)} — gpuviz" if v else "gpuviz")
 
     def _on_view_changed(self, name: str) -> None:
         self._default_view = name
@@ -499,7 +513,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:
             self._show_warning("Export failed", f"Could not write {what} to {path}", str(exc))
             return
-        self.statusBar().showMessage(f"Wrote {path}", 5000)
+        self._show_status(f"Wrote {path}")
 
     def export_trace(self, view: QtTraceView, path: str) -> QtTraceWorker:
         """Write a tab's trace as Chrome JSON (``.json``/``.json.gz``) in a background thread.
@@ -512,16 +526,16 @@ class MainWindow(QMainWindow):
             f"export {path}",
             self,
         )
-        worker.succeeded.connect(lambda _r: self.statusBar().showMessage(f"Wrote {path}", 5000))
+        worker.succeeded.connect(lambda _r: self._show_status(f"Wrote {path}"))
         worker.failed.connect(partial(self._on_export_failed, path))
         worker.finished.connect(partial(self._on_export_finished, worker))
         self._export_workers.append(worker)
-        self.statusBar().showMessage(f"Writing {path}…")
+        self._show_status(f"Writing {path}…", 0)
         worker.start()
         return worker
 
     def _on_export_failed(self, path: str, message: str) -> None:
-        print(f"gpuviz: could not write {path}: {message}", file=sys.stderr)
+        echo(f"gpuviz: could not write {path}: {message}", file=sys.stderr)
         if self.modal_errors:
             self._show_warning("Export failed", f"Could not write the trace to {path}", message)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gpuviz.display import echo
 from gpuviz.errors import BadInputError
 from gpuviz.workloads.params import Param, docstring_from_source, params_from_source
 
@@ -166,7 +167,7 @@ def plugin_workloads() -> dict[str, WorkloadSpec]:
         try:
             obj = ep.load()
         except Exception as exc:  # a broken plugin must not break listing
-            print(
+            echo(
                 f"gpuviz: plugin workload {ep.name} ({dist}) failed to load: {exc}", file=sys.stderr
             )
             continue

@@ -229,3 +229,49 @@ def test_the_ranks_view_and_the_advisor_share_one_analysis(analyses64):
     assert analyses64.ranks is analyses64.advice.context.ranks
     found = [f for f in analyses64.advice.findings if f.kind == "straggler"]
     assert len(found) == 1 and f"Rank {STRAGGLER} " in found[0].title
+
+
+def test_hostile_group_and_collective_names_show_as_text(qtbot, tmp_path):
+    # The process group and collective names come from the kernels' args: plain data.
+    from evil_names import markup_rendered, unsafe_chars
+    from PySide6.QtGui import QTextDocument
+    from rank_folders import gen_trace
+
+    evil_pg, evil_coll = "<b>PG</b>\x1b[31m\u202e", "<u>OPX</u>\x1b]0;x\x07"
+    gen = gen_trace()
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for r in range(2):
+        with open(folder / f"rank-{r}.json", "w", encoding="utf-8") as f:
+            gen.write_trace(f, 100, 1, 3, rank=r, world=2, collective_every=25, straggler=1)
+        text = (folder / f"rank-{r}.json").read_text(encoding="utf-8")
+        text = text.replace(
+            '"Process Group Name": "0"', f'"Process Group Name": {json.dumps(evil_pg)}'
+        )
+        text = text.replace(
+            '"Collective name": "allreduce"', f'"Collective name": {json.dumps(evil_coll)}'
+        )
+        (folder / f"rank-{r}.json").write_text(text, encoding="utf-8")
+    a = analyze(load_trace(str(folder)))
+    assert set(a.ranks.collectives.name) == {evil_coll}  # the analysis keeps the exact name
+    view = QtRanksView(a.ranks, 2)
+    qtbot.addWidget(view)
+    w = view.worst()
+    assert len(w) == 4
+
+    def shown(text: str, rich: bool) -> str:
+        if not rich:
+            return text
+        doc = QTextDocument()
+        doc.setHtml(text)
+        return doc.toPlainText()
+
+    texts = [(view.table.item(k, 0).text(), False) for k in range(len(w))]
+    ticks = view.chart.getPlotItem().getAxis("left")._tickLevels[0]
+    texts += [(label, False) for _, label in ticks]
+    texts += [(view._arrival_tip(-0.1, 0.0, (0, 0)), True), (view.status.text(), False)]
+    for text, rich in texts:
+        visible = shown(text, rich)
+        assert not unsafe_chars(visible), visible
+        assert not markup_rendered(visible), visible
+    assert any("<u>OPX</u>" in shown(t, r) and "\\x1b" in shown(t, r) for t, r in texts)

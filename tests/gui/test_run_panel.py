@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QTextDocument
 
 from gpuviz.gui.run.qt_run_controller import QtRunController
 
@@ -62,6 +63,13 @@ def _wait_end(
     return ended[0], shown[0]
 
 
+def _shown(rich: str) -> str:
+    """What a reader sees of a rich-text tooltip."""
+    doc = QTextDocument()
+    doc.setHtml(rich)
+    return doc.toPlainText()
+
+
 def _events(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -77,7 +85,7 @@ def test_form_is_built_from_declarations(make_app) -> None:
     assert panel.select("loops")
     for p in specs["loops"].params:
         editor = panel.form.editors[p.name]
-        assert p.help in editor.toolTip()  # help as the tooltip
+        assert p.help in _shown(editor.toolTip())  # help as the tooltip
     assert panel.form.values() == {p.name: p.default for p in specs["loops"].params}
     assert panel.request()["device"] == "cpu"  # no GPU: the CPU only
     assert panel.steps.value() == 5

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 
 from gpuviz.analysis.split_plan import plan_split
 from gpuviz.gui.qt_load_worker import analyze
-from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
+from gpuviz.gui.views.qt_kernels import NAME_ROLE, QtKernelsView, kernel_rows
 from gpuviz.gui.views.qt_memory import QtMemoryView
 from gpuviz.gui.views.qt_splits import QtSplitsView
 from gpuviz.gui.views.qt_summary import QtSummaryView
@@ -126,7 +126,7 @@ def test_kernels_view_sorts_and_filters(qtbot, analyses_of, data_dir):
     assert view.proxy.rowCount() == len(names)
     # Sort by count, largest first: the first row has the most launches.
     view.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
-    first = view.proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    first = view.proxy.index(0, 0).data(NAME_ROLE)
     counts = {n: sum(1 for e in kernels if e["name"] == n) for n in names}
     assert counts[first] == max(counts.values())
     assert view.proxy.index(0, 1).data() == f"{max(counts.values()):,}"

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuviz.display import echo
+
 EXIT_OK, EXIT_FAILED, EXIT_CANCELLED = 0, 1, 130
 SETTLE_MS = 400
 READY_TIMEOUT_S = 120.0
@@ -88,7 +90,7 @@ def run_gui(
 
     ctl.resultShown.connect(on_shown)
     if not ctl.start_run(req):
-        print(f"gpuviz run: {ctl.panel.message.text()}", file=sys.stderr)
+        echo(f"gpuviz run: {ctl.panel.message.text()}", file=sys.stderr)
         window.close()
         return EXIT_FAILED
     if interactive:
@@ -113,7 +115,7 @@ def run_gui(
     ok = image.save(screenshot)  # type: ignore[arg-type]
     window.close()
     if not ok:
-        print(f"gpuviz run: {screenshot}: could not write the PNG", file=sys.stderr)
+        echo(f"gpuviz run: {screenshot}: could not write the PNG", file=sys.stderr)
         return EXIT_FAILED
     end = type(ended[-1]).__name__ if ended else "Failed"
     return {"Finished": EXIT_OK, "Cancelled": EXIT_CANCELLED}.get(end, EXIT_FAILED)

@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.display import html_safe
+from gpuviz.display import html_safe, terminal_safe, title_safe, tooltip_html
+from gpuviz.gui.qt_text import plain_label, set_rich
 from gpuviz.gui.run.compare_figures import (
     FigureRow,
     FindingPair,
@@ -95,7 +96,8 @@ def fmt_speedup(v: float | None) -> str:
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
-    it = QTableWidgetItem(text)
+    # A cell is plain text; a name in it (a strategy, a figure) is shown on one line, escaped.
+    it = QTableWidgetItem(terminal_safe(text, one_line=True))
     it.setFlags(it.flags() & ~Qt.ItemFlag.ItemIsEditable)
     if align_right:
         it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -143,12 +145,12 @@ class QtStrategyComparison(QWidget):
         self._update_table()
         self._update_chart()
         skipped = [r for r in self.rows if r.status != "ok"]
-        text = f"<b>{result.get('workload', '')}</b> on {result.get('device', '')}"
+        text = f"<b>{_html(result.get('workload', ''))}</b> on {_html(result.get('device', ''))}"
         if self.baseline:
-            text += f": speedups over <b>{self.baseline}</b>"
+            text += f": speedups over <b>{_html(self.baseline)}</b>"
         if skipped:
-            text += f" · {len(skipped)} not run ({', '.join(r.name for r in skipped)})"
-        self.note.setText(text)
+            text += f" · {len(skipped)} not run ({_html(', '.join(r.name for r in skipped))})"
+        set_rich(self.note, text)
 
     def strategy_names(self) -> list[str]:
         """The strategies listed, in run order (skipped and failed ones included)."""
@@ -171,9 +173,9 @@ class QtStrategyComparison(QWidget):
             for j, text in enumerate(cells):
                 it = _item(text, align_right=j in (2, 3, 4))
                 if j == 0:
-                    it.setToolTip(r.title)
+                    it.setToolTip(tooltip_html(r.title))
                 if j == 5 and text:
-                    it.setToolTip(text)
+                    it.setToolTip(tooltip_html(text))
                 if r.status != "ok":
                     it.setForeground(Qt.GlobalColor.darkGray)
                 self.table.setItem(i, j, it)
@@ -212,7 +214,7 @@ class QtStrategyComparison(QWidget):
             else:
                 text = f"{r.name}: {r.status}" + (f" ({r.note[:40]})" if r.note else "")
                 x = float(lo)
-            t = pg.TextItem(text, color="#222", anchor=(0, 0.5))
+            t = pg.TextItem(terminal_safe(text, one_line=True), color="#222", anchor=(0, 0.5))
             t.setPos(x, float(y[i]))
             item.addItem(t)
             self._texts.append(t)
@@ -247,7 +249,7 @@ class QtRunComparison(QWidget):
         super().__init__(parent)
         from gpuviz.gui.views.qt_timeline_slot import make_timeline
 
-        self.setWindowTitle(f"Compare: A {a.title} · B {b.title}")
+        self.setWindowTitle(title_safe(f"Compare: A {a.title} · B {b.title}"))
         self.a, self.b = a, b
         self.end_ns = max(int(a.end_ns), int(b.end_ns), 1)
         self.timelines = [make_timeline(a.trace, self), make_timeline(b.trace, self)]
@@ -267,8 +269,11 @@ class QtRunComparison(QWidget):
             box = QWidget()
             v = QVBoxLayout(box)
             v.setContentsMargins(0, 0, 0, 0)
-            lab = QLabel(
-                f"<b>{tag}</b>: {view.title}  <span style='color:#666'>{view.source}</span>"
+            lab = QLabel()
+            set_rich(
+                lab,
+                f"<b>{tag}</b>: {_html(view.title)}  "
+                f"<span style='color:#666'>{_html(view.source)}</span>",
             )
             v.addWidget(lab)
             v.addWidget(tl, 1)
@@ -311,15 +316,14 @@ class QtRunComparison(QWidget):
                 text = "–" if f is None else f"{f.severity}: could save {fmt_ms(f.saving_ns / 1e6)}"
                 it = _item(text)
                 if f is not None:
-                    it.setToolTip(f.title)
+                    it.setToolTip(tooltip_html(f.title))
                 self.findings_table.setItem(i, j, it)
         box = QSplitter(Qt.Orientation.Horizontal)
         box.addWidget(steps)
         box.addWidget(self.findings_table)
         if advice_a is None or advice_b is None:
             missing = " and ".join(t for t, a in (("A", advice_a), ("B", advice_b)) if a is None)
-            note = QLabel(f"No advisor results for {missing}.")
-            note.setTextFormat(Qt.TextFormat.PlainText)
+            note = plain_label(f"No advisor results for {missing}.")
             wrap = QWidget()
             v = QVBoxLayout(wrap)
             v.setContentsMargins(0, 0, 0, 0)
@@ -354,7 +358,7 @@ class QtRunComparison(QWidget):
             for j, text in enumerate(cells):
                 it = _item(text, align_right=2 <= j <= 6)
                 if j == 7:
-                    it.setToolTip(html_safe(d.name))
+                    it.setToolTip(tooltip_html(d.name))
                 table.setItem(i, j, it)
         self.diff_table = table
         return table
@@ -397,6 +401,10 @@ def _figure_table(rows: list[FigureRow], headers: tuple[str, ...]) -> QTableWidg
         for j, text in enumerate(cells):
             table.setItem(i, j, _item(text, align_right=j > 0))
     return table
+
+
+def _html(value: Any) -> str:
+    return html_safe(str(value), one_line=True)
 
 
 def initial_end_ns(longest_ns: int, own_ns: int) -> int:

@@ -1,7 +1,9 @@
 """The dialog of a failed run: the message, an expandable traceback, and where the partial trace is.
 
 It is shown without modality (``show()``): the app stays usable, and the
-partial trace opens in a tab behind it.
+partial trace opens in a tab behind it. The message, the traceback and the paths are data (a
+user's exception may quote anything): they are escaped into the rich labels and shown as plain
+text in the traceback box.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from gpuviz.display import html_safe, terminal_safe, title_safe
+from gpuviz.gui.qt_text import set_rich
 
 
 class QtFailureDialog(QDialog):
@@ -45,7 +50,7 @@ class QtFailureDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Run failed: {title}")
+        self.setWindowTitle(title_safe(f"Run failed: {title}"))
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.message = message
         self.partial_trace = partial_trace
@@ -54,22 +59,24 @@ class QtFailureDialog(QDialog):
         icon.setPixmap(
             self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical).pixmap(40, 40)
         )
-        text = QLabel(f"<b>{title} failed</b><br>{_escape(message)}")
+        text = QLabel()
+        set_rich(text, f"<b>{html_safe(title)} failed</b><br>{html_safe(message)}")
         text.setWordWrap(True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label = text
         if partial_trace:
             where = (
-                f"What was recorded is kept: the partial trace <tt>{_escape(partial_trace)}</tt> "
+                f"What was recorded is kept: the partial trace <tt>{html_safe(partial_trace)}</tt> "
                 "is opened in a new tab."
             )
         else:
             where = "No trace was recorded before the failure."
-        self.trace_label = QLabel(where)
+        self.trace_label = QLabel()
+        set_rich(self.trace_label, where)
         self.trace_label.setWordWrap(True)
         self.trace_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.traceback_edit = QPlainTextEdit(traceback or "(no traceback)")
+        self.traceback_edit = QPlainTextEdit(terminal_safe(traceback) or "(no traceback)")
         self.traceback_edit.setReadOnly(True)
         self.traceback_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.traceback_edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -106,10 +113,6 @@ class QtFailureDialog(QDialog):
         self.traceback_edit.setVisible(on)
         self.toggle.setText("Hide traceback" if on else "Show traceback")
         self.resize(self.width(), 520 if on else 200)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 __all__ = ["QtFailureDialog"]

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.display import html_safe
 from gpuviz.gui.run.live_buffers import LiveRun
 from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
 
@@ -127,7 +128,11 @@ class QtLivePlots(QWidget):
         top.addWidget(self.progress)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         # Legends go under the plots, as text: drawn inside, they hid the points of short plots.
+        # The status and legends are rich text built here; the names in them (workload,
+        # strategy labels, devices: a replayed file's) are escaped, and Qt never guesses.
+        self.status.setTextFormat(Qt.TextFormat.RichText)
         for legend in (self.step_legend, self.memory_legend, self.split_legend):
+            legend.setTextFormat(Qt.TextFormat.RichText)
             legend.setWordWrap(True)
             legend.setStyleSheet("color: #222; font-size: 8pt;")
             legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -257,12 +262,12 @@ class QtLivePlots(QWidget):
             path, _, func = name.rpartition(":")
             name = f"{os.path.basename(path)}:{func}"
         where = f"{name} on {run.device}" if name else "starting…"
-        parts = [f"<b>{where}</b>"]
+        parts = [f"<b>{html_safe(where, one_line=True)}</b>"]
         if run.total:
             parts.append(f"step {run.step}/{run.total}")
         if run.last_label:
             ls = run.last_step
-            t = f"{run.last_label}: wall {_fmt_ms(ls['wall_ms'])}"
+            t = f"{html_safe(str(run.last_label), one_line=True)}: wall {_fmt_ms(ls['wall_ms'])}"
             if np.isfinite(ls["gpu_ms"]):
                 t += f", GPU {_fmt_ms(ls['gpu_ms'])}"
             parts.append(t)
@@ -334,7 +339,8 @@ class QtLivePlots(QWidget):
         _set_text(
             self.step_legend,
             "  ".join(
-                f"<span style='color:{color(k).name()}'>●</span>&nbsp;{label}"
+                f"<span style='color:{color(k).name()}'>●</span>&nbsp;"
+                f"{html_safe(str(label), one_line=True)}"
                 for k, label in enumerate(run.labels)
             )
             + "<br><span style='color:#555'>— wall"
@@ -390,7 +396,7 @@ class QtLivePlots(QWidget):
         _set_text(
             self.memory_legend,
             "  ".join(
-                f"<span style='color:{color(i).name()}'>■</span>&nbsp;{d}"
+                f"<span style='color:{color(i).name()}'>■</span>&nbsp;{html_safe(str(d), one_line=True)}"
                 for i, d in enumerate(devices)
             )
             + "<br><span style='color:#555'>"
@@ -454,7 +460,7 @@ class QtLivePlots(QWidget):
         _set_text(
             self.split_legend,
             "  ".join(
-                f"<span style='color:{color(i).name()}'>■</span>&nbsp;{d}"
+                f"<span style='color:{color(i).name()}'>■</span>&nbsp;{html_safe(str(d), one_line=True)}"
                 for i, d in enumerate(devices)
             ),
         )

@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.display import html_safe
 from gpuviz.errors import BadInputError
+from gpuviz.gui.qt_text import plain_label, set_plain
 from gpuviz.workloads.params import Param
 
 INVALID_STYLE = "QLineEdit { border: 2px solid #d62728; background: #fff0f0; }"
@@ -58,7 +60,7 @@ class QtParamForm(QWidget):
         self._form = QFormLayout()
         self._form.setContentsMargins(0, 0, 0, 0)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.error_label = QLabel()
+        self.error_label = plain_label()  # it quotes what was typed
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c0392b;")
         self.error_label.setVisible(False)
@@ -85,8 +87,8 @@ class QtParamForm(QWidget):
         for p in self.params:
             editor = self._make_editor(p)
             self.editors[p.name] = editor
-            label = QLabel(p.name)
-            tip = self._tooltip(p)
+            label = plain_label(p.name)
+            tip = f"<qt>{self._tooltip(p)}</qt>"
             label.setToolTip(tip)
             editor.setToolTip(tip)
             self._form.addRow(label, editor)
@@ -95,11 +97,12 @@ class QtParamForm(QWidget):
         self._validate_all()
 
     def _tooltip(self, p: Param) -> str:
-        parts = [f"<b>{p.name}</b>"]
+        # A user file's parameters, help and defaults are data: escaped into the rich tooltip.
+        parts = [f"<b>{html_safe(p.name)}</b>"]
         if p.help:
-            parts.append(p.help)
-        parts.append(f"Allowed: {p.allowed()}.")
-        parts.append(f"Default: {value_text(p, p.default)}.")
+            parts.append(html_safe(p.help))
+        parts.append(html_safe(f"Allowed: {p.allowed()}."))
+        parts.append(html_safe(f"Default: {value_text(p, p.default)}."))
         return "<br>".join(parts)
 
     def _make_editor(self, p: Param) -> QWidget:
@@ -222,9 +225,12 @@ class QtParamForm(QWidget):
         if isinstance(editor, QLineEdit):
             editor.setStyleSheet(INVALID_STYLE if bad else "")
             editor.setToolTip(
-                (f"<b>{self._errors[name]}</b><br>" if bad else "") + self._tooltip(p)
+                "<qt>"
+                + (f"<b>{html_safe(self._errors[name])}</b><br>" if bad else "")
+                + self._tooltip(p)
+                + "</qt>"
             )
-        self.error_label.setText("\n".join(self._errors.values()))
+        set_plain(self.error_label, "\n".join(self._errors.values()))
         self.error_label.setVisible(bool(self._errors))
 
 

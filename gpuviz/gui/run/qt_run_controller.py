@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
+from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError
 from gpuviz.gui.run.live_buffers import LiveRun
 from gpuviz.gui.run.qt_compare import QtRunComparison, QtStrategyComparison
@@ -246,7 +247,7 @@ class QtRunController(QObject):
         self.panel.show_message(message, error=True)
         sb = getattr(self.window, "statusBar", None)
         if sb is not None:
-            sb().showMessage(message, 8000)
+            sb().showMessage(terminal_safe(message, one_line=True), 8000)
         self.runRefused.emit(message)
         return False
 
@@ -303,12 +304,12 @@ class QtRunController(QObject):
             try:
                 self._writer = EventWriter(path)
             except OSError as exc:  # the run goes on; only its replayable stream is lost
-                print(f"gpuviz: could not save the run's events to {path}: {exc}", file=sys.stderr)
+                echo(f"gpuviz: could not save the run's events to {path}: {exc}", file=sys.stderr)
         if self._writer is not None:
             try:
                 self._writer.write(event)
             except (OSError, ValueError) as exc:  # a full disk must not stop the run
-                print(f"gpuviz: could not save the run's events: {exc}", file=sys.stderr)
+                echo(f"gpuviz: could not save the run's events: {exc}", file=sys.stderr)
                 self._writer = None
         if name in ("Finished", "Failed", "Cancelled"):
             self.terminal = event
@@ -413,11 +414,11 @@ class QtRunController(QObject):
                 dialog.setModal(False)
                 dialog.show()
             else:
-                print(f"gpuviz run: {title} failed: {end.error}", file=sys.stderr)
+                echo(f"gpuviz run: {title} failed: {end.error}", file=sys.stderr)
                 if end.traceback:
-                    print(end.traceback.rstrip(), file=sys.stderr)
+                    echo(end.traceback.rstrip(), file=sys.stderr)
                 if trace:
-                    print(f"partial trace: {trace}", file=sys.stderr)
+                    echo(f"partial trace: {trace}", file=sys.stderr)
         elif name == "Cancelled":
             trace = end.partial_trace_path or (live.trace_path if live else None)
             self.panel.show_message(
@@ -478,7 +479,7 @@ class QtRunController(QObject):
         for tag, default in (("A", len(views) - 2), ("B", len(views) - 1)):
             c = QComboBox()
             for v in views:
-                c.addItem(v.title)
+                c.addItem(terminal_safe(v.title, one_line=True))
             c.setCurrentIndex(default)
             form.addRow(tag, c)
             combos.append(c)

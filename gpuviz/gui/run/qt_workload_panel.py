@@ -32,7 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.display import html_safe, terminal_safe
 from gpuviz.errors import BadInputError
+from gpuviz.gui.qt_text import set_plain, set_rich, set_tooltip
 from gpuviz.gui.run.qt_device_picker import GpuInfo, QtDevicePicker
 from gpuviz.gui.run.qt_param_form import QtParamForm
 from gpuviz.workloads.registry import WorkloadSpec, all_workloads, user_workload
@@ -212,9 +214,13 @@ class QtWorkloadPanel(QWidget):
             text = f"{spec.name}  ({spec.source})"
         else:
             text = spec.name
-        item = QListWidgetItem(text)
+        # A user's file names its functions, title and help: data, shown as they are.
+        item = QListWidgetItem(terminal_safe(text, one_line=True))
         item.setData(_SPEC_ROLE, spec.name)
-        item.setToolTip(f"<b>{spec.title}</b><br>{spec.help or ''}")
+        item.setToolTip(
+            f"<qt><b>{html_safe(spec.title)}</b><br>"
+            f"{html_safe(spec.help or '').replace(chr(10), '<br>')}</qt>"
+        )
         self.list.addItem(item)
 
     def add_user_file(self, path: str) -> list[str]:
@@ -314,7 +320,7 @@ class QtWorkloadPanel(QWidget):
     def show_message(self, text: str, error: bool = False) -> None:
         """A line under the buttons (why Run was refused, where the trace went...)."""
         self.message.setStyleSheet("color: #c0392b;" if error else "color: #333;")
-        self.message.setText(text)
+        set_plain(self.message, text)
 
     # -- handlers ---------------------------------------------------------------------------
     def _update_run_enabled(self) -> None:
@@ -322,7 +328,7 @@ class QtWorkloadPanel(QWidget):
         # Run stays pressable while a run goes, so that a second press is answered (refused
         # with a message) instead of silently ignored.
         self.run_button.setEnabled(problem is None)
-        self.run_button.setToolTip(problem or "Run the workload")
+        set_tooltip(self.run_button, problem or "Run the workload")
 
     def _on_current_changed(self, current: QListWidgetItem | None, previous: Any) -> None:
         if previous is not None:
@@ -332,12 +338,12 @@ class QtWorkloadPanel(QWidget):
         spec = None if current is None else self.specs.get(current.data(_SPEC_ROLE))
         if spec is None:
             self.form.set_params([])
-            self.about.setText("")
+            set_plain(self.about, "")
         else:
             self.form.set_params(spec.params, self._values.get(spec.name))
-            where = f"<br><i>{spec.file}</i>" if spec.file else ""
-            self.about.setText(f"<b>{spec.title}</b>{where}")
-            self.about.setToolTip(spec.help)
+            where = f"<br><i>{html_safe(spec.file)}</i>" if spec.file else ""
+            set_rich(self.about, f"<b>{html_safe(spec.title)}</b>{where}")
+            set_tooltip(self.about, spec.help)
             self.devices.set_multi_gpu(spec.multi_gpu or spec.multi_process)
             # Each workload has its own default step count (dataparallel: one epoch).
             self.steps.setValue(spec.steps_for({}))

@@ -1,14 +1,16 @@
 """The timeline's words: a slice's hover text, the selection's info line, a measured range.
 
 Pure text from the trace and the analyses (no Qt); rich text is HTML for Qt labels and tooltips.
+Every name, lane, category and ``args`` value comes from the file: in rich text it is
+:func:`~gpuviz.display.html_safe`, in plain text :func:`~gpuviz.display.terminal_safe` (control
+characters shown as ``\x1b``), so ``<b>`` in a kernel name reads as ``<b>``.
 """
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
+from gpuviz.display import html_safe, terminal_safe
 from gpuviz.gui.timeline.timefmt import format_at, format_ns
 from gpuviz.trace.lanes import id_text
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, KIND_CATEGORIES, Kind, Trace, TrackKind
@@ -58,9 +60,12 @@ def describe_slice(trace: Trace, row: int, rich: bool = True) -> str:
     name = trace.name_of(row)
     kind = Kind(int(s.kind[row]))
     cat = KIND_CATEGORIES.get(kind, trace.symbols[int(s.cat[row])])
-    esc = html.escape if rich else str
+
+    def esc(text: str) -> str:
+        return html_safe(text, one_line=True) if rich else terminal_safe(text, one_line=True)
+
     lines = [
-        f"<b>{esc(short(name, 200))}</b>" if rich else name,
+        f"<b>{esc(short(name, 200))}</b>" if rich else esc(name),
         f"{esc(cat)} · {esc(format_ns(float(s.dur_ns[row])))} · starts at "
         f"{esc(format_at(float(s.start_ns[row]), max(float(s.dur_ns[row]) / 10, 1.0)))}",
         esc(slice_where(trace, row)),
@@ -87,25 +92,25 @@ def range_summary(trace: Trace, t0: int, t1: int) -> str:
 
         st = range_stats(trace, t0, t1)
     except Exception as exc:  # an analysis bug must not break the selection
-        return f"Range {format_ns(t1 - t0)} (figures unavailable: {exc})"
+        return html_safe(f"Range {format_ns(t1 - t0)} (figures unavailable: {exc})")
     parts = [
-        f"<b>Range {html.escape(format_ns(st.duration_ns))}</b> "
-        f"({html.escape(format_at(t0, (t1 - t0) / 100))} → "
-        f"{html.escape(format_at(t1, (t1 - t0) / 100))})",
+        f"<b>Range {html_safe(format_ns(st.duration_ns))}</b> "
+        f"({html_safe(format_at(t0, (t1 - t0) / 100))} → "
+        f"{html_safe(format_at(t1, (t1 - t0) / 100))})",
         f"{st.kernels:,} kernel{'' if st.kernels == 1 else 's'} "
-        f"({html.escape(format_ns(st.kernel_ns))})",
+        f"({html_safe(format_ns(st.kernel_ns))})",
     ]
     if st.memcpy or st.memset:
         parts.append(f"{st.memcpy:,} copies, {st.memset:,} sets")
     busy = ", ".join(
         f"GPU {d.device}{'' if d.rank is None else f' r{d.rank}'}: "
-        f"{html.escape(format_ns(d.busy_ns))} ({d.utilization:.0%})"
+        f"{html_safe(format_ns(d.busy_ns))} ({d.utilization:.0%})"
         for d in st.devices[:6]
     )
-    parts.append(f"busy {html.escape(format_ns(st.busy_ns))}" + (f" [{busy}]" if busy else ""))
+    parts.append(f"busy {html_safe(format_ns(st.busy_ns))}" + (f" [{busy}]" if busy else ""))
     parts.append(
-        f"overlap: compute+copy {html.escape(format_ns(st.compute_copy_ns))}, "
-        f"multi-stream {html.escape(format_ns(st.multi_stream_ns))}"
+        f"overlap: compute+copy {html_safe(format_ns(st.compute_copy_ns))}, "
+        f"multi-stream {html_safe(format_ns(st.multi_stream_ns))}"
     )
     return " · ".join(parts)
 
@@ -128,7 +133,7 @@ def describe_rank_lane(
     """
     other = max(busy - compute, 0.0)
     text = (
-        f"<b>rank {rank}</b> · over {html.escape(format_ns(window_ns))}: GPU busy {busy:.0%} "
+        f"<b>rank {rank}</b> · over {html_safe(format_ns(window_ns))}: GPU busy {busy:.0%} "
         f"(compute {compute:.0%}, communication and copies {other:.0%})"
     )
     if collapsed:
@@ -138,7 +143,7 @@ def describe_rank_lane(
 
 def live_range_text(t0: float, t1: float) -> str:
     """The info line while a range is being dragged (rich text)."""
-    return f"<b>Range {html.escape(format_ns(t1 - t0))}</b> (release to measure)"
+    return f"<b>Range {html_safe(format_ns(t1 - t0))}</b> (release to measure)"
 
 
 def info_line(trace: Trace, selected: int, linked: np.ndarray, range_text: str) -> str:
@@ -148,19 +153,19 @@ def info_line(trace: Trace, selected: int, linked: np.ndarray, range_text: str) 
         s = trace.slices
         r = selected
         txt = (
-            f"<b>{html.escape(short(trace.name_of(r)))}</b> · "
-            f"{html.escape(format_ns(float(s.dur_ns[r])))} · {html.escape(slice_where(trace, r))}"
+            f"<b>{html_safe(short(trace.name_of(r)), one_line=True)}</b> · "
+            f"{html_safe(format_ns(float(s.dur_ns[r])))} · {html_safe(slice_where(trace, r), one_line=True)}"
         )
         if len(linked):
             lk = int(linked[0])
             kind = "launch" if int(s.kind[r]) in GPU_ACTIVITY_KINDS else "GPU work"
             txt += (
-                f" — {kind}: {html.escape(short(trace.name_of(lk)))} "
-                f"({html.escape(slice_where(trace, lk))})"
+                f" — {kind}: {html_safe(short(trace.name_of(lk)), one_line=True)} "
+                f"({html_safe(slice_where(trace, lk), one_line=True)})"
             )
             if int(s.kind[r]) in GPU_ACTIVITY_KINDS:
                 lat = float(s.start_ns[r]) - float(s.start_ns[lk])
-                txt += f", launch → start {html.escape(format_ns(lat))}"
+                txt += f", launch → start {html_safe(format_ns(lat))}"
         parts.append(txt)
     if range_text:
         parts.append(range_text)

@@ -33,8 +33,8 @@ Interface (other views and the main window rely on it; keep it stable)
 ``wait_ready()`` (tests, benchmarks), ``lod_ready`` (bool), ``stop_worker()``
     Whether every level-of-detail pyramid has been built; stop the builder thread (``close()``
     does it, and so does the widget's destruction).
-``describe_slice(row)``, ``info_text``, ``canvas``, ``slice_position(row)``, ``x_of_time(t)``,
-``time_at_x(x)``, ``current_match()``, ``current_frame()``
+``describe_slice(row)``, ``hover_text(row)``, ``info_text``, ``canvas``, ``slice_position(row)``,
+``x_of_time(t)``, ``time_at_x(x)``, ``current_match()``, ``current_frame()``
     Hover text, the info line, the painted child widget and its coordinates (for tests and
     screenshots).
 Signals (ints are ns relative to the trace zero; declared ``qlonglong`` because ns overflow
@@ -86,6 +86,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.gui.qt_text import set_tooltip
 from gpuviz.gui.timeline.details import (
     describe_rank_lane,
     describe_slice,
@@ -219,6 +220,8 @@ class QtTimeline(QWidget):
         self._hint = QLabel(hint, self)
         self._hint.setStyleSheet("color: #777;")
         self._info = QLabel("", self)
+        # Always rich text that details.py built with every name escaped; never guessed.
+        self._info.setTextFormat(Qt.TextFormat.RichText)
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._info.setWordWrap(True)
 
@@ -568,7 +571,7 @@ class QtTimeline(QWidget):
             self.set_rank_filter(text)
         except ValueError as exc:
             self._rank_filter.setStyleSheet("QLineEdit { border: 1px solid #d1242f; }")
-            self._rank_filter.setToolTip(f"Not a rank filter: {exc}")
+            set_tooltip(self._rank_filter, f"Not a rank filter: {exc}")
             return
         self._rank_filter.setToolTip(
             "Show only these ranks: ranks and ranges, e.g. 0-7,12 or 32- (blank: all)"
@@ -797,14 +800,22 @@ class QtTimeline(QWidget):
             QToolTip.hideText()
             return
         if row < 0:
-            QToolTip.showText(global_pos, lane, self._canvas)
+            QToolTip.showText(global_pos, f"<qt>{lane}</qt>", self._canvas)
             return
+        QToolTip.showText(global_pos, self.hover_text(row, count, lane), self._canvas)
+
+    def hover_text(self, row: int, count: int = 1, lane: str = "") -> str:
+        """The tooltip of slice ``row`` (``count`` slices under the cursor), as rich text.
+
+        Marked as rich (``<qt>``) so that Qt never guesses: the names in it are escaped.
+        ``lane`` (a rank summary lane's figures, rich text without names) goes first.
+        """
         text = (lane + "<br>" if lane else "") + self.describe_slice(row)
         if count > 1:
             text += (
                 f"<br><i>{count - 1:,} more slice{'s' if count > 2 else ''} under the cursor</i>"
             )
-        QToolTip.showText(global_pos, text, self._canvas)
+        return f"<qt>{text}</qt>"
 
     def _rank_lane_text(self, pos: QPointF) -> str:
         # A summary lane's hover: the rank's busy share around the cursor (3 pixels wide).

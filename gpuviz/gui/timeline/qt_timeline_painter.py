@@ -21,6 +21,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen, QPolygonF
 
+from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_draw import argb_image, draw_rects, premultiplied_argb
 from gpuviz.gui.timeline.marks import RowSet
 from gpuviz.gui.timeline.palette import colour_table, density_colours
@@ -247,7 +248,8 @@ class QtTimelinePainter:
             a = int(avail[i])
             text = cache.get((nid, a))
             if text is None:
-                text = fm.elidedText(syms[nid], _ELIDE_RIGHT, a)
+                # Drawn as plain text, with control characters shown (the name is data).
+                text = fm.elidedText(terminal_safe(syms[nid], one_line=True), _ELIDE_RIGHT, a)
                 cache[(nid, a)] = text
             if text and text != "…":
                 p.drawText(QPointF(x0[i] + 3, y[i]), text)
@@ -465,7 +467,9 @@ class QtTimelinePainter:
                 self._triangle(p, 6, y, folded)
                 p.setFont(self._bold)
                 p.setPen(QColor("#24292f"))
-                text = QFontMetrics(self._bold).elidedText(label, _ELIDE_RIGHT, GUTTER_PX - 24)
+                text = QFontMetrics(self._bold).elidedText(
+                    terminal_safe(label, one_line=True), _ELIDE_RIGHT, GUTTER_PX - 24
+                )
                 p.drawText(QRectF(20, y, GUTTER_PX - 22, ROW_PX), _VCENTER, text)
                 continue
             if not label:
@@ -479,7 +483,9 @@ class QtTimelinePainter:
             kind = int(self._o.trace.tracks.kind[t])
             ann = kind in (TrackKind.GPU_ANNOTATION, TrackKind.CPU_ANNOTATION)
             p.setPen(QColor("#6e7781" if ann else "#24292f"))
-            text = fm.elidedText(label, _ELIDE_RIGHT, GUTTER_PX - indent - 4)
+            text = fm.elidedText(
+                terminal_safe(label, one_line=True), _ELIDE_RIGHT, GUTTER_PX - indent - 4
+            )
             p.drawText(QRectF(indent, y, GUTTER_PX - indent - 2, ROW_PX), _VCENTER, text)
         p.restore()
         p.setPen(QPen(QColor("#c9ced4"), 1))

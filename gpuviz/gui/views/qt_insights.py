@@ -42,7 +42,8 @@ from PySide6.QtWidgets import (
 
 from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
 from gpuviz.analysis.steps import PARTS
-from gpuviz.display import html_safe
+from gpuviz.display import html_safe, terminal_safe, tooltip_html
+from gpuviz.gui.qt_text import set_plain
 from gpuviz.gui.views.insights_model import StepBars, evidence_text, gpu_choices, step_bars
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, style_plot_item
 
@@ -157,7 +158,7 @@ class QtInsightsView(QWidget):
         layout.addWidget(split)
 
         if advice is None:
-            self.status.setText(f"No insights: {error or 'the advisor did not run'}")
+            set_plain(self.status, f"No insights: {error or 'the advisor did not run'}")
             for w in (self.gpu_box, self.show_button, self.export_button):
                 w.setEnabled(False)
             return
@@ -223,7 +224,7 @@ class QtInsightsView(QWidget):
             if n
             else "No findings: nothing costs a noticeable share of the step time."
         )
-        self.status.setText(text)
+        set_plain(self.status, text)
 
     def _update_chart(self) -> None:
         key = self.gpu_box.currentData() if self.gpu_box.count() else None
@@ -281,11 +282,16 @@ class QtInsightsView(QWidget):
         self.tree.clear()
         for i, f in enumerate(self.advice.findings):
             item = QTreeWidgetItem(
-                [f.severity, f"{f.kind}: {f.title}", fmt_ms(f.saving_ns), fmt_pct(f.share)]
+                [
+                    f.severity,
+                    terminal_safe(f"{f.kind}: {f.title}", one_line=True),
+                    fmt_ms(f.saving_ns),
+                    fmt_pct(f.share),
+                ]
             )
             item.setData(0, Qt.ItemDataRole.UserRole, i)
             item.setForeground(0, QColor(SEVERITY_COLORS.get(f.severity, "#222")))
-            item.setToolTip(1, html_safe(f.detail))
+            item.setToolTip(1, tooltip_html(f.detail))
             for col in (2, 3):
                 item.setTextAlignment(
                     col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -315,7 +321,7 @@ class QtInsightsView(QWidget):
         )
         self.evidence.clear()
         for i, e in enumerate(f.evidence):
-            item = QListWidgetItem(evidence_text(e))
+            item = QListWidgetItem(terminal_safe(evidence_text(e), one_line=True))
             item.setData(Qt.ItemDataRole.UserRole, i)
             self.evidence.addItem(item)
 

@@ -1,4 +1,9 @@
-"""The Kernels view: a sortable, filterable table of the kernels of a trace."""
+"""The Kernels view: a sortable, filterable table of the kernels of a trace.
+
+Kernel names are data: a cell shows the name with control characters escaped (``\x1b``), its
+tooltip shows it literally (never as markup), and filtering, sorting and selecting by name use
+the exact name (:data:`NAME_ROLE`).
+"""
 
 from __future__ import annotations
 
@@ -26,9 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.display import terminal_safe, tooltip_html
+from gpuviz.gui.qt_text import plain_label
 from gpuviz.trace.model import Kind, Trace
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
+NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+"""The exact kernel name of a row (the cells show it escaped)."""
 
 
 @dataclass(frozen=True)
@@ -104,10 +113,13 @@ class QtKernelTableModel(QAbstractTableModel):
             if col.fmt == "text":
                 return _dims(value) if col.key in ("grid", "block") else str(value or "")
             return float(value) if value is not None else -1.0
+        if role == NAME_ROLE:
+            return str(self.rows[index.row()].get("name"))
         if role == Qt.ItemDataRole.DisplayRole:
-            return _format(value, col)
+            text = _format(value, col)
+            return terminal_safe(text, one_line=True) if col.fmt == "text" else text
         if role == Qt.ItemDataRole.ToolTipRole and col.key == "name":
-            return str(value)
+            return tooltip_html(str(value))
         if role == Qt.ItemDataRole.TextAlignmentRole and col.fmt != "text":
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -161,6 +173,8 @@ class QtKernelsView(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
+        # The filter matches the exact names, not the escaped text the cells show.
+        self.proxy.setFilterRole(NAME_ROLE)
         self.proxy.setFilterKeyColumn(0)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
 
@@ -194,7 +208,7 @@ class QtKernelsView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         if rows is None:
-            msg = QLabel(f"The kernel table could not be computed: {error or 'not available'}")
+            msg = plain_label(f"The kernel table could not be computed: {error or 'not available'}")
             msg.setWordWrap(True)
             layout.addWidget(msg)
         elif not rows:
@@ -244,7 +258,7 @@ class QtKernelsView(QWidget):
     def _proxy_row_of(self, name: str) -> int:
         for r in range(self.proxy.rowCount()):
             idx = self.proxy.index(r, 0)
-            if self.proxy.data(idx, Qt.ItemDataRole.ToolTipRole) == name:
+            if self.proxy.data(idx, NAME_ROLE) == name:
                 return r
         return -1
 

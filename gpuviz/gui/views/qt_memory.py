@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from gpuviz.gui.qt_text import set_plain
 from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
 
 NS_PER_MS = 1e6
@@ -70,12 +71,13 @@ class QtMemoryView(QWidget):
         layout.addWidget(self.info)
         if series is None:
             self.plot.hide()
-            self.info.setText(f"Memory could not be computed: {error or 'not available'}")
+            set_plain(self.info, f"Memory could not be computed: {error or 'not available'}")
         elif not self.series:
             self.plot.hide()
-            self.info.setText(
+            set_plain(
+                self.info,
                 "This trace has no GPU [memory] events. Record with "
-                "torch.profiler.profile(profile_memory=True) to see allocator memory."
+                "torch.profiler.profile(profile_memory=True) to see allocator memory.",
             )
         else:
             self._update_plot()
@@ -145,8 +147,9 @@ class QtMemoryView(QWidget):
         # Memory reads against zero; running sums of deltas (2021 era) may dip below it.
         low = min(0, *(int(x.allocated_bytes.min()) for x in self.series if len(x.ts_ns)))
         item.setYRange(low / size, peak_all / size * 1.15, padding=0)
-        self.info.setText(
-            "  ·  ".join(notes) + "   —   click the plot to show that moment in the Timeline."
+        set_plain(
+            self.info,
+            "  ·  ".join(notes) + "   —   click the plot to show that moment in the Timeline.",
         )
 
     @staticmethod

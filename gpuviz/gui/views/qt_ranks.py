@@ -17,7 +17,6 @@ rank's part selected).
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import numpy as np
@@ -37,6 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.display import tooltip_html
+from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.timeline.timefmt import format_ns
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
 from gpuviz.gui.views.rank_figures import (
@@ -163,7 +164,7 @@ class QtRanksView(QWidget):
         if analysis is None:
             self.splitter.hide()
             if error:
-                self.status.setText(f"The ranks could not be compared: {error}")
+                set_plain(self.status, f"The ranks could not be compared: {error}")
             elif n_ranks < 2:
                 self.status.setText(
                     "This trace has one process. The Ranks view compares the ranks of a "
@@ -436,6 +437,11 @@ class QtRanksView(QWidget):
                 self.table.setItem(k, c, item)
 
     def _arrival_tip(self, x: float, y: float, data: Any) -> str:
+        # pyqtgraph sets it as the tooltip, which Qt may take for rich text: mark it as such.
+        text = self._arrival_text(x, data)
+        return tooltip_html(text) if text else ""
+
+    def _arrival_text(self, x: float, data: Any) -> str:
         w = self._worst
         if w is None or not isinstance(data, tuple):
             return ""
@@ -473,8 +479,8 @@ class QtRanksView(QWidget):
             text = (
                 f"rank {rank} · step {step}: {MEASURE_LABELS[self._measure]} {format_ns(v * 1e6)}"
             )
-        self.cell_info.setText(text)
-        self.heatmap.setToolTip(html.escape(text))
+        set_plain(self.cell_info, text)
+        set_tooltip(self.heatmap, text)
 
     def _on_heatmap_click(self, event: Any) -> None:
         if event.button() != Qt.MouseButton.LeftButton:

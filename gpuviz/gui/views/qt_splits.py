@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.analysis.split_plan import plan_split
+from gpuviz.gui.qt_text import set_plain, set_rich
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, style_plot_item
 
 MAX_BAR_LABELS = 40  # past this many steps the numbers inside the bars would overlap
@@ -74,15 +75,16 @@ class QtSplitsView(QWidget):
 
         if splits is None:
             self.graphics.hide()
-            self.status.setText(f"Splits could not be computed: {error or 'not available'}")
+            set_plain(self.status, f"Splits could not be computed: {error or 'not available'}")
         elif not self.splits:
             self.graphics.hide()
-            self.status.setText(
+            set_rich(
+                self.status,
                 "<h3>No DataParallel steps</h3><p>This trace has no DataParallel steps: no "
                 "<tt>DataParallel.forward</tt> range was recorded. Profile a model wrapped in "
                 "<tt>torch.nn.DataParallel</tt> (or run <tt>gpuviz run dataparallel</tt>) to "
                 "see how each batch is split over the GPUs. The planner on the right works "
-                "without a trace.</p>"
+                "without a trace.</p>",
             )
         else:
             self._update_plots()
@@ -159,17 +161,19 @@ class QtSplitsView(QWidget):
         for dev, bars in self.rows_bars.items():
             legend.addItem(bars, f"cuda:{dev}")
         if not known.any():
-            self.status.setText(
+            set_plain(
+                self.status,
                 "The trace has no shapes (recorded without record_shapes=True), "
-                "so the rows of each replica are unknown; GPU time is shown."
+                "so the rows of each replica are unknown; GPU time is shown.",
             )
         else:
             sources = sorted({r.source for r in self.splits})
-            self.status.setText(
+            set_plain(
+                self.status,
                 f"{n_steps} DataParallel step{'s' if n_steps != 1 else ''} on "
                 f"{n_dev} GPU{'s' if n_dev != 1 else ''} "
                 f"(rows read from {', '.join(sources)}). GPU time: the union of "
-                "the device's kernels and copies launched inside the step."
+                "the device's kernels and copies launched inside the step.",
             )
 
     def rows_per_step(self) -> dict[int, list[float]]:
@@ -262,7 +266,7 @@ class QtSplitsView(QWidget):
             text += (
                 f"<br>The last GPU gets fewer rows: chunks are ceil({batch}/{gpus}) = {chunk} rows."
             )
-        self.plan_label.setText(text)
+        set_rich(self.plan_label, text)
 
     def export_target(self) -> Any:
         """The graphics scene that Export → Plot writes."""

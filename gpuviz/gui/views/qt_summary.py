@@ -1,15 +1,20 @@
-"""The Summary view: the figures of ``gpuviz summary`` in readable form, per device and stream."""
+"""The Summary view: the figures of ``gpuviz summary`` in readable form, per device and stream.
+
+The view is HTML that this module builds; every value from the file (paths, kernel names,
+warnings) goes in through :func:`~gpuviz.display.html_safe`, so it reads as it is.
+"""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from gpuviz.display import html_safe
+
 
 def _esc(value: Any) -> str:
-    return html.escape(str(value))
+    return html_safe(str(value), one_line=True)
 
 
 def _us(us: float | None) -> str:

@@ -7,13 +7,14 @@ the app usable (and testable) where that module fails to import.
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from gpuviz.display import echo_traceback
+from gpuviz.gui.qt_text import plain_label
 from gpuviz.trace.model import Trace
 
 
@@ -43,7 +44,7 @@ class QtTimelinePlaceholder(QWidget):
         self._matches: list[int] = []
         self._match = -1
         self._selection: tuple[int, int] | None = None
-        label = QLabel(f"The timeline is not available.\n{reason}".strip())
+        label = plain_label(f"The timeline is not available.\n{reason}".strip())
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         label.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -103,5 +104,5 @@ def make_timeline(trace: Trace, parent: QWidget | None = None) -> Any:
     try:
         return QtTimeline(trace, parent)
     except Exception as exc:  # a bug there must not take the other views down
-        traceback.print_exc()
+        echo_traceback()
         return QtTimelinePlaceholder(trace, f"{type(exc).__name__}: {exc}", parent)

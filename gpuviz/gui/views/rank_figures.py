@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.display import terminal_safe
 from gpuviz.gui.timeline.timefmt import format_ns
 
 F64 = npt.NDArray[np.float64]
@@ -120,8 +121,14 @@ class WorstCollectives:
 
 
 def collective_label(table: Any, row: int) -> str:
-    """``pg 0 · allreduce #3``: the process group, the collective and its sequence number."""
-    return f"{table.group[row]} · {table.name[row]} #{int(table.seq[row])}"
+    """``pg 0 · allreduce #3``: the process group, the collective and its sequence number.
+
+    The group and collective names come from the files' args: control characters in them are
+    shown escaped (``\x1b``); the label is plain text, never markup.
+    """
+    group = terminal_safe(str(table.group[row]), one_line=True)
+    name = terminal_safe(str(table.name[row]), one_line=True)
+    return f"{group} · {name} #{int(table.seq[row])}"
 
 
 def worst_collectives(table: Any, n: int = WORST_COLLECTIVES) -> WorstCollectives:
