@@ -275,3 +275,25 @@ def test_hostile_group_and_collective_names_show_as_text(qtbot, tmp_path):
         assert not unsafe_chars(visible), visible
         assert not markup_rendered(visible), visible
     assert any("<u>OPX</u>" in shown(t, r) and "\\x1b" in shown(t, r) for t, r in texts)
+
+
+def test_gloo_on_an_h100_names_rank_1_and_its_lane_computes_more(qtbot, data_dir):
+    # Recorded on an H100 (tests/data/advisor/README.md): rank 1 runs 3x the matmuls per step.
+    a = analyze(load_trace(str(data_dir / "gloo_2rank_h100")))
+    tab = _tab(qtbot, a, "gloo-h100")
+    v = tab.ranks_view
+    assert v.straggler_rank() == 1 and v.measure() == "compute"
+    compute = v.heatmap_values()
+    assert (compute[1] > 2 * compute[0]).all()
+    tab.set_view("timeline")
+    tl = tab.timeline
+    assert tl.wait_ready(60)
+    assert tl.expanded_ranks() == [0, 1]  # two ranks: expanded, with their summary lanes
+    tl.canvas.grab()
+    f = tl.current_frame()
+    lay = tl.layout_rows
+    rows = f.density_rows.tolist()
+    assert lay.rank_row(0) in rows and lay.rank_row(1) in rows
+    c0 = f.density_compute[rows.index(lay.rank_row(0))].sum()
+    c1 = f.density_compute[rows.index(lay.rank_row(1))].sum()
+    assert c1 > 2 * c0
