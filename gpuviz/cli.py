@@ -86,6 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--isolate", action="store_true", help="run in a child process")
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
+    r.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="record CUDA allocator history over the profiled steps: NAME.memory.pickle beside "
+        "the trace (written at out of memory too)",
+    )
+    r.add_argument(
+        "--snapshot-entries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="allocator history ring buffer (default 100000)",
+    )
     r.add_argument("--json", action="store_true", help="print one result object")
     r.add_argument("--gui", action="store_true", help="run inside the app")
     r.add_argument("--screenshot", metavar="OUT.png")
@@ -100,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--batch", type=int, required=True)
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
+
+    m = sub.add_parser(
+        "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
+    )
+    m.add_argument(
+        "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
+    )
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
 
     ad = sub.add_parser(
         "advise", help="why a trace is slow: step breakdown and findings ranked by saving"

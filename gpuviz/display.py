@@ -150,3 +150,14 @@ __all__ = [
     "title_safe",
     "tooltip_html",
 ]
+
+
+def format_bytes(n: float | None) -> str:
+    """A byte count for people: ``1.50 GiB``, ``12.00 MiB``, ``3.00 KiB``, ``512 B``; ``?``
+    when unknown."""
+    if n is None:
+        return "?"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{int(n)} B"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 from gpuviz.display import echo, json_text, terminal_safe
@@ -43,7 +44,18 @@ def _request(args: argparse.Namespace) -> Any:
         out=args.out,
         profile=not args.no_profile,
         rank_timeout_s=args.rank_timeout if args.rank_timeout is not None else 300.0,
+        memory_snapshot=bool(getattr(args, "memory_snapshot", False)),
+        snapshot_entries=_snapshot_entries(args),
     )
+
+
+def _snapshot_entries(args: argparse.Namespace) -> int:
+    n = getattr(args, "snapshot_entries", None)
+    if n is None:
+        return 100_000
+    if n < 1:
+        raise BadInputError(f"--snapshot-entries {n}: must be 1 or more")
+    return int(n)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -199,6 +211,7 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
     if isinstance(terminal, Failed):
         partial = terminal.partial_trace_path
         tail = f"\npartial trace: {partial}" if partial else "\nno trace was recorded"
+        tail += _snapshot_note(partial or trace or getattr(runner, "trace_path", None))
         if terminal.traceback and not args.json:
             echo(terminal.traceback.rstrip(), file=sys.stderr)
         raise WorkFailedError(f"{terminal.error}{tail}")
@@ -249,3 +262,20 @@ def _print_result(result: dict[str, Any], as_json: bool) -> None:
             )
         echo()
     echo(f"trace: {result.get('trace') or '(none: --no-profile)'}")
+    if result.get("memory_snapshot"):
+        echo(
+            f"memory snapshot: {result['memory_snapshot']}  (gpuviz memory, or open it with the trace)"
+        )
+    for w in result.get("warnings", []):
+        if str(w).startswith("--memory-snapshot"):
+            echo(f"note: {w}")
+
+
+def _snapshot_note(trace: str | Path | None) -> str:
+    """Where the allocator snapshot taken at the failure is, when one was written."""
+    if not trace:
+        return ""
+    from gpuviz.engine.memory_history import snapshot_path_for
+
+    snap = snapshot_path_for(trace)
+    return f"\nmemory snapshot at the failure: {snap}" if snap.exists() else ""

@@ -31,6 +31,7 @@ from gpuviz.engine.events import (
     StepTimed,
     TraceReady,
 )
+from gpuviz.engine.memory_history import add_snapshot_result, start_memory_history
 from gpuviz.engine.request import RunRequest, default_trace_path
 from gpuviz.errors import BadInputError
 from gpuviz.workloads.base import Plan, RunContext, Strategy, function_plan
@@ -167,6 +168,8 @@ class InProcessRun:
 
         sampler = MemorySampler(self.devices, t0, self._emit_async, self._sample_interval_s)
         session: ProfilerSession | None = None
+        history: Any = None  # --memory-snapshot: gpuviz.engine.memory_history.MemoryHistory
+        snapshot_note: str | None = None
         plan: Plan | None = None
         outcome: Event | None = None
         trace_reported = False
@@ -199,6 +202,11 @@ class InProcessRun:
                     if self._cancel.is_set():
                         raise _Cancel()
 
+                if self.request.memory_snapshot and self.request.profile:
+                    # from set-up on, so that an out of memory in set-up or warm-up is caught
+                    history, snapshot_note = start_memory_history(
+                        self.trace_path, self.request.snapshot_entries
+                    )
                 if plan.setup is not None:
                     plan.setup()
                 # Set-up and warm-ups: neither traced nor timed.
@@ -271,6 +279,8 @@ class InProcessRun:
                             session.step()
                             yield from drained()
                     session.stop()
+                    if history is not None:
+                        history.finish()
                     if session.written is not None:
                         trace_reported = True
                         yield TraceReady(str(session.written))
@@ -282,15 +292,20 @@ class InProcessRun:
                         yield from one_step(st, False)
                         yield from drained()
                 result = self._result(plan, states, step_log, reports, session, sampler)
+                add_snapshot_result(result, history, snapshot_note)
             outcome = Finished(result)
         except (_Cancel, KeyboardInterrupt):
             outcome = Cancelled(None)
         except Exception as exc:
+            if history is not None:  # the snapshot at the failure, before it is reported
+                history.on_error(exc)
             outcome = Failed(f"{type(exc).__name__}: {exc}", tb_module.format_exc(), None)
             del exc
         finally:
             # Always stop what we started; an unfinished profiler writes its partial trace here.
             cleanup_error = self._cleanup(session, states, plan, sampler)
+            if history is not None:
+                history.finish()
         plan = None
         states = []
         self._free_memory(cuda)

@@ -30,6 +30,8 @@ class RunRequest:
     out: str | None = None
     profile: bool = True
     rank_timeout_s: float = 300.0
+    memory_snapshot: bool = False  # record allocator history (--memory-snapshot)
+    snapshot_entries: int = 100_000
 
     def to_json(self) -> dict[str, Any]:
         """The request as a plain dict."""

@@ -39,7 +39,12 @@ class TraceAnalyses:
         ``rank_analysis`` (rank × step measures, aligned collectives, the straggler) of a
         trace of two or more ranks; None for one process.
     errors : dict of str to str
-        Analysis name -> one-line message.
+        Analysis name -> one-line message (``"snapshot"``: an allocator snapshot that could
+        not be read).
+    snapshots : list of MemoryTimeline
+        Allocator snapshots shown with the trace (one per snapshot and device).
+    snapshot_only : bool
+        True when a snapshot was opened alone (the trace is empty).
     """
 
     trace: Trace
@@ -50,6 +55,8 @@ class TraceAnalyses:
     advice: Any = None
     ranks: Any = None
     errors: dict[str, str] = field(default_factory=dict)
+    snapshots: list[Any] = field(default_factory=list)
+    snapshot_only: bool = False
 
 
 class ImportCancelled(Exception):
@@ -144,6 +151,10 @@ def load_and_analyze(
         ``cancelled()`` became true.
     """
     from gpuviz.trace import kineto
+    from gpuviz.trace.allocator_snapshot import is_snapshot_path
+
+    if is_snapshot_path(path):
+        return load_snapshot_alone(path, progress, cancelled)
 
     def load_progress(*args: Any) -> None:
         if progress is None or not args:
@@ -166,7 +177,95 @@ def load_and_analyze(
         if progress is not None:
             progress(0.9 + 0.1 * frac, what)
 
-    return analyze(trace, analysis_progress, cancelled)
+    out = analyze(trace, analysis_progress, cancelled)
+    attach_snapshots(out, path)
+    return out
+
+
+def snapshot_files(path: str) -> list[Path]:
+    """The allocator snapshots recorded with a trace: ``NAME.memory.pickle`` beside a file,
+    ``rank-N.memory.pickle`` in a rank folder."""
+    from gpuviz.trace.allocator_snapshot import SNAPSHOT_SUFFIX, snapshot_path_for
+
+    p = Path(path)
+    if p.is_dir():
+        return sorted(q for q in p.iterdir() if q.name.endswith(SNAPSHOT_SUFFIX))
+    snap = snapshot_path_for(p)
+    return [snap] if snap.is_file() else []
+
+
+def attach_snapshots(out: TraceAnalyses, path: str) -> None:
+    """Load the snapshots recorded with the trace at ``path`` into ``out`` (errors noted)."""
+    from gpuviz.analysis.allocator_timeline import build_timelines
+    from gpuviz.trace.allocator_snapshot import load_snapshot
+
+    files = snapshot_files(path)
+    end_ns = _trace_span_ns(out.trace)
+    for f in files:
+        try:
+            snap = load_snapshot(f)
+        except Exception as exc:
+            out.errors["snapshot"] = _one_line(exc)
+            continue
+        name = f.name[: -len(".memory.pickle")] if len(files) > 1 else ""
+        out.snapshots += build_timelines(snap, name, out.trace.zero_ns, end_ns)
+
+
+def _trace_span_ns(trace: Trace) -> int:
+    s = trace.slices
+    return int((s.start_ns + s.dur_ns).max()) if len(s) else 0
+
+
+def load_snapshot_alone(
+    path: str, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+) -> TraceAnalyses:
+    """Open an allocator snapshot without a trace: an empty trace, and the snapshot's models."""
+    from gpuviz.analysis.allocator_timeline import build_timelines
+    from gpuviz.trace.allocator_snapshot import load_snapshot
+
+    def read_progress(frac: float) -> None:
+        if progress is not None:
+            progress(0.85 * frac, "reading the snapshot (no code in it runs)")
+
+    try:
+        snap = load_snapshot(path, read_progress, cancelled)
+    except Exception as exc:
+        if type(exc).__name__ == "ImportCancelledError":
+            raise ImportCancelled() from exc
+        raise
+    if progress is not None:
+        progress(0.9, "computing the timeline")
+    out = TraceAnalyses(_empty_trace(path), snapshot_only=True)
+    out.snapshots = build_timelines(snap)
+    if not out.snapshots:
+        out.errors["snapshot"] = f"{path}: no allocator activity (no segments, no history)"
+    return out
+
+
+def _empty_trace(source: str) -> Trace:
+    from gpuviz.trace.errors import ImportWarnings
+    from gpuviz.trace.model import (
+        ArgsStore,
+        Flows,
+        Instants,
+        MemoryEvents,
+        RankInfo,
+        Slices,
+        SymbolTable,
+        Tracks,
+    )
+
+    return Trace(
+        symbols=SymbolTable(),
+        slices=Slices.empty(),
+        tracks=Tracks.empty(),
+        flows=Flows.empty(),
+        memory=MemoryEvents.empty(),
+        instants=Instants.empty(),
+        args=ArgsStore(),
+        ranks=[RankInfo(None, source)],
+        warnings=ImportWarnings(),
+    )
 
 
 class QtTraceWorker(QThread):
@@ -254,7 +353,7 @@ def trace_title(path: str) -> str:
     """A tab title for a trace file or folder: its name without ``.json.gz``."""
     p = Path(path)
     name = p.name or str(p)
-    for suffix in (".json.gz", ".json", ".gz"):
+    for suffix in (".memory.pickle", ".pickle.gz", ".pickle", ".json.gz", ".json", ".gz"):
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
     return name

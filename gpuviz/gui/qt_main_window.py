@@ -48,7 +48,10 @@ from gpuviz.trace.model import Trace
 
 RECENT_KEY = "recent_traces"
 RECENT_MAX = 10
-OPEN_FILTER = "Kineto traces (*.json *.json.gz *.gz);;All files (*)"
+OPEN_FILTER = (
+    "Kineto traces (*.json *.json.gz *.gz);;"
+    "CUDA allocator snapshots (*.pickle *.pickle.gz);;All files (*)"
+)
 
 # A queued load: (progress label, job(progress, cancelled) -> TraceAnalyses, tab title, source)
 _Job = tuple[str, Callable[..., Any], str, str]
@@ -140,7 +143,7 @@ class MainWindow(QMainWindow):
     ) -> QtTraceView:
         """Add a tab for a trace whose analyses are computed; returns the tab's view."""
         view = QtTraceView(analyses, title, source)
-        view.set_view(self._default_view)
+        view.set_view("memory" if analyses.snapshot_only else self._default_view)
         view.viewChanged.connect(self._on_view_changed)
         # A file's name is data: "&" is no shortcut, "<b>" no markup, ESC shown as \x1b.
         index = self.tabs.addTab(view, menu_safe(title))

@@ -142,6 +142,7 @@ def show_request(ctl: Any, req: dict[str, Any]) -> None:
     if req.get("steps"):
         panel.steps.setValue(int(req["steps"]))
     panel.profile.setChecked(bool(req.get("profile", True)))
+    panel.memory_snapshot.setChecked(bool(req.get("memory_snapshot", False)))
 
 
 __all__ = ["run_gui", "show_request"]

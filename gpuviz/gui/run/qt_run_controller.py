@@ -428,6 +428,11 @@ class QtRunController(QObject):
         if trace and os.path.exists(trace):
             self._pending_trace = str(Path(trace).resolve())
             self.window.open_trace(self._pending_trace)
+        elif name == "Failed":
+            # out of memory before any trace was written: the snapshot taken at the failure
+            snapshot = _failure_snapshot(self.request)
+            if snapshot is not None:
+                self.window.open_trace(snapshot)
 
     def _on_trace_opened(self, view: Any) -> None:
         if self._pending_trace is None:
@@ -694,3 +699,13 @@ def install_run_panel(
 
 
 __all__ = ["QtRunController", "install_run_panel"]
+
+
+def _failure_snapshot(request: dict[str, Any] | None) -> str | None:
+    """The allocator snapshot a failed ``--memory-snapshot`` run left beside its trace path."""
+    if not request or not request.get("memory_snapshot") or not request.get("out"):
+        return None
+    from gpuviz.trace.allocator_snapshot import snapshot_path_for
+
+    path = snapshot_path_for(request["out"])
+    return str(path) if path.is_file() else None

@@ -134,6 +134,13 @@ class QtWorkloadPanel(QWidget):
             "child process, so the profiler's seconds-long stop and export never freeze the "
             "app. Unchecked: a quick timing run without a trace, in the app's process."
         )
+        self.memory_snapshot = QCheckBox("Record allocator history (CUDA)")
+        self.memory_snapshot.setToolTip(
+            "Record the CUDA caching allocator's history from set-up through the profiled "
+            "steps and save it beside the trace (NAME.memory.pickle; written at out of memory "
+            "too). It opens with the trace: Memory, Allocator snapshot. Needs CUDA and a trace."
+        )
+        self.profile.toggled.connect(self.memory_snapshot.setEnabled)
 
         self.run_button = QPushButton("Run")
         self.run_button.setDefault(True)
@@ -177,6 +184,7 @@ class QtWorkloadPanel(QWidget):
         rf.addRow("Device", self.devices)
         rf.addRow("Steps", self.steps)
         rf.addRow(self.profile)
+        rf.addRow(self.memory_snapshot)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button, 1)
@@ -307,6 +315,7 @@ class QtWorkloadPanel(QWidget):
             "gpus": self.devices.gpus_text(),
             "steps": int(self.steps.value()),
             "profile": bool(self.profile.isChecked()),
+            "memory_snapshot": bool(self.profile.isChecked() and self.memory_snapshot.isChecked()),
         }
 
     def set_running(self, running: bool) -> None:

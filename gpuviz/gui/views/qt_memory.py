@@ -1,6 +1,10 @@
 """The Memory view: allocated and reserved memory per device over time, peaks marked.
 
 Clicking the plot asks for the Timeline to move to that moment (:attr:`QtMemoryView.timeClicked`).
+
+With CUDA allocator snapshots (opened with the trace, or alone) the view has a second mode,
+"Allocator snapshot" (:mod:`qt_memory_snapshot`), shown first; "Trace counters" is the plot of
+the trace's ``[memory]`` events.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabBar, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_text import set_plain
 from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
@@ -51,11 +55,19 @@ class QtMemoryView(QWidget):
     timeClicked = Signal(object)
 
     def __init__(
-        self, series: list[Any] | None, end_ns: int, error: str = "", parent: QWidget | None = None
+        self,
+        series: list[Any] | None,
+        end_ns: int,
+        error: str = "",
+        parent: QWidget | None = None,
+        snapshots: list[Any] | None = None,
+        snapshot_error: str = "",
     ) -> None:
         super().__init__(parent)
         self.series = series or []
         self.end_ns = int(end_ns)
+        self.snapshot_view: Any = None
+        counters = QWidget()
         self.plot = make_plot_widget("GPU memory (caching allocator)")
         self.info = QLabel()
         self.info.setWordWrap(True)
@@ -65,10 +77,11 @@ class QtMemoryView(QWidget):
         )
         self.time_marker.setVisible(False)
         self.peaks: list[tuple[str, int, int]] = []  # (label, t_ns, bytes) of each marked peak
-        layout = QVBoxLayout(self)
+        layout = QVBoxLayout(counters)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.info)
+        self._build_modes(counters, snapshots or [], snapshot_error)
         if series is None:
             self.plot.hide()
             set_plain(self.info, f"Memory could not be computed: {error or 'not available'}")
@@ -82,6 +95,38 @@ class QtMemoryView(QWidget):
         else:
             self._update_plot()
             self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def _build_modes(self, counters: QWidget, snapshots: list[Any], snapshot_error: str) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.modes = QTabBar()
+        self.pages = QStackedWidget()
+        if snapshots or snapshot_error:
+            if snapshots:
+                from gpuviz.gui.views.qt_memory_snapshot import QtMemorySnapshotView
+
+                self.snapshot_view = QtMemorySnapshotView(snapshots, self.series)
+                self.snapshot_view.timeClicked.connect(self._on_snapshot_time_clicked)
+                page: QWidget = self.snapshot_view
+            else:
+                page = QLabel(f"The allocator snapshot could not be read: {snapshot_error}")
+                page.setTextFormat(Qt.TextFormat.PlainText)
+                page.setWordWrap(True)
+            self.modes.addTab("Allocator snapshot")
+            self.pages.addWidget(page)
+            self.modes.addTab("Trace counters")
+            self.modes.currentChanged.connect(self.pages.setCurrentIndex)
+            outer.addWidget(self.modes)
+        self.pages.addWidget(counters)
+        outer.addWidget(self.pages, 1)
+
+    def set_mode(self, name: str) -> None:
+        """Show ``"snapshot"`` or ``"counters"`` (when the view has both)."""
+        if self.modes.count():
+            self.modes.setCurrentIndex(0 if name == "snapshot" else 1)
+
+    def _on_snapshot_time_clicked(self, t_ns: Any) -> None:
+        self.timeClicked.emit(int(t_ns))
 
     def _update_plot(self) -> None:
         item = self.plot.getPlotItem()
@@ -180,4 +225,6 @@ class QtMemoryView(QWidget):
 
     def export_target(self) -> Any:
         """The graphics scene that Export → Plot writes."""
+        if self.snapshot_view is not None and self.pages.currentWidget() is self.snapshot_view:
+            return self.snapshot_view.export_target()
         return self.plot.getPlotItem() if self.series else None

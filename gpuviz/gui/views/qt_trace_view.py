@@ -116,7 +116,13 @@ class QtTraceView(QWidget):
         if name == "splits":
             return QtSplitsView(a.splits, err.get("splits", ""))
         if name == "memory":
-            memory = QtMemoryView(a.memory, self.end_ns, err.get("memory", ""))
+            memory = QtMemoryView(
+                a.memory,
+                self.end_ns,
+                err.get("memory", ""),
+                snapshots=a.snapshots,
+                snapshot_error=err.get("snapshot", ""),
+            )
             memory.timeClicked.connect(self._on_memory_time_clicked)
             return memory
         if name == "kernels":

@@ -1,0 +1,289 @@
+"""Level of detail for the active memory timeline: a stacked raster whose cost grows with pixels.
+
+The timeline draws every live allocation as a band stacked over time, like memory_viz's
+"Active Memory Timeline": after entry ``k`` the live allocations (:mod:`gpuviz.trace.allocations`,
+in stacking order) are piled up from zero, each as tall as its block. memory_viz draws one SVG
+polygon per allocation and gives up past some thousands (the rest becomes one "summarized"
+band). Here a frame is a raster of the pixels that are shown, with the Timeline's LOD rules
+(STYLE.md, :func:`gpuviz.trace.lod.level_for`):
+
+1. Columns. A level ``L`` cuts time into buckets of ``2**L`` ns; a frame uses the level whose
+   bucket is the pixel width rounded down to a power of two, so a slightly changed zoom or a
+   pan reuses it. A bucket shows the state after its entry with the highest live bytes (so no
+   peak is lost at any zoom), an empty bucket the state after the last entry before it.
+   :class:`ColumnPyramid` keeps, per level, each nonempty bucket's peak entry and last entry;
+   it is built once (O(entries)), each level from the one below.
+2. Pairs (:func:`stack_raster`). An allocation is live in a contiguous run of columns (the
+   columns' entries only grow), found by two binary searches; the (column, allocation) pairs,
+   grouped by column in stacking order (a stable radix sort on the column), give each band's
+   bottom by one cumulative sum.
+3. Pixels. A band covers the pixel rows between its rounded bottom and top, so the bands of a
+   column tile it exactly; a band thinner than half a pixel takes no row of its own (its bytes
+   still count: the column's height is exact). With one filler band per column that makes it
+   exactly as tall as the image, a single ``np.repeat`` lays out every pixel, column-major.
+
+The raster has one column per bucket; the view stretches it over the buckets' time range.
+Cost per frame: O(buckets in view) for the columns, O(allocations) for the binary searches,
+O(pairs + pixels) for the rest (``benchmarks/bench_memory.py`` measures it at 1M entries).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.trace.lod import level_for
+
+I64 = npt.NDArray[np.int64]
+U32 = npt.NDArray[np.uint32]
+
+FINEST_BUCKETS = 1 << 16
+"""The pyramid's finest level has about this many buckets over the whole window; views zoomed
+in further take their columns from the entries directly (there are few of them)."""
+
+
+@dataclass
+class Columns:
+    """What each column of a frame shows.
+
+    Attributes
+    ----------
+    entry : int64 (n,)
+        The entry whose state the column shows (``-1``: the state when the window began).
+    shown : bool (n,)
+        False outside the recorded window (drawn empty).
+    x0_ns, bucket_ns : int
+        Column ``i`` spans ``[x0_ns + i * bucket_ns, x0_ns + (i + 1) * bucket_ns)``.
+    """
+
+    entry: I64
+    shown: npt.NDArray[np.bool_]
+    x0_ns: int
+    bucket_ns: int
+
+    def __len__(self) -> int:
+        return len(self.entry)
+
+
+def _ranges(lo: I64, counts: I64) -> I64:
+    """``concatenate([arange(l, l + c) for l, c in zip(lo, counts)])`` without a loop."""
+    total = int(counts.sum())
+    offs = np.cumsum(counts) - counts
+    return np.repeat(lo - offs, counts) + np.arange(total, dtype=np.int64)
+
+
+def _pack(live: I64, entry: I64) -> I64:
+    """Keys whose max is the highest live bytes, and among equals the earliest entry."""
+    top = int(live.max()) if len(live) else 0
+    shift = max(0, top.bit_length() - 38)  # live bytes in 38 bits, the entry in 24
+    mask = (1 << 24) - 1
+    return ((live >> shift) << 24) | (mask - np.minimum(entry, mask))
+
+
+@dataclass
+class _Level:
+    bucket: I64  # nonempty bucket ids, ascending
+    peak: I64  # entry with the highest live bytes in the bucket
+    last: I64  # last entry in the bucket
+
+
+@dataclass
+class ColumnPyramid:
+    """Per level, each nonempty bucket's peak entry and last entry (see the module docstring).
+
+    Parameters
+    ----------
+    t_ns
+        Entry times in ns from the view's origin, non-decreasing.
+    live
+        Live bytes just after each entry.
+    """
+
+    t_ns: I64
+    live: I64
+    levels: dict[int, _Level] = field(default_factory=dict)
+    finest: int = 0
+
+    def __post_init__(self) -> None:
+        n = len(self.t_ns)
+        if n == 0:
+            return
+        span = max(int(self.t_ns[-1] - self.t_ns[0]), 1)
+        self.finest = level_for(0, span, FINEST_BUCKETS)
+        # the finest level from the entries; keys pack (live, entry) for a max-reduce
+        b = self.t_ns >> self.finest
+        starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+        ends = np.r_[starts[1:], n] - 1
+        idx = np.arange(n, dtype=np.int64)
+        # entries beyond 2**24 wrap in the key: compare within a bucket only (offsets)
+        local = idx - np.repeat(starts, np.diff(np.r_[starts, n]))
+        key = _pack(self.live, local)
+        best = np.maximum.reduceat(key, starts)
+        peak = starts + ((1 << 24) - 1 - (best & ((1 << 24) - 1)))
+        level = _Level(b[starts], peak.astype(np.int64), ends.astype(np.int64))
+        self.levels[self.finest] = level
+        top = level_for(0, span, 1) + 1
+        for L in range(self.finest + 1, top + 1):
+            level = self._coarsen(level)
+            self.levels[L] = level
+            if len(level.bucket) == 1:
+                break
+
+    def _coarsen(self, fine: _Level) -> _Level:
+        b = fine.bucket >> 1
+        starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+        ends = np.r_[starts[1:], len(b)] - 1
+        # the higher live of the (at most two) children; the earlier on a tie
+        key = _pack(
+            self.live[fine.peak],
+            np.arange(len(b), dtype=np.int64) - np.repeat(starts, np.diff(np.r_[starts, len(b)])),
+        )
+        best = np.maximum.reduceat(key, starts)
+        child = starts + ((1 << 24) - 1 - (best & ((1 << 24) - 1)))
+        return _Level(b[starts], fine.peak[child], fine.last[ends])
+
+    def columns(self, t0_ns: float, t1_ns: float, width_px: int) -> Columns:
+        """The columns of the view ``[t0_ns, t1_ns)`` drawn ``width_px`` wide."""
+        n = len(self.t_ns)
+        L = level_for(t0_ns, t1_ns, width_px)
+        if n == 0:
+            return Columns(
+                np.full(1, -1, np.int64), np.zeros(1, bool), int(t0_ns), max(int(t1_ns - t0_ns), 1)
+            )
+        L = min(L, max(self.levels)) if self.levels else L
+        size = 1 << L
+        b0 = int(np.floor(t0_ns / size))
+        b1 = max(int(np.ceil(t1_ns / size)), b0 + 1)
+        ids = np.arange(b0, b1, dtype=np.int64)
+        if L >= self.finest and L in self.levels:
+            lv = self.levels[L]
+            lo = np.searchsorted(lv.bucket, b0, "left")
+            hi = np.searchsorted(lv.bucket, b1, "left")
+            entry = np.empty(len(ids), dtype=np.int64)
+            # an empty bucket: the last entry before it
+            prev = np.searchsorted(lv.bucket, ids, "left") - 1
+            entry[:] = np.where(prev >= 0, lv.last[np.maximum(prev, 0)], -1)
+            hit = lv.bucket[lo:hi] - b0
+            entry[hit] = lv.peak[lo:hi]
+        else:  # zoomed in below the pyramid: from the entries in view
+            edges = ids * size
+            e_lo = np.searchsorted(self.t_ns, edges, "left")
+            e_hi = np.searchsorted(self.t_ns, edges + size, "left")
+            entry = e_lo - 1
+            full = np.flatnonzero(e_hi > e_lo)
+            if len(full):
+                counts = e_hi[full] - e_lo[full]
+                idx = _ranges(e_lo[full], counts)
+                local = idx - np.repeat(e_lo[full], counts)
+                best = np.maximum.reduceat(_pack(self.live[idx], local), np.cumsum(counts) - counts)
+                entry[full] = e_lo[full] + ((1 << 24) - 1 - (best & ((1 << 24) - 1)))
+        first, last = int(self.t_ns[0]), int(self.t_ns[-1])
+        shown = ((ids + 1) * size > first) & (ids * size <= last)
+        return Columns(entry.astype(np.int64), shown, b0 * size, size)
+
+
+def stack_raster(
+    columns: Columns,
+    row_start: I64,
+    row_end: I64,
+    row_bytes: I64,
+    row_value: U32,
+    height: int,
+    y_max_bytes: float,
+    n_entries: int | None = None,
+) -> U32:
+    """Each column's stacked live allocations as pixels: a ``(len(columns), height)`` grid.
+
+    Column-major: row ``c`` of the result is column ``c`` from the top pixel down (the view
+    draws it transposed, which Qt does faster than numpy can transpose it).
+
+    Parameters
+    ----------
+    columns
+        From :meth:`ColumnPyramid.columns`.
+    row_start, row_end, row_bytes
+        The allocations in stacking order: live after entry ``k`` when
+        ``row_start <= k < row_end``, ``row_bytes`` tall.
+    row_value
+        The value (a premultiplied ARGB colour) painted for each allocation; 0 is empty.
+    height, y_max_bytes
+        Pixel rows, and the bytes the top row reaches. Row 0 is the top.
+    n_entries
+        The number of entries (the largest ``row_end``); found when not given.
+    """
+    height = max(int(height), 1)
+    width = len(columns)
+    shown = np.flatnonzero(columns.shown)
+    if len(row_start) == 0 or len(shown) == 0 or y_max_bytes <= 0:
+        return np.zeros((width, height), dtype=np.uint32)
+    # the distinct entries the shown columns show (neighbours often show the same one)
+    ks, col_of = np.unique(columns.entry[shown], return_inverse=True)
+    n_ks = len(ks)
+    # columns where each allocation is live: [#ks < start, #ks < end), by a prefix count
+    n = int(row_end.max()) if n_entries is None else int(n_entries)
+    marks = np.zeros(n + 3, dtype=np.int32)
+    marks[ks + 2] = 1  # entry -1 -> index 1; #ks < x is cum[x + 1]
+    cum = np.cumsum(marks, dtype=np.int64)
+    c_lo = cum[row_start + 1]
+    c_hi = cum[np.minimum(row_end, n + 1) + 1]
+    count = c_hi - c_lo
+    rows = np.flatnonzero(count > 0)
+    # one band per (column, allocation), stacked in order; then, per column, a filler band
+    # that makes it exactly ``height`` pixels tall (so one np.repeat lays out every pixel)
+    if len(rows):
+        cnt = count[rows]
+        col = _ranges(c_lo[rows], cnt)
+        row = np.repeat(rows, cnt)
+        order = np.argsort(col.astype(np.int16 if n_ks < 32768 else np.int32), kind="stable")
+        col, row = col[order], row[order]
+    else:
+        col = np.empty(0, dtype=np.int64)
+        row = np.empty(0, dtype=np.int64)
+    size = row_bytes[row]
+    top = np.cumsum(size)
+    col_first = np.searchsorted(col, np.arange(n_ks + 1), side="left")
+    before = np.concatenate([[0], top])[col_first]
+    px = height / float(y_max_bytes)
+    # pixel boundaries of each band, from the bottom of its column, clipped to the height
+    edge = np.minimum(np.rint((top - before[col]) * px).astype(np.int64), height)
+    low = np.empty_like(edge)
+    low[1:] = edge[:-1]
+    low[col_first[:-1][col_first[:-1] < len(col)]] = 0  # the first band of a column starts at 0
+    span = edge - low
+    filled = np.zeros(n_ks, dtype=np.int64)
+    last_band = col_first[1:] - 1
+    has = last_band >= col_first[:-1]
+    filled[has] = edge[last_band[has]]
+    # top-down pixel order: filler (empty) first, then the bands from the top one down
+    values = np.concatenate([np.zeros(n_ks, dtype=np.uint32), row_value[row][::-1]])
+    spans = np.concatenate([height - filled, span[::-1]])
+    band_col = np.concatenate([np.arange(n_ks), col[::-1]])
+    # by column, last first (stable: each column's filler, then its bands from the top down);
+    # the rows of the result are then flipped back to ascending columns
+    key = (n_ks - 1 - band_col).astype(np.int16 if n_ks < 32768 else np.int32)
+    lay = np.argsort(key, kind="stable")
+    per_col = np.repeat(values[lay], spans[lay]).reshape(n_ks, height)[::-1]
+    full = np.zeros((n_ks + 1, height), dtype=np.uint32)
+    full[:n_ks] = per_col
+    which = np.full(width, n_ks, dtype=np.int64)
+    which[shown] = col_of
+    return full[which]
+
+
+def row_at(
+    row_start: I64, row_end: I64, row_bytes: I64, k: int, level_bytes: float
+) -> tuple[int, float]:
+    """The allocation (row) whose band holds ``level_bytes`` after entry ``k``, and its bottom.
+
+    Returns ``(-1, 0.0)`` above the stack.
+    """
+    live = np.flatnonzero((row_start <= k) & (row_end > k))
+    if len(live) == 0 or level_bytes < 0:
+        return -1, 0.0
+    top = np.cumsum(row_bytes[live])
+    i = int(np.searchsorted(top, level_bytes, side="right"))
+    if i >= len(live):
+        return -1, 0.0
+    return int(live[i]), float(top[i] - row_bytes[live[i]])

@@ -1,0 +1,515 @@
+"""CUDA caching-allocator snapshots (``torch.cuda.memory._dump_snapshot``), read safely, as columns.
+
+:func:`load_snapshot` unpickles with an unpickler that loads no class
+(:mod:`gpuviz.trace.snapshot_pickle`: nothing in the file runs) and turns the result into
+columns (:mod:`gpuviz.trace.allocator_columns`) and allocation intervals
+(:mod:`gpuviz.trace.allocations`). No object per entry survives the load.
+
+The layout (``torch/cuda/memory.py``, ``_snapshot``)::
+
+    {"segments": [{"device", "address", "total_size", "allocated_size", "active_size",
+                   "requested_size", "stream", "segment_type", "is_expandable", "frames"?,
+                   "blocks": [{"address"?, "size", "requested_size", "state", "frames"}]}],
+     "device_traces": [[{"action", "addr" | "device_free", "size", "stream", "time_us",
+                         "frames"}, ...] per device],
+     "allocator_settings": {...}, "external_annotations": [{"name", "stage", "time_us", "device"}]}
+
+Each frame is ``{"filename", "line", "name"}``, innermost call first. PyTorch shares frame dicts
+between entries, so the pickle's memo makes each one object; stacks are interned by the
+identities of their frames first, by value only on a miss. Only the stacks that a figure or a
+view shows are interned: those of allocs, OOMs, segments, and of frees whose alloc came before
+the window; a free's own stack is otherwise never shown (its allocation shows the alloc's).
+
+Tolerated: missing keys, older layouts (blocks without ``address``, no
+``external_annotations``, ``free`` instead of ``free_requested``/``free_completed``, frames
+without C++ entries, ``history`` instead of ``frames`` on blocks) and empty traces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.trace.allocations import orphan_frees, pair_allocations
+from gpuviz.trace.allocator_columns import (
+    ACTION_NAMES,
+    BLOCK_STATE_NAMES,
+    NO_STACK,
+    Action,
+    AllocatorSnapshot,
+    Annotations,
+    AnnotationStage,
+    Blocks,
+    BlockState,
+    Segments,
+    TraceEntries,
+)
+from gpuviz.trace.errors import TraceFormatError
+from gpuviz.trace.model import SymbolTable
+from gpuviz.trace.snapshot_pickle import gc_paused, load_snapshot_data
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+
+__all__ = [
+    "SNAPSHOT_SUFFIX",
+    "AllocatorSnapshot",
+    "is_snapshot_path",
+    "load_snapshot",
+    "snapshot_from_data",
+    "snapshot_path_for",
+]
+
+SNAPSHOT_SUFFIX = ".memory.pickle"
+"""A snapshot recorded with a trace sits beside it: ``NAME.json.gz`` -> ``NAME.memory.pickle``."""
+
+_TRACE_SUFFIXES = (".json.gz", ".json", ".pt.trace.json.gz", ".pt.trace.json")
+
+
+class _Interner:
+    """Frames and stacks, interned by object identity first (PyTorch shares them), then by value."""
+
+    def __init__(self) -> None:
+        self.symbols = SymbolTable()
+        self.frame_by_id: dict[int, int] = {}
+        self.frame_by_key: dict[tuple[str, int, str], int] = {}
+        self.frame_filename: list[int] = []
+        self.frame_name: list[int] = []
+        self.frame_line: list[int] = []
+        self.stack_by_ids: dict[tuple[int, ...], int] = {}
+        self.stack_by_frames: dict[tuple[int, ...], int] = {}
+        self.stack_offsets: list[int] = [0]
+        self.stack_frames: list[int] = []
+        self.probe: dict[tuple[int, int, int, int], tuple[Any, int]] = {}
+        # the objects interned by identity stay referenced, so no id is reused while we run
+        self.keep: list[Any] = []
+
+    def frame(self, f: Any) -> int:
+        i = self.frame_by_id.get(id(f))
+        if i is not None:
+            return i
+        if isinstance(f, dict):
+            fn, ln, nm = f.get("filename", ""), f.get("line", 0), f.get("name", "")
+        else:
+            fn, ln, nm = "?", 0, str(f)[:200]
+        if not isinstance(ln, int) or isinstance(ln, bool):
+            ln = 0
+        key = (str(fn), ln, str(nm))
+        i = self.frame_by_key.get(key)
+        if i is None:
+            i = len(self.frame_line)
+            self.frame_by_key[key] = i
+            self.frame_filename.append(self.symbols.intern(key[0]))
+            self.frame_name.append(self.symbols.intern(key[2]))
+            self.frame_line.append(ln)
+        self.frame_by_id[id(f)] = i
+        self.keep.append(f)
+        return i
+
+    def stack(self, frames: Any) -> int:
+        """The stack id of a list of frames (by the identities of its frames, then by value)."""
+        if not frames or not isinstance(frames, (list, tuple)):
+            return NO_STACK
+        ids = tuple(map(id, frames))
+        s = self.stack_by_ids.get(ids)
+        return s if s is not None else self._new_stack(frames, ids)
+
+    def _new_stack(self, frames: Any, ids: tuple[int, ...]) -> int:
+        if not isinstance(frames, (list, tuple)):
+            return NO_STACK
+        fids = tuple(self.frame(f) for f in frames)
+        s = self.stack_by_frames.get(fids)
+        if s is None:
+            s = len(self.stack_offsets) - 1
+            self.stack_by_frames[fids] = s
+            self.stack_frames.extend(fids)
+            self.stack_offsets.append(len(self.stack_frames))
+        self.stack_by_ids[ids] = s
+        self.keep.append(frames)
+        return s
+
+    def stacks_of(self, items: Sequence[Any], rows: npt.ArrayLike | None = None) -> I32:
+        """Stack ids of ``items`` (or of ``items[rows]``), from their ``frames``."""
+        seq = items if rows is None else [items[i] for i in np.asarray(rows).tolist()]
+        try:
+            lists = list(map(itemgetter("frames"), seq))
+        except (KeyError, TypeError):
+            lists = [_frames_of(e) for e in seq]
+        # The fast path: a probe of three frame identities and the length finds the stack seen
+        # last with that probe, and list equality (identity first, in C) confirms it; entries
+        # mostly repeat a recent stack. Otherwise the identities of all frames decide.
+        probe = self.probe
+        get = probe.get
+        by_ids = self.stack_by_ids
+        new = self._new_stack
+        out: list[int] = []
+        add = out.append
+        for f in lists:
+            if not f:
+                add(NO_STACK)
+                continue
+            try:
+                n = len(f)
+                k = (n, id(f[0]), id(f[n >> 1]), id(f[-1]))
+            except (TypeError, KeyError, IndexError):
+                add(NO_STACK)
+                continue
+            c = get(k)
+            if c is not None and f == c[0]:
+                add(c[1])
+                continue
+            ids = tuple(map(id, f))
+            s = by_ids.get(ids)
+            if s is None:
+                s = new(f, ids)
+            probe[k] = (f, s)
+            add(s)
+        return np.asarray(out, dtype=np.int32)
+
+
+def _frames_of(e: Any) -> Any:
+    if not isinstance(e, dict):
+        return None
+    frames = e.get("frames")
+    if frames is None:
+        history = e.get("history")  # before torch 2.1 a block kept its frames in history[0]
+        if isinstance(history, list) and history and isinstance(history[0], dict):
+            frames = history[0].get("frames")
+    return frames
+
+
+def _int_column(items: Sequence[Any], key: str, default: int, src: str, where: str) -> I64:
+    """``items[i][key]`` as int64; fast when every item has it, exact error when one is bad."""
+    n = len(items)
+    try:
+        return np.fromiter(map(itemgetter(key), items), dtype=np.int64, count=n)
+    except (KeyError, TypeError, ValueError, OverflowError):
+        pass
+    out = np.empty(n, dtype=np.int64)
+    for i, e in enumerate(items):
+        if not isinstance(e, dict):
+            raise TraceFormatError(src, f"{where}[{i}]", f"expected a dict, got {type(e).__name__}")
+        v = e.get(key, default)
+        if v is None:
+            v = default
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+            raise TraceFormatError(src, f"{where}[{i}]", f"{key!r} is {v!r}, expected a number")
+        try:
+            out[i] = int(v)
+        except (ValueError, OverflowError):
+            raise TraceFormatError(
+                src, f"{where}[{i}]", f"{key!r} = {v!r} is out of range"
+            ) from None
+    return out
+
+
+def _as_list(value: Any, src: str, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise TraceFormatError(src, where, f"expected a list, got {type(value).__name__}")
+    return value if isinstance(value, list) else list(value)
+
+
+_ACTION_CODES = {k: int(v) for k, v in ACTION_NAMES.items()}
+_FREES = (int(Action.FREE_REQUESTED), int(Action.FREE_COMPLETED), int(Action.FREE))
+
+
+def _actions(items: list[Any]) -> npt.NDArray[np.int8]:
+    n = len(items)
+    try:  # all in C when every entry is a dict with a known action
+        return np.fromiter(
+            map(_ACTION_CODES.__getitem__, map(itemgetter("action"), items)), dtype=np.int8, count=n
+        )
+    except (KeyError, TypeError):
+        other = int(Action.OTHER)
+        return np.fromiter(
+            (
+                _ACTION_CODES.get(str(e.get("action")), other) if isinstance(e, dict) else other
+                for e in items
+            ),
+            dtype=np.int8,
+            count=n,
+        )
+
+
+def _trace_entries(items: list[Any], interner: _Interner, src: str, where: str) -> TraceEntries:
+    n = len(items)
+    if n == 0:
+        return TraceEntries.empty()
+    action = _actions(items)
+    for i in np.flatnonzero(action == Action.OTHER)[:1].tolist():
+        if not isinstance(items[i], dict):
+            raise TraceFormatError(
+                src, f"{where}[{i}]", f"expected a dict, got {type(items[i]).__name__}"
+            )
+    size = _int_column(items, "size", 0, src, where)
+    stream = _int_column(items, "stream", 0, src, where)
+    time_us = _int_column(items, "time_us", 0, src, where)
+    oom = np.flatnonzero(action == Action.OOM)
+    if len(oom):  # an OOM entry carries device_free where the others carry addr
+        ok = np.ones(n, dtype=bool)
+        ok[oom] = False
+        addr = np.zeros(n, dtype=np.int64)
+        rest = np.flatnonzero(ok)
+        addr[rest] = _int_column([items[i] for i in rest.tolist()], "addr", 0, src, where)
+        addr[oom] = _int_column([items[i] for i in oom.tolist()], "device_free", 0, src, where)
+    else:
+        addr = _int_column(items, "addr", 0, src, where)
+    entries = TraceEntries(action, addr, size, stream, time_us, np.full(n, NO_STACK, np.int32))
+    # intern the stacks that are shown: all but frees, plus frees of pre-window allocations
+    want = ~np.isin(action, _FREES)
+    want[orphan_frees(entries)] = True
+    rows = np.flatnonzero(want)
+    entries.stack[rows] = interner.stacks_of(items, rows)
+    return entries
+
+
+def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tuple[Segments, Blocks]:
+    n = len(segs)
+    for i, s in enumerate(segs):
+        if not isinstance(s, dict):
+            raise TraceFormatError(
+                src, f"segments[{i}]", f"expected a dict, got {type(s).__name__}"
+            )
+    address = _int_column(segs, "address", 0, src, "segments")
+    total = _int_column(segs, "total_size", 0, src, "segments")
+    block_lists = [
+        _as_list(s.get("blocks"), src, f"segments[{i}].blocks") for i, s in enumerate(segs)
+    ]
+    counts = np.fromiter(map(len, block_lists), dtype=np.int64, count=n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    flat: list[Any] = [b for bl in block_lists for b in bl]
+    for j, b in enumerate(flat):
+        if not isinstance(b, dict):
+            raise TraceFormatError(src, f"block {j}", f"expected a dict, got {type(b).__name__}")
+    nb = len(flat)
+    seg_of_block = np.repeat(np.arange(n, dtype=np.int32), counts)
+    bsize = _int_column(flat, "size", 0, src, "blocks")
+    breq = np.fromiter(
+        (
+            v if isinstance(v, int) else 0
+            for v in (b.get("requested_size", b.get("size")) for b in flat)
+        ),
+        dtype=np.int64,
+        count=nb,
+    )
+    # Older snapshots name no block address: blocks tile their segment in order.
+    before = np.cumsum(bsize) - bsize
+    seg_first = np.zeros(n, dtype=np.int64)
+    has = counts > 0
+    seg_first[has] = before[offsets[:-1][has]]
+    implied = np.repeat(address - seg_first, counts) + before
+    baddr = np.fromiter(
+        (a if isinstance(a, int) else -1 for a in (b.get("address", -1) for b in flat)),
+        dtype=np.int64,
+        count=nb,
+    )
+    missing = baddr < 0
+    baddr[missing] = implied[missing]
+    state_codes = {k: int(v) for k, v in BLOCK_STATE_NAMES.items()}
+    inactive = int(BlockState.INACTIVE)
+    bstate = np.fromiter(
+        (state_codes.get(b.get("state"), inactive) for b in flat), dtype=np.int8, count=nb
+    )
+    bstack = interner.stacks_of(flat)
+
+    def per_segment(key: str, mask: npt.NDArray[np.bool_]) -> I64:
+        given = [s.get(key) for s in segs]
+        from_blocks = np.bincount(seg_of_block[mask], weights=bsize[mask], minlength=n)
+        return np.asarray(
+            [v if isinstance(v, int) else int(from_blocks[i]) for i, v in enumerate(given)],
+            dtype=np.int64,
+        )
+
+    segments = Segments(
+        device=_int_column(segs, "device", 0, src, "segments").astype(np.int32),
+        address=address,
+        total_size=total,
+        allocated_size=per_segment("allocated_size", bstate == BlockState.ACTIVE_ALLOCATED),
+        active_size=per_segment("active_size", bstate != BlockState.INACTIVE),
+        requested_size=np.asarray(
+            [v if isinstance(v, int) else 0 for v in (s.get("requested_size") for s in segs)],
+            dtype=np.int64,
+        ),
+        stream=_int_column(segs, "stream", 0, src, "segments"),
+        is_large=np.asarray([s.get("segment_type", "large") != "small" for s in segs], dtype=bool),
+        is_expandable=np.asarray([bool(s.get("is_expandable", False)) for s in segs], dtype=bool),
+        stack=interner.stacks_of(segs),
+        block_offsets=offsets,
+    )
+    return segments, Blocks(seg_of_block, baddr, bsize, breq, bstate, bstack)
+
+
+def _annotations(items: list[Any], interner: _Interner, src: str) -> Annotations:
+    items = [a for a in items if isinstance(a, dict)]
+    n = len(items)
+    codes = {"START": int(AnnotationStage.START), "END": int(AnnotationStage.END)}
+    other = int(AnnotationStage.OTHER)
+    return Annotations(
+        device=_int_column(items, "device", 0, src, "external_annotations").astype(np.int32),
+        time_us=_int_column(items, "time_us", 0, src, "external_annotations"),
+        stage=np.fromiter((codes.get(a.get("stage"), other) for a in items), np.int8, count=n),
+        name=np.fromiter(
+            (interner.symbols.intern(str(a.get("name", ""))) for a in items), np.int32, count=n
+        ),
+    )
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """Settings as JSON-friendly plain data."""
+    if depth > 4:
+        return None
+    if isinstance(value, dict):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)[:200]
+
+
+def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnapshot:
+    """Turn an unpickled snapshot dict into columns and allocation intervals.
+
+    Raises
+    ------
+    TraceFormatError
+        A part has the wrong type (the message names the place).
+    """
+    interner = _Interner()
+    segs = _as_list(data.get("segments"), source, "segments")
+    traces_raw = _as_list(data.get("device_traces"), source, "device_traces")
+    traces = [
+        _trace_entries(
+            _as_list(t, source, f"device_traces[{d}]"), interner, source, f"device_traces[{d}]"
+        )
+        for d, t in enumerate(traces_raw)
+    ]
+    segments, blocks = _segments_and_blocks(segs, interner, source)
+    annotations = _annotations(
+        _as_list(data.get("external_annotations"), source, "external_annotations"), interner, source
+    )
+    settings = data.get("allocator_settings")
+    settings = _plain(settings) if isinstance(settings, dict) else {}
+    snap = AllocatorSnapshot(
+        source=source,
+        symbols=interner.symbols,
+        frame_filename=np.asarray(interner.frame_filename, dtype=np.int32),
+        frame_name=np.asarray(interner.frame_name, dtype=np.int32),
+        frame_line=np.asarray(interner.frame_line, dtype=np.int64),
+        stack_offsets=np.asarray(interner.stack_offsets, dtype=np.int64),
+        stack_frame_ids=np.asarray(interner.stack_frames, dtype=np.int32),
+        traces=traces,
+        segments=segments,
+        blocks=blocks,
+        annotations=annotations,
+        allocator_settings=settings,
+    )
+    expandable = bool(settings.get("expandable_segments")) or bool(segments.is_expandable.any())
+    block_dev = segments.device[blocks.segment] if len(blocks) else np.empty(0, np.int32)
+    active = blocks.state != BlockState.INACTIVE
+    n_dev = max(len(traces), int(segments.device.max()) + 1 if len(segments) else 0)
+    mss = settings.get("max_split_size")
+    max_split_size = int(mss) if isinstance(mss, int) and not isinstance(mss, bool) else -1
+    for d in range(n_dev):
+        rows = np.flatnonzero(active & (block_dev == d))
+        segs_d = np.flatnonzero(segments.device == d)
+        snap.allocations.append(
+            pair_allocations(
+                snap.trace_columns(d),
+                blocks.address[rows],
+                blocks.size[rows],
+                blocks.requested_size[rows],
+                segments.stream[blocks.segment[rows]],
+                blocks.stack[rows],
+                segments.address[segs_d],
+                segments.total_size[segs_d],
+                expandable,
+                max_split_size,
+            )
+        )
+    return snap
+
+
+def load_snapshot(
+    path: str | Path,
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> AllocatorSnapshot:
+    """Read a ``.pickle`` (or ``.pickle.gz``) allocator snapshot safely, as columns.
+
+    Parameters
+    ----------
+    path
+        A file written by ``torch.cuda.memory._dump_snapshot`` (or by gpuviz's
+        ``--memory-snapshot``).
+    progress, cancelled
+        As in :func:`~gpuviz.trace.snapshot_pickle.load_snapshot_data` (reading is most of
+        the time).
+
+    Returns
+    -------
+    AllocatorSnapshot
+
+    Raises
+    ------
+    TraceFormatError
+        The file is not a snapshot, is damaged, or names a class (refused; nothing ran).
+    """
+    data = load_snapshot_data(path, progress, cancelled)
+    # the raw tree is millions of containers that are all reachable: collecting is wasted work
+    with gc_paused():
+        snap = snapshot_from_data(data, str(path))
+        release(data)
+    return snap
+
+
+def release(data: dict[str, Any]) -> None:
+    """Free an unpickled snapshot in slices of entries.
+
+    Freeing a million entries in one ``del`` is one long C call that holds the GIL (a third
+    of a second here); slices of 20k entries let another thread (the app's GUI) run between them.
+    """
+    for trace in data.get("device_traces") or []:
+        if isinstance(trace, list):
+            while trace:
+                del trace[-20_000:]
+    data.clear()
+
+
+def is_snapshot_path(path: str | Path) -> bool:
+    """Whether a file name looks like an allocator snapshot (``.pickle``, ``.pickle.gz``)."""
+    name = Path(path).name.lower()
+    return name.endswith((".pickle", ".pickle.gz", ".pkl", ".pkl.gz"))
+
+
+def snapshot_path_for(trace_path: Path | str, rank: int | None = None) -> Path:
+    """The snapshot file that belongs to a trace.
+
+    Parameters
+    ----------
+    trace_path
+        A trace file (``NAME.json.gz`` or ``NAME.json``), or a folder of per-rank traces.
+    rank
+        For a folder: the rank whose snapshot is meant (default 0). Ignored for a file.
+
+    Returns
+    -------
+    Path
+        ``NAME.memory.pickle`` beside a trace file; ``FOLDER/rank-N.memory.pickle`` for a
+        folder, beside that rank's ``rank-N.json.gz``.
+    """
+    p = Path(trace_path)
+    name = p.name
+    for suffix in sorted(_TRACE_SUFFIXES, key=len, reverse=True):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return p.with_name(name[: -len(suffix)] + SNAPSHOT_SUFFIX)
+    # no trace suffix: a rank folder (``--out DIR`` of a multi-process run)
+    return p / f"rank-{0 if rank is None else int(rank)}{SNAPSHOT_SUFFIX}"

@@ -1,0 +1,101 @@
+"""The active memory timeline's LOD: columns keep peaks, the raster stacks exact heights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpuviz.analysis.allocator import live_bytes_curve
+from gpuviz.trace.allocator_lod import ColumnPyramid, row_at, stack_raster
+from gpuviz.trace.allocator_snapshot import snapshot_from_data
+from gpuviz.trace.synthetic_snapshot import make_snapshot
+
+
+@pytest.fixture(scope="module")
+def model() -> tuple:
+    raw, _ = make_snapshot(20_000, max_entries=12_000, seed=7)
+    snap = snapshot_from_data(raw, "s")
+    tr, al = snap.trace_columns(0), snap.device_allocations(0)
+    base, live = live_bytes_curve(al, len(tr))
+    t_ns = (tr.time_us - tr.time_us[0]) * 1000
+    return t_ns, live, base, al
+
+
+def test_columns_keep_the_peak_at_every_zoom(model: tuple) -> None:
+    t_ns, live, _, _ = model
+    pyr = ColumnPyramid(t_ns, live)
+    span = int(t_ns[-1])
+    for frac in (1.0, 0.1, 0.01, 0.0001):
+        t0, t1 = span * 0.3, span * 0.3 + span * frac
+        cols = pyr.columns(t0, t1, 800)
+        assert cols.bucket_ns & (cols.bucket_ns - 1) == 0  # a power of two
+        assert cols.x0_ns <= t0 and cols.x0_ns + len(cols) * cols.bucket_ns >= t1
+        # brute force: every bucket's highest live entry (or the last one before it)
+        for i in range(0, len(cols), max(1, len(cols) // 50)):
+            a = cols.x0_ns + i * cols.bucket_ns
+            lo = np.searchsorted(t_ns, a, "left")
+            hi = np.searchsorted(t_ns, a + cols.bucket_ns, "left")
+            want = lo + int(np.argmax(live[lo:hi])) if hi > lo else lo - 1
+            assert cols.entry[i] == want
+
+
+def test_raster_columns_are_exactly_as_tall_as_live_bytes(model: tuple) -> None:
+    t_ns, live, base, al = model
+    pyr = ColumnPyramid(t_ns, live)
+    cols = pyr.columns(-1e6, float(t_ns[-1]) + 1e6, 600)
+    height, y_max = 300, float(live.max()) * 1.1
+    value = (np.arange(len(al)) % 250 + 1).astype(np.uint32)
+    grid = stack_raster(cols, al.start, al.end, al.block_bytes, value, height, y_max)
+    assert grid.shape == (len(cols), height)
+    px = height / y_max
+    for c in range(len(cols)):
+        filled = int((grid[c] != 0).sum())
+        if not cols.shown[c]:
+            assert filled == 0
+            continue
+        k = int(cols.entry[c])
+        want = (live[k] if k >= 0 else base) * px
+        assert abs(filled - want) <= 1.0
+        # filled from the bottom up, with nothing above
+        assert np.all(grid[c][height - filled :] != 0) and np.all(grid[c][: height - filled] == 0)
+
+
+def test_raster_stacks_in_order(model: tuple) -> None:
+    """Bottom up, a column shows live allocations in stacking order; every one at least two
+    pixels tall shows."""
+    t_ns, live, _, al = model
+    pyr = ColumnPyramid(t_ns, live)
+    cols = pyr.columns(0, float(t_ns[-1]), 200)
+    height, y_max = 2000, float(live.max())
+    value = np.arange(1, len(al) + 1, dtype=np.uint32)  # the row number + 1
+    grid = stack_raster(cols, al.start, al.end, al.block_bytes, value, height, y_max)
+    px = height / y_max
+    checked = 0
+    for c in np.flatnonzero(cols.shown)[::10].tolist():
+        rows = al.live_at(int(cols.entry[c]))
+        seen = grid[c][grid[c] != 0][::-1].astype(np.int64) - 1  # bottom up
+        order = seen[np.r_[True, seen[1:] != seen[:-1]]]
+        assert np.all(np.diff(order) > 0)
+        assert set(order.tolist()) <= set(rows.tolist())
+        assert set(rows[al.block_bytes[rows] * px >= 2].tolist()) <= set(order.tolist())
+        checked += 1
+    assert checked > 5
+
+
+def test_row_at_finds_the_band(model: tuple) -> None:
+    _, live, _, al = model
+    k = int(np.argmax(live))
+    rows = al.live_at(k)
+    mid = int(len(rows) // 2)
+    bottom = int(al.block_bytes[rows[:mid]].sum())
+    hit, low = row_at(al.start, al.end, al.block_bytes, k, bottom + 1)
+    assert hit == rows[mid] and low == bottom
+    assert row_at(al.start, al.end, al.block_bytes, k, float(live[k]) + 1)[0] == -1
+
+
+def test_empty_inputs() -> None:
+    pyr = ColumnPyramid(np.empty(0, np.int64), np.empty(0, np.int64))
+    cols = pyr.columns(0, 1000, 100)
+    z = np.empty(0, np.int64)
+    grid = stack_raster(cols, z, z, z, np.empty(0, np.uint32), 10, 100.0)
+    assert grid.shape[1] == 10 and not grid.any()
