@@ -26,12 +26,27 @@ VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "rank
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports bad usage as one line and exit code 2."""
+    """argparse that reports bad usage as one line and exit code 2.
+
+    ``prog`` is the whole command as typed (``gpuviz``, ``gpuviz run``): argparse builds a
+    subcommand's from its parent's, so the line names the command and its own help.
+    """
+
+    commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # The message may quote an argument: a file name with control characters in it.
-        text = terminal_safe(f"gpuviz: {message} (see gpuviz {self.prog.split()[-1]} --help)")
+        text = terminal_safe(f"{self.prog}: {message} (see {self.prog} --help)")
         self.exit(EXIT_USAGE, text + "\n")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """Parse like argparse, but blame an unknown option on the command it was given to."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            owner = getattr(self, "commands", {}).get(command, self)
+            owner.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -83,7 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--events", default=None, metavar="E.jsonl", help="write the event stream as JSON lines"
     )
-    r.add_argument("--isolate", action="store_true", help="run in a child process")
+    r.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run in a child process: a workload that calls os._exit() or crashes then ends "
+        "that child, not gpuviz (without it, it ends gpuviz with no word and no trace)",
+    )
     r.add_argument("--rank-timeout", type=float, default=300.0, metavar="S")
     r.add_argument("--no-profile", action="store_true", help="time only; record no trace")
     r.add_argument(
@@ -139,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
     add_no_cache(e)
+    p.commands = dict(sub.choices)
     return p
 
 

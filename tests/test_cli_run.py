@@ -223,49 +223,138 @@ def test_isolate_and_a_dying_child(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("isolate", [False, True], ids=["in-thread", "isolate"])
-def test_ctrl_c_exits_130_and_keeps_the_partial_trace(tmp_path: Path, isolate: bool) -> None:
-    w = user(tmp_path, userfiles.OK, "sleepy")
+def test_sys_exit_in_a_step_fails_the_run_with_exit_1(tmp_path: Path, isolate: bool) -> None:
+    w = user(tmp_path, userfiles.EXITING, "exits")
     out = tmp_path / "t.json.gz"
     events = tmp_path / "e.jsonl"
-    cmd = [
-        sys.executable,
-        "-m",
-        "gpuviz",
-        "run",
-        w,
-        "-p",
-        "sleep_s=0.1",
-        "--steps",
-        "300",
-        "--device",
-        "cpu",
-        "--out",
-        str(out),
-        "--events",
-        str(events),
-    ] + (["--isolate"] if isolate else [])
+    r = cli(
+        "run", w, "-p", "exit_at=2", "--steps", "2", "--device", "cpu", "--out", str(out),
+        "--events", str(events), *(["--isolate"] if isolate else []),
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    assert "gpuviz run: the workload called sys.exit(5) in step 0" in r.stderr
+    assert f"partial trace: {out}" in r.stderr and out.exists()  # the profiled step is kept
+    last = json.loads(events.read_text().splitlines()[-1])
+    assert last["type"] == "Failed" and last["error"] == "the workload called sys.exit(5) in step 0"
+
+
+def test_help_says_isolate_protects_against_os_exit() -> None:
+    r = cli("run", "--help")
+    assert r.returncode == 0
+    assert "os._exit" in " ".join(r.stdout.split())
+
+
+# Ctrl-C at each phase of a run: GPUVIZ_PAUSE_AT stops the run at that phase (and says so on
+# stderr) until it is cancelled, so that SIGINT lands exactly there. "step" is inside the
+# workload's own code (a long sleep), "finalizer" inside a finalizer that a garbage collection
+# runs, where Python drops a KeyboardInterrupt: the cause of the old flaky exit code 0.
+PHASES = {
+    # phase: (pause at, kept trace?)
+    "set-up": ("set-up", False),
+    "profiling": ("profiling", True),
+    "export": ("export", True),
+    "timed": ("timed", True),
+    "finishing": ("finishing", True),
+    "step": (None, True),
+    "finalizer": (None, True),
+}
+
+
+@pytest.mark.parametrize(
+    ("phase", "isolate"),
+    [(phase, False) for phase in PHASES]
+    # With --isolate the child ignores SIGINT (the parent cancels it at its next step boundary):
+    # a SIGINT from the child's own finalizer does nothing, a 30 s step would just be waited for.
+    + [(phase, True) for phase in PHASES if phase not in ("step", "finalizer")],
+    ids=lambda v: {False: "in-thread", True: "isolate"}.get(v, v),
+)
+def test_ctrl_c_exits_130_and_keeps_the_partial_trace(
+    tmp_path: Path, phase: str, isolate: bool
+) -> None:
+    pause, kept = PHASES[phase]
+    out = tmp_path / "t.json.gz"
+    events = tmp_path / "e.jsonl"
+    marker = tmp_path / "in-step"
+    if phase == "finalizer":
+        w = user(tmp_path, userfiles.SIGINT_IN_A_FINALIZER, "cyclic")
+        params = ["-p", "sleep_s=0.05"]
+    elif phase == "step":  # its second timed step sleeps 30 s after marking its start
+        w = user(tmp_path, userfiles.LONG_STEP, "long_step")
+        params = ["-p", f"marker={marker}"]
+    else:
+        w = user(tmp_path, userfiles.OK, "sleepy")
+        params = ["-p", "sleep_s=0.05"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if pause:
+        env["GPUVIZ_PAUSE_AT"] = pause
+    cmd = [sys.executable, "-m", "gpuviz", "run", w, *params, "--steps", "200", "--device",
+           "cpu", "--out", str(out), "--events", str(events)]  # fmt: skip
     proc = subprocess.Popen(
-        cmd,
+        cmd + (["--isolate"] if isolate else []),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=env,
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if events.exists() and '"TraceReady"' in events.read_text():
-            break
-        time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail("the run never wrote its trace")
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        if phase != "finalizer":  # that one sends its own SIGINT
+            assert proc.stderr is not None
+            if pause:
+                for line in proc.stderr:  # the run says where it waits
+                    if line.strip() == f"gpuviz: paused at {pause}":
+                        break
+                else:
+                    pytest.fail("the run ended before the pause")
+            else:
+                deadline = time.monotonic() + 120
+                while not marker.exists():
+                    assert time.monotonic() < deadline and proc.poll() is None
+                    time.sleep(0.02)
+            proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 130, err
-    assert f"partial trace kept: {out}" in err and out.exists()
     last = json.loads(events.read_text().splitlines()[-1])
     assert last["type"] == "Cancelled"
+    if kept:
+        assert f"partial trace kept: {out}" in err and out.exists()
+        assert last["partial_trace_path"] == out.name  # relative to the events file's folder
+    else:
+        assert "no trace was recorded yet" in err and not out.exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pause", ["profiling", "export", "timed", "finishing"])
+def test_ctrl_c_on_cuda_exits_130_and_keeps_the_trace(tmp_path: Path, pause: str) -> None:
+    # On a GPU the profiler's export of 100k launches takes seconds: Ctrl-C during it (or any
+    # other phase) still ends as Cancelled with the trace kept, and nothing is left running.
+    out = tmp_path / "t.json.gz"
+    events = tmp_path / "e.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpuviz", "run", "loops", "-p", "n=100000", "--steps", "3",
+         "--device", "cuda", "--out", str(out), "--events", str(events)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), GPUVIZ_PAUSE_AT=pause),
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.strip() == f"gpuviz: paused at {pause}":
+                break
+        else:
+            pytest.fail("the run ended before the pause")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert f"partial trace kept: {out}" in err and out.exists()
+    assert json.loads(events.read_text().splitlines()[-1])["type"] == "Cancelled"
 
 
 def test_gui_flag(tmp_path: Path) -> None:

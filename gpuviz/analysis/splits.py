@@ -222,7 +222,7 @@ def _parse(text: Any) -> Any:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
         return None
 
 

@@ -57,11 +57,11 @@ def main(args: argparse.Namespace) -> int:
 
 def _advise_path(path: str) -> Advice:
     from gpuviz.analysis.advisor import advise
-    from gpuviz.trace.kineto import load_trace
+    from gpuviz.commands.reading import read_trace
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder")
-    return advise(load_trace(path))
+    return advise(read_trace(path))
 
 
 def _trace_of(advice: Advice) -> Any:

@@ -12,9 +12,9 @@ def main(args: argparse.Namespace) -> int:
     """Load ``args.trace`` and write one merged file (``args.output``) or per-rank files."""
     from pathlib import Path
 
+    from gpuviz.commands.reading import read_trace
     from gpuviz.errors import BadInputError, WorkFailedError
     from gpuviz.trace.chrome_export import export_chrome, export_per_rank
-    from gpuviz.trace.kineto import load_trace
 
     src = Path(args.trace)
     if not src.exists():
@@ -35,7 +35,7 @@ def main(args: argparse.Namespace) -> int:
             raise BadInputError(f"--per-rank {per_rank}: exists and is not a folder")
     else:
         raise BadInputError("give -o OUT.json[.gz] or --per-rank DIR")
-    trace = load_trace(src)
+    trace = read_trace(src)
     try:
         if output:
             written = [export_chrome(trace, out)]

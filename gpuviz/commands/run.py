@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -170,6 +171,10 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
 
     def handle(event: Any) -> None:
         nonlocal terminal, trace
+        if isinstance(event, Finished) and interrupted:
+            # Ctrl-C came before the run's last event: it ends as cancelled, whatever the
+            # runner saw in time (a child may have finished its last step meanwhile).
+            event = Cancelled(trace)
         if writer is not None:
             writer.write(event)
         display.on_event(event)
@@ -178,6 +183,18 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
         if isinstance(event, (Finished, Failed, Cancelled)):
             terminal = event
 
+    # Ctrl-C cancels the run; only inside the workload's own code does it raise there (see
+    # InProcessRun.interrupt). A KeyboardInterrupt raised wherever the signal lands could be
+    # dropped by Python in a finalizer, and the run would then end with exit code 0.
+    stop = getattr(runner, "interrupt", None) or runner.cancel
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupted
+        if terminal is None:
+            interrupted = True
+            stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint) or signal.default_int_handler
     events = iter(runner)
     try:
         with display, contextlib.redirect_stdout(sys.stderr):
@@ -187,20 +204,23 @@ def _drive(runner: Any, args: argparse.Namespace) -> int:
                         handle(event)
                     break
                 except KeyboardInterrupt:
-                    # Ctrl-C: stop at the step boundary (or inside the step) and keep the trace.
+                    # Raised in a step of a runner without interrupt(): stop at the step
+                    # boundary (or inside the step) and keep the trace.
                     interrupted = True
                     runner.cancel()
     finally:
+        signal.signal(signal.SIGINT, previous)
         if writer is not None:
             writer.close()
     if isinstance(terminal, Finished):
-        if interrupted:  # the run ended before the cancel was seen
-            pass
         _print_result(terminal.result, args.json)
         if terminal.result.get("trace"):
             from gpuviz.commands.advise import print_top_findings
 
-            print_top_findings(terminal.result["trace"], file=sys.stderr if args.json else None)
+            try:
+                print_top_findings(terminal.result["trace"], file=sys.stderr if args.json else None)
+            except KeyboardInterrupt:  # the run has finished: Ctrl-C only skips the advice
+                echo("gpuviz run: findings skipped", file=sys.stderr)
         return 0
     if isinstance(terminal, Cancelled) or interrupted:
         partial = getattr(terminal, "partial_trace_path", None) or trace

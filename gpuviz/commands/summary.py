@@ -17,13 +17,13 @@ def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gpuviz.analysis.summary import summarize
+    from gpuviz.commands.reading import read_trace
     from gpuviz.errors import BadInputError
-    from gpuviz.trace.kineto import load_trace
 
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
-    summary = summarize(load_trace(path))
+    summary = summarize(read_trace(path))
     if args.json:
         echo(json_text(summary.to_json()))
     else:

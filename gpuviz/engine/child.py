@@ -125,6 +125,10 @@ class ChildProcessRunner:
             timer.daemon = True
             timer.start()
 
+    def interrupt(self) -> None:
+        """Ctrl-C: the same as :meth:`cancel` (the child stops at its next step boundary)."""
+        self.cancel()
+
     def _kill_if_alive(self) -> None:
         proc = self.proc
         if proc is not None and proc.poll() is None:

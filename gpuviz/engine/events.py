@@ -257,7 +257,18 @@ def decode_event(line: str | bytes) -> Event:
         obj = json.loads(line)
     except ValueError as exc:
         raise EventDecodeError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise EventDecodeError(_too_deep(line, 0)) from None
     return event_from_dict(obj)
+
+
+def _too_deep(line: str | bytes, offset: int) -> str:
+    """``byte N: JSON nested too deeply …`` for a line json.loads gave up on (RecursionError)."""
+    from gpuviz.trace.jsonscan import deep_nesting
+
+    raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    at, what = deep_nesting(raw)
+    return f"byte {offset + at}: {what}"
 
 
 def _relative_to(path: str, folder: Path) -> str:
@@ -319,17 +330,24 @@ def read_events(path: str | os.PathLike[str]) -> Iterator[Event]:
     Relative trace paths are resolved against the file's folder, so the returned
     ``TraceReady.path`` names a file that exists where the stream was copied with its trace.
     Blank lines are skipped. A bad line raises :class:`EventDecodeError` naming the file and
-    line number.
+    line number (and for JSON nested too deeply, the byte).
     """
     path = Path(path)
     folder = path.parent
-    with open(path, encoding="utf-8") as f:
+    offset = 0  # of the line, in the file (for errors)
+    with open(path, "rb") as f:
         for lineno, line in enumerate(f, 1):
+            start, offset = offset, offset + len(line)
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-                key = _PATH_FIELDS.get(str(obj.get("type"))) if isinstance(obj, dict) else None
+                try:
+                    obj = json.loads(line)
+                except RecursionError:
+                    raise EventDecodeError(_too_deep(line, start)) from None
+                if not isinstance(obj, dict):  # event_from_dict says what it is
+                    yield event_from_dict(obj)
+                key = _PATH_FIELDS.get(str(obj.get("type")))
                 if key and isinstance(obj.get(key), str) and not os.path.isabs(obj[key]):
                     obj[key] = str(folder / obj[key])
                 result = obj.get("result") if obj.get("type") == "Finished" else None

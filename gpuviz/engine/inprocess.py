@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import statistics
+import sys
 import threading
 import time
 import traceback as tb_module
@@ -40,6 +42,14 @@ from gpuviz.workloads.registry import WorkloadSpec, resolve_workload
 
 NEEDS_CUDA = "needs CUDA"
 
+TIMED_FLUSH_S = 0.05
+"""Timed steps' events are sent at least this often (20 Hz, as the memory samples)."""
+
+PAUSE_ENV = "GPUVIZ_PAUSE_AT"
+"""Tests only: a phase (``set-up``, ``profiling``, ``export``, ``timed``, ``finishing``) at
+which the run waits, after printing ``gpuviz: paused at PHASE`` on stderr, until it is
+cancelled (at most a minute), so that a test can send Ctrl-C exactly there."""
+
 
 class _Cancel(Exception):
     """Raised inside the run when a cancel was asked for."""
@@ -47,6 +57,17 @@ class _Cancel(Exception):
 
 class WrongResultError(Exception):
     """A strategy's result differs from the baseline's."""
+
+
+class WorkloadExitError(Exception):
+    """The workload's own code called ``sys.exit`` (raised SystemExit): a workload failure."""
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception in one line for ``Failed.error`` and warnings."""
+    if isinstance(exc, WorkloadExitError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 @dataclass
@@ -117,6 +138,8 @@ class InProcessRun:
         self._sample_interval_s = sample_interval_s
         self._cancel = threading.Event()
         self._started = False
+        # True while the workload's own code runs in a step, set-up or warm-up (see interrupt).
+        self._interruptible = False
 
     # -- control ----------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -127,6 +150,54 @@ class InProcessRun:
     def cancelled(self) -> bool:
         """Whether a cancel was asked for."""
         return self._cancel.is_set()
+
+    def interrupt(self) -> None:
+        """Ctrl-C: cancel, and stop the workload's own code at once if it is running.
+
+        Call it from a SIGINT handler in the thread that iterates the run (the CLI does).
+        Inside a step, set-up or warm-up it raises KeyboardInterrupt there, which ends the run
+        as ``Cancelled`` without waiting for a long step; anywhere else (the profiler's export,
+        the run's own bookkeeping and cleanup) it only cancels, and the run stops at its next
+        boundary with everything stopped and the partial trace kept.
+
+        Why not let Ctrl-C raise wherever it lands: a KeyboardInterrupt that lands in a
+        finalizer run by a garbage collection is dropped by Python ("Exception ignored in"),
+        which lost Ctrl-C presses (the run then finished with exit code 0), and one that lands
+        in the cleanup would leave it half done. The cancel is set first, so even a
+        KeyboardInterrupt that the workload's code swallows stops the run at the next step.
+        """
+        self._cancel.set()
+        if self._interruptible:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def _workload_code(self, where: str, interruptible: bool = True) -> Iterator[None]:
+        """Around a call into the workload's own code (``where``: "in step 3", for messages).
+
+        Ctrl-C may stop it at once (see :meth:`interrupt`), and its ``sys.exit()`` is a
+        workload failure, not the end of the process that runs it.
+        """
+        self._interruptible = interruptible
+        try:
+            yield
+        except SystemExit as exc:
+            call = "sys.exit()" if exc.code is None else f"sys.exit({exc.code!r})"
+            raise WorkloadExitError(f"the workload called {call} {where}") from exc
+        finally:
+            self._interruptible = False
+
+    def _pause_for_tests(self, phase: str) -> None:
+        # See PAUSE_ENV: lets a test send Ctrl-C at an exact phase of the run.
+        if os.environ.get(PAUSE_ENV) != phase:
+            return
+        print(f"gpuviz: paused at {phase}", file=sys.stderr, flush=True)
+        deadline = time.monotonic() + 60.0
+        while not self._cancel.is_set() and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def _stop_if_cancelled(self) -> None:
+        if self._cancel.is_set():
+            raise _Cancel()
 
     def __iter__(self) -> Iterator[Event]:
         self._start_once()
@@ -183,6 +254,8 @@ class InProcessRun:
                     torch.cuda.reset_peak_memory_stats(d)
         sampler.start()
         try:
+            self._pause_for_tests("set-up")
+            self._stop_if_cancelled()
             with device_ctx:
                 ctx = RunContext(
                     self.device,
@@ -192,15 +265,15 @@ class InProcessRun:
                     on_report=on_report,
                     on_split=on_split,
                 )
-                plan = self._build(ctx)
+                with self._workload_code("while it was loaded"):
+                    plan = self._build(ctx)
                 timer = StepTimer(self.device, gate=sampler.gate)
 
                 def drained() -> Iterator[Event]:
                     yield from sampler.drain()
                     while pending_splits:
                         yield pending_splits.pop(0)
-                    if self._cancel.is_set():
-                        raise _Cancel()
+                    self._stop_if_cancelled()
 
                 if self.request.memory_snapshot and self.request.profile:
                     # from set-up on, so that an out of memory in set-up or warm-up is caught
@@ -208,7 +281,8 @@ class InProcessRun:
                         self.trace_path, self.request.snapshot_entries
                     )
                 if plan.setup is not None:
-                    plan.setup()
+                    with self._workload_code("in its set-up"):
+                        plan.setup()
                 # Set-up and warm-ups: neither traced nor timed.
                 baseline_result: list[Any] = []
                 for s in plan.strategies:
@@ -222,14 +296,15 @@ class InProcessRun:
                         continue
                     st.set_up = True
                     try:
-                        if s.setup is not None:
-                            s.setup()
-                        result = None
-                        for _ in range(max(1, plan.warmup_steps)):
-                            result = s.step()
-                        timer.synchronize()
+                        with self._workload_code(f"in the set-up or warm-up of {s.name}"):
+                            if s.setup is not None:
+                                s.setup()
+                            result = None
+                            for _ in range(max(1, plan.warmup_steps)):
+                                result = s.step()
+                            timer.synchronize()
                     except Exception as exc:
-                        if not s.attempt:
+                        if not s.attempt or isinstance(exc, WorkloadExitError):
                             raise
                         st.status, st.error = "failed", f"{type(exc).__name__}: {exc}"
                         st.reason = s.failure_reason or None
@@ -237,7 +312,8 @@ class InProcessRun:
                         self._teardown_one(st)
                         continue
                     if plan.check is not None:
-                        problem = plan.check(s.name, result)
+                        with self._workload_code(f"checking the result of {s.name}"):
+                            problem = plan.check(s.name, result)
                         if problem:
                             raise WrongResultError(f"{s.name} gave a wrong result: {problem}")
                     del result
@@ -248,20 +324,18 @@ class InProcessRun:
                 total = per * len(runnable)
                 yield Progress(0, total)
 
-                def one_step(st: _StrategyState, profiled: bool) -> Iterator[Event]:
+                def profiled_step(st: _StrategyState) -> Iterator[Event]:
+                    self._stop_if_cancelled()
                     name = st.strategy.name
-                    if profiled:
-                        with torch.profiler.record_function(step_range_name(name, current_step[0])):
-                            wall, gpu = timer.time(st.strategy.step)
-                        st.profiled_wall_ms.append(wall)
-                        if gpu is not None:
-                            st.profiled_gpu_ms.append(gpu)
-                    else:
+                    with (
+                        torch.profiler.record_function(step_range_name(name, current_step[0])),
+                        self._workload_code(f"in step {current_step[0]}"),
+                    ):
                         wall, gpu = timer.time(st.strategy.step)
-                        st.wall_ms.append(wall)
-                        if gpu is not None:
-                            st.gpu_ms.append(gpu)
-                    ev = StepTimed(current_step[0], name, wall, gpu, profiled)
+                    st.profiled_wall_ms.append(wall)
+                    if gpu is not None:
+                        st.profiled_gpu_ms.append(gpu)
+                    ev = StepTimed(current_step[0], name, wall, gpu, True)
                     step_log.append({k: v for k, v in asdict(ev).items() if v is not None})
                     current_step[0] += 1
                     yield ev
@@ -273,24 +347,65 @@ class InProcessRun:
                     )
                     gc.collect()
                     session.start()
+                    self._pause_for_tests("profiling")
                     for st in runnable:
                         for _ in range(plan.profile_steps):
-                            yield from one_step(st, True)
+                            yield from profiled_step(st)
                             session.step()
                             yield from drained()
+                    self._pause_for_tests("export")
                     session.stop()
                     if history is not None:
                         history.finish()
                     if session.written is not None:
                         trace_reported = True
                         yield TraceReady(str(session.written))
+
+                def timed_steps(st: _StrategyState) -> Iterator[Event]:
+                    # Short steps run back to back, their events held and sent at most every
+                    # TIMED_FLUSH_S: yielding between two 55 µs steps (event objects, the
+                    # consumer's work, draining samples) cost about 5% of the step on an H100
+                    # (benchmarks/overhead_probe.py). Long steps still report one by one.
+                    held: list[tuple[int, float, float | None]] = []
+
+                    def flush() -> Iterator[Event]:
+                        for step, wall, gpu in held:
+                            ev = StepTimed(step, st.strategy.name, wall, gpu, False)
+                            step_log.append({k: v for k, v in asdict(ev).items() if v is not None})
+                            yield ev
+                            yield Progress(step + 1, total)
+                        held.clear()
+
+                    last_flush = time.perf_counter()
+                    try:
+                        for _ in range(self.request.steps):
+                            self._stop_if_cancelled()
+                            with self._workload_code(f"in step {current_step[0]}"):
+                                wall, gpu = timer.time(st.strategy.step)
+                            st.wall_ms.append(wall)
+                            if gpu is not None:
+                                st.gpu_ms.append(gpu)
+                            held.append((current_step[0], wall, gpu))
+                            current_step[0] += 1
+                            if time.perf_counter() - last_flush >= TIMED_FLUSH_S:
+                                yield from flush()
+                                yield from drained()
+                                last_flush = time.perf_counter()
+                    except GeneratorExit:
+                        raise
+                    except BaseException:
+                        yield from flush()  # nothing measured is lost to a failure or a cancel
+                        raise
+                    yield from flush()
+                    yield from drained()
+
                 for st in runnable:
+                    self._pause_for_tests("timed")
                     # A strategy's timed steps must not pay for the garbage of the one before
                     # (a 100k-element for loop left a full collection to the next strategy).
                     gc.collect()
-                    for _ in range(self.request.steps):
-                        yield from one_step(st, False)
-                        yield from drained()
+                    yield from timed_steps(st)
+                self._pause_for_tests("finishing")
                 result = self._result(plan, states, step_log, reports, session, sampler)
                 add_snapshot_result(result, history, snapshot_note)
             outcome = Finished(result)
@@ -299,7 +414,7 @@ class InProcessRun:
         except Exception as exc:
             if history is not None:  # the snapshot at the failure, before it is reported
                 history.on_error(exc)
-            outcome = Failed(f"{type(exc).__name__}: {exc}", tb_module.format_exc(), None)
+            outcome = Failed(_describe(exc), tb_module.format_exc(), None)
             del exc
         finally:
             # Always stop what we started; an unfinished profiler writes its partial trace here.
@@ -315,6 +430,10 @@ class InProcessRun:
             if not trace_reported and not isinstance(outcome, Finished):
                 yield TraceReady(partial)
         yield from sampler.drain()
+        if isinstance(outcome, Finished) and self._cancel.is_set():
+            # Cancelled after the last step (while the result or the cleanup was made): a
+            # cancel still, with the trace kept, never a silent success.
+            outcome = Cancelled(None)
         if isinstance(outcome, Cancelled):
             yield Cancelled(partial)
         elif isinstance(outcome, Failed):
@@ -334,16 +453,16 @@ class InProcessRun:
             raise TypeError(f"{self.spec.entry} returned {type(plan).__name__}, not a Plan")
         return plan
 
-    @staticmethod
-    def _teardown_one(st: _StrategyState) -> str | None:
+    def _teardown_one(self, st: _StrategyState) -> str | None:
         if not st.set_up or st.strategy.teardown is None:
             st.set_up = False
             return None
         st.set_up = False
         try:
-            st.strategy.teardown()
+            with self._workload_code(f"in the teardown of {st.strategy.name}", interruptible=False):
+                st.strategy.teardown()
         except Exception as exc:
-            return f"teardown of {st.strategy.name} failed: {type(exc).__name__}: {exc}"
+            return f"teardown of {st.strategy.name} failed: {_describe(exc)}"
         return None
 
     def _cleanup(
@@ -361,7 +480,8 @@ class InProcessRun:
                 errors.append(err)
         if plan is not None and plan.teardown is not None:
             try:
-                plan.teardown()
+                with self._workload_code("in its teardown", interruptible=False):
+                    plan.teardown()
             except Exception as exc:
                 errors.append(f"teardown failed: {exc}")
         sampler.stop()
@@ -477,7 +597,8 @@ class InProcessRun:
             result.setdefault("warnings", []).append(session.error)
         result.update(plan.figures)
         if plan.summarize is not None:
-            result.update(plan.summarize(result))
+            with self._workload_code("summing up its result", interruptible=False):
+                result.update(plan.summarize(result))
         return result
 
 

@@ -420,8 +420,8 @@ class _MultiRun:
                 continue
             try:
                 obj = json.loads(line)
-            except ValueError:
-                continue  # never trust a torn line
+            except (ValueError, RecursionError):
+                continue  # never trust a torn line (or one nested too deeply to read)
             if isinstance(obj, dict):
                 out.append(obj)
         if out:

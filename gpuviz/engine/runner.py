@@ -10,10 +10,14 @@ Usage (the in-thread executor: the caller's thread iterates)::
 Constructing a Runner checks the request (workload, parameters, device) and raises
 :class:`gpuviz.errors.BadInputError` before anything runs. Iterating it never raises for the
 workload's own errors: they become one terminal event, ``Failed`` (with the message, the
-traceback and the partial trace) or ``Cancelled``. A ``KeyboardInterrupt`` raised inside a step
-(Ctrl-C in the CLI) ends the run as ``Cancelled``. Whatever the end, the profiler, the memory
-sampler and the strategies' state are stopped and freed, and the CUDA caching allocator is
-emptied, so the process stays usable for the next run.
+traceback and the partial trace) or ``Cancelled``. A workload that calls ``sys.exit(5)`` fails
+("the workload called sys.exit(5) in step 0"); it does not end the process. (``os._exit`` or a
+crash does: run it in a child process, ``--isolate``, to keep the caller alive.) Ctrl-C:
+``runner.interrupt()`` from the SIGINT handler (the CLI installs one) cancels, and inside the
+workload's own code it stops the step at once; the run ends as ``Cancelled`` whenever the
+cancel came before its last event. Whatever the end, the profiler, the memory sampler and the
+strategies' state are stopped and freed, and the CUDA caching allocator is emptied, so the
+process stays usable for the next run.
 
 Order of a run (see :mod:`gpuviz.workloads.base` for a body's side of it): set-up and warm-ups
 of each strategy (not traced, not timed); the profiled steps of every strategy in one profiler

@@ -40,6 +40,11 @@ BLOCK_BYTES = 4 << 20
 """Uncompressed bytes handed to the scanner at a time (bounds the reader's own memory)."""
 
 _READ_BYTES = 1 << 20
+
+MAX_EVENT_BYTES = 256 << 20
+"""An element of the events array larger than this is refused (real events are at most a few
+MB; the text of an unfinished one is carried from block to block, so this bounds the memory that
+padding inside one can take)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 _WS = b" \t\r\n"
 
@@ -140,8 +145,6 @@ def _gunzip_blocks(
         if not data:
             break
         done += len(data)
-        if on_read is not None:
-            on_read(done)
         while data:
             fed = True
             try:
@@ -149,6 +152,10 @@ def _gunzip_blocks(
             except zlib.error as e:
                 raise TraceFormatError(path, "", f"not a valid gzip stream ({e})") from None
             data = d.unconsumed_tail
+            if on_read is not None:
+                # The compressed bytes taken in so far: a megabyte of a file that inflates a
+                # thousandfold (a gzip bomb's padding) is many blocks, each a step of progress.
+                on_read(done - len(data))
             if piece:
                 out.append(piece)
                 have += len(piece)
@@ -251,6 +258,11 @@ class EventChunks:
     _escape_next: bool
     _depth: int
 
+    @property
+    def level(self) -> int:
+        """The nesting depth of the events array's elements: 1 in a bare list, else 2."""
+        return 1 if self.is_list else 2
+
     def reject(self) -> None:
         """Tell the scanner that the last chunk, a guessed one, did not decode as JSON.
 
@@ -268,16 +280,24 @@ class EventChunks:
         phase = "start"  # start -> before (object, key not seen) -> events -> after
         level = 0  # depth of the events array's elements
         meta: list[bytes] = []
+        meta_at: list[int] = []  # the file offset of each piece of meta (for error messages)
         pending = b""  # unfinished elements carried to the next block
         pending_offset = 0
         need_sep = False  # a ',' must come before the next element
         prev_tail = b""
+        after = (0, False)  # after the events array: inside a string? escaped next byte?
         base = 0
         for block in _head_first(open_blocks(path, self.block_bytes, self.on_read)):
             if self.cancelled is not None and self.cancelled():
                 raise ImportCancelledError(path)
             n = len(block)
             if phase == "events":
+                if not pending and _blank(block):
+                    # Padding between events (a gzip bomb's gigabytes of spaces): skipped,
+                    # never carried, so memory and time do not grow with it.
+                    pending_offset = base + n
+                    base += n
+                    continue
                 if need_sep:
                     pending, pending_offset, skip, need_sep = self._separator(
                         pending, pending_offset, block
@@ -309,10 +329,22 @@ class EventChunks:
                 )
                 if phase == "after":
                     meta.append(rest)
+                    meta_at.append(pending_offset)
+                    after = _string_state(rest, after)
                 base += n
                 continue
             if phase == "after":
-                meta.append(block)
+                # Padding outside strings after the events array stands as one space.
+                blank = not after[0] and _blank(block)
+                meta.append(b" " if blank else block)
+                meta_at.append(base)
+                if not blank:
+                    after = _string_state(block, after)
+                base += n
+                continue
+            if phase == "before" and not self._in_string and _blank(block):
+                meta.append(b" ")  # padding before the events array, as above
+                meta_at.append(base)
                 base += n
                 continue
             if base == 0 and block.startswith(b"\xef\xbb\xbf"):
@@ -342,17 +374,21 @@ class EventChunks:
                     p = int(pos[k])
                     if block[p] != ord("["):
                         continue
-                    look = (prev_tail + block[max(0, p - 256) : p])[-300:]
-                    if _EVENTS_KEY.search(look):
+                    # The key may stand far before the bracket, past any amount of padding.
+                    near = block[max(0, p - 256) : p].rstrip(_WS)
+                    if not near and p > 256:
+                        near = block[:p].rstrip(_WS)
+                    if _EVENTS_KEY.search((prev_tail + near[-300:])[-300:]):
                         start = p
                         break
                 if start < 0:
                     meta.append(block[cursor:])
-                    prev_tail = (prev_tail + block)[-300:]
+                    meta_at.append(base + cursor)
+                    prev_tail = (prev_tail + block).rstrip(_WS)[-300:]
                     base += n
                     continue
-                meta.append(block[cursor:start])
-                meta.append(b"[]")
+                meta.extend((block[cursor:start], b"[]"))
+                meta_at.extend((base + cursor, base + start))
                 phase, level = "events", 2
                 cursor = start + 1
             if phase == "events":
@@ -362,6 +398,8 @@ class EventChunks:
                 )
                 if phase == "after":
                     meta.append(rest)
+                    meta_at.append(pending_offset)
+                    after = _string_state(rest, after)
             base += n
         if phase == "events" and pending:
             if need_sep:
@@ -372,6 +410,7 @@ class EventChunks:
                 )
             if phase == "after":
                 meta.append(rest)
+                meta_at.append(pending_offset)
         self.total_bytes = base
         if phase == "start":
             raise TraceFormatError(path, "", "empty file")
@@ -380,7 +419,7 @@ class EventChunks:
             raise TraceFormatError(
                 path, f"byte {base}", f"the JSON text ends {where} (truncated file?)"
             )
-        self._finish_metadata(b"".join(meta), phase)
+        self._finish_metadata(meta, meta_at, phase)
 
     def _exact(
         self, text: bytes, offset: int, level: int
@@ -415,8 +454,15 @@ class EventChunks:
             if chunk is not None:
                 yield chunk
             return text[last_close + 1 :], offset + last_close + 1, "events", b"", True
-        if len(text) > (1 << 31):
-            raise TraceFormatError(self.path, f"byte {offset}", "an event larger than 2 GiB")
+        # No element ends in the text: it is carried to the next block, without the padding
+        # before the element (which would otherwise grow with every block of it).
+        lead = _WS_RUN.match(text).end()  # type: ignore[union-attr]
+        if lead:
+            text, offset = text[lead:], offset + lead
+        if len(text) > MAX_EVENT_BYTES:
+            raise TraceFormatError(
+                self.path, f"byte {offset}", f"an event larger than {MAX_EVENT_BYTES >> 20} MiB"
+            )
         return text, offset, "events", b"", False
 
     def _not_a_trace(self, block: bytes, offset: int) -> TraceFormatError:
@@ -429,7 +475,7 @@ class EventChunks:
                 kind = {bool: "true/false", type(None): "null", str: "string"}.get(
                     type(value), "number"
                 )
-            except (msgspec.DecodeError, UnicodeDecodeError):
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
                 pass
         if kind is not None:
             return TraceFormatError(
@@ -485,7 +531,8 @@ class EventChunks:
             return None
         return Chunk([memoryview(text)[start:stop]], offset + start)
 
-    def _finish_metadata(self, text: bytes, phase: str) -> None:
+    def _finish_metadata(self, meta: list[bytes], meta_at: list[int], phase: str) -> None:
+        text = b"".join(meta)
         if self.is_list:
             if text.strip(_WS):
                 raise TraceFormatError(
@@ -498,6 +545,14 @@ class EventChunks:
         except (msgspec.DecodeError, UnicodeDecodeError) as e:
             raise TraceFormatError(
                 self.path, "", f"malformed JSON outside the event list ({e})"
+            ) from None
+        except RecursionError:
+            # The text is the file's pieces outside the events array: find the place in them.
+            pos, what = deep_nesting(text)
+            starts = np.cumsum([0] + [len(m) for m in meta])
+            i = max(int(np.searchsorted(starts, pos, side="right")) - 1, 0)
+            raise TraceFormatError(
+                self.path, f"byte {meta_at[i] + pos - int(starts[i])}", what
             ) from None
         if not isinstance(value, dict) or "traceEvents" not in value:
             raise TraceFormatError(
@@ -512,21 +567,9 @@ class EventChunks:
 
     def _structure(self, block: bytes) -> tuple[Any, Any, Any]:
         """Positions of the structural brackets of a block, their +-1, and the depth after each."""
-        arr = np.frombuffer(block, dtype=np.uint8)
-        n = arr.size
-        quotes = np.flatnonzero(arr == 34)
-        slashes = np.flatnonzero(arr == 92)
-        if slashes.size or self._escape_next:
-            escaped, self._escape_next = _escaped_positions(slashes, n, self._escape_next)
-            if escaped.size and quotes.size:
-                quotes = quotes[~np.isin(quotes, escaped, assume_unique=True)]
-        brackets = np.flatnonzero(_IS_BRACKET[arr])
-        if brackets.size:
-            in_string = (np.searchsorted(quotes, brackets) + self._in_string) & 1
-            brackets = brackets[in_string == 0]
-        self._in_string = (self._in_string + quotes.size) & 1
-        delta = _BRACKET_DELTA[arr[brackets]].astype(np.int64)
-        depth_after = np.cumsum(delta) + self._depth
+        brackets, delta, depth_after, self._in_string, self._escape_next = _brackets(
+            block, self._in_string, self._escape_next, self._depth
+        )
         if depth_after.size:
             if depth_after.min() < 0:
                 bad = int(brackets[np.flatnonzero(depth_after < 0)[0]])
@@ -535,6 +578,50 @@ class EventChunks:
                 )
             self._depth = int(depth_after[-1])
         return brackets, delta, depth_after
+
+
+def _brackets(
+    block: bytes, in_string: int, escape_next: bool, depth: int
+) -> tuple[Any, Any, Any, int, bool]:
+    """The structural brackets of ``block`` (outside strings): positions, +-1, the depth after
+    each; and whether the block ends inside a string, or after an escaping backslash.
+
+    ``in_string``, ``escape_next`` and ``depth`` are the state at the block's start.
+    """
+    arr = np.frombuffer(block, dtype=np.uint8)
+    n = arr.size
+    quotes = np.flatnonzero(arr == 34)
+    slashes = np.flatnonzero(arr == 92)
+    if slashes.size or escape_next:
+        escaped, escape_next = _escaped_positions(slashes, n, escape_next)
+        if escaped.size and quotes.size:
+            quotes = quotes[~np.isin(quotes, escaped, assume_unique=True)]
+    brackets = np.flatnonzero(_IS_BRACKET[arr])
+    if brackets.size:
+        inside = (np.searchsorted(quotes, brackets) + in_string) & 1
+        brackets = brackets[inside == 0]
+    in_string = (in_string + quotes.size) & 1
+    delta = _BRACKET_DELTA[arr[brackets]].astype(np.int64)
+    return brackets, delta, np.cumsum(delta) + depth, in_string, escape_next
+
+
+NESTING_SHOWN = 100
+"""Deeper than this, nesting is absurd for a trace (Kineto's nests a handful of levels): an
+error for JSON nested too deeply points at the first byte past it."""
+
+
+def deep_nesting(text: bytes | bytearray | memoryview, depth: int = 0) -> tuple[int, str]:
+    """Where and how JSON ``text`` is nested too deeply, for the error of a decoder that gave up
+    on it (``RecursionError``): the offset in ``text`` and the words.
+
+    ``depth`` is the file's nesting at ``text[0]``. The offset is that of the first bracket past
+    :data:`NESTING_SHOWN` levels (or of the deepest one, in text that is not that deep).
+    """
+    pos, _, after, _, _ = _brackets(bytes(text), 0, False, depth)
+    deepest = int(after.max()) if after.size else depth
+    past = np.flatnonzero(after > min(NESTING_SHOWN, deepest - 1))
+    at = int(pos[past[0]]) if past.size else 0
+    return at, f"JSON nested too deeply ({deepest:,} levels of brackets)"
 
 
 _HEAD_BYTES = 1 << 16
@@ -594,6 +681,17 @@ def _escaped_positions(slashes: Any, n: int, escape_first: bool) -> tuple[Any, b
     odd = after[(lengths & 1) == 1]
     carry = bool(odd.size and odd[-1] == n)
     return odd[odd < n], carry
+
+
+def _blank(block: bytes) -> bool:
+    """Whether ``block`` is all JSON whitespace (bytes.isspace also takes \\v and \\f)."""
+    return block.isspace() and b"\x0b" not in block and b"\x0c" not in block
+
+
+def _string_state(text: bytes, state: tuple[int, bool]) -> tuple[int, bool]:
+    """``(inside a string, next byte escaped)`` after ``text``, from the state before it."""
+    _, _, _, in_string, escape_next = _brackets(text, state[0], state[1], 0)
+    return in_string, escape_next
 
 
 def _snippet(b: bytes) -> str:

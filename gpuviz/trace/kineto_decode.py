@@ -28,6 +28,7 @@ from gpuviz.trace.kineto_events import (
     Event,
     Interner,
     malformed,
+    too_deep,
 )
 from gpuviz.trace.kineto_tracks import TrackTable
 from gpuviz.trace.kineto_worker import Worker, WorkerPool, worker_count
@@ -139,6 +140,11 @@ class FileReader:
                 inflight.append((chunk, buf, w))
             while inflight:
                 pool = self._merge_next(inflight, chunks, pool)
+        except BaseException:  # cancelled, Ctrl-C, a bad file: the children's work is not wanted
+            if pool is not None:
+                pool.kill()
+                pool = None
+            raise
         finally:
             if pool is not None:
                 pool.close()
@@ -233,11 +239,19 @@ class FileReader:
                 chunks.reject()  # a wrong guess of the chunk's end: it is redone exactly
                 return
             raise malformed(self.path, e, chunk.byte_offset) from None
+        except RecursionError:
+            # msgspec recurses once per level of nesting: 100k "[" would take a traceback.
+            raise too_deep(self.path, buf, chunk.byte_offset - 1, chunks.level - 1) from None
         del buf
         base = c.n_events
         c.n_events += len(events) + (loose.skipped if loose else 0)
         if events:
-            c.add(events, base, loose)
+            try:
+                c.add(events, base, loose)
+            except RecursionError:  # deep args, decoded for their fields
+                raise too_deep(
+                    self.path, chunk.json_array(), chunk.byte_offset - 1, chunks.level - 1
+                ) from None
 
 
 class _Restart(Exception):

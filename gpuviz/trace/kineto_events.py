@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.trace.errors import TraceFormatError
-from gpuviz.trace.jsonscan import decode_error_offset
+from gpuviz.trace.jsonscan import decode_error_offset, deep_nesting
 from gpuviz.trace.model import CATEGORY_KINDS, NONE, Kind, SymbolTable
 
 Array = npt.NDArray[Any]
@@ -183,6 +183,19 @@ def malformed(path: str, e: Exception, offset: int) -> TraceFormatError:
     )
 
 
+def too_deep(
+    path: str, text: bytes | bytearray | memoryview, offset: int, depth: int = 0
+) -> TraceFormatError:
+    """The error for text that a decoder found nested too deeply (it raised RecursionError).
+
+    ``offset`` is the file offset of ``text[0]`` and ``depth`` the file's nesting there (for a
+    chunk's :meth:`~gpuviz.trace.jsonscan.Chunk.json_array`, whose ``[`` stands for the events
+    array: one byte before the chunk, one level less than the array's elements).
+    """
+    at, what = deep_nesting(text, depth)
+    return TraceFormatError(path, f"byte {max(offset + at, 0)}", what)
+
+
 def time_problem(ts: float, dur: float) -> str:
     for label, v in (("ts", ts), ("dur", dur)):
         if math.isnan(v):
@@ -307,5 +320,6 @@ __all__ = [
     "malformed",
     "meta_dict",
     "time_problem",
+    "too_deep",
     "us_to_ns",
 ]

@@ -14,7 +14,9 @@ bytes: nothing is pickled, and no code travels.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -94,6 +96,16 @@ class Worker:
         reply: dict[str, Any] = msgspec.msgpack.decode(data)
         return reply
 
+    def kill(self) -> None:
+        """Stop the child now (the import is cancelled or failed: its work is not wanted)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
     def close(self) -> None:
         """Stop the child (at once if it does not stop when asked)."""
         try:
@@ -126,6 +138,11 @@ class WorkerPool:
         for w in self.workers:
             w.close()
 
+    def kill(self) -> None:
+        """Stop every child now."""
+        for w in self.workers:
+            w.kill()
+
 
 # --------------------------------------------------------------------------- the child
 
@@ -149,6 +166,8 @@ class _ChildState:
             return {"ok": False, "why": "decode"}
         except msgspec.ValidationError:
             return {"ok": False, "why": "odd"}
+        except RecursionError:  # nested too deeply: the importer reads it and says where
+            return {"ok": False, "why": "error"}
         try:
             r.add(events, 0, None)
         except Exception:  # the importer reads this chunk itself, and reports what is wrong
@@ -185,6 +204,8 @@ def main() -> int:
     import gc
 
     gc.disable()  # as in the importer: many short-lived objects, no cycles
+    # Ctrl-C reaches the whole process group: the importer decides, and stops us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     state = _ChildState()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:

@@ -396,10 +396,13 @@ class ArgsStore:
         return bytes(self.blob[o[row] : o[row + 1]])
 
     def get(self, row: int) -> dict[str, Any]:
-        """The decoded args of row ``row``; ``{}`` for -1."""
+        """The decoded args of row ``row``; ``{}`` for -1 (and for args nested too deeply)."""
         if row < 0:
             return {}
-        value = msgspec.json.decode(self.raw(row))
+        try:
+            value = msgspec.json.decode(self.raw(row))
+        except RecursionError:  # imported, but too deep to decode from deeper in the stack
+            return {}
         return value if isinstance(value, dict) else {}
 
     @classmethod

@@ -317,6 +317,8 @@ def parse_source(path: str | os.PathLike[str]) -> ast.Module:
         return ast.parse(source, filename=str(p))
     except SyntaxError as exc:
         raise BadInputError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except (RecursionError, MemoryError):  # how Python's parser says "nested too deeply"
+        raise BadInputError(f"{path}: nested too deeply for Python's parser") from None
 
 
 def find_function(tree: ast.Module, func: str, path: str | os.PathLike[str]) -> ast.FunctionDef:
@@ -357,7 +359,7 @@ def params_from_function(node: ast.FunctionDef, path: str | os.PathLike[str] = "
             continue
         try:
             default = ast.literal_eval(default_node)
-        except ValueError:
+        except (ValueError, RecursionError):  # not a literal, or one nested too deeply
             continue
         ann = ast.unparse(a.annotation).replace(" ", "")
         kind = _ANNOTATION_KINDS.get(ann)

@@ -79,3 +79,23 @@ def test_summary_json_has_splits() -> None:
     assert [set(r) for r in j["splits"]] == [{"rank", "step", "device", "rows", "gpu_us"}] * 8
     assert [r["rows"] for r in j["splits"]] == [15, 15, 15, 15, 15, 15, 5, 5]
     assert "splits" not in summarize(load_trace(DP.parent / "streams_overlap.json.gz")).to_json()
+
+
+def test_concrete_inputs_nested_too_deeply_are_not_read(tmp_path: Path) -> None:
+    # A "Concrete Inputs" string is parsed as JSON; 100k "[" must not end in a RecursionError.
+    import gzip
+    import json
+
+    doc = json.loads(gzip.decompress(DP.read_bytes()))
+    scatter = [e for e in doc["traceEvents"] if e.get("name") == "Scatter" and "args" in e]
+    assert scatter
+    for e in scatter:
+        e["args"]["Concrete Inputs"] = ["[" * 100_000]
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(doc))
+    deep = find_splits(load_trace(path))
+    # The devices are then read from aten::chunk's count, as when Scatter has no inputs.
+    assert {(r.step, r.device, r.rows) for r in deep} <= {
+        (r.step, r.device, r.rows) for r in find_splits(load_trace(DP))
+    }
+    assert deep

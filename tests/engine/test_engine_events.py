@@ -139,3 +139,25 @@ def test_finished_result_trace_is_relative_too(tmp_path: Path) -> None:
     assert lines[1]["result"] == {"trace": None}
     replay = list(read_events(path))
     assert replay[0] == Finished({"trace": str(trace), "x": 1})
+
+
+def test_a_line_nested_too_deeply_names_its_file_line_and_byte(tmp_path: Path) -> None:
+    # json.loads recurses per level: 100k "[" must not end in a RecursionError traceback.
+    path = tmp_path / "deep.jsonl"
+    first = encode_event(Progress(0, 1)) + "\n"
+    path.write_text(first + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(EventDecodeError) as info:
+        list(read_events(path))
+    byte = len(first.encode()) + 100  # the first bracket past 100 levels
+    assert str(info.value) == (
+        f"{path}:2: byte {byte}: JSON nested too deeply (100,000 levels of brackets)"
+    )
+    with pytest.raises(EventDecodeError, match="byte 100: JSON nested too deeply"):
+        decode_event("[" * 100_000)
+
+
+def test_a_line_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "list.jsonl"
+    path.write_text("[1, 2]\n", encoding="utf-8")
+    with pytest.raises(EventDecodeError, match=r"list.jsonl:1: expected a JSON object, got list"):
+        list(read_events(path))

@@ -55,3 +55,15 @@ def test_isolated_gpu_run(tmp_path: Path) -> None:
     assert isinstance(events[-1], Finished) and out.exists()
     rows = {r["name"]: r for r in events[-1].result["strategies"]}
     assert rows["for_loop"]["launches"] == 50 and rows["for_loop"]["kernels"] == 50
+
+
+def test_sys_exit_on_cuda_fails_keeps_the_trace_and_empties_the_allocator(tmp_path: Path) -> None:
+    import torch
+
+    w = user(tmp_path, userfiles.EXITING, "exits")
+    out = tmp_path / "t.json.gz"
+    events = list(Runner(RunRequest(w, {"exit_at": 3}, device="cuda", steps=2, out=str(out))))
+    last = events[-1]
+    assert isinstance(last, Failed) and last.error == "the workload called sys.exit(5) in step 1"
+    assert last.partial_trace_path == str(out) and out.exists()
+    assert torch.cuda.memory_reserved() == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,16 +151,29 @@ def test_failure_in_warm_up_has_no_trace(tmp_path: Path) -> None:
     assert not (tmp_path / "t.json.gz").exists()
 
 
+COUNTED = """
+def counted(device, log: str = ""):
+    with open(log, "a") as f:
+        f.write("x")
+"""
+
+
 def test_cancel_between_steps(tmp_path: Path) -> None:
-    out = tmp_path / "t.json.gz"
-    runner = Runner(RunRequest("loops", {"n": 5}, device="cpu", steps=50, out=str(out)))
+    # Short timed steps are reported in batches, so the cancel comes after the first batch;
+    # no step may start after it: every timed call made is one StepTimed seen.
+    out, log = tmp_path / "t.json.gz", tmp_path / "calls.txt"
+    w = user(tmp_path, COUNTED, "counted")
+    runner = Runner(RunRequest(w, {"log": str(log)}, device="cpu", steps=100_000, out=str(out)))
     seen: list[Any] = []
     for e in runner:
         seen.append(e)
         if isinstance(e, StepTimed) and not e.profiled:
             runner.cancel()
     timed = [e for e in seen if isinstance(e, StepTimed) and not e.profiled]
-    assert len(timed) == 1  # stopped at the next step boundary
+    profiled = [e for e in seen if isinstance(e, StepTimed) and e.profiled]
+    calls = len(log.read_text())
+    assert 1 <= len(timed) < 100_000
+    assert calls == 1 + len(profiled) + len(timed)  # the warm-up, then each step seen
     assert seen[-1] == Cancelled(str(out)) and out.exists()
     assert no_sampler_left()
 
@@ -226,3 +240,64 @@ def test_default_trace_path() -> None:
         "gpuviz-runs/f-sq-20260102-030405.json.gz"
     )
     assert default_trace_path("ddp", True, now=now) == Path("gpuviz-runs/ddp-20260102-030405")
+
+
+@pytest.mark.parametrize(
+    ("exit_at", "where"),
+    [(1, "in the set-up or warm-up of exits"), (2, "in step 0"), (4, "in step 2")],
+)
+def test_sys_exit_in_the_workload_is_a_failure(tmp_path: Path, exit_at: int, where: str) -> None:
+    w = user(tmp_path, userfiles.EXITING, "exits")
+    out = tmp_path / "t.json.gz"
+    events = list(Runner(RunRequest(w, {"exit_at": exit_at}, device="cpu", steps=3, out=str(out))))
+    end = events[-1]
+    assert isinstance(end, Failed), end
+    assert end.error == f"the workload called sys.exit(5) {where}"
+    assert "SystemExit: 5" in end.traceback and "sys.exit(message or code)" in end.traceback
+    if exit_at == 1:  # before the profiler started: nothing recorded
+        assert end.partial_trace_path is None
+    else:  # whatever was recorded is kept
+        assert end.partial_trace_path == str(out) and out.exists()
+        assert any(isinstance(e, TraceReady) and e.path == str(out) for e in events)
+    assert no_sampler_left()
+
+
+def test_sys_exit_with_a_message_and_on_load(tmp_path: Path) -> None:
+    w = user(tmp_path, userfiles.EXITING, "exits")
+    req = RunRequest(w, {"exit_at": 2, "message": "bye"}, device="cpu", steps=1, profile=False)
+    end = list(Runner(req))[-1]
+    assert isinstance(end, Failed) and end.error == "the workload called sys.exit('bye') in step 0"
+    w = user(tmp_path, userfiles.EXITS_ON_LOAD, "f")
+    end = list(Runner(RunRequest(w, device="cpu", steps=1, profile=False)))[-1]
+    assert isinstance(end, Failed)
+    assert end.error == "the workload called sys.exit(3) while it was loaded"
+
+
+def test_short_timed_steps_run_back_to_back_and_nothing_is_lost(tmp_path: Path) -> None:
+    # Calls: 1 warm-up, then timed steps (no profiler); the 6th call fails. Short steps are
+    # held between flushes, so the four that ran must still come out, in order, before Failed.
+    w = user(tmp_path, userfiles.FAILING, "fails")
+    events = list(Runner(RunRequest(w, {"fail_at": 6}, device="cpu", steps=8, profile=False)))
+    names = kinds(events)
+    assert names[-1] == "Failed"
+    timed = [e for e in events if isinstance(e, StepTimed)]
+    assert [e.step for e in timed] == [0, 1, 2, 3]
+    assert all(not e.profiled and e.wall_ms >= 0 for e in timed)
+    progress = [e.step for e in events if isinstance(e, Progress)]
+    assert progress == sorted(progress) and progress[-1] == 4
+    # Each StepTimed is followed by its Progress, as before the batching.
+    for i, name in enumerate(names):
+        if name == "StepTimed":
+            assert names[i + 1] == "Progress"
+
+
+def test_timed_steps_report_one_by_one_when_they_are_long(tmp_path: Path) -> None:
+    # 0.1 s steps exceed the flush period: each StepTimed is out before the next step runs.
+    w = user(tmp_path, userfiles.OK, "sleepy")
+    seen_at: list[float] = []
+    t0 = time.perf_counter()
+    for e in Runner(RunRequest(w, {"sleep_s": 0.1}, device="cpu", steps=3, profile=False)):
+        if isinstance(e, StepTimed):
+            seen_at.append(time.perf_counter() - t0)
+    assert len(seen_at) == 3
+    assert seen_at[1] - seen_at[0] >= 0.09 and seen_at[2] - seen_at[1] >= 0.09

@@ -73,6 +73,17 @@ def test_screenshot_of_a_bad_file_exits_2_with_one_line(data_dir, tmp_path):
     assert not out.exists()
 
 
+def test_screenshot_of_json_nested_too_deeply_exits_2_with_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    out = tmp_path / "out.png"
+    r = _gpuviz("open", str(deep), "--screenshot", str(out))
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "propagateSizeHints" not in ln]
+    assert lines == [f"{deep}: byte 100: JSON nested too deeply (100,000 levels of brackets)"]
+    assert not out.exists()
+
+
 def test_open_a_missing_path_exits_2(tmp_path):
     r = _gpuviz("open", str(tmp_path / "missing.json.gz"), "--screenshot", str(tmp_path / "o.png"))
     assert r.returncode == 2

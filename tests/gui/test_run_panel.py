@@ -293,6 +293,40 @@ def test_failure_shows_dialog_and_partial_trace(make_app, qtbot, tmp_path: Path)
     assert ctl.worker is None and ctl.panel.run_button.isEnabled()
 
 
+EXITS = """
+import sys
+
+
+def exits(device, exit_at: int = 2):
+    exits.calls = getattr(exits, "calls", 0) + 1
+    if exits.calls >= exit_at:  # call 1 is the warm-up, call 2 the first timed step
+        sys.exit(5)
+"""
+
+
+def test_a_user_file_runs_in_a_child_and_its_sys_exit_is_a_failure(
+    make_app, qtbot, tmp_path: Path
+) -> None:
+    f = tmp_path / "exits.py"
+    f.write_text(EXITS)
+    ctl = make_app(modal_errors=False)
+    [name] = ctl.panel.add_user_file(str(f))
+    ctl.panel.select(name)
+    ctl.panel.profile.setChecked(False)  # unprofiled built-ins may run in-thread; files never
+    ctl.panel.steps.setValue(2)
+    sources: list[str] = []
+    ctl.eventReceived.connect(
+        lambda e: sources.append(type(ctl.worker.source).__name__) if ctl.worker else None
+    )
+    with qtbot.waitSignal(ctl.runEnded, timeout=RUN_TIMEOUT_MS) as ended:
+        assert ctl.start_run()
+    end = ended.args[0]
+    assert type(end).__name__ == "Failed"
+    assert end.error == "the workload called sys.exit(5) in step 0"
+    assert sources and set(sources) == {"ChildProcessRunner"}
+    assert ctl.worker is None and ctl.panel.run_button.isEnabled()
+
+
 def test_window_layout_and_device_persist(make_app, qtbot) -> None:
     from PySide6.QtCore import Qt
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpuviz.errors import BadInputError
@@ -172,16 +173,114 @@ def test_bad_file_in_a_folder_names_that_file(tmp_path: Path) -> None:
     assert info.value.path == str(bad)
 
 
-def test_cli_summary_reports_bad_input_in_one_line(tmp_path: Path) -> None:
-    pytest.importorskip("gpuviz.commands.summary", reason="gpuviz summary is not written yet")
-    bad = write(tmp_path, "bad.json", "{not json")
-    proc = subprocess.run(
-        [sys.executable, "-m", "gpuviz", "summary", str(bad)],
+def _summary(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gpuviz", "summary", str(path)],
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_cli_summary_reports_bad_input_in_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("gpuviz.commands.summary", reason="gpuviz summary is not written yet")
+    bad = write(tmp_path, "bad.json", "{not json")
+    proc = _summary(bad)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and str(bad) in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------- JSON nested too deeply
+# msgspec (like json) recurses once per level: 100k "[" used to end in a RecursionError
+# traceback. Every decode path must give the one-line error with the byte where it happens.
+
+DEEP = 100_000
+
+
+def _first_byte_past(text: str, levels: int) -> int:
+    """Offset of the first bracket at which the nesting exceeds ``levels`` (a plain scan)."""
+    depth, in_string, escaped = 0, False, False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > levels:
+                return i
+        elif ch in "]}":
+            depth -= 1
+    raise AssertionError("not that deep")
+
+
+def _deep_cases() -> dict[str, str]:
+    deep = "[" * DEEP + "]" * DEEP
+    ops = [
+        {"ph": "X", "cat": "cpu_op", "name": f"op{i}", "pid": 1, "tid": 1, "ts": i, "dur": 1}
+        for i in range(3000)
+    ]
+    events = json.dumps(ops, indent=1)[1:-1]
+    odd = json.dumps(dict(ops[0], ts="x"))  # a value of the wrong type: the slow path
+    return {
+        "bare list": deep,
+        "an event": '{"traceEvents": [' + deep + "]}",
+        "args among events": '{"traceEvents": [' + events + ', {"ph": "X", "name": "d", '
+        '"ts": 1, "dur": 1, "args": {"x": ' + deep + "}}, " + events + "]}",
+        "after an odd event": '{"traceEvents": [' + odd + ", " + deep + "]}",
+        "metadata after": '{"traceEvents": [' + events + '], "x": ' + deep + "}",
+        "metadata before": '{"x": ' + deep + ', "traceEvents": []}',
+    }
+
+
+@pytest.mark.parametrize("case", list(_deep_cases()))
+@pytest.mark.parametrize("how", ["plain", "gzip", "small blocks", "children"])
+def test_json_nested_too_deeply_is_one_error_with_its_byte(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    case: str,
+    how: str,
+) -> None:
+    from gpuviz.trace import jsonscan
+
+    text = _deep_cases()[case]
+    if how == "gzip":
+        path = write(tmp_path, "deep.json.gz", gzip.compress(text.encode()))
+    else:
+        path = write(tmp_path, "deep.json", text)
+    if how in ("small blocks", "children"):
+        # Many blocks: chunk ends are guessed (the fast path) and the deep text spans blocks.
+        monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 14)
+    if how == "children":
+        monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+        monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
+    err = raises(path, what="nested too deeply")
+    assert err.where == f"byte {_first_byte_past(text, jsonscan.NESTING_SHOWN)}"
+    assert "Traceback" not in capfd.readouterr().err  # nor from the children
+
+
+def test_cli_says_nested_too_deeply_in_one_line(tmp_path: Path) -> None:
+    text = "[" * DEEP + "]" * DEEP
+    bad = write(tmp_path, "deep.json", text)
+    proc = _summary(bad)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == (
+        f"gpuviz summary: {bad}: byte 100: JSON nested too deeply ({DEEP:,} levels of brackets)"
+    )
+
+
+def test_args_too_deep_to_decode_read_as_empty() -> None:
+    from gpuviz.trace.model import ArgsStore
+
+    raw = b'{"a": ' + b"[" * DEEP + b"]" * DEEP + b"}"
+    store = ArgsStore(raw, np.array([0, len(raw)], dtype=np.int64))
+    assert store.get(0) == {}
+    assert store.raw(0) == raw  # kept as it was: an export writes it back

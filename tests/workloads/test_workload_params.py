@@ -150,6 +150,9 @@ def test_params_from_source_reads_without_running(
         ("def g(device):\n    pass\n", "f", "no function 'f' (functions: g)"),
         ("def f():\n    pass\n", "f", "must take the device"),
         ("def f(device, n: int = 'x'):\n    pass\n", "f", "default of n"),
+        # Python's parser gives up on these with MemoryError or RecursionError, not SyntaxError.
+        ("def f(device, n: int = " + "-" * 100_000 + "1):\n    pass\n", "f", "nested too deeply"),
+        ("def f(device):\n    x = " + "not " * 100_000 + "1\n", "f", "nested too deeply"),
     ],
 )
 def test_bad_user_files(tmp_path: Path, content: str | None, func: str, message: str) -> None:

@@ -174,8 +174,8 @@ class QtRunController(QObject):
             ``RunRequest`` fields; default: what the panel shows. An extra ``events`` key
             names the file the event stream is saved to (default: beside the trace).
         executor : {"child", "thread"}, optional
-            Default: the child process for profiled runs, the in-thread Runner for
-            unprofiled ones.
+            Default: the child process for profiled runs and for the user's own workloads
+            (files, plugins), the in-thread Runner for unprofiled built-in ones.
         """
         if self.is_running():
             return self._refuse(
@@ -190,8 +190,11 @@ class QtRunController(QObject):
         req.setdefault("params", {})
         req.setdefault("steps", 5)
         req.setdefault("profile", True)
-        executor = executor or ("child" if req["profile"] else "thread")
         spec = self.panel.specs.get(req["workload"])
+        # The user's own code (a file, a plugin) always runs in a child: its os._exit() or
+        # crash must not take the app down. Built-in unprofiled timing may run in-thread.
+        builtin = spec is not None and spec.source == "builtin"
+        executor = executor or ("child" if req["profile"] or not builtin else "thread")
         multi_process = bool(spec and spec.multi_process)
         events_file: Path | None = None
         if req["profile"] and not req.get("out"):

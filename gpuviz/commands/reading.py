@@ -1,0 +1,54 @@
+"""Reading a trace for a command: with a progress bar on stderr when it is a terminal.
+
+The app shows how far a long read has come; the CLI does the same, so that a large file (or a
+small gzip file that inflates to gigabytes) is never a silent wait. When stderr is not a
+terminal (scripts, pipes, tests) nothing is drawn. Ctrl-C stops the read at once: the
+importer's threads and children stop with it, and ``gpuviz`` exits 130.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuviz.trace.model import Trace
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal."""
+    from gpuviz.trace.kineto import load_trace
+
+    if not _stderr_is_terminal():
+        return load_trace(path)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("reading {task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,  # gone once read: the command's own output follows
+    )
+    from rich.markup import escape
+
+    from gpuviz.display import terminal_safe
+
+    # A file name is data: its control characters shown, its "[...]" not read as markup.
+    name = os.path.basename(os.fspath(path).rstrip("/")) or os.fspath(path)
+    with bar:
+        task = bar.add_task(escape(terminal_safe(name, one_line=True)), total=1.0)
+        return load_trace(path, progress=lambda frac: bar.update(task, completed=frac))
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # closed or replaced stderr
+        return False
+
+
+__all__ = ["read_trace"]
