@@ -159,8 +159,135 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
     add_no_cache(e)
+
+    _add_profile_parser(sub)
     p.commands = dict(sub.choices)
     return p
+
+
+PROFILE_USAGE = (
+    "gpuviz profile [OPTIONS] SCRIPT.py [ARGS...]\n"
+    "       gpuviz profile [OPTIONS] -m MODULE [ARGS...]\n"
+    "       torchrun ... -m gpuviz profile [OPTIONS] --out DIR SCRIPT.py [ARGS...]"
+)
+
+
+def _add_profile_parser(sub: Any) -> None:
+    # allow_abbrev=False: the split of gpuviz's options from the script's needs exact names.
+    pr = sub.add_parser(
+        "profile",
+        help="profile your own script, unmodified (steps end at optimizer.step())",
+        usage=PROFILE_USAGE,
+        allow_abbrev=False,
+        description=(
+            "Run a script (or -m MODULE) under the profiler, as `python SCRIPT.py ARGS` would. "
+            "Options before SCRIPT belong to gpuviz, everything after it to the script. Steps "
+            "end at each optimizer.step(), at each return of --step-fn, or at gpuviz.step(). "
+            "The exit status is the script's."
+        ),
+    )
+    pr.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
+    sched = pr.add_argument_group("steps (torch.profiler.schedule)")
+    sched.add_argument(
+        "--skip", type=int, default=5, metavar="N", help="steps left alone first (5)"
+    )
+    sched.add_argument("--warmup", type=int, default=2, metavar="N", help="warm-up steps (2)")
+    sched.add_argument("--active", type=int, default=5, metavar="N", help="recorded steps (5)")
+    sched.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="windows (1; 0: until the script ends)"
+    )
+    sched.add_argument(
+        "--stop", action="store_true", help="end the script after the last window (trace written)"
+    )
+    sched.add_argument(
+        "--step-fn",
+        metavar="MOD:QUAL",
+        help="each return of this function ends a step (e.g. __main__:generate, model:GPT.forward)",
+    )
+    sched.add_argument(
+        "--duration",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="with no step at all, the first S seconds are recorded as one range (10)",
+    )
+    rec = pr.add_argument_group("recording")
+    rec.add_argument("--record-shapes", action="store_true", help="record input shapes")
+    rec.add_argument("--stack", action="store_true", help="record Python stacks")
+    rec.add_argument("--memory", action="store_true", help="record allocations (profile_memory)")
+    rec.add_argument(
+        "--memory-snapshot",
+        action="store_true",
+        help="record the CUDA allocator's history: NAME.memory.pickle beside the trace",
+    )
+    rec.add_argument(
+        "--snapshot-entries", type=int, default=100_000, metavar="N", help="its ring buffer size"
+    )
+    out = pr.add_argument_group("output")
+    out.add_argument(
+        "--out",
+        metavar="T.json.gz|DIR",
+        help="trace file (default ./gpuviz-runs/SCRIPT-STAMP.json.gz); a folder under torchrun",
+    )
+    out.add_argument("--events", metavar="E.jsonl", help="write the event stream as JSON lines")
+    out.add_argument("--events-fd", type=int, help=argparse.SUPPRESS)
+    out.add_argument(
+        "--json", action="store_true", help="print the result object as the last line of stdout"
+    )
+    pr.add_argument(
+        "--nproc-per-node",
+        type=int,
+        metavar="N",
+        help="start N processes with torch.distributed.run (one trace per rank in --out DIR)",
+    )
+
+
+def split_profile_argv(argv: list[str], at: int) -> tuple[list[str], dict[str, Any]]:
+    """Split ``gpuviz … profile OPTIONS SCRIPT ARGS`` into gpuviz's part and the script's.
+
+    Options before the script (or ``-m MODULE``, or after ``--``) are gpuviz's; the first other
+    word is the script, and everything after it is the script's own, as with ``python``.
+    Returns the argv to parse and ``{"script", "module", "script_args"}``.
+    """
+    with_value = _profile_value_options()
+    head = argv[: at + 1]
+    target: dict[str, Any] = {"script": None, "module": None, "script_args": []}
+    j = at + 1
+    while j < len(argv):
+        word = argv[j]
+        if word == "--":
+            if j + 1 < len(argv):
+                target["script"], target["script_args"] = argv[j + 1], argv[j + 2 :]
+            break
+        if word == "-m" or (word.startswith("-m") and not word.startswith("--")):
+            module = word[2:] or (argv[j + 1] if j + 1 < len(argv) else None)
+            rest = argv[j + 1 :] if word[2:] else argv[j + 2 :]
+            target["module"], target["script_args"] = module, rest
+            break
+        if word.startswith("-") and word != "-":
+            head.append(word)
+            if word in with_value and j + 1 < len(argv):
+                head.append(argv[j + 1])
+                j += 1
+            j += 1
+            continue
+        target["script"], target["script_args"] = word, argv[j + 1 :]
+        break
+    return head, target
+
+
+def _profile_value_options() -> set[str]:
+    p = build_parser()
+    sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    prof = sub.choices["profile"]
+    return {o for a in prof._actions if a.nargs != 0 for o in a.option_strings}
+
+
+def _command_index(argv: Sequence[str]) -> int | None:
+    for i, word in enumerate(argv):
+        if not word.startswith("-"):
+            return i
+    return None
 
 
 def _version() -> str:
@@ -221,7 +348,34 @@ def _cache_switch(off: bool) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    at = _command_index(words)
+    target = None
+    if at is not None and words[at] == "profile":
+        words, target = split_profile_argv(words, at)
+    parser = build_parser()
+    if target is None:
+        args = parser.parse_args(words)
+    else:
+        args, unknown = parser.parse_known_args(words)
+        if unknown:
+            parser.exit(
+                EXIT_USAGE,
+                terminal_safe(
+                    f"gpuviz profile: unrecognized arguments: {' '.join(unknown)} (gpuviz's "
+                    "options come before SCRIPT.py, the script's after it; see gpuviz profile "
+                    "--help)"
+                )
+                + "\n",
+            )
+        if target["script"] is None and target["module"] is None:
+            parser.exit(
+                EXIT_USAGE,
+                "gpuviz profile: name a script (SCRIPT.py) or a module (-m MODULE) "
+                "(see gpuviz profile --help)\n",
+            )
+        args.script, args.module = target["script"], target["module"]
+        args.script_args = target["script_args"]
     command = args.command or "app"
     install_safe_excepthooks()
     try:

@@ -262,7 +262,20 @@ def test_ranks_end_when_their_parent_is_killed(tmp_path: Path) -> None:
             ]
             time.sleep(0.2)
         assert len(ranks) == 2
-        time.sleep(1.0)
+
+        # A rank opens its events file, then starts watching its parent; before that it is
+        # still importing torch, which can take many seconds on a loaded machine.
+        def events_open(p: psutil.Process) -> bool:
+            try:
+                return any("events-" in f.path for f in p.open_files())
+            except psutil.Error:
+                return False
+
+        wait_until = time.monotonic() + 180
+        while time.monotonic() < wait_until and not all(events_open(p) for p in ranks):
+            time.sleep(0.2)
+        assert all(events_open(p) for p in ranks), "the ranks never started"
+        time.sleep(0.5)
     finally:
         parent.kill()
         parent.wait()

@@ -152,9 +152,11 @@ class QtRunController(QObject):
 
         self.panel.runClicked.connect(self.start_run)
         self.panel.cancelClicked.connect(self.cancel_run)
+        self.panel.profileClicked.connect(self.open_profile_dialog)
         window.traceOpened.connect(self._on_trace_opened)
         window.loadFailed.connect(self._on_load_failed)
         self.read_gpus: Any = query_gpus  # NVML; tests put a fake here
+        self.profile_dialog: Any = None
         self.probe_timer = QTimer(self)
         self.probe_timer.setInterval(PROBE_INTERVAL_MS)
         self.probe_timer.timeout.connect(self._on_probe)
@@ -222,6 +224,54 @@ class QtRunController(QObject):
             f"Running {label}" + (f"; trace: {req['out']}" if req.get("out") else " (no trace)")
         )
         return True
+
+    def profile_script(self, spec: dict[str, Any]) -> bool:
+        """Run ``gpuviz profile`` on the user's script in a child process, shown live.
+
+        Parameters
+        ----------
+        spec : dict
+            :meth:`QtProfileDialog.run_spec`'s dict (``target``, ``module``, ``args``, ``cwd``,
+            ``env``, ``python``, ``options``); ``out`` may name the trace (default: a new file
+            in the runs folder).
+
+        Returns
+        -------
+        bool
+            False, with ``runRefused``, when refused (a run is going; no runs folder).
+        """
+        if self.is_running():
+            return self._refuse(
+                f"A run is going ({self.label}): wait for it to end or press Cancel. "
+                "The script was not started."
+            )
+        target = str(spec["target"])
+        stem = target if spec.get("module") else Path(target).stem
+        out = spec.get("out")
+        if not out:
+            folder = self.runs_dir.resolve()
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                out = str(_stamp_name(folder, stem, False))
+            except (OSError, BadInputError) as exc:
+                return self._refuse(f"Cannot write the trace in {folder}: {exc}")
+        run = {**spec, "out": out}
+        label = f"profile {'-m ' if spec.get('module') else ''}{os.path.basename(target)}"
+        self._begin(label, lambda: make_script_source(run), run, _events_path(Path(out)))
+        self._is_child = True
+        self.probe_timer.start()
+        self.panel.show_message(f"Profiling {label}; trace: {out}")
+        return True
+
+    def open_profile_dialog(self) -> bool:
+        """File → Profile script…: ask, then :meth:`profile_script` (False when dismissed)."""
+        from gpuviz.gui.run.qt_profile_dialog import QtProfileDialog
+
+        dialog = QtProfileDialog(self.settings, self.window)
+        self.profile_dialog = dialog
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return False
+        return self.profile_script(dialog.run_spec())
 
     def replay(self, path: str | os.PathLike[str], speed: float = 0.0) -> bool:
         """Replay a recorded event stream into the live views; opens the trace it names.
@@ -511,10 +561,16 @@ class QtRunController(QObject):
             seps = [a for a in file_menu.actions() if a.isSeparator()]
             act = file_menu.addAction("Replay &events…")
             act.triggered.connect(lambda _c=False: self._on_replay_menu())
+            profile = file_menu.addAction("&Profile script…")
+            profile.setShortcut("Ctrl+Shift+P")
+            profile.triggered.connect(lambda _c=False: self.open_profile_dialog())
             if seps:
                 file_menu.removeAction(act)
                 file_menu.insertAction(seps[-1], act)
+                file_menu.removeAction(profile)
+                file_menu.insertAction(seps[0], profile)
             self.replay_action = act
+            self.profile_action = profile
         run_menu = QMenu("&Run", w)
         help_menu = _find_menu(bar, "Help")
         if help_menu is not None:
@@ -532,6 +588,8 @@ class QtRunController(QObject):
         a_cmp.triggered.connect(lambda _c=False: self.compare())
         a_rep = run_menu.addAction("Replay &events…")
         a_rep.triggered.connect(lambda _c=False: self._on_replay_menu())
+        a_prof = run_menu.addAction("&Profile script…")
+        a_prof.triggered.connect(lambda _c=False: self.open_profile_dialog())
         self.run_menu = run_menu
 
     def _on_replay_menu(self) -> None:
@@ -635,6 +693,29 @@ class QtRunController(QObject):
                 self.save_layout()
                 self.save_settings()
         return False
+
+
+def make_script_source(run: dict[str, Any]) -> Any:
+    """The engine's source for a ``profile_script`` run (called in the worker thread)."""
+    from gpuviz.engine.script.options import ProfileOptions
+    from gpuviz.engine.script.process import ScriptProcess, ScriptRun
+
+    target = str(run["target"])
+    options = ProfileOptions(
+        script=None if run.get("module") else target,
+        module=target if run.get("module") else None,
+        args=[str(a) for a in run.get("args", [])],
+        out=str(run["out"]),
+        **dict(run.get("options", {})),
+    )
+    return ScriptProcess(
+        ScriptRun(
+            options,
+            python=str(run.get("python") or sys.executable),
+            cwd=run.get("cwd") or None,
+            env={str(k): str(v) for k, v in dict(run.get("env", {})).items()},
+        )
+    )
 
 
 def _resolved(path: str) -> str:

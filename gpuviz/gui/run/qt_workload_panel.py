@@ -78,6 +78,8 @@ class QtWorkloadPanel(QWidget):
     runClicked()
         Run was pressed (and the form is valid).
     cancelClicked()
+    profileClicked()
+        "Profile script…" was pressed (the controller asks for the script).
     workloadChanged(str)
         The selected workload's name.
 
@@ -89,6 +91,7 @@ class QtWorkloadPanel(QWidget):
 
     runClicked = Signal()
     cancelClicked = Signal()
+    profileClicked = Signal()
     workloadChanged = Signal(str)
 
     def __init__(self, gpus: list[GpuInfo] | None = None, parent: QWidget | None = None) -> None:
@@ -110,6 +113,12 @@ class QtWorkloadPanel(QWidget):
             "Their parameters are read from the source; the file runs only in the engine."
         )
         self.add_file_button.clicked.connect(self._on_add_file)
+        self.profile_button = QPushButton("Profile script…")
+        self.profile_button.setToolTip(
+            "Profile your own script, unmodified (python train.py --lr 3e-4): its steps are "
+            "found at each optimizer.step(), and it runs in a child process"
+        )
+        self.profile_button.clicked.connect(self.profileClicked)
         self.about = QLabel()
         self.about.setWordWrap(True)
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -164,6 +173,7 @@ class QtWorkloadPanel(QWidget):
         v.setContentsMargins(6, 4, 6, 4)
         v.addWidget(self.list, 1)
         h = QHBoxLayout()
+        h.addWidget(self.profile_button)
         h.addStretch(1)
         h.addWidget(self.add_file_button)
         v.addLayout(h)
@@ -322,7 +332,13 @@ class QtWorkloadPanel(QWidget):
         """Enable Cancel and lock the inputs while a run goes."""
         self._running = running
         self.cancel_button.setEnabled(running)
-        for w in (self.list, self.add_file_button, self.form, self.reset_button):
+        for w in (
+            self.list,
+            self.add_file_button,
+            self.profile_button,
+            self.form,
+            self.reset_button,
+        ):
             w.setEnabled(not running)
         self._update_run_enabled()
 

@@ -1,0 +1,298 @@
+"""The parts of ``gpuviz profile``: schedule, options, target, step hooks, figures (in-process)."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuviz.engine.script.options import (
+    OutPlan,
+    ProfileOptions,
+    launcher_rank,
+    parse_step_fn,
+    plan_output,
+    profile_argv,
+    rank_events_path,
+)
+from gpuviz.engine.script.report import quantiles, step_figures
+from gpuviz.engine.script.schedule import Phase, Schedule
+from gpuviz.engine.script.steps import TimedStep
+from gpuviz.engine.script.target import compile_main, exit_code_of, resolve_target, run_as_main
+from gpuviz.errors import BadInputError
+
+
+@pytest.mark.filterwarnings("ignore:Profiler won't be using warmup")
+@pytest.mark.parametrize(
+    ("skip", "warmup", "active", "repeat"),
+    list(itertools.product([0, 1, 5], [0, 2], [1, 3], [0, 1, 2])),
+)
+def test_schedule_is_torch_profiler_schedule(skip: int, warmup: int, active: int, repeat: int):
+    import torch
+
+    ours = Schedule(skip, warmup, active, repeat)
+    theirs = torch.profiler.schedule(
+        wait=0, warmup=warmup, active=active, repeat=repeat, skip_first=skip
+    )
+    for step in range(60):
+        assert ours.phase(step).value == theirs(step).name.lower(), step
+    if repeat:
+        last = ours.last_step
+        assert ours.phase(last) is Phase.RECORD_AND_SAVE
+        assert all(ours.phase(s) is Phase.NONE for s in range(last + 1, last + 30))
+        recorded = [s for w in range(repeat) for s in ours.recorded_steps(w)]
+        assert recorded == [s for s in range(last + 1) if theirs(s).name.startswith("RECORD")]
+
+
+def test_out_plan_paths(tmp_path: Path) -> None:
+    one = OutPlan(tmp_path / "t.json.gz")
+    assert one.window_path(0) == tmp_path / "t.json.gz"
+    assert one.window_path(2) == tmp_path / "t.window-3.json.gz"
+    ranks = OutPlan(tmp_path / "run", rank=3)
+    assert ranks.window_path(0) == tmp_path / "run" / "rank-3.json.gz"
+    assert ranks.window_path(1) == tmp_path / "run" / "window-2" / "rank-3.json.gz"
+    assert ranks.trace == tmp_path / "run"
+    rank = launcher_rank({"RANK": "2", "WORLD_SIZE": "4", "LOCAL_RANK": "0"})
+    assert rank is not None and (rank.rank, rank.world_size, rank.local_rank) == (2, 4, 0)
+    assert launcher_rank({}) is None
+    with pytest.raises(BadInputError):
+        launcher_rank({"RANK": "4", "WORLD_SIZE": "4"})
+    with pytest.raises(BadInputError, match="give --out a folder"):
+        plan_output("x.json.gz", "t", rank)
+    with pytest.raises(BadInputError, match=r"must end in \.json"):
+        plan_output("folder", "t", None)
+    default = plan_output(None, "train", None)
+    assert default.base.parent == Path("gpuviz-runs") and default.base.name.startswith("train-")
+    assert rank_events_path("e.jsonl", rank) == "e.rank-2.jsonl"
+
+
+def test_profile_argv_round_trips_through_the_cli_split() -> None:
+    from gpuviz.cli import build_parser, split_profile_argv
+    from gpuviz.commands.profile import options_from_args
+
+    opts = ProfileOptions(
+        script="-odd.py",
+        args=["--skip", "9", "-m", "x"],
+        skip=0,
+        warmup=3,
+        active=7,
+        repeat=2,
+        stop=True,
+        step_fn="model:GPT.forward",
+        duration_s=2.5,
+        out="o.json.gz",
+        record_shapes=True,
+        memory_snapshot=True,
+        snapshot_entries=10,
+    )
+    words = ["profile", *profile_argv(opts)]
+    head, target = split_profile_argv(words, 0)
+    args = build_parser().parse_args(head)
+    args.script, args.module, args.script_args = (
+        target["script"],
+        target["module"],
+        target["script_args"],
+    )
+    assert options_from_args(args) == opts
+    mod = ProfileOptions(module="pkg.train", args=["a"])
+    assert profile_argv(mod) == ["-m", "pkg.train", "a"]
+
+
+@pytest.mark.parametrize("text", ["nocolon", "a:", ":f", "a:b c", "a:class.f", "1a:f", "a:f-g"])
+def test_bad_step_fn(text: str) -> None:
+    with pytest.raises(BadInputError, match="--step-fn"):
+        parse_step_fn(text)
+
+
+def test_step_fn_forms() -> None:
+    assert parse_step_fn("__main__:generate") == ("__main__", "generate")
+    assert parse_step_fn("pkg.model:GPT.forward") == ("pkg.model", "GPT.forward")
+    assert parse_step_fn("m:outer.<locals>.inner") == ("m", "outer.<locals>.inner")
+
+
+@pytest.mark.parametrize(
+    ("code", "status"), [(None, 0), (0, 0), (3, 3), (True, 1), (256, 0), (-1, 255)]
+)
+def test_exit_codes_as_python(code: object, status: int) -> None:
+    assert exit_code_of(SystemExit(code)) == status
+    if code is not True:  # python -c "import sys; sys.exit(code)" agrees
+        r = subprocess.run([sys.executable, "-c", f"import sys; sys.exit({code!r})"], check=False)
+        assert r.returncode == status
+
+
+def test_exit_with_a_message_is_printed_and_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exit_code_of(SystemExit("bad config")) == 1
+    assert capsys.readouterr().err == "bad config\n"
+
+
+def test_main_step_fn_is_decorated_at_compile_time(tmp_path: Path) -> None:
+    script = tmp_path / "s.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            calls = []
+
+            def gen(x):
+                return x + 1
+
+            class Model:
+                def forward(self, x):
+                    return gen(x)
+
+            if True:
+                def later():
+                    return 0
+
+            for i in range(4):
+                Model().forward(i)
+            later()
+            sys.argv_seen = list(sys.argv)
+            """
+        )
+    )
+    saved_path0 = sys.path[0]
+    try:
+        for qual, found, returns in (("gen", 1, 4), ("Model.forward", 1, 4), ("later", 1, 1)):
+            target = resolve_target(str(script), None, ["--flag"])
+            code, n = compile_main(target, qual)
+            assert n == found
+            seen: list[object] = []
+
+            def mark(f, seen=seen):
+                def wrapped(*a, **k):
+                    out = f(*a, **k)
+                    seen.append(out)
+                    return out
+
+                return wrapped
+
+            run_as_main(target, code, {"__gpuviz_step_fn__": mark})
+            assert len(seen) == returns
+            assert sys.argv_seen == [str(script), "--flag"]  # type: ignore[attr-defined]
+        _code, n = compile_main(resolve_target(str(script), None, []), "missing")
+        assert n == 0
+    finally:
+        sys.path[0] = saved_path0
+        if hasattr(sys, "argv_seen"):
+            del sys.argv_seen  # type: ignore[attr-defined]
+
+
+def test_only_the_first_optimizer_ends_steps() -> None:
+    import torch
+
+    from gpuviz.engine.script.steps import StepSources
+
+    boundaries: list[tuple[str, object]] = []
+    said: list[str] = []
+    made: list[bool] = []
+    sources = StepSources(
+        lambda s, d: boundaries.append((s, d)),
+        on_optimizer_created=lambda: made.append(True),
+        say=said.append,
+    )
+    sources.install()
+    try:
+        g = torch.nn.Linear(2, 2)
+        d = torch.nn.Linear(2, 2)
+        opt_d = torch.optim.Adam(d.parameters())
+        opt_g = torch.optim.SGD(g.parameters(), lr=0.1)
+        for _ in range(3):  # a GAN-like loop: two optimizers step each iteration
+            d(torch.randn(1, 2)).sum().backward()
+            opt_d.step()
+            g(torch.randn(1, 2)).sum().backward()
+            opt_g.step()
+        assert made == [True]
+        assert boundaries == [("optimizer.step()", torch.device("cpu"))] * 3
+        assert any("second optimizer (SGD)" in s for s in said)
+        import gpuviz
+
+        gpuviz.step()  # from now on the script's own calls end steps
+        opt_d.step()
+        assert len(boundaries) == 4 and boundaries[-1][0] == "gpuviz.step()"
+    finally:
+        sources.uninstall()
+    opt_d.step()
+    import gpuviz
+
+    gpuviz.step()
+    assert len(boundaries) == 4  # uninstalled: nothing reaches the session
+
+
+def test_step_figures_leave_out_step_zero_and_profiled_steps() -> None:
+    steps = [TimedStep(0, 5000.0, None, False)]
+    steps += [TimedStep(k, float(k), None, k in (3, 4)) for k in range(1, 12)]
+    fig = step_figures(steps)
+    plain = [float(k) for k in range(1, 12) if k not in (3, 4)]
+    assert fig["steps"] == 12 and fig["unprofiled_steps"] == len(plain) == 9
+    assert fig["wall_ms"]["median"] == pytest.approx(np.median(plain))
+    assert fig["wall_ms"]["p90"] == pytest.approx(np.percentile(plain, 90))
+    assert fig["profiled_wall_ms"]["median"] == pytest.approx(3.5)
+    assert fig["gpu_ms"] is None
+    assert quantiles([]) is None
+    assert quantiles([2.0]) == {"median": 2.0, "p90": 2.0, "min": 2.0, "max": 2.0}
+
+
+def test_importing_gpuviz_is_cheap() -> None:
+    code = (
+        "import sys, gpuviz; gpuviz.step(); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'numpy', 'PySide6'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_window_figures_of_a_real_gpu_trace_and_the_advisors_top_3() -> None:
+    import gzip
+    import json
+
+    from gpuviz.analysis.advisor import advise
+    from gpuviz.engine.script.report import report_lines, window_figures
+    from gpuviz.trace.kineto import load_trace
+
+    path = (
+        Path(__file__).resolve().parents[1] / "data" / "events" / "training_h100" / "trace.json.gz"
+    )
+    fig = window_figures(str(path))
+    # Independently: the union of kernel/copy/set intervals, cut to the span of the
+    # ProfilerStep# ranges, over that span.
+    with gzip.open(path, "rt") as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and "dur" in e]
+    steps = [e for e in events if str(e.get("name", "")).startswith("ProfilerStep#")]
+    t0 = min(e["ts"] for e in steps)
+    t1 = max(e["ts"] + e["dur"] for e in steps)
+    gpu = sorted(
+        (max(e["ts"], t0), min(e["ts"] + e["dur"], t1))
+        for e in events
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+        and e["ts"] < t1
+        and e["ts"] + e["dur"] > t0
+    )
+    busy, end = 0.0, -1.0
+    for s, e in gpu:
+        if e > end:
+            busy += e - max(s, end)
+            end = e
+    assert fig["window"] == "steps"
+    assert fig["devices"][0]["utilization"] == pytest.approx(busy / (t1 - t0), rel=1e-3)
+    expected = [f.title for f in advise(load_trace(path)).findings[:3]]
+    assert [f["title"] for f in fig["findings"]] == expected
+    result = {
+        "workload": "profile:t.py",
+        "rank": None,
+        "steps": 3,
+        "step_source": "optimizer.step()",
+        "exit_code": 0,
+        "windows": [fig],
+        "trace": str(path),
+    }
+    lines = report_lines(result)
+    assert [ln for ln in lines if ln.startswith("advisor, ")] == [
+        ln for t in expected for ln in lines if ln.startswith("advisor, ") and t in ln
+    ]
+    assert any(ln.startswith("trace: ") for ln in lines)

@@ -1,0 +1,113 @@
+"""``gpuviz profile`` on a GPU: the examples, allocator snapshots, two torchrun ranks on one GPU.
+
+Run on the device machine: ``PYTHONPATH=. python -m pytest -m gpu tests/test_profile_gpu.py``.
+Set ``GPUVIZ_GPU_OUT`` to a folder to keep the traces and event streams there.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_cli_profile import ROOT, SCRIPTS, events, profile, step_ranges, trace_events
+
+pytestmark = pytest.mark.gpu
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    keep = os.environ.get("GPUVIZ_GPU_OUT")
+    if not keep:
+        return tmp_path
+    d = Path(keep) / request.node.name.replace("[", "-").replace("]", "")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _kernels(trace: dict[str, Any]) -> int:
+    return sum(1 for e in trace["traceEvents"] if e.get("cat") == "kernel")
+
+
+def test_gpt_example_times_steps_on_the_gpu(out_dir: Path) -> None:
+    out, ev = out_dir / "gpt.json.gz", out_dir / "gpt.events.jsonl"
+    r = profile(
+        *("--stop", "--out", str(out), "--events", str(ev), "--json"),
+        *(str(EXAMPLES / "gpt_train.py"), "--steps", "200"),
+        cwd=ROOT,
+    )
+    assert r.returncode == 0, r.stderr
+    stream = events(ev)
+    timed = [e for e in stream if e["type"] == "StepTimed"]
+    assert len(timed) == 5 + 2 + 5  # --stop after skip + warmup + active
+    assert all("gpu_ms" in e and e["gpu_ms"] > 0 for e in timed[1:])  # CUDA events per step
+    cuda_mem = [e for e in stream if e["type"] == "MemorySample" and e["device"].startswith("cuda")]
+    assert cuda_mem and max(e["allocated_bytes"] for e in cuda_mem) > 0
+    trace = trace_events(out)
+    assert {e["name"] for e in step_ranges(trace)} == {f"ProfilerStep#{k}" for k in range(7, 12)}
+    assert _kernels(trace) > 100
+    result = json.loads(r.stdout.strip().splitlines()[-1])
+    util = result["windows"][0]["devices"][0]["utilization"]
+    assert 0 < util <= 1
+    print(r.stderr)
+
+
+def test_resnet_example_with_allocator_snapshot(out_dir: Path) -> None:
+    pytest.importorskip("torchvision")
+    out = out_dir / "resnet.json.gz"
+    r = profile(
+        "--stop", "--memory-snapshot", "--out", str(out),
+        str(EXAMPLES / "resnet_train.py"), "--model", "resnet50", "--batch", "64",
+        cwd=ROOT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert _kernels(trace_events(out)) > 100
+    snap = out_dir / "resnet.memory.pickle"
+    assert snap.exists() and snap.stat().st_size > 1000
+    print(r.stderr)
+
+
+def test_generate_example_with_step_fn(out_dir: Path) -> None:
+    out, ev = out_dir / "generate.json.gz", out_dir / "generate.events.jsonl"
+    r = profile(
+        "--step-fn", "__main__:generate", "--out", str(out), "--events", str(ev),
+        str(EXAMPLES / "generate.py"), "--requests", "20",
+        cwd=ROOT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert len([e for e in events(ev) if e["type"] == "StepTimed"]) == 20
+    assert _kernels(trace_events(out)) > 100
+    print(r.stderr)
+
+
+def test_torchrun_two_gloo_ranks_on_one_gpu(out_dir: Path) -> None:
+    out = out_dir / "gloo2"
+    r = profile(
+        "--nproc-per-node", "2", "--skip", "2", "--warmup", "1", "--active", "3",
+        "--out", str(out), str(SCRIPTS / "ddp_gloo.py"), "--device", "cuda",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    for rank in (0, 1):
+        with gzip.open(out / f"rank-{rank}.json.gz", "rt") as f:
+            trace = json.load(f)
+        assert trace["distributedInfo"]["rank"] == rank
+        assert _kernels(trace) > 0
+    import subprocess
+
+    s = subprocess.run(
+        [sys.executable, "-m", "gpuviz", "summary", str(out), "--json"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(s.stdout)["ranks"] == [0, 1]
+    print(r.stderr)
