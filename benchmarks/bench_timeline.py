@@ -25,6 +25,12 @@ For each size it builds a synthetic trace (``gpuviz.trace.synthetic.make_trace``
 
 Targets (issue 5), 1M kernels on the 2-core CI machine: warm ≤ 16 ms, cold ≤ 50 ms, the GUI
 thread never blocked more than 100 ms while opening.
+
+Many ranks (issue 14): ``--ranks 64 --per-rank 8000`` (the default rank case) builds a 64-rank
+synthetic trace (``make_trace(ranks=64)``, 8000 kernels a rank) and measures it twice: as it
+opens, every rank collapsed to its summary lane (a GPU busy density per pixel), and with every
+rank expanded (``expand_ranks``: thousands of lanes, the view showing the first few dozen).
+``--file FOLDER`` measures a real folder of rank files the same way.
 """
 
 from __future__ import annotations
@@ -34,20 +40,23 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("GPUVIZ_NO_CACHE", "1")  # --file times the import, not a cache hit
 
 
-def _lod_only(n: int) -> None:
+def _lod_only(n: int, ranks: int = 1) -> None:
     from gpuviz.trace import lod
+    from gpuviz.trace.lanes import default_collapsed_ranks, trace_ranks
     from gpuviz.trace.synthetic import make_trace
 
     t = time.perf_counter()
-    tr = make_trace(n)
+    tr = make_trace(n, ranks=ranks)
     made = time.perf_counter() - t
     tl = lod.TimelineLod(tr, sync_build_max=0)
-    layout = lod.build_layout(tr, depths=tl.depths)
+    collapsed = default_collapsed_ranks(trace_ranks(tr))
+    layout = lod.build_layout(tr, depths=tl.depths, collapsed_ranks=collapsed)
     keys = tl.unbuilt(layout)
     t = time.perf_counter()
     worst = 0.0
@@ -67,15 +76,18 @@ def _lod_only(n: int) -> None:
             f = tl.frame(layout, range(len(layout)), a + shift, b + shift, 1390)
             times.append((time.perf_counter() - t) * 1e3)
         out.append(f"{label} {statistics.median(times):.1f} ms ({f.count:,} rects)")
+    what = f", {len(layout)} lanes ({len(collapsed)} ranks collapsed)" if collapsed else ""
     print(
-        f"  lod: {len(tr.slices):,} slices (made in {made:.2f} s); pyramid build {build * 1e3:.0f} ms "
-        f"in steps of at most {worst * 1e3:.1f} ms; frame (numpy only): " + ", ".join(out)
+        f"  lod: {len(tr.slices):,} slices (made in {made:.2f} s{what}); pyramid build "
+        f"{build * 1e3:.0f} ms in steps of at most {worst * 1e3:.1f} ms; frame (numpy only): "
+        + ", ".join(out)
     )
 
 
-def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: int) -> None:
+def _open_and_frames(
+    n: int, path: str | None, width: int, height: int, repeat: int, ranks: int = 1
+) -> None:
     from PySide6.QtCore import QThread, QTimer
-    from PySide6.QtGui import QImage
     from PySide6.QtWidgets import QApplication
 
     from gpuviz.gui.timeline.qt_timeline import QtTimeline
@@ -97,7 +109,7 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
                 else:
                     from gpuviz.trace.synthetic import make_trace
 
-                    self.trace = make_trace(n)
+                    self.trace = make_trace(n, ranks=ranks)
             except BaseException as exc:  # reported below
                 self.error = exc
 
@@ -177,6 +189,26 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
             f"(generation {g[1]}, during {g[2]}); {sum(1 for x in gc_pauses if x[0] > 100)} over 100 ms"
         )
 
+    _frames(w, trace, repeat, "collapsed ranks" if w.layout_rows.collapsed_ranks else "")
+    if w.layout_rows.rank_rows:
+        t = time.perf_counter()
+        w.expand_ranks()
+        w.wait_ready(600)
+        w.canvas.repaint()
+        print(
+            f"  expand every rank: {len(w.layout_rows):,} lanes, ready and painted in "
+            f"{time.perf_counter() - t:.2f} s"
+        )
+        _frames(w, trace, repeat, "expanded ranks")
+    w.close()
+    w.deleteLater()
+    app.processEvents()
+
+
+def _frames(w: Any, trace: Any, repeat: int, what: str) -> None:
+    """Cold, warm and zoom frames of the full view and a 1% zoom (see the module docstring)."""
+    from PySide6.QtGui import QImage
+
     canvas = w.canvas
     img = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
     s = trace.slices
@@ -218,6 +250,8 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
         zoom_cpu = list(cpu)
         w.set_view_range(a, b)
         med = statistics.median
+        if what:
+            label = f"{label}, {what}"
         print(
             f"  frame {label:9s}: cold {med(cold):5.1f} ms (best {min(cold):4.1f}, worst {max(cold):5.1f}; "
             f"CPU {med(cold_cpu):4.1f}), warm {med(warm):5.1f} ms (best {min(warm):4.1f}, "
@@ -225,10 +259,8 @@ def _open_and_frames(n: int, path: str | None, width: int, height: int, repeat: 
             f"(worst {max(zoom):5.1f}; CPU {med(zoom_cpu):4.1f}); "
             f"{f.count:,} rects in {len(f.rects)} colours, level 2^{f.shift} ns, "
             f"{len(w.viewport.visible_rows(len(w.layout_rows)))} lanes"
+            + (f" ({len(f.density_rows)} of them density strips)" if len(f.density_rows) else "")
         )
-    w.close()
-    w.deleteLater()
-    app.processEvents()
 
 
 def main() -> int:
@@ -243,6 +275,14 @@ def main() -> int:
     ap.add_argument(
         "--no-synthetic", action="store_true", help="only the --file figures (no synthetic sizes)"
     )
+    ap.add_argument(
+        "--ranks",
+        type=int,
+        nargs="*",
+        default=[64],
+        help="rank counts of the many-rank cases (default 64; none: skip them)",
+    )
+    ap.add_argument("--per-rank", type=int, default=8000, help="kernels per rank (default 8000)")
     args = ap.parse_args()
     import gpuviz
 
@@ -256,6 +296,11 @@ def main() -> int:
         print(f"{n:,} kernels (synthetic):")
         _lod_only(n)
         _open_and_frames(n, None, args.width, args.height, args.repeat)
+    for r in [] if args.no_synthetic else args.ranks:
+        n = r * args.per_rank
+        print(f"{r} ranks × {args.per_rank:,} kernels (synthetic):")
+        _lod_only(n, r)
+        _open_and_frames(n, None, args.width, args.height, args.repeat, ranks=r)
     if args.file:
         print(f"file {args.file}:")
         _open_and_frames(0, args.file, args.width, args.height, args.repeat)

@@ -22,7 +22,7 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -35,6 +35,9 @@ class TraceAnalyses:
     summary, kernels, memory, splits, advice : object or None
         The results of ``summarize``, ``kernel_table``, ``memory_series``, ``find_splits`` and
         ``advise`` (the Insights view's step breakdown and findings).
+    ranks : RankAnalysis or None
+        ``rank_analysis`` (rank × step measures, aligned collectives, the straggler) of a
+        trace of two or more ranks; None for one process.
     errors : dict of str to str
         Analysis name -> one-line message (``"snapshot"``: an allocator snapshot that could
         not be read).
@@ -50,6 +53,7 @@ class TraceAnalyses:
     memory: Any = None
     splits: Any = None
     advice: Any = None
+    ranks: Any = None
     errors: dict[str, str] = field(default_factory=dict)
     snapshots: list[Any] = field(default_factory=list)
     snapshot_only: bool = False
@@ -65,8 +69,13 @@ def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
     from gpuviz.analysis.advisor import advise
     from gpuviz.analysis.kernels import kernel_table
     from gpuviz.analysis.memory import memory_series
+    from gpuviz.analysis.ranks import rank_analysis
     from gpuviz.analysis.splits import find_splits
     from gpuviz.analysis.summary import summarize
+
+    def ranks(trace: Trace) -> Any:
+        # One process has nothing to compare its rank with (and its steps cost time to find).
+        return rank_analysis(trace) if len(trace.ranks) >= 2 else None
 
     return {
         "summary": summarize,
@@ -74,6 +83,7 @@ def _analysis_functions() -> dict[str, Callable[[Trace], Any]]:
         "memory": memory_series,
         "splits": find_splits,
         "advice": advise,
+        "ranks": ranks,
     }
 
 
@@ -100,7 +110,7 @@ def analyze(
     except ImportError as exc:  # an analysis module that is not there yet
         out.errors = {
             k: f"analysis unavailable: {exc}"
-            for k in ("summary", "kernels", "memory", "splits", "advice")
+            for k in ("summary", "kernels", "memory", "splits", "advice", "ranks")
         }
         return out
     for i, (key, func) in enumerate(funcs.items()):
@@ -113,7 +123,13 @@ def analyze(
             setattr(out, key, getattr(out.summary, key))
             continue
         try:
-            setattr(out, key, func(trace))
+            context = getattr(out.advice, "context", None)
+            if key == "ranks" and context is not None:
+                # The advisor's straggler rule ran the same rank analysis: one result for
+                # the Ranks view and the Insights view, computed once.
+                out.ranks = context.ranks
+            else:
+                setattr(out, key, func(trace))
         except Exception as exc:
             out.errors[key] = f"{type(exc).__name__}: {exc}"
             echo_traceback()

@@ -7,9 +7,14 @@ depth (nesting on CPU threads, overflow rows for overlapping GPU slices); tracks
 slices are left out. A folded group, or a folded track, takes one row that shows all of its
 slices merged.
 
-``build_layout(trace, folded_groups=(), folded_tracks=()) -> Layout``: rows top to bottom
-(``Layout.sources[row]`` names what a row draws; ``row_of``/``rows_of`` map ``(track, depth)``
-to a row). :mod:`gpuviz.trace.lod` draws the rows.
+A trace of several ranks also has one *rank row* above each rank's groups: its summary lane
+(the rank's GPU busy time as a density strip, :mod:`gpuviz.trace.density`). A collapsed rank
+is that row alone, so 64 ranks fit on a screen; a rank filter leaves the other ranks out.
+
+``build_layout(trace, folded_groups=(), folded_tracks=(), collapsed_ranks=(),
+rank_filter=None) -> Layout``: rows top to bottom (``Layout.sources[row]`` names what a row
+draws; ``row_of``/``rows_of`` map ``(track, depth)`` to a row). :mod:`gpuviz.trace.lod` draws
+the rows.
 """
 
 from __future__ import annotations
@@ -32,11 +37,20 @@ class RowKind(IntEnum):
 
     GROUP = 0  # a group's header (shows the whole group's slices when folded)
     TRACK = 1  # one depth of a track, or all of a folded track
+    RANK = 2  # a rank's summary lane (its GPU busy density), above its groups
+
+
+COLLAPSE_RANKS_ABOVE = 4
+"""Traces with more ranks than this open with every rank collapsed to its summary lane."""
 
 
 SourceKey = tuple[int, int, int]
 """Names the slices a row shows: ``(0, track, depth)``, ``(1, track, -1)`` for all depths of
-a track, ``(2, group, -1)`` for all tracks of a group."""
+a track, ``(2, group, -1)`` for all tracks of a group, ``(3, rank, -1)`` for a rank's summary
+(its GPU work, drawn as a busy density)."""
+
+RANK_SOURCE = 3
+"""``SourceKey[0]`` of a rank's summary lane."""
 
 
 @dataclass(frozen=True)
@@ -72,14 +86,24 @@ class Layout:
     track_depths : int array
         Rows each track has when unfolded (max depth + 1; 1 for an empty track).
     kind, group, track, depth : int arrays
-        Per display row: :class:`RowKind`, its group, its track (-1 for a header) and depth
-        (-1 when it shows all depths).
+        Per display row: :class:`RowKind`, its group (-1 for a rank row), its track (-1 for a
+        header) and depth (-1 when it shows all depths).
     labels : list of str
         Per display row; empty for the second and later depth rows of a track.
     sources : list of SourceKey or None
         What each row draws; None for an unfolded group's header.
     folded_groups, folded_tracks : frozenset of int
         The fold state this layout was built with.
+    row_rank : int array
+        Per display row, the rank it belongs to (-1 for a lone file).
+    ranks : tuple of int
+        Every rank of the trace with a row, in display order, filtered out or not.
+    collapsed_ranks : frozenset of int
+        Ranks shown as their summary lane alone.
+    rank_filter : frozenset of int or None
+        The ranks shown (None: all).
+    rank_rows : bool
+        Whether ranks have summary rows (traces of several ranks).
     """
 
     groups: list[Group]
@@ -92,6 +116,11 @@ class Layout:
     sources: list[SourceKey | None]
     folded_groups: frozenset[int] = frozenset()
     folded_tracks: frozenset[int] = frozenset()
+    row_rank: I32 = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    ranks: tuple[int, ...] = ()
+    collapsed_ranks: frozenset[int] = frozenset()
+    rank_filter: frozenset[int] | None = None
+    rank_rows: bool = False
     _row_of_unit: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
     _unit_row: tuple[I64, I64] | None = field(default=None, repr=False)
 
@@ -125,6 +154,17 @@ class Layout:
     def foldable_track(self, track: int) -> bool:
         """Whether a track has more than one depth row."""
         return bool(self.track_depths[track] > 1)
+
+    def rank_row(self, rank: int) -> int:
+        """The summary row of ``rank``, or -1 (no rank rows, or the rank is filtered out)."""
+        hit = np.flatnonzero((self.kind == RowKind.RANK) & (self.row_rank == int(rank)))
+        return int(hit[0]) if len(hit) else -1
+
+    def shown_ranks(self) -> list[int]:
+        """The ranks that have rows, in display order (all of :attr:`ranks` unless filtered)."""
+        if self.rank_filter is None:
+            return list(self.ranks)
+        return [r for r in self.ranks if r in self.rank_filter]
 
 
 def _track_order_key(trace: Trace, t: int) -> tuple[int, int, int, int, int]:
@@ -218,12 +258,33 @@ def _track_label(trace: Trace, t: int) -> str:
     return name
 
 
+def rank_label(rank: int) -> str:
+    """A rank row's label: ``rank 3`` (``no rank`` for a lone file's -1)."""
+    return f"rank {rank}" if rank >= 0 else "no rank"
+
+
+def trace_ranks(trace: Trace) -> list[int]:
+    """The distinct ranks of a trace's tracks, sorted (``[-1]`` for a lone file)."""
+    if len(trace.tracks) == 0:
+        return []
+    r = np.sort(trace.tracks.rank.astype(np.int64))
+    return r[np.concatenate(([True], r[1:] != r[:-1]))].tolist()
+
+
+def default_collapsed_ranks(ranks: Iterable[int]) -> frozenset[int]:
+    """Every rank when there are more than :data:`COLLAPSE_RANKS_ABOVE`, else none."""
+    rs = frozenset(int(r) for r in ranks)
+    return rs if len(rs) > COLLAPSE_RANKS_ABOVE else frozenset()
+
+
 def build_layout(
     trace: Trace,
     folded_groups: Iterable[int] = (),
     folded_tracks: Iterable[int] = (),
     depths: I64 | None = None,
     show_empty: bool = False,
+    collapsed_ranks: Iterable[int] = (),
+    rank_filter: Iterable[int] | None = None,
 ) -> Layout:
     """Lay out the rows of a trace's timeline.
 
@@ -240,12 +301,19 @@ def build_layout(
         :func:`track_depths` of the trace, when the caller has it already.
     show_empty : bool
         Give tracks without slices a row too.
+    collapsed_ranks : iterable of int
+        Ranks shown as their summary row alone (traces of several ranks).
+    rank_filter : iterable of int, optional
+        The ranks to show; None shows all. A filtered-out rank has no rows, and its slices
+        map to row -1.
 
     Returns
     -------
     Layout
     """
     fg, ft = frozenset(int(g) for g in folded_groups), frozenset(int(t) for t in folded_tracks)
+    cr = frozenset(int(r) for r in collapsed_ranks)
+    rf = None if rank_filter is None else frozenset(int(r) for r in rank_filter)
     depths = track_depths(trace) if depths is None else depths
     # Tracks without slices (thread names of GPU "processes", idle threads) get no row, as in
     # Perfetto: they would push the lanes that matter off screen.
@@ -271,16 +339,39 @@ def build_layout(
     grp: list[int] = []
     trk: list[int] = []
     dep: list[int] = []
+    rnk: list[int] = []
     labels: list[str] = []
     sources: list[SourceKey | None] = []
     row_of: dict[tuple[int, int], int] = {}
+    ranks = tuple(dict.fromkeys(g.rank for g in groups))
+    rank_rows = len(ranks) > 1
+    current_rank: int | None = None
+    rank_header = -1
     for gi, g in enumerate(groups):
+        if rank_rows and rf is not None and g.rank not in rf:
+            continue
+        if rank_rows and g.rank != current_rank:
+            current_rank = g.rank
+            rank_header = len(kind)
+            kind.append(RowKind.RANK)
+            grp.append(-1)
+            trk.append(-1)
+            dep.append(-1)
+            rnk.append(g.rank)
+            labels.append(rank_label(g.rank))
+            sources.append((RANK_SOURCE, g.rank, -1))
+        if rank_rows and g.rank in cr:
+            for t in g.tracks:
+                for d in range(int(depths[t])):
+                    row_of[(t, d)] = rank_header
+            continue
         folded = gi in fg
         header = len(kind)
         kind.append(RowKind.GROUP)
         grp.append(gi)
         trk.append(-1)
         dep.append(-1)
+        rnk.append(g.rank)
         labels.append(g.label)
         sources.append((2, gi, -1) if folded else None)
         for t in g.tracks:
@@ -296,6 +387,7 @@ def build_layout(
                 grp.append(gi)
                 trk.append(t)
                 dep.append(-1 if nd > 1 else 0)
+                rnk.append(g.rank)
                 labels.append(label)
                 sources.append((1, t, -1) if nd > 1 else (0, t, 0))
                 for d in range(nd):
@@ -307,6 +399,7 @@ def build_layout(
                 grp.append(gi)
                 trk.append(t)
                 dep.append(d)
+                rnk.append(g.rank)
                 labels.append(label if d == 0 else "")
                 sources.append((0, t, d))
     return Layout(
@@ -320,17 +413,27 @@ def build_layout(
         sources=sources,
         folded_groups=fg,
         folded_tracks=ft,
+        row_rank=np.asarray(rnk, dtype=np.int32),
+        ranks=ranks,
+        collapsed_ranks=cr & frozenset(ranks) if rank_rows else frozenset(),
+        rank_filter=rf if rank_rows else None,
+        rank_rows=rank_rows,
         _row_of_unit=row_of,
     )
 
 
 __all__ = [
+    "COLLAPSE_RANKS_ABOVE",
+    "RANK_SOURCE",
     "Group",
     "Layout",
     "RowKind",
     "SourceKey",
     "build_layout",
+    "default_collapsed_ranks",
     "id_text",
     "process_names",
+    "rank_label",
+    "trace_ranks",
     "track_depths",
 ]

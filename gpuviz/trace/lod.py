@@ -36,6 +36,11 @@ here from the two modules above)
     The LOD math itself.
 ``raster_rows(x0_px, x1_px, row, value, n_rows, width_px)``
     Paint a frame's rectangles (as pixel spans) into a grid of pixel values.
+``TimelineLod(trace, comm_names=mask)``, ``RankSource``, ``Frame.density_*``
+    A rank's summary lane (``(3, rank, -1)`` keys, :mod:`gpuviz.trace.lanes`): its GPU work
+    merged into busy and compute profiles (:mod:`gpuviz.trace.density`); a frame gives each
+    such row's busy and compute share per pixel column (``density_rows``, ``density_busy``,
+    ``density_compute``) instead of rectangles.
 
 A frame keeps, per row, the items of a window three views wide at its level, so that a pan
 within it only takes a window of that (Perfetto loads 3× the visible window for the same
@@ -46,12 +51,14 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.density import BusyProfile, column_edges
 from gpuviz.trace.lanes import (
+    RANK_SOURCE,
     Group,
     Layout,
     RowKind,
@@ -61,7 +68,7 @@ from gpuviz.trace.lanes import (
     track_depths,
 )
 from gpuviz.trace.lod_levels import MIN_VIS_BUCKETS, Level, RowSource, coarsen, level_for
-from gpuviz.trace.model import Kind, Trace
+from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -150,6 +157,64 @@ class ColourKeys:
             out[kern] = KERNEL_KEY0 + hue[kern] % N_KERNEL_HUES
             out[cpu] = CPU_KEY0 + hue[cpu] % N_CPU_SHADES
         return out
+
+
+# --------------------------------------------------------------------------------------------
+# A rank's summary lane
+
+
+class RankSource(RowSource):
+    """The slices a rank's summary lane stands for, and their busy density.
+
+    The lane shows, per pixel, how much of the time the rank's GPUs were busy and how much of
+    that was compute (kernels that are not communication). Its slices are the rank's kernels,
+    copies and sets on every GPU; a rank without GPU work (a CPU-only gloo job) shows its CPU
+    threads' ops instead, with its gloo ranges as the communication. Building it merges the
+    slices into two :class:`~gpuviz.trace.density.BusyProfile` s; after that a frame costs two
+    binary searches per pixel, however many slices there are.
+
+    Parameters
+    ----------
+    rows : int64 array
+        Slice rows, sorted by start.
+    trace : Trace
+    comm : bool array, optional
+        Per slice row of ``rows``: communication (NCCL kernels, gloo ranges).
+    """
+
+    def __init__(self, rows: I64, trace: Trace, comm: npt.NDArray[np.bool_] | None = None) -> None:
+        super().__init__(rows, trace)
+        self._comm = comm
+        self.busy: BusyProfile | None = None
+        self.compute: BusyProfile | None = None
+
+    def build_steps(self) -> Iterator[int]:
+        """Merge the slices into the busy and compute profiles (one step each)."""
+        s = self._trace.slices
+        start = s.start_ns[self.rows]
+        end = start + s.dur_ns[self.rows]
+        raw = Level.raw(start, end, self.rows)  # for hit testing (the lane's hover)
+        yield self.n
+        busy = BusyProfile(start, end)
+        yield self.n
+        comm = self._comm
+        compute = busy if comm is None or not comm.any() else BusyProfile(start[~comm], end[~comm])
+        self.busy, self.compute = busy, compute
+        self.levels = [raw]  # published last: a reader sees the profiles once this is set
+
+    def shares(self, t0_ns: float, t1_ns: float, width_px: int) -> tuple[F64, F64]:
+        """Busy and compute shares of each pixel column of ``[t0_ns, t1_ns)``."""
+        return self.shares_at(column_edges(t0_ns, t1_ns, width_px))
+
+    def shares_at(self, edges: F64) -> tuple[F64, F64]:
+        """Busy and compute shares of the columns between consecutive ``edges`` (float ns)."""
+        if self.levels is None:
+            self.build()
+        assert self.busy is not None and self.compute is not None
+        busy = self.busy.shares_at(edges)
+        if self.compute is self.busy:
+            return busy, busy
+        return busy, np.minimum(self.compute.shares_at(edges), busy)
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,6 +363,11 @@ class Frame:
         Display rows not drawn because their pyramid is still being built.
     count : int
         Rectangles in all.
+    density_rows : int64 array (K,)
+        Display rows drawn as a busy density (ranks' summary lanes).
+    density_busy, density_compute : float64 arrays (K, width_px)
+        Per such row and pixel column, the busy share and the compute share of the column's
+        time (``compute <= busy``).
     """
 
     t0_ns: int
@@ -311,6 +381,9 @@ class Frame:
     label_rows: I64
     pending_rows: list[int]
     count: int
+    density_rows: I64 = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    density_busy: F64 = field(default_factory=lambda: np.empty((0, 0), dtype=np.float64))
+    density_compute: F64 = field(default_factory=lambda: np.empty((0, 0), dtype=np.float64))
 
 
 class TimelineLod:
@@ -323,11 +396,21 @@ class TimelineLod:
     sync_build_max : int
         Rows with at most this many slices build their pyramid on first use; bigger ones wait
         for :meth:`build_iter` (run it on a worker thread) and are pending until then.
+    comm_names : bool array, optional
+        Per symbol id: the name of a communication slice (NCCL kernel, gloo range). Ranks'
+        summary lanes tell compute from communication by it; without it all work is compute.
     """
 
-    def __init__(self, trace: Trace, sync_build_max: int = SYNC_BUILD_MAX) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        sync_build_max: int = SYNC_BUILD_MAX,
+        comm_names: npt.NDArray[np.bool_] | None = None,
+    ) -> None:
         self.trace = trace
         self.sync_build_max = sync_build_max
+        self.comm_names = comm_names
+        self._rank_tracks: dict[int, list[int]] | None = None
         self.colours = ColourKeys(trace)
         self.depths = track_depths(trace)
         self._sources: dict[SourceKey, RowSource] = {}
@@ -358,17 +441,56 @@ class TimelineLod:
         order, bounds = got
         return order[bounds[depth] : bounds[depth + 1]]
 
+    def rank_tracks(self, rank: int) -> list[int]:
+        """The tracks a rank's summary lane draws: its GPU streams, or, on a rank without GPU
+        work, its CPU threads."""
+        if self._rank_tracks is None:
+            tr = self.trace.tracks
+            off = self.trace.track_offsets
+            filled = off[1:] > off[:-1]
+            gpu = tr.kind == TrackKind.GPU_STREAM
+            cpu = (tr.kind == TrackKind.CPU_THREAD) | (tr.kind == TrackKind.CPU_ANNOTATION)
+            out: dict[int, list[int]] = {}
+            # Not np.unique: its first call imports numpy.ma (about 90 ms on the GUI thread).
+            for r in sorted(set(tr.rank.tolist())):
+                mine = (tr.rank == r) & filled
+                pick = np.flatnonzero(mine & gpu)
+                out[int(r)] = (pick if len(pick) else np.flatnonzero(mine & cpu)).tolist()
+            self._rank_tracks = out
+        return self._rank_tracks.get(int(rank), [])
+
+    def _merged_rows(self, tracks: Sequence[int]) -> I64:
+        parts = [self._track_rows(t) for t in tracks]
+        rows = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        if len(parts) > 1:
+            rows = rows[np.argsort(self.trace.slices.start_ns[rows], kind="stable")]
+        return rows
+
+    def _rank_rows(self, rank: int) -> I64:
+        rows = self._merged_rows(self.rank_tracks(rank))
+        s = self.trace.slices
+        track_kind = self.trace.tracks.kind[s.track[rows]]
+        if len(rows) and int(track_kind[0]) != TrackKind.GPU_STREAM:
+            # A rank without GPU work: its threads' top-level ops (nested ones lie inside
+            # them; runtime calls are not work), and its gloo ranges, which Kineto files as
+            # user annotations (step annotations span everything, so only the comm ones).
+            top_op = (track_kind == TrackKind.CPU_THREAD) & (s.depth[rows] == 0)
+            top_op &= s.kind[rows] == _CPU_OP
+            comm = np.zeros(len(rows), dtype=bool)
+            if self.comm_names is not None:
+                comm = (track_kind == TrackKind.CPU_ANNOTATION) & self.comm_names[s.name[rows]]
+            rows = rows[top_op | comm]
+        return rows
+
     def _rows_of(self, key: SourceKey, groups: Sequence[Group]) -> I64:
         what, a, b = key
         if what == 0:
             return self._unit_rows(a, b)
         if what == 1:
             return self._track_rows(a)
-        parts = [self._track_rows(t) for t in groups[a].tracks]
-        rows = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-        if len(parts) > 1:
-            rows = rows[np.argsort(self.trace.slices.start_ns[rows], kind="stable")]
-        return rows
+        if what == RANK_SOURCE:
+            return self._rank_rows(a)
+        return self._merged_rows(groups[a].tracks)
 
     def source_size(self, key: SourceKey, groups: Sequence[Group], exact: bool = False) -> int:
         """Slices a row source holds (without building its pyramid).
@@ -386,13 +508,24 @@ class TimelineLod:
             return len(self._unit_rows(a, b))
         if what == 1:
             return int(off[a + 1] - off[a])
-        return int(sum(int(off[t + 1] - off[t]) for t in groups[a].tracks))
+        tracks = self.rank_tracks(a) if what == RANK_SOURCE else groups[a].tracks
+        return int(sum(int(off[t + 1] - off[t]) for t in tracks))
 
     def source(self, key: SourceKey, groups: Sequence[Group]) -> RowSource:
-        """The row source of ``key`` (its slices found, its pyramid not necessarily built)."""
+        """The row source of ``key`` (its slices found, its pyramid not necessarily built);
+        a :class:`RankSource` for a rank's summary lane."""
         src = self._sources.get(key)
         if src is None:
-            src = RowSource(self._rows_of(key, groups), self.trace)
+            rows = self._rows_of(key, groups)
+            if key[0] == RANK_SOURCE:
+                comm = (
+                    None
+                    if self.comm_names is None
+                    else self.comm_names[self.trace.slices.name[rows]]
+                )
+                src = RankSource(rows, self.trace, comm)
+            else:
+                src = RowSource(rows, self.trace)
             self._sources[key] = src
         return src
 
@@ -485,7 +618,11 @@ class TimelineLod:
         lab_y: list[F64] = []
         lab_r: list[I64] = []
         pending: list[int] = []
+        d_rows: list[int] = []
+        d_busy: list[F64] = []
+        d_compute: list[F64] = []
         bucket = 1 << shift
+        edges: F64 | None = None
         for r in rows:
             key = layout.sources[r]
             if key is None:
@@ -494,6 +631,14 @@ class TimelineLod:
                 pending.append(int(r))
                 continue
             src = self.source(key, layout.groups)
+            if isinstance(src, RankSource):
+                if edges is None:
+                    edges = column_edges(t0_ns, t1_ns, width_px)
+                busy, compute = src.shares_at(edges)
+                d_rows.append(int(r))
+                d_busy.append(busy)
+                d_compute.append(compute)
+                continue
             lv = self._window(key, src, shift, c0, c1)
             n_parts = len(xs)
             # Big items: the slices themselves.
@@ -568,6 +713,9 @@ class TimelineLod:
             np.concatenate(lab_r) if lab_r else np.empty(0, dtype=np.int64),
             pending,
             count,
+            np.asarray(d_rows, dtype=np.int64),
+            np.stack(d_busy) if d_busy else np.empty((0, width_px), dtype=np.float64),
+            np.stack(d_compute) if d_compute else np.empty((0, width_px), dtype=np.float64),
         )
 
     def _window(self, key: SourceKey, src: RowSource, shift: int, c0: int, c1: int) -> Level:
@@ -637,6 +785,7 @@ __all__ = [
     "Group",
     "Layout",
     "Level",
+    "RankSource",
     "RowKind",
     "RowSource",
     "SourceKey",

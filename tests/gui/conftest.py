@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,12 @@ def make_timeline(qapp: QApplication) -> Iterator[Callable[..., object]]:
         except RuntimeError:
             pass
     qapp.processEvents()
+
+
+@pytest.fixture(scope="session")
+def folder64(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated 64-rank job (``rank_folders.write_ranks64``: a planted straggler, files
+    that begin late), written once per session."""
+    from rank_folders import write_ranks64
+
+    return write_ranks64(tmp_path_factory.mktemp("r64") / "run")

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from gpuviz.gui.timeline.qt_timeline import AXIS_PX, GUTTER_PX, ROW_PX, SYNC_TRACE_MAX, ZOOM_STEP
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.lanes import RANK_SOURCE
 from gpuviz.trace.lod import RowKind
 from gpuviz.trace.model import Kind, TrackKind
 from gpuviz.trace.synthetic import make_trace
@@ -462,8 +463,16 @@ def test_every_shared_trace_opens_and_draws(make_timeline, data_dir, name):
     w = make_timeline(load_trace(str(data_dir / name)))
     lay = w.layout_rows
     n_x = sum(1 for e in events if e.get("ph") == "X")
-    drawn = sum(w.lod.source(k, lay.groups).n for k in lay.sources if k is not None)
+    # Every slice once in the lanes; ranks' summary lanes show their GPU work a second time.
+    lanes = [k for k in lay.sources if k is not None and k[0] != RANK_SOURCE]
+    drawn = sum(w.lod.source(k, lay.groups).n for k in lanes)
     assert drawn == n_x
+    gpu_x = sum(
+        1 for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() in GPU_CATS
+    )
+    summaries = [k for k in lay.sources if k is not None and k[0] == RANK_SOURCE]
+    if summaries:
+        assert sum(w.lod.source(k, lay.groups).n for k in summaries) == gpu_x
     w.canvas.grab()  # paints every visible row
     f = w.current_frame()
     assert not f.pending_rows

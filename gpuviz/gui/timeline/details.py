@@ -115,6 +115,32 @@ def range_summary(trace: Trace, t0: int, t1: int) -> str:
     return " · ".join(parts)
 
 
+def describe_rank_lane(
+    rank: int, busy: float, compute: float, window_ns: float, collapsed: bool
+) -> str:
+    """The hover text of a rank's summary lane (rich text): its GPU busy share around a point.
+
+    Parameters
+    ----------
+    rank : int
+    busy, compute : float
+        Shares of the window's time: GPUs busy, and busy with compute (the rest of the busy
+        time is communication, copies and sets).
+    window_ns : float
+        The window's length (a few pixels).
+    collapsed : bool
+        Whether a click expands the rank.
+    """
+    other = max(busy - compute, 0.0)
+    text = (
+        f"<b>rank {rank}</b> · over {html_safe(format_ns(window_ns))}: GPU busy {busy:.0%} "
+        f"(compute {compute:.0%}, communication and copies {other:.0%})"
+    )
+    if collapsed:
+        text += "<br><i>click to expand this rank's lanes</i>"
+    return text
+
+
 def live_range_text(t0: float, t1: float) -> str:
     """The info line while a range is being dragged (rich text)."""
     return f"<b>Range {html_safe(format_ns(t1 - t0))}</b> (release to measure)"
@@ -152,6 +178,7 @@ def info_line(trace: Trace, selected: int, linked: np.ndarray, range_text: str) 
 
 __all__ = [
     "MAIN_ARGS",
+    "describe_rank_lane",
     "describe_slice",
     "info_line",
     "live_range_text",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
+from gpuviz.trace.density import BUSY_LEVELS, MIX_LEVELS
 from gpuviz.trace.lod import CPU_KEY0, KERNEL_KEY0, N_COLOUR_KEYS, N_CPU_SHADES, N_KERNEL_HUES
 from gpuviz.trace.model import Kind
 
@@ -38,4 +39,34 @@ def colour_table() -> list[QColor]:
         ).toRgb()
     for i in range(N_CPU_SHADES):
         out[CPU_KEY0 + i] = QColor(_CPU_SHADES[i % len(_CPU_SHADES)])
+    return out
+
+
+COMPUTE_COLOUR = "#3567c8"
+"""A rank summary lane's colour where its GPUs compute."""
+COMM_COLOUR = "#e07b28"
+"""…and where they only communicate (NCCL, gloo), copy or set memory."""
+
+
+def density_colours() -> list[QColor]:
+    """``QColor`` of each code of :func:`gpuviz.trace.density.density_codes`.
+
+    The hue goes from :data:`COMM_COLOUR` (no compute) to :data:`COMPUTE_COLOUR` (all
+    compute); the opacity follows the busy share, so an idle stretch shows the lane's
+    background and a fully busy one the full colour. Code 0 (idle) is transparent.
+    """
+    a, b = QColor(COMM_COLOUR), QColor(COMPUTE_COLOUR)
+    out = []
+    for level in range(BUSY_LEVELS):
+        alpha = round(255 * (0.12 + 0.88 * level / (BUSY_LEVELS - 1))) if level else 0
+        for mix in range(MIX_LEVELS):
+            f = mix / (MIX_LEVELS - 1)
+            out.append(
+                QColor(
+                    round(a.red() + (b.red() - a.red()) * f),
+                    round(a.green() + (b.green() - a.green()) * f),
+                    round(a.blue() + (b.blue() - a.blue()) * f),
+                    alpha,
+                )
+            )
     return out

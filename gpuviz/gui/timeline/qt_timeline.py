@@ -20,6 +20,16 @@ Interface (other views and the main window rely on it; keep it stable)
     correlation) is highlighted and linked by an arrow, and for a launch its GPU work.
 ``fold_group(index, folded)``, ``fold_track(track, folded)``, ``layout``
     Lane folding; ``layout`` is the current :class:`gpuviz.trace.lod.Layout`.
+``expand_rank(rank, expanded)``, ``expanded_ranks()``, ``collapse_ranks()``, ``expand_ranks()``
+    Ranks of a multi-rank trace: a collapsed rank is one summary lane (its GPU busy time as a
+    density strip, compute and communication told apart); more than four ranks open collapsed.
+    Clicking a summary lane, or its label, expands the rank; the label collapses it again.
+``set_rank_filter(text) -> frozenset | None``, ``rank_filter_text()``
+    Show only some ranks (``"0-7,12"``; blank shows all); a bad filter raises ValueError
+    (typed in the filter box, it is outlined in red and keeps the last good one).
+``show_rank_range(rank, t0_ns, t1_ns, slice_row=-1)``
+    Jump there: show and expand ``rank``, scroll its lanes into view, show the range and
+    select it (and the slice, when given). The Ranks view's clicks land here.
 ``wait_ready()`` (tests, benchmarks), ``lod_ready`` (bool), ``stop_worker()``
     Whether every level-of-detail pyramid has been built; stop the builder thread (``close()``
     does it, and so does the widget's destruction).
@@ -77,15 +87,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.gui.timeline.details import describe_slice, info_line, live_range_text, range_summary
+from gpuviz.gui.qt_text import set_tooltip
+from gpuviz.gui.timeline.details import (
+    describe_rank_lane,
+    describe_slice,
+    info_line,
+    live_range_text,
+    range_summary,
+)
 from gpuviz.gui.timeline.marks import RowSet, SliceLinks, search_rows
 from gpuviz.gui.timeline.qt_lod_worker import QtLodWorker
 from gpuviz.gui.timeline.qt_timeline_canvas import PAN_STEP, ZOOM_STEP, QtTimelineCanvas
 from gpuviz.gui.timeline.qt_timeline_painter import HIGHLIGHT_MAX, QtTimelinePainter
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, MIN_SPAN_NS, ROW_PX, Viewport
-from gpuviz.trace.lanes import Layout, RowKind, build_layout
-from gpuviz.trace.lod import Frame, TimelineLod
+from gpuviz.trace.lanes import (
+    Layout,
+    RowKind,
+    build_layout,
+    default_collapsed_ranks,
+    trace_ranks,
+)
+from gpuviz.trace.lod import Frame, RankSource, TimelineLod
 from gpuviz.trace.model import Trace
+from gpuviz.trace.rank_filter import format_ranks, parse_rank_filter
 
 REDRAW_MS = 16
 LOD_REFRESH_S = 0.3
@@ -118,8 +142,17 @@ class QtTimeline(QWidget):
         s = trace.slices
         end_ns = float(_max_end(s.start_ns, s.dur_ns)) if len(s) else 1000.0
         n = len(s)
-        self._lod = TimelineLod(trace, sync_build_max=(n if n <= SYNC_TRACE_MAX else 2_000))
-        self._layout = build_layout(trace, depths=self._lod.depths)
+        self._lod = TimelineLod(
+            trace,
+            sync_build_max=(n if n <= SYNC_TRACE_MAX else 2_000),
+            comm_names=comm_name_mask(trace),
+        )
+        self._layout = build_layout(
+            trace,
+            depths=self._lod.depths,
+            collapsed_ranks=default_collapsed_ranks(trace_ranks(trace)),
+        )
+        self._rank_matches: dict[int, int] = {}
         self._layout_version = 0
         self._lod_version = 0
         self._frame: Frame | None = None
@@ -172,10 +205,28 @@ class QtTimeline(QWidget):
         self._next_btn.setToolTip("Next match (Enter)")
         self._next_btn.clicked.connect(self.next_match)
         self._match_label = QLabel("", self)
-        self._hint = QLabel(
-            "wheel/W/S zoom · drag/A/D pan · shift+drag selects a range · click a kernel to see its launch",
-            self,
+        self._rank_filter = QLineEdit(self)
+        self._rank_filter.setPlaceholderText("Ranks, e.g. 0-7,12")
+        self._rank_filter.setClearButtonEnabled(True)
+        self._rank_filter.setToolTip(
+            "Show only these ranks: ranks and ranges, e.g. 0-7,12 or 32- (blank: all)"
         )
+        self._rank_filter.setMaximumWidth(170)
+        self._rank_filter.textChanged.connect(self._on_rank_filter_text)
+        self._expand_btn = QToolButton(self)
+        self._expand_btn.setText("Expand ranks")
+        self._expand_btn.setToolTip("Show every shown rank's lanes")
+        self._expand_btn.clicked.connect(self.expand_ranks)
+        self._collapse_btn = QToolButton(self)
+        self._collapse_btn.setText("Collapse ranks")
+        self._collapse_btn.setToolTip("One summary lane per rank: its GPU busy time")
+        self._collapse_btn.clicked.connect(self.collapse_ranks)
+        for wdg in (self._rank_filter, self._expand_btn, self._collapse_btn):
+            wdg.setVisible(self._layout.rank_rows)
+        hint = "wheel/W/S zoom · drag/A/D pan · shift+drag selects a range · click a kernel to see its launch"
+        if self._layout.rank_rows:
+            hint = "click a rank's lane to expand it · wheel zoom · drag pan · shift+drag a range"
+        self._hint = QLabel(hint, self)
         self._hint.setStyleSheet("color: #777;")
         self._info = QLabel("", self)
         # Always rich text that details.py built with every name escaped; never guessed.
@@ -189,6 +240,10 @@ class QtTimeline(QWidget):
         top.addWidget(self._prev_btn)
         top.addWidget(self._next_btn)
         top.addWidget(self._match_label)
+        top.addSpacing(12)
+        top.addWidget(self._rank_filter, 1)
+        top.addWidget(self._expand_btn)
+        top.addWidget(self._collapse_btn)
         top.addStretch(1)
         top.addWidget(self._hint)
         mid = QHBoxLayout()
@@ -336,10 +391,27 @@ class QtTimeline(QWidget):
         return self._highlight_rows
 
     def search(self, text: str) -> int:
-        """Highlight slices whose name contains ``text`` (case-insensitive); return the count."""
+        """Highlight slices whose name contains ``text`` (case-insensitive); return the count.
+
+        With a rank filter, only the shown ranks' slices count; each rank's summary lane
+        says how many of its slices match.
+        """
         text = (text or "").strip().lower()
-        self._matches = RowSet(self.trace, search_rows(self.trace, text))
+        rows = search_rows(self.trace, text)
+        lay = self._layout
+        if lay.rank_rows and len(rows):
+            rank = self.trace.tracks.rank[self.trace.slices.track[rows]]
+            if lay.rank_filter is not None:
+                keep = np.isin(rank, np.fromiter(lay.rank_filter, dtype=np.int64))
+                rows, rank = rows[keep], rank[keep]
+            counts = np.bincount(rank - rank.min())  # not np.unique: it imports numpy.ma
+            hit = np.flatnonzero(counts)
+            self._rank_matches = dict(zip((hit + rank.min()).tolist(), counts[hit].tolist()))
+        else:
+            self._rank_matches = {}
+        self._matches = RowSet(self.trace, rows)
         self._match_index = -1
+        self._layout_version += 1  # the rank labels carry the counts
         if self._search.text().strip().lower() != text:
             self._search.blockSignals(True)
             self._search.setText(text)
@@ -414,6 +486,107 @@ class QtTimeline(QWidget):
         (ft.add if folded else ft.discard)(int(track))
         self._relayout(self._layout.folded_groups, ft)
 
+    # -- ranks ------------------------------------------------------------------------------------
+
+    def expanded_ranks(self) -> list[int]:
+        """The shown ranks whose lanes are expanded (all of them for a trace of one rank)."""
+        lay = self._layout
+        return [r for r in lay.shown_ranks() if r not in lay.collapsed_ranks]
+
+    def rank_matches(self) -> dict[int, int]:
+        """Rank -> slices of it matching the last search (traces of several ranks)."""
+        return dict(self._rank_matches)
+
+    def expand_rank(self, rank: int, expanded: bool = True) -> None:
+        """Expand ``rank`` to its lanes, or collapse it to its summary lane."""
+        cr = set(self._layout.collapsed_ranks)
+        (cr.discard if expanded else cr.add)(int(rank))
+        self._relayout(self._layout.folded_groups, self._layout.folded_tracks, collapsed=cr)
+
+    def collapse_ranks(self) -> None:
+        """Collapse every rank to its summary lane."""
+        self._relayout(
+            self._layout.folded_groups, self._layout.folded_tracks, collapsed=self._layout.ranks
+        )
+
+    def expand_ranks(self) -> None:
+        """Expand every shown rank (the filtered-out ones stay collapsed)."""
+        lay = self._layout
+        keep = set(lay.collapsed_ranks) - set(lay.shown_ranks())
+        self._relayout(lay.folded_groups, lay.folded_tracks, collapsed=keep)
+
+    def set_rank_filter(self, text: str) -> frozenset[int] | None:
+        """Show only the ranks ``text`` names (``"0-7,12"``; blank: all); returns them.
+
+        Raises ValueError for text that is not a rank list (the filter is then unchanged).
+        """
+        picked = parse_rank_filter(text, self._layout.ranks)
+        self._set_filter(picked)
+        if self._rank_filter.text().strip() != (text or "").strip():
+            self._rank_filter.blockSignals(True)
+            self._rank_filter.setText(text)
+            self._rank_filter.blockSignals(False)
+        self._rank_filter.setStyleSheet("")
+        return picked
+
+    def rank_filter_text(self) -> str:
+        """The rank filter in force, as the shortest text (blank: all ranks)."""
+        f = self._layout.rank_filter
+        return "" if f is None else format_ranks(f)
+
+    def show_rank_range(self, rank: int, t0_ns: int, t1_ns: int, slice_row: int = -1) -> None:
+        """Show ``[t0_ns, t1_ns)`` on ``rank``'s lanes: the rank shown and expanded, its rows
+        scrolled into view, the range selected (and ``slice_row`` too, when given)."""
+        lay = self._layout
+        rank = int(rank)
+        if lay.rank_rows:
+            f = lay.rank_filter
+            if f is not None and rank not in f:
+                self._set_filter(None)
+                self._rank_filter.blockSignals(True)
+                self._rank_filter.clear()
+                self._rank_filter.blockSignals(False)
+            if rank in self._layout.collapsed_ranks:
+                self.expand_rank(rank, True)
+        a, b = sorted((int(t0_ns), int(t1_ns)))
+        pad = max((b - a) // 10, 1000)
+        self._set_view(float(a - pad), float(b + pad))
+        self.select_range(a, b)
+        if slice_row >= 0:
+            self.select_slice(int(slice_row))
+        lay = self._layout
+        r = lay.rank_row(rank) if lay.rank_rows else 0
+        s = self.trace.slices
+        at = r
+        if 0 <= slice_row < len(s):
+            at = lay.row_of(int(s.track[slice_row]), max(int(s.depth[slice_row]), 0))
+        if r >= 0:
+            # The rank's summary lane at the top, unless the slice would be below the screen.
+            area = self.viewport.area_height()
+            if at < r or (at - r + 2) * ROW_PX <= area:
+                self.set_scroll((r - 1) * ROW_PX)
+            else:
+                self.set_scroll(at * ROW_PX - area / 3)
+
+    def _set_filter(self, picked: frozenset[int] | None) -> None:
+        lay = self._layout
+        self._relayout(
+            lay.folded_groups, lay.folded_tracks, collapsed=lay.collapsed_ranks, rank_filter=picked
+        )
+        if self._search.text().strip():
+            self.search(self._search.text())
+
+    def _on_rank_filter_text(self, text: str) -> None:
+        try:
+            self.set_rank_filter(text)
+        except ValueError as exc:
+            self._rank_filter.setStyleSheet("QLineEdit { border: 1px solid #d1242f; }")
+            set_tooltip(self._rank_filter, f"Not a rank filter: {exc}")
+            return
+        self._rank_filter.setToolTip(
+            "Show only these ranks: ranks and ranges, e.g. 0-7,12 or 32- (blank: all)"
+        )
+
     def closeEvent(self, event: Any) -> None:
         self.stop_worker()
         super().closeEvent(event)
@@ -483,9 +656,21 @@ class QtTimeline(QWidget):
         self.set_scroll(v.scroll_px)
         self._request_redraw()
 
-    def _relayout(self, folded_groups: Any, folded_tracks: Any) -> None:
+    def _relayout(
+        self,
+        folded_groups: Any,
+        folded_tracks: Any,
+        collapsed: Any = None,
+        rank_filter: Any = "keep",
+    ) -> None:
+        lay = self._layout
         self._layout = build_layout(
-            self.trace, folded_groups, folded_tracks, depths=self._lod.depths
+            self.trace,
+            folded_groups,
+            folded_tracks,
+            depths=self._lod.depths,
+            collapsed_ranks=lay.collapsed_ranks if collapsed is None else collapsed,
+            rank_filter=lay.rank_filter if rank_filter == "keep" else rank_filter,
         )
         self._layout_version += 1
         self._on_resized()
@@ -624,22 +809,53 @@ class QtTimeline(QWidget):
 
     def _on_hover(self, pos: QPointF, global_pos: QPoint) -> None:
         row, count = self._hit(pos)
-        if row < 0:
+        lane = self._rank_lane_text(pos)
+        if row < 0 and not lane:
             QToolTip.hideText()
             return
-        QToolTip.showText(global_pos, self.hover_text(row, count), self._canvas)
+        if row < 0:
+            QToolTip.showText(global_pos, f"<qt>{lane}</qt>", self._canvas)
+            return
+        QToolTip.showText(global_pos, self.hover_text(row, count, lane), self._canvas)
 
-    def hover_text(self, row: int, count: int = 1) -> str:
+    def hover_text(self, row: int, count: int = 1, lane: str = "") -> str:
         """The tooltip of slice ``row`` (``count`` slices under the cursor), as rich text.
 
         Marked as rich (``<qt>``) so that Qt never guesses: the names in it are escaped.
+        ``lane`` (a rank summary lane's figures, rich text without names) goes first.
         """
-        text = self.describe_slice(row)
+        text = (lane + "<br>" if lane else "") + self.describe_slice(row)
         if count > 1:
             text += (
                 f"<br><i>{count - 1:,} more slice{'s' if count > 2 else ''} under the cursor</i>"
             )
         return f"<qt>{text}</qt>"
+
+    def _rank_lane_text(self, pos: QPointF) -> str:
+        # A summary lane's hover: the rank's busy share around the cursor (3 pixels wide).
+        if pos.x() < GUTTER_PX or pos.y() < AXIS_PX:
+            return ""
+        v = self.viewport
+        r = v.row_at(pos.y())
+        lay = self._layout
+        if not 0 <= r < len(lay) or lay.kind[r] != RowKind.RANK:
+            return ""
+        key = lay.sources[r]
+        if key is None or not self._lod.is_ready(key, lay.groups):
+            return ""
+        src = self._lod.source(key, lay.groups)
+        if not isinstance(src, RankSource):
+            return ""
+        px_ns = (v.t1 - v.t0) / v.area_width()
+        t = v.time_at_x(pos.x())
+        busy, compute = src.shares(t - 1.5 * px_ns, t + 1.5 * px_ns, 1)
+        return describe_rank_lane(
+            int(lay.row_rank[r]),
+            float(busy[0]),
+            float(compute[0]),
+            3 * px_ns,
+            int(lay.row_rank[r]) in lay.collapsed_ranks,
+        )
 
     def _hit(self, pos: QPointF) -> tuple[int, int]:
         if pos.x() < GUTTER_PX or pos.y() < AXIS_PX:
@@ -652,6 +868,13 @@ class QtTimeline(QWidget):
         return self._lod.slices_near(self._layout, r, v.time_at_x(pos.x()), 2 * px_ns)
 
     def _on_click(self, pos: QPointF) -> None:
+        lay = self._layout
+        r = self.viewport.row_at(pos.y()) if pos.y() >= AXIS_PX else -1
+        if 0 <= r < len(lay) and lay.kind[r] == RowKind.RANK:
+            rank = int(lay.row_rank[r])
+            if rank in lay.collapsed_ranks:  # a click on a summary lane expands its rank
+                self.expand_rank(rank, True)
+                return
         row, _ = self._hit(pos)
         self.select_slice(row)
         if row >= 0:
@@ -664,7 +887,10 @@ class QtTimeline(QWidget):
         if not 0 <= r < len(self._layout):
             return
         lay = self._layout
-        if lay.kind[r] == RowKind.GROUP:
+        if lay.kind[r] == RowKind.RANK:
+            rank = int(lay.row_rank[r])
+            self.expand_rank(rank, rank in lay.collapsed_ranks)
+        elif lay.kind[r] == RowKind.GROUP:
             g = int(lay.group[r])
             self.fold_group(g, g not in lay.folded_groups)
         else:
@@ -697,6 +923,13 @@ class QtTimeline(QWidget):
         return self._frame
 
 
+def comm_name_mask(trace: Trace) -> npt.NDArray[np.bool_]:
+    """Per symbol id: a communication slice's name (NCCL kernels, gloo ranges)."""
+    from gpuviz.analysis.names import is_comm_kernel, name_mask
+
+    return name_mask(trace.symbols, lambda n: is_comm_kernel(n) or n.startswith("gloo:"))
+
+
 def _max_end(start: np.ndarray, dur: np.ndarray, chunk: int = 1 << 18) -> int:
     # In chunks: no temporary as big as the trace on the GUI thread.
     return max(
@@ -727,4 +960,5 @@ __all__ = [
     "SYNC_TRACE_MAX",
     "ZOOM_STEP",
     "QtTimeline",
+    "comm_name_mask",
 ]

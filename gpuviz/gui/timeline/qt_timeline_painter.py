@@ -24,9 +24,10 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen, Q
 from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_draw import argb_image, draw_rects, premultiplied_argb
 from gpuviz.gui.timeline.marks import RowSet
-from gpuviz.gui.timeline.palette import colour_table
+from gpuviz.gui.timeline.palette import colour_table, density_colours
 from gpuviz.gui.timeline.timefmt import format_ns, ticks
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, ROW_PX
+from gpuviz.trace.density import density_codes
 from gpuviz.trace.lanes import RowKind
 from gpuviz.trace.lod import ROW_HEIGHT, Frame, raster_rows
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, TrackKind
@@ -63,6 +64,7 @@ class QtTimelinePainter:
         self._o = timeline
         self._colours = colour_table()
         self._argb = premultiplied_argb(self._colours)
+        self._density_argb = premultiplied_argb(density_colours())
         self._font = QFont(timeline.font())
         self._font.setPointSizeF(max(self._font.pointSizeF() - 1, 7.5))
         self._bold = QFont(self._font)
@@ -112,6 +114,13 @@ class QtTimelinePainter:
             )
         else:
             lines = np.zeros((n_rows, width), dtype=np.uint32)
+        if len(frame.density_rows):
+            # Ranks' summary lanes: one colour per pixel column, from its busy shares.
+            at = frame.density_rows - rows.start
+            ok = (at >= 0) & (at < n_rows)
+            if ok.any() and frame.density_busy.shape[1] == width:
+                codes = density_codes(frame.density_busy[ok], frame.density_compute[ok])
+                lines[at[ok]] = self._density_argb[codes]
         # Each lane: transparent gap, its row of pixels repeated over the bar's height, gap.
         top = round((1.0 - ROW_HEIGHT) / 2 * ROW_PX)
         bottom = round((1.0 + ROW_HEIGHT) / 2 * ROW_PX)
@@ -139,10 +148,12 @@ class QtTimelinePainter:
             rows = v.visible_rows(len(self._o.layout_rows))
             lay = self._o.layout_rows
             p.setPen(_NO_PEN)
-            bands_hdr, bands_alt = [], []
+            bands_hdr, bands_alt, rank_lines = [], [], []
             for r in rows:
                 y = AXIS_PX + r * ROW_PX - v.scroll_px
-                if lay.kind[r] == RowKind.GROUP:
+                if lay.kind[r] == RowKind.RANK:
+                    rank_lines.append((0.0, y, float(w), 1.0))
+                elif lay.kind[r] == RowKind.GROUP:
                     bands_hdr.append((0.0, y, float(w), float(ROW_PX)))
                 elif int(lay.track[r]) % 2 == 1:
                     bands_alt.append((GUTTER_PX, y, float(w - GUTTER_PX), float(ROW_PX)))
@@ -153,6 +164,10 @@ class QtTimelinePainter:
                 p.setBrush(QColor("#e9edf2"))
                 draw_rects(p, np.array(bands_hdr, dtype=np.float64))
             self._paint_gutter(p, rows, h)
+            if rank_lines:  # a rule above each rank: where one rank's lanes end
+                p.setPen(_NO_PEN)
+                p.setBrush(QColor("#c9ced4"))
+                draw_rects(p, np.array(rank_lines, dtype=np.float64))
         finally:
             p.end()
         self._static = (key, img)
@@ -437,9 +452,13 @@ class QtTimelinePainter:
         p.setBrush(QColor("#fbfbfc"))
         p.drawRect(QRectF(0, AXIS_PX, GUTTER_PX, h - AXIS_PX))
         fm = QFontMetrics(self._font)
+        matches = self._o.rank_matches()
         for r in rows:
             y = AXIS_PX + r * ROW_PX - v.scroll_px
             label = lay.labels[r]
+            if lay.kind[r] == RowKind.RANK:
+                self._paint_rank_label(p, r, y, matches)
+                continue
             if lay.kind[r] == RowKind.GROUP:
                 p.setPen(_NO_PEN)
                 p.setBrush(QColor("#e9edf2"))
@@ -471,6 +490,27 @@ class QtTimelinePainter:
         p.restore()
         p.setPen(QPen(QColor("#c9ced4"), 1))
         p.drawLine(QPointF(GUTTER_PX - 0.5, 0), QPointF(GUTTER_PX - 0.5, h))
+
+    def _paint_rank_label(self, p: QPainter, r: int, y: float, matches: dict[int, int]) -> None:
+        lay = self._o.layout_rows
+        rank = int(lay.row_rank[r])
+        p.setPen(_NO_PEN)
+        p.setBrush(QColor("#dfe6ee"))
+        p.drawRect(QRectF(0, y, GUTTER_PX, ROW_PX))
+        self._triangle(p, 6, y, rank in lay.collapsed_ranks)
+        p.setFont(self._bold)
+        p.setPen(QColor("#1f2328"))
+        p.drawText(QRectF(20, y, GUTTER_PX - 22, ROW_PX), _VCENTER, lay.labels[r])
+        n = matches.get(rank, 0)
+        if n:
+            p.setFont(self._font)
+            p.setPen(QColor("#b3186d"))
+            text = f"{n:,} match{'es' if n != 1 else ''}"
+            p.drawText(
+                QRectF(20, y, GUTTER_PX - 28, ROW_PX),
+                _VCENTER | Qt.AlignmentFlag.AlignRight,
+                text,
+            )
 
     def _triangle(self, p: QPainter, x: float, y: float, folded: bool) -> None:
         c = y + ROW_PX / 2

@@ -1,4 +1,5 @@
-"""One open trace: its Insights, Timeline, Splits, Memory, Kernels and Summary views, as one tab."""
+"""One open trace: its Insights, Timeline, Splits, Memory, Kernels, Summary and Ranks views, as
+one tab."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from gpuviz.gui.qt_load_worker import TraceAnalyses
 from gpuviz.gui.views.qt_insights import QtInsightsView
 from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
 from gpuviz.gui.views.qt_memory import QtMemoryView
+from gpuviz.gui.views.qt_ranks import QtRanksView
 from gpuviz.gui.views.qt_splits import QtSplitsView
 from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
 from gpuviz.trace.model import Kind
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
 
 # When the timeline shows most of the trace, a jump to a moment zooms to this share of it.
@@ -130,6 +132,10 @@ class QtTraceView(QWidget):
         if name == "summary":
             samples = getattr(a.summary, "warning_samples", None) or []
             return QtSummaryView(self.summary, err.get("summary", ""), samples)
+        if name == "ranks":
+            ranks = QtRanksView(a.ranks, len(self.trace.ranks), err.get("ranks", ""))
+            ranks.jumpRequested.connect(self._on_rank_jump)
+            return ranks
         raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
 
     @property
@@ -161,6 +167,11 @@ class QtTraceView(QWidget):
     def summary_view(self) -> QtSummaryView:
         """The Summary view."""
         return self.view("summary")  # type: ignore[return-value]
+
+    @property
+    def ranks_view(self) -> QtRanksView:
+        """The Ranks view."""
+        return self.view("ranks")  # type: ignore[return-value]
 
     def set_view(self, name: str) -> None:
         """Show view ``name`` (one of :data:`VIEWS`)."""
@@ -217,6 +228,17 @@ class QtTraceView(QWidget):
 
     def _on_evidence_activated(self, evidence: list[Any], show_timeline: bool) -> None:
         self.show_evidence(evidence, show_timeline)
+
+    def _on_rank_jump(self, target: Any) -> None:
+        # A cell or collective of the Ranks view: that range on the Timeline, rank expanded.
+        self.set_view("timeline")  # first: shown, the Timeline has its size to scroll in
+        timeline = self.timeline
+        show = getattr(timeline, "show_rank_range", None)
+        if show is not None:
+            show(target.rank, target.t0_ns, target.t1_ns, target.slice_row)
+        else:  # the stand-in Timeline
+            timeline.set_view_range(target.t0_ns, target.t1_ns)
+            timeline.select_range(target.t0_ns, target.t1_ns)
 
     def _on_kernel_rows_highlighted(self, rows: np.ndarray) -> None:
         self.timeline.highlight_rows(rows)
