@@ -127,12 +127,12 @@ def load_trace(
         As for :func:`import_trace`.
     """
     if not cache:
-        return import_trace(path, progress=progress, cancelled=cancelled)
+        return import_trace(path, progress=progress, cancelled=cancelled).prepare()
     from gpuviz.trace.cache import load_cached  # the cache sits above the importer
 
     return load_cached(
         path, trace_files(path), import_trace, progress=progress, cancelled=cancelled
-    )
+    ).prepare()
 
 
 def import_trace(

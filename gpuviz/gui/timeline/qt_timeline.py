@@ -140,7 +140,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         super().__init__(parent)
         self.trace = trace
         s = trace.slices
-        end_ns = float(_max_end(s.start_ns, s.dur_ns)) if len(s) else 1000.0
+        end_ns = float(trace.slices_end_ns) if len(s) else 1000.0
         n = len(s)
         self._lod = TimelineLod(
             trace,
@@ -694,13 +694,6 @@ def comm_name_mask(trace: Trace) -> npt.NDArray[np.bool_]:
     from gpuviz.analysis.names import is_comm_kernel, name_mask
 
     return name_mask(trace.symbols, lambda n: is_comm_kernel(n) or n.startswith("gloo:"))
-
-
-def _max_end(start: np.ndarray, dur: np.ndarray, chunk: int = 1 << 18) -> int:
-    # In chunks: no temporary as big as the trace on the GUI thread.
-    return max(
-        int((start[i : i + chunk] + dur[i : i + chunk]).max()) for i in range(0, len(start), chunk)
-    )
 
 
 def _stopper(owner: QtTimeline) -> Any:

@@ -28,8 +28,7 @@ JUMP_ZOOM_SHARE = 0.05
 
 def trace_end_ns(trace: Any) -> int:
     """The end of the last slice (ns from the trace zero), at least 1."""
-    s = trace.slices
-    ends = [int((s.start_ns + s.dur_ns).max())] if len(s) else []
+    ends = [trace.slices_end_ns] if len(trace.slices) else []
     if len(trace.memory):
         ends.append(int(trace.memory.ts_ns.max()))
     return max([1, *ends])
