@@ -132,10 +132,14 @@ def _open_and_frames(
     phase = ["load"]
     last = [time.perf_counter()]
 
+    began = ["load"]  # the phase at the previous heartbeat: where a long gap began
+
     def beat() -> None:
         now = time.perf_counter()
-        gaps.append(((now - last[0]) * 1e3, phase[0]))
+        where = phase[0] if began[0] == phase[0] else f"{began[0]} to {phase[0]}"
+        gaps.append(((now - last[0]) * 1e3, where))
         last[0] = now
+        began[0] = phase[0]
 
     hb = QTimer()
     hb.setInterval(5)
