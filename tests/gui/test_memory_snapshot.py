@@ -234,3 +234,17 @@ def test_run_panel_check_box(qtbot, tmp_path: Path) -> None:
     (tmp_path / "runs" / "loops-1.memory.pickle").write_bytes(b"x")
     assert _failure_snapshot(req) == str(tmp_path / "runs" / "loops-1.memory.pickle")
     assert _failure_snapshot({"out": str(out)}) is None
+
+
+def test_byte_axis_keeps_its_unit_when_zoomed_below_one(qtbot, train) -> None:
+    # the byte axes have no SI-prefix scaling (it rebuilt their labels at every range change):
+    # zoomed below 1 unit, the label stays "memory (UNIT)" with no "(x0.001)" scale, while the
+    # time axis still scales
+    view = _view(qtbot, train)
+    tl = view.panel.timeline
+    tl.plot.setYRange(0, 0.5, padding=0)
+    tl.plot.setXRange(0, 0.5, padding=0)
+    left, bottom = tl.plot.getAxis("left"), tl.plot.getAxis("bottom")
+    assert "(x" not in left.labelString() and tl.unit in left.labelString()
+    assert left.autoSIPrefixScale == 1.0
+    assert bottom.autoSIPrefixScale != 1.0
