@@ -53,7 +53,8 @@ shift+drag or a drag on the axis measures a range, W/S/A/D, Esc), painting
 (:mod:`~gpuviz.gui.timeline.qt_timeline_painter`), the view's geometry
 (:mod:`~gpuviz.gui.timeline.viewport`), highlights, search matches and launch links
 (:mod:`~gpuviz.gui.timeline.marks`), and the hover text, info line and range figures
-(:mod:`~gpuviz.gui.timeline.details`). Click a lane label's triangle to fold it; hover shows a
+(:mod:`~gpuviz.gui.timeline.details`), search (:mod:`~gpuviz.gui.timeline.qt_timeline_search`)
+and the rank lanes (:mod:`~gpuviz.gui.timeline.qt_timeline_ranks`). Click a lane label's triangle to fold it; hover shows a
 slice's details.
 
 Drawing: :class:`gpuviz.trace.lod.TimelineLod` gives per-colour rectangle arrays for the visible
@@ -87,18 +88,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.gui.qt_text import set_tooltip
 from gpuviz.gui.timeline.details import (
-    describe_rank_lane,
     describe_slice,
     info_line,
     live_range_text,
     range_summary,
 )
-from gpuviz.gui.timeline.marks import RowSet, SliceLinks, search_rows
+from gpuviz.gui.timeline.marks import RowSet, SliceLinks
 from gpuviz.gui.timeline.qt_lod_worker import QtLodWorker
 from gpuviz.gui.timeline.qt_timeline_canvas import PAN_STEP, ZOOM_STEP, QtTimelineCanvas
 from gpuviz.gui.timeline.qt_timeline_painter import HIGHLIGHT_MAX, QtTimelinePainter
+from gpuviz.gui.timeline.qt_timeline_ranks import RANK_FILTER_TIP, TimelineRanksMixin
+from gpuviz.gui.timeline.qt_timeline_search import TimelineSearchMixin
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, MIN_SPAN_NS, ROW_PX, Viewport
 from gpuviz.trace.lanes import (
     Layout,
@@ -107,9 +108,8 @@ from gpuviz.trace.lanes import (
     default_collapsed_ranks,
     trace_ranks,
 )
-from gpuviz.trace.lod import Frame, RankSource, TimelineLod
+from gpuviz.trace.lod import Frame, TimelineLod
 from gpuviz.trace.model import Trace
-from gpuviz.trace.rank_filter import format_ranks, parse_rank_filter
 
 REDRAW_MS = 16
 LOD_REFRESH_S = 0.3
@@ -121,7 +121,7 @@ SYNC_TRACE_MAX = (
 )
 
 
-class QtTimeline(QWidget):
+class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
     """The timeline of one trace (see the module docstring for the interface).
 
     Parameters
@@ -208,9 +208,7 @@ class QtTimeline(QWidget):
         self._rank_filter = QLineEdit(self)
         self._rank_filter.setPlaceholderText("Ranks, e.g. 0-7,12")
         self._rank_filter.setClearButtonEnabled(True)
-        self._rank_filter.setToolTip(
-            "Show only these ranks: ranks and ranges, e.g. 0-7,12 or 32- (blank: all)"
-        )
+        self._rank_filter.setToolTip(RANK_FILTER_TIP)
         self._rank_filter.setMaximumWidth(170)
         self._rank_filter.textChanged.connect(self._on_rank_filter_text)
         self._expand_btn = QToolButton(self)
@@ -390,52 +388,6 @@ class QtTimeline(QWidget):
         """The rows last passed to :meth:`highlight_rows`."""
         return self._highlight_rows
 
-    def search(self, text: str) -> int:
-        """Highlight slices whose name contains ``text`` (case-insensitive); return the count.
-
-        With a rank filter, only the shown ranks' slices count; each rank's summary lane
-        says how many of its slices match.
-        """
-        text = (text or "").strip().lower()
-        rows = search_rows(self.trace, text)
-        lay = self._layout
-        if lay.rank_rows and len(rows):
-            rank = self.trace.tracks.rank[self.trace.slices.track[rows]]
-            if lay.rank_filter is not None:
-                keep = np.isin(rank, np.fromiter(lay.rank_filter, dtype=np.int64))
-                rows, rank = rows[keep], rank[keep]
-            counts = np.bincount(rank - rank.min())  # not np.unique: it imports numpy.ma
-            hit = np.flatnonzero(counts)
-            self._rank_matches = dict(zip((hit + rank.min()).tolist(), counts[hit].tolist()))
-        else:
-            self._rank_matches = {}
-        self._matches = RowSet(self.trace, rows)
-        self._match_index = -1
-        self._layout_version += 1  # the rank labels carry the counts
-        if self._search.text().strip().lower() != text:
-            self._search.blockSignals(True)
-            self._search.setText(text)
-            self._search.blockSignals(False)
-        self._update_match_label()
-        self._request_redraw()
-        return len(self._matches)
-
-    def match_rows(self) -> npt.NDArray[np.int64]:
-        """The rows matching the last search, in time order."""
-        return self._matches.rows
-
-    def current_match(self) -> int:
-        """Index of the current match in :meth:`match_rows`, or -1."""
-        return self._match_index
-
-    def next_match(self) -> int:
-        """Move to (and select) the next match in time order; returns its index or -1."""
-        return self._step_match(+1)
-
-    def prev_match(self) -> int:
-        """Move to (and select) the previous match; returns its index or -1."""
-        return self._step_match(-1)
-
     def select_range(self, t0_ns: int, t1_ns: int) -> None:
         """Select ``[t0_ns, t1_ns)`` and show its figures; emits ``rangeSelected``."""
         t0, t1 = sorted((int(t0_ns), int(t1_ns)))
@@ -485,107 +437,6 @@ class QtTimeline(QWidget):
         ft = set(self._layout.folded_tracks)
         (ft.add if folded else ft.discard)(int(track))
         self._relayout(self._layout.folded_groups, ft)
-
-    # -- ranks ------------------------------------------------------------------------------------
-
-    def expanded_ranks(self) -> list[int]:
-        """The shown ranks whose lanes are expanded (all of them for a trace of one rank)."""
-        lay = self._layout
-        return [r for r in lay.shown_ranks() if r not in lay.collapsed_ranks]
-
-    def rank_matches(self) -> dict[int, int]:
-        """Rank -> slices of it matching the last search (traces of several ranks)."""
-        return dict(self._rank_matches)
-
-    def expand_rank(self, rank: int, expanded: bool = True) -> None:
-        """Expand ``rank`` to its lanes, or collapse it to its summary lane."""
-        cr = set(self._layout.collapsed_ranks)
-        (cr.discard if expanded else cr.add)(int(rank))
-        self._relayout(self._layout.folded_groups, self._layout.folded_tracks, collapsed=cr)
-
-    def collapse_ranks(self) -> None:
-        """Collapse every rank to its summary lane."""
-        self._relayout(
-            self._layout.folded_groups, self._layout.folded_tracks, collapsed=self._layout.ranks
-        )
-
-    def expand_ranks(self) -> None:
-        """Expand every shown rank (the filtered-out ones stay collapsed)."""
-        lay = self._layout
-        keep = set(lay.collapsed_ranks) - set(lay.shown_ranks())
-        self._relayout(lay.folded_groups, lay.folded_tracks, collapsed=keep)
-
-    def set_rank_filter(self, text: str) -> frozenset[int] | None:
-        """Show only the ranks ``text`` names (``"0-7,12"``; blank: all); returns them.
-
-        Raises ValueError for text that is not a rank list (the filter is then unchanged).
-        """
-        picked = parse_rank_filter(text, self._layout.ranks)
-        self._set_filter(picked)
-        if self._rank_filter.text().strip() != (text or "").strip():
-            self._rank_filter.blockSignals(True)
-            self._rank_filter.setText(text)
-            self._rank_filter.blockSignals(False)
-        self._rank_filter.setStyleSheet("")
-        return picked
-
-    def rank_filter_text(self) -> str:
-        """The rank filter in force, as the shortest text (blank: all ranks)."""
-        f = self._layout.rank_filter
-        return "" if f is None else format_ranks(f)
-
-    def show_rank_range(self, rank: int, t0_ns: int, t1_ns: int, slice_row: int = -1) -> None:
-        """Show ``[t0_ns, t1_ns)`` on ``rank``'s lanes: the rank shown and expanded, its rows
-        scrolled into view, the range selected (and ``slice_row`` too, when given)."""
-        lay = self._layout
-        rank = int(rank)
-        if lay.rank_rows:
-            f = lay.rank_filter
-            if f is not None and rank not in f:
-                self._set_filter(None)
-                self._rank_filter.blockSignals(True)
-                self._rank_filter.clear()
-                self._rank_filter.blockSignals(False)
-            if rank in self._layout.collapsed_ranks:
-                self.expand_rank(rank, True)
-        a, b = sorted((int(t0_ns), int(t1_ns)))
-        pad = max((b - a) // 10, 1000)
-        self._set_view(float(a - pad), float(b + pad))
-        self.select_range(a, b)
-        if slice_row >= 0:
-            self.select_slice(int(slice_row))
-        lay = self._layout
-        r = lay.rank_row(rank) if lay.rank_rows else 0
-        s = self.trace.slices
-        at = r
-        if 0 <= slice_row < len(s):
-            at = lay.row_of(int(s.track[slice_row]), max(int(s.depth[slice_row]), 0))
-        if r >= 0:
-            # The rank's summary lane at the top, unless the slice would be below the screen.
-            area = self.viewport.area_height()
-            if at < r or (at - r + 2) * ROW_PX <= area:
-                self.set_scroll((r - 1) * ROW_PX)
-            else:
-                self.set_scroll(at * ROW_PX - area / 3)
-
-    def _set_filter(self, picked: frozenset[int] | None) -> None:
-        lay = self._layout
-        self._relayout(
-            lay.folded_groups, lay.folded_tracks, collapsed=lay.collapsed_ranks, rank_filter=picked
-        )
-        if self._search.text().strip():
-            self.search(self._search.text())
-
-    def _on_rank_filter_text(self, text: str) -> None:
-        try:
-            self.set_rank_filter(text)
-        except ValueError as exc:
-            self._rank_filter.setStyleSheet("QLineEdit { border: 1px solid #d1242f; }")
-            set_tooltip(self._rank_filter, f"Not a rank filter: {exc}")
-            return
-        self._rank_filter.setToolTip(
-            "Show only these ranks: ranks and ranges, e.g. 0-7,12 or 32- (blank: all)"
-        )
 
     def closeEvent(self, event: Any) -> None:
         self.stop_worker()
@@ -739,65 +590,6 @@ class QtTimeline(QWidget):
         if not self.lod_ready:
             self._start_worker()
 
-    # -- selection, links, search ---------------------------------------------------------------
-
-    def _step_match(self, step: int) -> int:
-        rows = self._matches.rows
-        if len(rows) == 0:
-            self._match_index = -1
-            self._update_match_label()
-            return -1
-        if self._match_index < 0:
-            # Start from the view: the first match at or after its left edge (or before it).
-            starts = self._matches.start
-            i = int(np.searchsorted(starts, self.viewport.t0, side="left"))
-            self._match_index = (i if step > 0 else i - 1) % len(rows)
-        else:
-            self._match_index = (self._match_index + step) % len(rows)
-        row = int(rows[self._match_index])
-        self._focus_slice(row)
-        self.select_slice(row)
-        self._update_match_label()
-        return self._match_index
-
-    def _focus_slice(self, row: int) -> None:
-        s = self.trace.slices
-        v = self.viewport
-        start = float(s.start_ns[row])
-        dur = float(s.dur_ns[row])
-        span = v.t1 - v.t0
-        if dur > 0.8 * span:
-            span = dur / 0.6
-        elif dur * v.area_width() / span < 2:
-            # Too small to see at this zoom: zoom in so it is about 1/20 of the view.
-            span = max(dur * 20, MIN_SPAN_NS)
-        c = start + dur / 2
-        self._set_view(c - span / 2, c + span / 2)
-        d = max(int(s.depth[row]), 0)
-        r = self._layout.row_of(int(s.track[row]), d)
-        if r >= 0:
-            y = r * ROW_PX
-            if y < v.scroll_px or y + ROW_PX > v.scroll_px + v.area_height():
-                self.set_scroll(y - v.area_height() / 3)
-
-    def _update_match_label(self) -> None:
-        n = len(self._matches)
-        if not self._search.text().strip():
-            self._match_label.setText("")
-        elif self._match_index >= 0:
-            self._match_label.setText(f"{self._match_index + 1} of {n:,}")
-        else:
-            self._match_label.setText(f"{n:,} matches" if n != 1 else "1 match")
-
-    def _on_search_text(self, text: str) -> None:
-        self._search_timer.start()
-
-    def _on_search_enter(self) -> None:
-        if self._search_timer.isActive():
-            self._search_timer.stop()
-            self.search(self._search.text())
-        self.next_match()
-
     # -- info line, tooltips ---------------------------------------------------------------------
 
     def describe_slice(self, row: int, rich: bool = True) -> str:
@@ -830,32 +622,6 @@ class QtTimeline(QWidget):
                 f"<br><i>{count - 1:,} more slice{'s' if count > 2 else ''} under the cursor</i>"
             )
         return f"<qt>{text}</qt>"
-
-    def _rank_lane_text(self, pos: QPointF) -> str:
-        # A summary lane's hover: the rank's busy share around the cursor (3 pixels wide).
-        if pos.x() < GUTTER_PX or pos.y() < AXIS_PX:
-            return ""
-        v = self.viewport
-        r = v.row_at(pos.y())
-        lay = self._layout
-        if not 0 <= r < len(lay) or lay.kind[r] != RowKind.RANK:
-            return ""
-        key = lay.sources[r]
-        if key is None or not self._lod.is_ready(key, lay.groups):
-            return ""
-        src = self._lod.source(key, lay.groups)
-        if not isinstance(src, RankSource):
-            return ""
-        px_ns = (v.t1 - v.t0) / v.area_width()
-        t = v.time_at_x(pos.x())
-        busy, compute = src.shares(t - 1.5 * px_ns, t + 1.5 * px_ns, 1)
-        return describe_rank_lane(
-            int(lay.row_rank[r]),
-            float(busy[0]),
-            float(compute[0]),
-            3 * px_ns,
-            int(lay.row_rank[r]) in lay.collapsed_ranks,
-        )
 
     def _hit(self, pos: QPointF) -> tuple[int, int]:
         if pos.x() < GUTTER_PX or pos.y() < AXIS_PX:
