@@ -234,3 +234,38 @@ def test_run_panel_check_box(qtbot, tmp_path: Path) -> None:
     (tmp_path / "runs" / "loops-1.memory.pickle").write_bytes(b"x")
     assert _failure_snapshot(req) == str(tmp_path / "runs" / "loops-1.memory.pickle")
     assert _failure_snapshot({"out": str(out)}) is None
+
+
+def test_byte_axis_keeps_its_unit_when_zoomed_below_one(qtbot, train) -> None:
+    # the byte axes have no SI-prefix scaling (it rebuilt their labels at every range change):
+    # zoomed below 1 unit, the label stays "memory (UNIT)" with no "(x0.001)" scale, while the
+    # time axis still scales
+    view = _view(qtbot, train)
+    tl = view.panel.timeline
+    tl.plot.setYRange(0, 0.5, padding=0)
+    tl.plot.setXRange(0, 0.5, padding=0)
+    left, bottom = tl.plot.getAxis("left"), tl.plot.getAxis("bottom")
+    assert "(x" not in left.labelString() and tl.unit in left.labelString()
+    assert left.autoSIPrefixScale == 1.0
+    assert bottom.autoSIPrefixScale != 1.0
+
+
+def test_annotation_row_lines_up_with_the_plot(qtbot, train) -> None:
+    # the annotation row is a bare ViewBox beside an axis (not a second PlotItem): its view
+    # must span the same pixels and the same times as the plot's
+    view = _view(qtbot, train)
+    tl = view.panel.timeline
+    assert tl.ann_row.isVisible()
+    ann, plot = tl.ann_view.sceneBoundingRect(), tl.plot.getViewBox().sceneBoundingRect()
+    assert abs(ann.left() - plot.left()) < 0.5 and abs(ann.right() - plot.right()) < 0.5
+    tl.plot.setXRange(10.0, 20.0, padding=0)
+    assert tl.ann_view.viewRange()[0] == pytest.approx([10.0, 20.0])
+
+
+def test_no_annotation_row_without_annotations(qtbot) -> None:
+    raw, _ = make_snapshot(2000, seed=3)
+    raw.pop("external_annotations", None)
+    view = _view(qtbot, build_timelines(snapshot_from_data(raw, "s")))
+    tl = view.panel.timeline
+    assert not tl.ann_row.isVisible()
+    assert tl.ann_view.sceneBoundingRect().height() < 1 or not tl.ann_view.isVisible()

@@ -250,6 +250,48 @@ def test_equal_frames_in_distinct_objects_share_a_stack() -> None:
     assert cols.n_stacks == 1
 
 
+@pytest.mark.parametrize("n_middles", [3, 20])
+def test_stacks_that_differ_only_in_the_middle(n_middles: int) -> None:
+    # Stacks sharing their length and first and last frames share a probe in the interner;
+    # interleaved, they must still each keep their own stack, also past the few candidates
+    # a probe remembers (20 > 8).
+    inner = frame("/x/site-packages/torch/cuda/memory.py", 1, "alloc")
+    outer = frame("/home/u/train.py", 99, "main")
+    middles = [frame("/home/u/model.py", 10 + i, f"layer{i}") for i in range(n_middles)]
+    rng = np.random.default_rng(n_middles)
+    which = rng.integers(0, n_middles, size=300)
+    trace = [
+        entry("alloc", 4096 * (k + 1), 512, k, [inner, middles[int(w)], outer])
+        for k, w in enumerate(which.tolist())
+    ]
+    cols = snapshot_from_data({"segments": [], "device_traces": [trace]}, "s")
+    st = cols.trace_columns(0).stack
+    got = [cols.stack_frames(int(s))[1][2] for s in st.tolist()]
+    assert got == [f"layer{w}" for w in which.tolist()]
+    # one stack per distinct middle, numbered in order of first appearance
+    first_seen = list(dict.fromkeys(which.tolist()))
+    assert cols.n_stacks == len(first_seen)
+    assert [cols.stack_frames(s)[1][2] for s in range(cols.n_stacks)] == [
+        f"layer{w}" for w in first_seen
+    ]
+
+
+def test_figures_import_no_numpy_ma(tmp_path: Path) -> None:
+    # numpy.ma is imported by np.unique's first plain call: 12-36 ms of fixed cost, more than
+    # the figures of a 100k-entry snapshot take (benchmarks/bench_memory.py)
+    path = tmp_path / "s.pickle"
+    path.write_bytes(pickle.dumps(tiny_snapshot()))
+    code = (
+        "import sys\n"
+        "from gpuviz.trace.allocator_snapshot import load_snapshot\n"
+        "from gpuviz.analysis.allocator import snapshot_figures\n"
+        f"fig = snapshot_figures(load_snapshot({str(path)!r}))\n"
+        "print(len(fig.devices), 'numpy.ma' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "False"]
+
+
 def test_older_layouts() -> None:
     snap = tiny_snapshot()
     for b in snap["segments"][0]["blocks"]:

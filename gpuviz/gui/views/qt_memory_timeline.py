@@ -30,6 +30,7 @@ from gpuviz.trace.allocator_lod import row_at, stack_raster
 
 NS_PER_MS = 1e6
 REDRAW_MS = 30  # the raster follows pans and zooms at about 30 Hz
+LEFT_AXIS_PX = 60
 
 # 20 distinct colours (Tableau 20), then grey for allocations without a site
 SITE_COLOURS = (
@@ -191,17 +192,34 @@ class QtMemoryTimeline(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
+        # The annotation row is a bare ViewBox beside an axis that carries its label (lined up
+        # with the plot's left axis): a second PlotItem would cost about 13 ms more to build
+        # (its control panel), a tenth of the first frame's budget.
+        self.ann_axis = pg.AxisItem("left", pen=pg.mkPen("#444"), textPen=pg.mkPen("#222"))
+        self.ann_axis.setWidth(LEFT_AXIS_PX)
+        self.ann_axis.setLabel("annotations", color="#222")
+        self.ann_axis.setTicks([[]])
+        self.ann_view = pg.ViewBox(enableMenu=False)
+        self.ann_view.setMouseEnabled(x=True, y=False)
+        self.ann_axis.linkToView(self.ann_view)
+        # the same margins and spacing as a PlotItem's layout, so the two views line up
+        self.ann_row = self.graphics.addLayout(row=0, col=0)
+        self.ann_row.layout.setContentsMargins(1, 1, 1, 1)
+        self.ann_row.layout.setSpacing(0)
+        self.ann_row.addItem(self.ann_axis, row=0, col=0)
+        self.ann_row.addItem(self.ann_view, row=0, col=1)
         # no context menus: pyqtgraph builds each (tens of ms) with its plot
-        self.ann_plot = style_plot_item(self.graphics.addPlot(row=0, col=0, enableMenu=False))
         self.plot = style_plot_item(self.graphics.addPlot(row=1, col=0, enableMenu=False))
         self.graphics.ci.layout.setRowStretchFactor(0, 1)
         self.graphics.ci.layout.setRowStretchFactor(1, 7)
-        self.ann_plot.setXLink(self.plot)
-        self.ann_plot.hideAxis("bottom")
-        self.ann_plot.getAxis("left").setWidth(60)
-        self.plot.getAxis("left").setWidth(60)
-        self.ann_plot.setMouseEnabled(x=True, y=False)
-        self.ann_plot.setLabel("left", "annotations", color="#222")
+        # An axis with SI-prefix scaling rebuilds its label's rich text at every range change,
+        # hidden or not: about 110 setHtml calls (24 ms) while this widget is built and shown.
+        # Only the time axis keeps it; the byte axes are in a chosen unit already.
+        self.ann_axis.enableAutoSIPrefix(False)
+        for name in ("left", "top", "right"):
+            self.plot.getAxis(name).enableAutoSIPrefix(False)
+        self.ann_view.setXLink(self.plot.getViewBox())
+        self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         self.plot.setLabel("left", f"memory ({self.unit})", color="#222")
         origin = "trace start" if tl.on_trace_axis else "first recorded entry"
         self.plot.setLabel("bottom", f"time since the {origin} (ms)", color="#222")
@@ -320,7 +338,7 @@ class QtMemoryTimeline(QWidget):
     def _add_annotations(self) -> None:
         lanes = self.tl.lanes
         if lanes is None or len(lanes) == 0:
-            self.ann_plot.hide()
+            self.ann_row.hide()
             return
         rows = int(lanes.row.max()) + 1
         rects = np.column_stack(
@@ -332,9 +350,8 @@ class QtMemoryTimeline(QWidget):
             ]
         )
         self.ann_item = _AnnotationItem(rects, lanes.group)
-        self.ann_plot.addItem(self.ann_item)
-        self.ann_plot.setYRange(0, rows, padding=0)
-        self.ann_plot.getAxis("left").setTicks([[]])
+        self.ann_view.addItem(self.ann_item)
+        self.ann_view.setYRange(0, rows, padding=0)
         self.ann_ranges = self.tl.annotations
         # names on the ranges wide enough to hold them at the full view (a label is not
         # clipped to its range, so narrow ones would pile up)
@@ -343,7 +360,7 @@ class QtMemoryTimeline(QWidget):
         for i in np.flatnonzero(wide)[:30].tolist():
             t = pg.TextItem(lanes.names[i], color="#222", anchor=(0, 0.5))
             t.setPos(max(rects[i, 0], x0), rects[i, 1] + 0.4)
-            self.ann_plot.addItem(t)
+            self.ann_view.addItem(t)
 
     # -- the raster ------------------------------------------------------------------------------
     def _on_range_changed(self, *args: Any) -> None:
