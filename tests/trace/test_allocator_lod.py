@@ -99,3 +99,32 @@ def test_empty_inputs() -> None:
     z = np.empty(0, np.int64)
     grid = stack_raster(cols, z, z, z, np.empty(0, np.uint32), 10, 100.0)
     assert grid.shape[1] == 10 and not grid.any()
+
+
+@pytest.mark.parametrize("width", [5, 40, 600])
+def test_raster_heights_hold_in_and_outside_the_window(model: tuple, width: int) -> None:
+    """Every column as tall as its live bytes, whether all columns are shown and distinct (the
+    raster is returned as laid out) or some are hidden or repeat an entry (gathered)."""
+    t_ns, live, base, al = model
+    pyr = ColumnPyramid(t_ns, live)
+    end = float(t_ns[-1])
+    height, y_max = 120, float(live.max()) * 1.05
+    value = (np.arange(len(al)) % 250 + 1).astype(np.uint32)
+    px = height / y_max
+    kinds = set()
+    for t0, t1 in ((0.0, end), (end * 0.2, end * 0.6), (-end, end * 0.5), (end * 0.7, end * 2)):
+        cols = pyr.columns(t0, t1, width)
+        shown = np.flatnonzero(cols.shown)
+        kinds.add(len(shown) == len(cols) and len(np.unique(cols.entry[shown])) == len(cols))
+        grid = stack_raster(cols, al.start, al.end, al.block_bytes, value, height, y_max)
+        assert grid.shape == (len(cols), height)
+        for c in range(len(cols)):
+            filled = int((grid[c] != 0).sum())
+            if not cols.shown[c]:
+                assert filled == 0
+                continue
+            k = int(cols.entry[c])
+            assert abs(filled - (live[k] if k >= 0 else base) * px) <= 1.0
+    if width == 5:
+        assert True in kinds  # the laid-out path ran
+    assert False in kinds or width == 5  # and the gathering one

@@ -76,6 +76,25 @@ def row_values(tl: MemoryTimeline, colours: dict[int, QColor]) -> np.ndarray:
     return palette[tl.row_site_index]
 
 
+class _QuietAxis(pg.AxisItem):
+    """An axis that sets its label's rich text only when the text changes.
+
+    pyqtgraph sets it again (``QGraphicsTextItem.setHtml``, then a relayout) at every range
+    change: about 60 times, 13 ms, while this view is built and first shown.
+    """
+
+    _shown_html: str | None = None
+
+    def _updateLabel(self) -> None:
+        html = self.labelString()
+        if html != self._shown_html:
+            self._shown_html = html
+            super()._updateLabel()
+            return
+        self.picture = None  # what the rest of _updateLabel does: redraw the ticks
+        self.update()
+
+
 class _RasterItem(pg.GraphicsObject):
     """Draws a column-major raster (one image row per time column) over a data rectangle."""
 
@@ -195,7 +214,7 @@ class QtMemoryTimeline(QWidget):
         # The annotation row is a bare ViewBox beside an axis that carries its label (lined up
         # with the plot's left axis): a second PlotItem would cost about 13 ms more to build
         # (its control panel), a tenth of the first frame's budget.
-        self.ann_axis = pg.AxisItem("left", pen=pg.mkPen("#444"), textPen=pg.mkPen("#222"))
+        self.ann_axis = _QuietAxis("left", pen=pg.mkPen("#444"), textPen=pg.mkPen("#222"))
         self.ann_axis.setWidth(LEFT_AXIS_PX)
         self.ann_axis.setLabel("annotations", color="#222")
         self.ann_axis.setTicks([[]])
@@ -209,7 +228,12 @@ class QtMemoryTimeline(QWidget):
         self.ann_row.addItem(self.ann_axis, row=0, col=0)
         self.ann_row.addItem(self.ann_view, row=0, col=1)
         # no context menus: pyqtgraph builds each (tens of ms) with its plot
-        self.plot = style_plot_item(self.graphics.addPlot(row=1, col=0, enableMenu=False))
+        axes = {side: _QuietAxis(side) for side in ("left", "bottom", "top", "right")}
+        self.plot = style_plot_item(
+            self.graphics.addPlot(row=1, col=0, enableMenu=False, axisItems=axes)
+        )
+        for side in ("top", "right"):  # axes given to a PlotItem are shown; these two are not
+            self.plot.hideAxis(side)
         self.graphics.ci.layout.setRowStretchFactor(0, 1)
         self.graphics.ci.layout.setRowStretchFactor(1, 7)
         # An axis with SI-prefix scaling rebuilds its label's rich text at every range change,
