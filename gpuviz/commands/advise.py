@@ -169,22 +169,12 @@ def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
     if f.evidence:
         lines.append("   Evidence:")
     for e in f.evidence[:evidence]:
-        where = []
-        if e.rank is not None:
-            where.append(f"rank {e.rank}")
-        if e.device is not None:
-            where.append(f"GPU {e.device}")
-        if e.stream is not None:
-            where.append(f"stream {e.stream}")
-        if e.thread is not None:
-            where.append(f"thread {e.thread}")
         what = ""
         if e.names:
             what = ": " + "; ".join(_short(x, 80) for x in e.names[:3])
         count = f" ({e.count}×)" if e.count and e.count > 1 else ""
         lines.append(
-            f"   - {', '.join(where) or 'trace'} at {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms"
-            f"{count}{what}"
+            f"   - {e.where} at {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms{count}{what}"
         )
     if len(f.evidence) > evidence:
         lines.append(f"   - … {len(f.evidence) - evidence} more")

@@ -235,37 +235,11 @@ def load_snapshot_alone(
         raise
     if progress is not None:
         progress(0.9, "computing the timeline")
-    out = TraceAnalyses(_empty_trace(path), snapshot_only=True)
+    out = TraceAnalyses(Trace.empty(path), snapshot_only=True)
     out.snapshots = build_timelines(snap)
     if not out.snapshots:
         out.errors["snapshot"] = f"{path}: no allocator activity (no segments, no history)"
     return out
-
-
-def _empty_trace(source: str) -> Trace:
-    from gpuviz.trace.errors import ImportWarnings
-    from gpuviz.trace.model import (
-        ArgsStore,
-        Flows,
-        Instants,
-        MemoryEvents,
-        RankInfo,
-        Slices,
-        SymbolTable,
-        Tracks,
-    )
-
-    return Trace(
-        symbols=SymbolTable(),
-        slices=Slices.empty(),
-        tracks=Tracks.empty(),
-        flows=Flows.empty(),
-        memory=MemoryEvents.empty(),
-        instants=Instants.empty(),
-        args=ArgsStore(),
-        ranks=[RankInfo(None, source)],
-        warnings=ImportWarnings(),
-    )
 
 
 class QtTraceWorker(QThread):

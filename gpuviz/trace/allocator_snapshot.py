@@ -50,8 +50,9 @@ from gpuviz.trace.allocator_columns import (
     TraceEntries,
 )
 from gpuviz.trace.errors import TraceFormatError
+from gpuviz.trace.gcpause import gc_paused
 from gpuviz.trace.model import SymbolTable
-from gpuviz.trace.snapshot_pickle import gc_paused, load_snapshot_data
+from gpuviz.trace.snapshot_pickle import load_snapshot_data
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]

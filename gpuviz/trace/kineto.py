@@ -13,18 +13,17 @@ Format eras handled (see DESIGN.md): 2021 categories (``Kernel``, ``Memcpy`` …
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 import re
 from collections.abc import Callable
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
+from gpuviz.trace.gcpause import gc_paused
 from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
 from gpuviz.trace.kineto_parallel import read_files
@@ -193,7 +192,9 @@ def import_trace(
 
             on_read[i] = report
             before += size
-    with _no_gc():
+    # The import makes millions of short-lived objects and no reference cycles: the cyclic
+    # collector only costs time here (measured: a third of the import's wall time).
+    with gc_paused():
         parts = read_files(
             [str(f) for f in files], interner, on_read, cancelled, _release_freed_memory
         )
@@ -220,19 +221,6 @@ def _release_freed_memory() -> None:
 
 
 _MALLOC_TRIM: Any = None
-
-
-@contextmanager
-def _no_gc() -> Any:
-    # The import makes millions of short-lived objects and no reference cycles: the cyclic
-    # collector only costs time here (measured: a third of the import's wall time).
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 # --------------------------------------------------------------------------- ranks

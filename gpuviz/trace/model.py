@@ -484,6 +484,23 @@ class Trace:
     _correlation_index: dict[str, Any] | None = field(default=None, repr=False)
     _slices_end_ns: int | None = field(default=None, repr=False)
 
+    @classmethod
+    def empty(cls, source: str = "") -> Trace:
+        """A trace with no events, of one file ``source`` (e.g. a snapshot opened alone)."""
+        from gpuviz.trace.errors import ImportWarnings
+
+        return cls(
+            symbols=SymbolTable(),
+            slices=Slices.empty(),
+            tracks=Tracks.empty(),
+            flows=Flows.empty(),
+            memory=MemoryEvents.empty(),
+            instants=Instants.empty(),
+            args=ArgsStore(),
+            ranks=[RankInfo(None, source)],
+            warnings=ImportWarnings(),
+        )
+
     @property
     def sources(self) -> list[str]:
         """The files this trace came from, in rank order."""

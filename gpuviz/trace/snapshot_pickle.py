@@ -15,27 +15,14 @@ the load time (measured here on a 100k-entry snapshot: 204 ms with, 133 ms witho
 
 from __future__ import annotations
 
-import gc
 import gzip
 import pickle
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (restored to its previous state on exit)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+from gpuviz.trace.gcpause import gc_paused
 
 
 class _RefusedGlobal(Exception):

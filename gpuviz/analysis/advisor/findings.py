@@ -79,6 +79,21 @@ class Evidence:
     names: tuple[str, ...] | None = None
     count: int | None = None
 
+    @property
+    def where(self) -> str:
+        """Where it is, in words: ``rank 1, GPU 0, stream 7`` (``trace`` when nothing says)."""
+        parts = [
+            f"{label} {value}"
+            for label, value in (
+                ("rank", self.rank),
+                ("GPU", self.device),
+                ("stream", self.stream),
+                ("thread", self.thread),
+            )
+            if value is not None
+        ]
+        return ", ".join(parts) or "trace"
+
     def to_json(self) -> dict[str, Any]:
         """``{rank, device, stream?, thread?, start_us, end_us, names?, count?}``."""
         out: dict[str, Any] = {"rank": self.rank, "device": self.device}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuviz.analysis.advisor.findings import Evidence, fmt_ms, fmt_pct
+from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
 from gpuviz.display import terminal_safe
 
 if TYPE_CHECKING:
@@ -21,19 +21,6 @@ def _code(text: str) -> str:
 def _plain(text: str) -> str:
     """Prose from the advisor, with control characters escaped (names in it are data)."""
     return terminal_safe(text)
-
-
-def _where(e: Evidence) -> str:
-    parts = []
-    if e.rank is not None:
-        parts.append(f"rank {e.rank}")
-    if e.device is not None:
-        parts.append(f"GPU {e.device}")
-    if e.stream is not None:
-        parts.append(f"stream {e.stream}")
-    if e.thread is not None:
-        parts.append(f"thread {e.thread}")
-    return ", ".join(parts) or "trace"
 
 
 def advice_markdown(advice: Advice, title: str = "") -> str:
@@ -92,7 +79,7 @@ def advice_markdown(advice: Advice, title: str = "") -> str:
                 names = f": {', '.join(_code(n) for n in e.names[:3])}" if e.names else ""
                 count = f" ({e.count}×)" if e.count and e.count > 1 else ""
                 lines.append(
-                    f"- {_where(e)}, {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms{count}{names}"
+                    f"- {e.where}, {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms{count}{names}"
                 )
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.activity import rank_value
+from gpuviz.analysis.advisor.findings import Evidence
 from gpuviz.analysis.steps import PARTS
 
 F64 = npt.NDArray[np.float64]
@@ -87,18 +88,9 @@ def step_bars(advice: Any, gpu: tuple[int, int] | None = None) -> StepBars:
     return out
 
 
-def evidence_text(e: Any) -> str:
+def evidence_text(e: Evidence) -> str:
     """One line for an evidence: where, when, what."""
-    where = []
-    if e.rank is not None:
-        where.append(f"rank {e.rank}")
-    if e.device is not None:
-        where.append(f"GPU {e.device}")
-    if e.stream is not None:
-        where.append(f"stream {e.stream}")
-    if e.thread is not None:
-        where.append(f"thread {e.thread}")
-    text = f"{', '.join(where) or 'trace'} · {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms"
+    text = f"{e.where} · {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms"
     if e.count and e.count > 1:
         text += f" · {e.count}×"
     if e.names:

@@ -233,35 +233,17 @@ class QtInsightsView(QWidget):
             plot.clear()
             if plot.legend is not None:
                 plot.legend.clear()
-        x = np.arange(len(bars), dtype=np.float64)
-        bottom = np.zeros(len(bars))
-        for p in PARTS:
-            h = bars.gpu.get(p, np.zeros(len(bars)))
-            item = pg.BarGraphItem(
-                x=x,
-                height=h,
-                y0=bottom.copy(),
-                width=BAR_WIDTH,
-                brush=QColor(PART_COLORS[p]),
-                pen=pg.mkPen(None),
-            )
-            self.gpu_plot.addItem(item)
-            self.gpu_plot.legend.addItem(item, p)
-            bottom += h
-        cpu_bottom = np.zeros(len(bars))
-        for key_, label in (("cpu_ops", "in PyTorch ops"), ("cpu_other", "outside ops")):
-            h = getattr(bars, key_)
-            item = pg.BarGraphItem(
-                x=x,
-                height=h,
-                y0=cpu_bottom.copy(),
-                width=BAR_WIDTH,
-                brush=QColor(CPU_COLORS[key_]),
-                pen=pg.mkPen(None),
-            )
-            self.cpu_plot.addItem(item)
-            self.cpu_plot.legend.addItem(item, label)
-            cpu_bottom += h
+        zeros = np.zeros(len(bars))
+        bottom = _stack_bars(
+            self.gpu_plot, [(p, bars.gpu.get(p, zeros), PART_COLORS[p]) for p in PARTS]
+        )
+        cpu_bottom = _stack_bars(
+            self.cpu_plot,
+            [
+                ("in PyTorch ops", bars.cpu_ops, CPU_COLORS["cpu_ops"]),
+                ("outside ops", bars.cpu_other, CPU_COLORS["cpu_other"]),
+            ],
+        )
         # Ticks name steps by number (rank:number for several ranks); the CPU chart is a
         # third as wide, so it labels fewer of them.
         sources = ", ".join(sorted(set(self.advice.breakdown.steps.source)))
@@ -375,3 +357,19 @@ class QtInsightsView(QWidget):
         )
         if path:
             self.export_markdown(path)
+
+
+def _stack_bars(plot: Any, parts: list[tuple[str, Any, str]]) -> np.ndarray:
+    """One bar per step, its parts (label, heights, colour) stacked bottom up, in the legend;
+    returns the bars' tops."""
+    x = np.arange(len(parts[0][1]), dtype=np.float64)
+    bottom = np.zeros(len(x))
+    for label, h, colour in parts:
+        item = pg.BarGraphItem(
+            x=x, height=h, y0=bottom.copy(), width=BAR_WIDTH, brush=QColor(colour),
+            pen=pg.mkPen(None),
+        )  # fmt: skip
+        plot.addItem(item)
+        plot.legend.addItem(item, label)
+        bottom += h
+    return bottom
