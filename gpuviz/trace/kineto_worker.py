@@ -78,8 +78,8 @@ def worker_count(total_bytes: int) -> int:
     """How many children to import ``total_bytes`` (uncompressed) with: 0 for a small import.
 
     By default, from :data:`MIN_BYTES_DEFAULT` on, one for each core that is idle besides the
-    importer's own (the importer decodes too): the usable cores less the 1-minute load
-    average, rounded, at most one fewer than the usable cores. On a machine whose cores are
+    importer's own (the importer decodes too): the usable cores less those busy with other
+    work (:func:`_load_average`), rounded, at most one fewer than the usable cores. On a machine whose cores are
     all busy, children only add their own start-up and the shipping of columns (measured on
     a shared 2-core box: 20 % more CPU time and no speed-up), so there are none.
     ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off),
@@ -98,11 +98,27 @@ def worker_count(total_bytes: int) -> int:
     return max(0, min(cores - 1, MAX_WORKERS, round(cores - _load_average())))
 
 
+_LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/345 12345": the 4th field is running/all tasks
+
+
 def _load_average() -> float:
+    """Cores busy with other work: the 1-minute load average, or, where Linux tells it and it
+    is lower, the tasks running right now besides this one.
+
+    The load average lags: a run of imports (a benchmark, a user opening trace after trace)
+    raises it by several cores for a minute after their children are gone, and it is the
+    whole machine's in a container. The count of running tasks is of this moment.
+    """
     try:
-        return os.getloadavg()[0]
+        load = os.getloadavg()[0]
     except (AttributeError, OSError):  # not available (Windows): count the cores as idle
         return 0.0
+    try:
+        with open(_LOADAVG, "rb") as f:
+            running = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return load
+    return min(load, max(running - 1, 0))
 
 
 def _scratch() -> int:

@@ -192,3 +192,30 @@ def test_worker_count(
     monkeypatch.setattr(kineto_worker, "usable_cores", lambda: cores)
     monkeypatch.setattr(kineto_worker, "_load_average", lambda: load)
     assert kineto_worker.worker_count(size) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "average", "want"),
+    [
+        (b"5.10 4.00 3.00 1/345 999\n", 5.1, 0.0),  # only this process runs: the rest is past
+        (b"5.10 4.00 3.00 4/345 999\n", 5.1, 3.0),
+        (b"1.50 4.00 3.00 9/345 999\n", 1.5, 1.5),  # a moment's burst: the average holds
+        (b"garbage", 2.5, 2.5),  # unreadable: the average alone
+    ],
+)
+def test_busy_cores_are_those_running_now_when_fewer_than_the_load_average(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: bytes, average: float, want: float
+) -> None:
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_bytes(text)
+    monkeypatch.setattr(kineto_worker, "_LOADAVG", str(loadavg))
+    monkeypatch.setattr(kineto_worker.os, "getloadavg", lambda: (average, 0.0, 0.0))
+    assert kineto_worker._load_average() == pytest.approx(want)
+
+
+def test_busy_cores_without_a_loadavg_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(kineto_worker, "_LOADAVG", str(tmp_path / "missing"))
+    monkeypatch.setattr(kineto_worker.os, "getloadavg", lambda: (3.25, 0.0, 0.0))
+    assert kineto_worker._load_average() == pytest.approx(3.25)
