@@ -154,8 +154,9 @@ class FileReader:
             if not cols:
                 continue
             for c, a in cols.items():
-                if not isinstance(a, np.ndarray):  # a child's: [dtype, bytes]
-                    a = np.frombuffer(a[1], dtype=a[0])  # read-only: the importer never writes
+                view = not isinstance(a, np.ndarray)  # a child's: (dtype, a view of its bytes)
+                if view:
+                    a = np.frombuffer(a[1], dtype=a[0])
                 if c in ("name", "cat"):
                     a = sym[a].astype(np.int32)
                 elif c == "track":
@@ -164,10 +165,12 @@ class FileReader:
                     a = lanes[a]
                 elif c == "args" and shift:
                     a = np.where(a >= 0, a + shift, a).astype(np.int32)
+                elif view:  # its own copy: a view would hold the whole reply, args text too
+                    a = a.copy()
                 table[c].append(a)
         lengths = reply["arg_lengths"]
         if not isinstance(lengths, np.ndarray):
-            lengths = np.frombuffer(lengths, dtype=np.int64)
+            lengths = np.frombuffer(lengths, dtype=np.int64).copy()
         if len(lengths):
             cb.blob += reply["blob"]
             cb.arg_lengths.append(lengths)

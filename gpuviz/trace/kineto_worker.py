@@ -274,8 +274,7 @@ class Worker(Decoder):
         if slot >= DEPTH:
             raise EOFError("the import worker sent a bad frame")
         self.queued -= 1
-        reply: dict[str, Any] = msgspec.msgpack.decode(_get(self._out[slot], n))
-        return reply
+        return msgspec.structs.asdict(_REPLY_DECODER.decode(_get(self._out[slot], n)))
 
     def kill(self) -> None:
         """Stop the child now (the import is cancelled or failed: its work is not wanted)."""
@@ -422,6 +421,29 @@ class ChunkDecoder:
             "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": r.blob,
             "arg_lengths": lengths.astype(np.int64, copy=False),
         }  # fmt: skip
+
+
+class _Reply(msgspec.Struct):
+    """A child's reply as the importer reads it: its raw bytes stay where they came in.
+
+    The args text and the arrays are views of the reply's bytes (msgpack ``bin``, decoded
+    without a copy): the args text is copied once, into the file's store, not first into a
+    bytes object of its own.
+    """
+
+    ok: bool = False
+    why: str = ""
+    n: int = 0
+    symbols: list[str] = []
+    lanes: list[list[int]] = []
+    tracks: list[list[int]] = []
+    lane_gpu: list[list[int]] = []
+    cols: dict[str, dict[str, tuple[str, memoryview]]] = {}
+    blob: memoryview = memoryview(b"")
+    arg_lengths: memoryview = memoryview(b"")
+
+
+_REPLY_DECODER = msgspec.msgpack.Decoder(_Reply)
 
 
 def _wire(reply: dict[str, Any]) -> dict[str, Any]:
