@@ -175,6 +175,7 @@ class FileReader:
             cb.blob += reply["blob"]
             cb.arg_lengths.append(lengths)
             cb.n_args += len(lengths)
+        cb.meta_events.extend(reply.get("meta") or ())
         cb.n_events += int(reply["n"])
 
     # -- decoding

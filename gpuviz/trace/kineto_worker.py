@@ -11,8 +11,9 @@ Every decoder numbers symbols, lanes and tracks its own way (:class:`ChunkDecode
 what it numbered anew with each reply; the importer merges the replies in file order and
 renumbers them into its own ids (:meth:`gpuviz.trace.kineto_decode.FileReader.merge`), so that
 ids, warnings and error messages come out as they would from one process. A decoder handles
-only clean chunks: anything odd (values of the wrong type, skipped events, errors, metadata
-events) is answered "not done", and the importer reads that chunk itself.
+only clean chunks: anything odd (values of the wrong type, skipped events, errors, ``B``/``E``
+events) is answered "not done", and the importer reads that chunk itself. Metadata events
+(``M``: process and thread names, in every file's first chunk) come back with the reply.
 
 A chunk's JSON text goes to the child through a scratch file (memory-backed where Linux
 allows), and its reply, a msgpack (msgspec) map of plain values and raw array bytes, comes
@@ -410,8 +411,14 @@ class ChunkDecoder:
             r.add(events, 0, None)
         except Exception:  # the importer reads this chunk itself, and reports what is wrong
             return {"ok": False, "why": "error"}
-        if r.warnings.count or r.warnings.samples or r.meta_events or r.begin_end:
+        if r.warnings.count or r.warnings.samples or r.begin_end:
             return {"ok": False, "why": "odd"}
+        meta = list(r.meta_events)  # a file's first chunk has them: sent, not decoded again
+        if meta:
+            try:
+                msgspec.msgpack.encode(meta)
+            except (TypeError, OverflowError, ValueError):  # args msgpack cannot carry
+                return {"ok": False, "why": "odd"}
         t = r.tracks
         symbols = r.it.symbols.strings[self.symbols :]
         self.symbols += len(symbols)
@@ -433,7 +440,7 @@ class ChunkDecoder:
         return {
             "ok": True, "n": len(events), "symbols": symbols, "lanes": [list(k) for k in lanes],
             "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": r.blob,
-            "arg_lengths": lengths.astype(np.int64, copy=False),
+            "arg_lengths": lengths.astype(np.int64, copy=False), "meta": meta,
         }  # fmt: skip
 
 
@@ -455,6 +462,7 @@ class _Reply(msgspec.Struct):
     cols: dict[str, dict[str, tuple[str, memoryview]]] = {}
     blob: memoryview = memoryview(b"")
     arg_lengths: memoryview = memoryview(b"")
+    meta: list[dict[str, Any]] = []
 
 
 _REPLY_DECODER = msgspec.msgpack.Decoder(_Reply)

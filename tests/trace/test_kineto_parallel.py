@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_kineto import NESTED, _same
 
-from gpuviz.trace import jsonscan, kineto_parallel, kineto_worker
+from gpuviz.trace import jsonscan, kineto_decode, kineto_parallel, kineto_worker
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Trace
@@ -213,9 +213,31 @@ def test_busy_cores_are_those_running_now_when_fewer_than_the_load_average(
     assert kineto_worker._load_average() == pytest.approx(want)
 
 
-def test_busy_cores_without_a_loadavg_file(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_busy_cores_without_a_loadavg_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(kineto_worker, "_LOADAVG", str(tmp_path / "missing"))
     monkeypatch.setattr(kineto_worker.os, "getloadavg", lambda: (3.25, 0.0, 0.0))
     assert kineto_worker._load_average() == pytest.approx(3.25)
+
+
+def test_metadata_events_come_back_from_the_children(
+    parallel: pytest.MonkeyPatch, folder: Path
+) -> None:
+    # Every file's first chunk holds its process and thread names: a child decodes it and
+    # sends them back, where the importer used to decode the whole chunk again itself.
+    parallel.setattr(jsonscan, "BLOCK_BYTES", 1 << 20)  # a file in one chunk, names and all
+    again: list[int] = []
+    read_chunk = kineto_decode.FileReader.read_chunk
+
+    def spy(self: kineto_decode.FileReader, *args: object, **kw: object) -> None:
+        again.append(1)
+        read_chunk(self, *args, **kw)  # type: ignore[arg-type]
+
+    parallel.setattr(kineto_decode.FileReader, "read_chunk", spy)
+    got = load_trace(folder)
+    assert not again, "no chunk was decoded a second time in the importer"
+    want = serial(folder, parallel)
+    assert got.metadata_events == want.metadata_events
+    assert any(d["name"] == "thread_name" for d in got.metadata_events)
+    _same(got, want)
+    labels = sorted(got.track_label(i) for i in range(len(got.tracks.kind)))
+    assert labels == sorted(want.track_label(i) for i in range(len(want.tracks.kind)))
