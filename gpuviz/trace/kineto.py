@@ -194,10 +194,15 @@ def import_trace(
             before += size
     # The import makes millions of short-lived objects and no reference cycles: the cyclic
     # collector only costs time here (measured: a third of the import's wall time).
+    done = iter(sizes)
+
+    def after_file() -> None:
+        # What a file's chunks left behind is about as large as the file (the text read, its
+        # decoded events); a folder of small ranks gives memory back every few files.
+        _release_freed_memory(next(done, 0))
+
     with gc_paused():
-        parts = read_files(
-            [str(f) for f in files], interner, on_read, cancelled, _release_freed_memory
-        )
+        parts = read_files([str(f) for f in files], interner, on_read, cancelled, after_file)
         ranks = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols)
         del parts
@@ -212,7 +217,7 @@ def _release_freed_memory(freed: int | None = None) -> None:
     # count in RSS) unless asked to give them back. Not having glibc is fine: skip.
     # ``freed``: bytes just freed; a trim walks the whole heap (about 1.5 ms at 100k kernels)
     # and the pages it returns fault in again when next used, so it waits until at least
-    # TRIM_BYTES were freed. None: now.
+    # TRIM_BYTES were freed (across calls). None: now.
     global _MALLOC_TRIM, _FREED
     if freed is not None:
         _FREED += freed
@@ -233,7 +238,7 @@ def _release_freed_memory(freed: int | None = None) -> None:
 _MALLOC_TRIM: Any = None
 _FREED = 0
 TRIM_BYTES = 32 << 20
-"""Freed bytes that the assembly lets pile up before it gives memory back to the system."""
+"""Freed bytes that the import lets pile up before it gives memory back to the system."""
 
 
 # --------------------------------------------------------------------------- ranks
@@ -432,21 +437,33 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
 def _join_args(parts: list[FileColumns]) -> tuple[ArgsStore, list[int]]:
     """One store of every file's args, and each file's row shift.
 
-    The first file's bytearray grows to hold the others' (ArgsStore only slices it), each
-    released once copied: the args text, often the largest part of a trace, is never held
-    twice.
+    Files read one after another share one bytearray (:func:`read_files`), their args text
+    in file order: when the parts come in that order, nothing is copied. Otherwise (ranks
+    declared in another order than the files') the text is copied part by part, in order,
+    into a new bytearray.
     """
     blob = parts[0].args_blob
-    offsets = [parts[0].args_offsets]
-    shifts = [0]
-    rows = len(parts[0].args_offsets) - 1
-    for p in parts[1:]:
+    shifts = []
+    rows = 0
+    for p in parts:
         shifts.append(rows)
-        offsets.append(p.args_offsets[1:] + len(blob))
         rows += len(p.args_offsets) - 1
-        blob += p.args_blob
+    ends = [p.args_start + int(p.args_offsets[-1]) for p in parts]
+    in_place = all(p.args_blob is blob for p in parts) and all(
+        p.args_start == end for p, end in zip(parts[1:], ends)
+    )
+    offsets = [parts[0].args_offsets + (parts[0].args_start if in_place else 0)]
+    if in_place:
+        offsets += [p.args_offsets[1:] + p.args_start for p in parts[1:]]
+    else:
+        blob = bytearray(blob[parts[0].args_start : ends[0]])
+        for p, end in zip(parts[1:], ends[1:]):
+            offsets.append(p.args_offsets[1:] + len(blob))
+            blob += memoryview(p.args_blob)[p.args_start : end]
+            if all(q.args_blob is not p.args_blob for q in parts if q is not p):
+                p.args_blob = bytearray()  # a file's own: released once copied
+    for p in parts:
         p.args_blob = bytearray()
-    parts[0].args_blob = bytearray()
     joined = offsets[0] if len(offsets) == 1 else np.concatenate(offsets)
     return ArgsStore(cast(bytes, blob), joined), shifts
 

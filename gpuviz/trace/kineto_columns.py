@@ -86,6 +86,9 @@ class ColumnBuilder:
         The file (for error messages).
     interner : Interner
         Shared with the other files of the trace.
+    blob : bytearray, optional
+        Where to append the args text; the files of a trace, read one after another, share
+        one (so that joining them copies nothing). Default: a new one.
 
     Attributes
     ----------
@@ -102,7 +105,7 @@ class ColumnBuilder:
     warnings : ImportWarnings
     """
 
-    def __init__(self, path: str, interner: Interner) -> None:
+    def __init__(self, path: str, interner: Interner, blob: bytearray | None = None) -> None:
         self.path = path
         self.it = interner
         self.warnings = ImportWarnings()
@@ -112,7 +115,7 @@ class ColumnBuilder:
         self.instants: dict[str, list[Array]] = {c: [] for c in _INSTANT_COLS}
         self.flows: dict[str, list[Array]] = {c: [] for c in _FLOW_COLS}
         self.memory: dict[str, list[Array]] = {c: [] for c in _MEMORY_COLS}
-        self.blob = bytearray()
+        self.blob = bytearray() if blob is None else blob
         self.arg_lengths: list[Array] = []
         self.n_args = 0
         self.meta_events: list[dict[str, Any]] = []

@@ -41,7 +41,9 @@ class FileColumns:
     """Everything read from one file: column parts per table, not yet joined or aligned.
 
     Times are ns relative to the file's own zero (``baseTimeNanoseconds``, or 0 for absolute
-    µs); track ids and args rows are the file's own.
+    µs); track ids and args rows are the file's own. The args text is
+    ``args_blob[args_start:]``, at ``args_offsets`` from there (the blob may be shared with the
+    other files of the trace, which come before and after).
     """
 
     path: str
@@ -53,6 +55,7 @@ class FileColumns:
     memory: dict[str, list[Array]]
     args_blob: bytearray
     args_offsets: Array
+    args_start: int
     tracks: TrackTable
     metadata_events: list[dict[str, Any]]
     warnings: ImportWarnings
@@ -74,6 +77,9 @@ class FileReader:
         Shared with the other files of the trace.
     on_read, cancelled : callable, optional
         Progress (file bytes read so far) and cancellation, as for :class:`EventChunks`.
+    blob : bytearray, optional
+        The args text of the trace's files, shared by files read one after another (each
+        appends its own after the earlier files'). Default: the file's own.
     """
 
     def __init__(
@@ -82,11 +88,12 @@ class FileReader:
         interner: Interner,
         on_read: Callable[[int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        blob: bytearray | None = None,
     ) -> None:
         self.path = path
         self.on_read = on_read
         self.cancelled = cancelled
-        self.columns = ColumnBuilder(path, interner)
+        self.columns = ColumnBuilder(path, interner, blob)
 
     def chunks(self, guess: bool = True) -> EventChunks:
         """The file's chunks of events (see :class:`EventChunks`)."""
@@ -94,7 +101,9 @@ class FileReader:
 
     def restart(self) -> None:
         """Drop what was read so far (the file is read again from its start)."""
-        self.columns = ColumnBuilder(self.path, self.columns.it)
+        c = self.columns
+        del c.blob[len(c.blob) - sum(int(a.sum()) for a in c.arg_lengths) :]  # its args: last
+        self.columns = ColumnBuilder(self.path, c.it, c.blob)
 
     def read(self) -> FileColumns:
         """Read the whole file, in this process."""
@@ -113,7 +122,8 @@ class FileReader:
         return FileColumns(
             path=self.path, metadata=chunks.metadata, event_count=c.n_events,
             slices=c.slices, instants=c.instants, flows=c.flows, memory=c.memory,
-            args_blob=c.blob, args_offsets=offsets, tracks=c.tracks,
+            args_blob=c.blob, args_offsets=offsets, args_start=len(c.blob) - int(offsets[-1]),
+            tracks=c.tracks,
             metadata_events=c.meta_events, warnings=c.warnings,
         )  # fmt: skip
 

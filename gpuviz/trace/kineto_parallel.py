@@ -71,7 +71,8 @@ def read_files(
         One per file, in the order given.
     """
     reports = list(on_read) if on_read is not None else [None] * len(paths)
-    readers = [FileReader(str(p), interner, r, cancelled) for p, r in zip(paths, reports)]
+    blob = bytearray()  # the args text of every file, one after another: never joined
+    readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
     workers = worker_count(sum(estimated_bytes(str(p)) for p in paths))
     out: list[FileColumns | None] = [None] * len(readers)
     start = 0

@@ -537,3 +537,29 @@ def test_import_survives_children_that_cannot_start_or_die(
     monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 18)
     monkeypatch.setattr(sys, "executable", python)
     _same(load_trace(DATA / name), load(DATA / name))
+
+
+@pytest.mark.parametrize("declared", [[0, 1, 2], [2, 0, 1]], ids=["file order", "other order"])
+def test_args_of_every_rank_file_stay_with_their_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, declared: list[int]
+) -> None:
+    # The files' args text is appended to one buffer as they are read; ranks declared in
+    # another order than the files' put the parts in another order than the text.
+    monkeypatch.setattr(jsonscan, "BLOCK_BYTES", 1 << 12)  # many chunks a file
+    want = {}
+    for f, rank in enumerate(declared):
+        events = []
+        for i in range(60):
+            args = {"External id": f * 1000 + i, "note": f"file {f} op {i} " + "x" * (i % 7)}
+            events.append({"ph": "X", "cat": "cpu_op", "name": f"f{f}op{i}", "pid": 1,
+                           "tid": 1, "ts": i * 10.0, "dur": 5.0, "args": args})  # fmt: skip
+            want[f"f{f}op{i}"] = (rank, args)
+        doc = {"distributedInfo": {"rank": rank}, "traceEvents": events}
+        (tmp_path / f"rank-{f}.json").write_text(json.dumps(doc))
+    trace = load_trace(tmp_path, cache=False)
+    s = trace.slices
+    assert len(s.name) == len(want)
+    for row in range(len(s.name)):
+        rank, args = want[trace.symbols[int(s.name[row])]]
+        assert trace.args.get(int(s.args[row])) == args
+        assert int(trace.tracks.rank[s.track[row]]) == rank
