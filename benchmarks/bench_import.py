@@ -16,7 +16,7 @@ Ratios are to ``json.load`` of the same files, in the same round.
 - ``json``: the standard library's ``json.load`` of every file, all held parsed at once (the
   reference; for a folder, the list of every rank's parsed file).
 - ``gpuviz``: ``gpuviz.trace.kineto.load_trace`` plus ``gpuviz.analysis.summary.summarize``,
-  on all the cores it may use.
+  on all the cores it may use (the note says how many import children it started).
 - ``gpuviz-1p`` (with ``--single``): the same in one process (``GPUVIZ_IMPORT_WORKERS=0``).
 - ``gpuviz-par`` (with ``--parallel``): the same with a child for every core but one, however
   busy the cores are (``GPUVIZ_IMPORT_WORKERS``; by default gpuviz counts only idle cores).
@@ -80,7 +80,14 @@ if which == "json":
     n = sum(len(v["traceEvents"]) if isinstance(v, dict) else len(v) for v in held)
 elif which.startswith("gpuviz") or which == "before":
     import gpuviz
+    from gpuviz.trace import kineto_worker
     from gpuviz.trace.kineto import load_trace
+    children = [0]
+    _pool_init = kineto_worker.WorkerPool.__init__
+    def _count_children(self, n):  # the children the import decides to start
+        children[0] = max(children[0], n)
+        _pool_init(self, n)
+    kineto_worker.WorkerPool.__init__ = _count_children
     try:
         from gpuviz.analysis.summary import summarize
     except ImportError:
@@ -93,6 +100,7 @@ elif which.startswith("gpuviz") or which == "before":
     if summarize is not None:
         summarize(trace)
         note = f"load {t_load:.2f} s + summary {time.perf_counter() - t1 - t_load:.2f} s"
+    note += f"; {children[0]} children"
     if which == "before":
         note += f"; gpuviz from {os.path.dirname(os.path.dirname(gpuviz.__file__))}"
     n = trace.event_count
