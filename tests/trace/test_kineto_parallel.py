@@ -7,7 +7,10 @@ column, the args and the counts), with blocks small enough that every file gives
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -241,3 +244,19 @@ def test_metadata_events_come_back_from_the_children(
     _same(got, want)
     labels = sorted(got.track_label(i) for i in range(len(got.tracks.kind)))
     assert labels == sorted(want.track_label(i) for i in range(len(want.tracks.kind)))
+
+
+def test_a_child_starts_with_the_importers_modules_and_one_blas_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+    env = kineto_worker._child_env()
+    assert env["OPENBLAS_NUM_THREADS"] == env["OMP_NUM_THREADS"] == "1"
+    paths = env["PYTHONPATH"].split(os.pathsep)
+    assert Path(paths[0], "gpuviz", "trace", "kineto_worker.py").is_file()
+    # Started without the site module, it still imports what the importer imports.
+    code = "import gpuviz.trace.kineto_worker, numpy, msgspec, sys; print(sys.flags.no_site)"
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "1"
