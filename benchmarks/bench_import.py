@@ -20,7 +20,7 @@ Ratios are to ``json.load`` of the same files, in the same round.
 - ``gpuviz-1p`` (with ``--single``): the same in one process (``GPUVIZ_IMPORT_WORKERS=0``).
 - ``gpuviz-par`` (with ``--parallel``): the same with a child for every core but one, however
   busy the cores are (``GPUVIZ_IMPORT_WORKERS``; by default gpuviz counts only idle cores).
-- ``gpuviz-cN`` (with ``--children N,N,...``): the same with exactly N children, for each N:
+- ``gpuviz-wN`` (with ``--workers N,N,...``): the same with exactly N children, for each N:
   time against memory, since every child holds about 35 MB (Python, numpy, msgspec).
 - ``before`` (with ``--baseline DIR``): the same, by the gpuviz source tree in DIR (for example
   ``git worktree add DIR main``), so that before and after are measured side by side.
@@ -131,10 +131,10 @@ def run_one(
     env = dict(os.environ, GPUVIZ_NO_CACHE="1")  # the import itself: never a cache hit
     if which == "gpuviz-1p":
         env["GPUVIZ_IMPORT_WORKERS"] = "0"
-    if which.startswith("gpuviz-c"):  # --children: that many, however busy the cores are
-        env["GPUVIZ_IMPORT_WORKERS"] = which.removeprefix("gpuviz-c")
     if which == "gpuviz-par":
         env["GPUVIZ_IMPORT_WORKERS"] = str(max((os.cpu_count() or 2) - 1, 1))
+    if which.startswith("gpuviz-w"):  # --workers N: exactly N children
+        env["GPUVIZ_IMPORT_WORKERS"] = which.removeprefix("gpuviz-w")
     cwd = None
     if which == "before" and baseline:
         env["PYTHONPATH"] = os.pathsep.join([baseline, env.get("PYTHONPATH", "")]).rstrip(
@@ -270,13 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-json", action="store_true", help="leave json.load out")
     p.add_argument("--single", action="store_true", help="also gpuviz in one process")
     p.add_argument("--parallel", action="store_true", help="also gpuviz with children forced")
-    p.add_argument(
-        "--children",
-        metavar="N,N,...",
-        default="",
-        help="also gpuviz with exactly N import children, for each N (gpuviz-cN)",
-    )
     p.add_argument("--repeat", type=int, default=1, help="rounds (contenders take turns)")
+    p.add_argument(
+        "--workers", metavar="N,N,...", help="also gpuviz with exactly N children, for each N"
+    )
     p.add_argument("--baseline", metavar="DIR", help="also gpuviz from this source tree ('before')")
     a = p.parse_args(argv)
     python = sys.executable
@@ -292,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         if not skip
     ]
-    at = contenders.index("hta") if "hta" in contenders else len(contenders)
-    contenders[at:at] = [f"gpuviz-c{int(n)}" for n in a.children.split(",") if n.strip()]
+    if a.workers:  # before HTA, which is slow
+        at = contenders.index("hta") if "hta" in contenders else len(contenders)
+        contenders[at:at] = [f"gpuviz-w{int(n)}" for n in a.workers.split(",")]
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
         f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}"

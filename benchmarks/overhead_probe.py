@@ -1,15 +1,19 @@
 """Where does the Runner's overhead over bare CUDA-event timing come from? (an experiment)
 
 Runs the ``loops`` workload's vectorized step (N=10M) and for loop (N=10k) several ways, the
-order rotating in each repetition, and prints each way's median wall and GPU ms per step:
+order rotating in each repetition, and prints each way's median wall and GPU ms per step, and
+the median of its first timed step apart (a slow first step points at the state the step
+starts from: GPU clocks after idle, cold caches):
 
-- ``bare5`` / ``bare50``: a plain loop timed with CUDA events, 5 or 50 steps after one warm-up;
-- ``bare_sampler``: ``bare5`` with gpuviz's memory sampler thread running beside it;
-- ``bare_idle``: ``bare5`` after 50 ms of host-only work (the GPU idles, as during a Runner's
-  set-up), to see whether the GPU's clocks fall;
-- ``bare_ctx``: ``bare5`` inside ``torch.cuda.device(dev)`` (the Runner's device context);
-- ``runner``: ``Runner(profile=False)``; ``runner_nosampler``: the same with the sampler's period
-  set to an hour (one sample at start and stop only).
+- ``bare``: a plain loop timed with CUDA events: one warm-up step, then 5 timed steps;
+- ``bare_idle``: the same with 100 ms of host-only work between the warm-up and the timed steps
+  (the GPU idles, as while a Runner checks the result or writes the trace);
+- ``runner``: ``Runner(profile=False)`` as it is;
+- ``runner_norewarm``: without the extra untimed step before the timed ones
+  (``inprocess.REWARM_MAX_S = 0``);
+- ``runner_spin``: that, with 2 ms of GPU spin (``torch.cuda._sleep``) instead of the extra step:
+  if it helps as much, GPU clocks are the cause, not host caches;
+- ``runner_nosampler``: ``runner`` with the sampler's period set to an hour.
 
 Usage: ``python benchmarks/overhead_probe.py [--reps 15] [--json OUT]``
 """
@@ -27,6 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+STEPS = 5
+
 
 def timed_loop(fn: Any, torch: Any, steps: int) -> tuple[list[float], list[float]]:
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -43,30 +49,53 @@ def timed_loop(fn: Any, torch: Any, steps: int) -> tuple[list[float], list[float
     return walls, gpus
 
 
-def bare(fn: Any, torch: Any, steps: int, idle_s: float = 0.0) -> tuple[float, float]:
+def bare(fn: Any, torch: Any, idle_s: float = 0.0) -> tuple[list[float], list[float]]:
     fn()
     torch.cuda.synchronize()
     if idle_s:
         t_end = time.perf_counter() + idle_s
         while time.perf_counter() < t_end:
             pass
-    w, g = timed_loop(fn, torch, steps)
-    return statistics.median(w), statistics.median(g)
+    return timed_loop(fn, torch, STEPS)
 
 
-def runner(strategy: str, n: int, interval_s: float) -> tuple[float, float]:
+class _SpinningGc:
+    """Stands in for ``gc`` in gpuviz.engine.inprocess: collects, then spins the GPU 2 ms."""
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+
+    def collect(self) -> int:
+        n = gc.collect()
+        self.torch.cuda._sleep(int(2e-3 * 1.9e9))  # about 2 ms at H100/H200 clocks
+        return n
+
+
+def runner(
+    strategy: str, n: int, interval_s: float = 0.05, rewarm: bool = True, spin: bool = False
+) -> tuple[list[float], list[float]]:
+    import torch
+
+    from gpuviz.engine import inprocess
     from gpuviz.engine.events import Failed, StepTimed
     from gpuviz.engine.runner import Runner, RunRequest
 
-    req = RunRequest("loops", {"n": n, "only": strategy}, device="cuda", steps=5, profile=False)
+    req = RunRequest("loops", {"n": n, "only": strategy}, device="cuda", steps=STEPS, profile=False)
+    saved = inprocess.REWARM_MAX_S, inprocess.gc
+    inprocess.REWARM_MAX_S = saved[0] if rewarm else 0.0
+    if spin:
+        inprocess.gc = _SpinningGc(torch)  # type: ignore[assignment]
     walls, gpus = [], []
-    for ev in Runner(req, sample_interval_s=interval_s):
-        if isinstance(ev, StepTimed) and not ev.profiled:
-            walls.append(ev.wall_ms)
-            gpus.append(ev.gpu_ms or 0.0)
-        elif isinstance(ev, Failed):
-            raise RuntimeError(ev.error)
-    return statistics.median(walls), statistics.median(gpus)
+    try:
+        for ev in Runner(req, sample_interval_s=interval_s):
+            if isinstance(ev, StepTimed) and not ev.profiled:
+                walls.append(ev.wall_ms)
+                gpus.append(ev.gpu_ms or 0.0)
+            elif isinstance(ev, Failed):
+                raise RuntimeError(ev.error)
+    finally:
+        inprocess.REWARM_MAX_S, inprocess.gc = saved
+    return walls, gpus
 
 
 def main() -> int:
@@ -76,52 +105,60 @@ def main() -> int:
     args = ap.parse_args()
     import torch
 
-    from gpuviz.engine.sampler import MemorySampler
-
     dev = torch.device("cuda", torch.cuda.current_device())
     res: dict[str, Any] = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__}
-    for strategy, n, reps in (("vectorized", 10_000_000, args.reps), ("for_loop", 10_000, 6)):
+    for strategy, n, reps in (
+        ("vectorized", 10_000_000, args.reps),
+        ("for_loop", 10_000, max(4, args.reps // 2)),
+    ):
         x = torch.arange(n, device=dev).to(torch.float32)
         fn = (lambda x=x: x**2) if strategy == "vectorized" else (lambda x=x: [v**2 for v in x])
-
-        def with_sampler(fn: Any = fn) -> tuple[float, float]:
-            s = MemorySampler([dev], time.perf_counter())
-            s.start()
-            try:
-                return bare(fn, torch, 5)
-            finally:
-                s.stop()
-
-        def with_ctx(fn: Any = fn) -> tuple[float, float]:
-            with torch.cuda.device(dev):
-                return bare(fn, torch, 5)
-
         ways = {
-            "bare5": lambda fn=fn: bare(fn, torch, 5),
-            "bare50": lambda fn=fn: bare(fn, torch, 50),
-            "bare_sampler": with_sampler,
-            "bare_idle": lambda fn=fn: bare(fn, torch, 5, idle_s=0.05),
-            "bare_ctx": with_ctx,
-            "runner": lambda s=strategy, n=n: runner(s, n, 0.05),
-            "runner_nosampler": lambda s=strategy, n=n: runner(s, n, 3600.0),
+            "bare": lambda fn=fn: bare(fn, torch),
+            "bare_idle": lambda fn=fn: bare(fn, torch, idle_s=0.1),
+            "runner": lambda s=strategy, n=n: runner(s, n),
+            "runner_norewarm": lambda s=strategy, n=n: runner(s, n, rewarm=False),
+            "runner_spin": lambda s=strategy, n=n: runner(s, n, rewarm=False, spin=True),
+            "runner_nosampler": lambda s=strategy, n=n: runner(s, n, interval_s=3600.0),
         }
+        if strategy == "for_loop":  # CPU-bound: GPU clocks and the extra step matter less
+            for k in ("bare_idle", "runner_spin"):
+                del ways[k]
         names = list(ways)
-        got: dict[str, list[tuple[float, float]]] = {k: [] for k in names}
+        got: dict[str, list[tuple[list[float], list[float]]]] = {k: [] for k in names}
         for rep in range(reps):
             k = rep % len(names)
             for name in names[k:] + names[:k]:
                 gc.collect()
                 got[name].append(ways[name]())
-        base_w = statistics.median(w for w, _ in got["bare5"])
-        base_g = statistics.median(g for _, g in got["bare5"])
+
+        def med(name: str, which: int, first: bool | None, got: Any = got) -> float:
+            vals = []
+            for run in got[name]:
+                seq = run[which]
+                if first is True:
+                    seq = seq[:1]
+                elif first is False:
+                    seq = seq[1:]
+                vals.append(statistics.median(seq))
+            return statistics.median(vals)
+
+        base_w, base_g = med("bare", 0, None), med("bare", 1, None)
         rows = {}
         for name in names:
-            w = statistics.median(v[0] for v in got[name])
-            g = statistics.median(v[1] for v in got[name])
-            rows[name] = {"wall_ms": w, "gpu_ms": g, "wall_x": w / base_w, "gpu_x": g / base_g}
+            w, g = med(name, 0, None), med(name, 1, None)
+            g1, g_rest = med(name, 1, True), med(name, 1, False)
+            rows[name] = {
+                "wall_ms": w,
+                "gpu_ms": g,
+                "wall_x": w / base_w,
+                "gpu_x": g / base_g,
+                "first_gpu_ms": g1,
+                "rest_gpu_ms": g_rest,
+            }
             print(
                 f"{strategy:10s} {name:17s} wall {w:9.4f} ms ({w / base_w:5.3f}x)  "
-                f"gpu {g:9.4f} ms ({g / base_g:5.3f}x)",
+                f"gpu {g:9.4f} ms ({g / base_g:5.3f}x)  gpu first {g1:9.4f} rest {g_rest:9.4f}",
                 flush=True,
             )
         res[strategy] = rows

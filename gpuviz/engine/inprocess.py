@@ -45,6 +45,13 @@ NEEDS_CUDA = "needs CUDA"
 TIMED_FLUSH_S = 0.05
 """Timed steps' events are sent at least this often (20 Hz, as the memory samples)."""
 
+REWARM_MAX_S = 1.0
+"""A repeatable strategy whose warm-up step took at most this long gets one more untimed step
+right before its timed steps, as a plain ``fn(); for ...: timed(fn)`` loop has. Between its
+warm-up and its timed steps the Runner checks the result, profiles and writes the trace, and
+collects garbage: the GPU idles meanwhile, and the first short steps after that ran slower on
+an H100 (``benchmarks/overhead_probe.py``). Longer steps are not worth the extra step."""
+
 PAUSE_ENV = "GPUVIZ_PAUSE_AT"
 """Tests only: a phase (``set-up``, ``profiling``, ``export``, ``timed``, ``finishing``) at
 which the run waits, after printing ``gpuviz: paused at PHASE`` on stderr, until it is
@@ -82,6 +89,7 @@ class _StrategyState:
     profiled_wall_ms: list[float] = field(default_factory=list)
     profiled_gpu_ms: list[float] = field(default_factory=list)
     reports: dict[str, Any] = field(default_factory=dict)
+    warmup_s: float = float("inf")  # the last warm-up step's wall time, synchronized
 
 
 class InProcessRun:
@@ -267,7 +275,7 @@ class InProcessRun:
                 )
                 with self._workload_code("while it was loaded"):
                     plan = self._build(ctx)
-                timer = StepTimer(self.device, gate=sampler.gate)
+                timer = StepTimer(self.device, between_steps=sampler.between_steps)
 
                 def drained() -> Iterator[Event]:
                     yield from sampler.drain()
@@ -301,8 +309,10 @@ class InProcessRun:
                                 s.setup()
                             result = None
                             for _ in range(max(1, plan.warmup_steps)):
+                                w0 = time.perf_counter()
                                 result = s.step()
                             timer.synchronize()
+                            st.warmup_s = time.perf_counter() - w0
                     except Exception as exc:
                         if not s.attempt or isinstance(exc, WorkloadExitError):
                             raise
@@ -376,6 +386,10 @@ class InProcessRun:
                             yield Progress(step + 1, total)
                         held.clear()
 
+                    if st.strategy.repeatable and st.warmup_s <= REWARM_MAX_S:
+                        with self._workload_code(f"in a warm-up of {st.strategy.name}"):
+                            st.strategy.step()
+                        timer.synchronize()
                     last_flush = time.perf_counter()
                     try:
                         for _ in range(self.request.steps):
@@ -404,7 +418,8 @@ class InProcessRun:
                     # A strategy's timed steps must not pay for the garbage of the one before
                     # (a 100k-element for loop left a full collection to the next strategy).
                     gc.collect()
-                    yield from timed_steps(st)
+                    with sampler.stepping():
+                        yield from timed_steps(st)
                 self._pause_for_tests("finishing")
                 result = self._result(plan, states, step_log, reports, session, sampler)
                 add_snapshot_result(result, history, snapshot_note)

@@ -12,19 +12,25 @@ between steps (:meth:`MemorySampler.drain`).
 Keeping out of the measurement: a tick that lands inside a timed step delays it (the tick
 takes the GIL while the step's thread waits in a CUDA synchronize, and NVML goes through the
 same driver). Measured on an H100 (``benchmarks/overhead_probe.py``), the sampler was most of
-the Runner's overhead on a 55 µs step: 1.12x bare with it, 1.06x without. So the sampler
-waits at :attr:`MemorySampler.gate` while a timed step runs (the :class:`~gpuviz.engine.timing.StepTimer`
-closes the gate for the step), up to :data:`MAX_DEFER_S`, so that long steps are still
-sampled at 10 Hz or more. Each tick also reads the allocator's figures in one call, not three.
+the Runner's overhead on a 55 µs step: 1.12x bare with it, 1.06x without. A gate that held the
+thread back while a step ran was not enough: the thread woke as the gate opened between two
+steps, and its tick then took the GIL inside the next step. So while timed steps run
+(:meth:`MemorySampler.stepping`), the ticks move to the step's own thread, between two steps
+(:meth:`MemorySampler.between_steps`, which the :class:`~gpuviz.engine.timing.StepTimer` calls
+outside its timing), and the thread only samples when no tick came for a period plus
+:data:`MAX_DEFER_S`: inside a step that long, so that long steps are still sampled at 10 Hz or
+more. Each tick also reads the allocator's figures in one call, not three.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
+import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gpuviz.engine.events import MemorySample
@@ -33,7 +39,8 @@ DEFAULT_INTERVAL_S = 0.05
 """20 Hz: twice DESIGN.md's minimum, still far below a millisecond of GIL a second."""
 
 MAX_DEFER_S = 0.04
-"""How long a tick waits for a timed step to end; below the period, so long steps keep 20 Hz."""
+"""While timed steps run, how long past its period a tick waits for a step boundary before the
+thread takes it inside the step: period + deferral is under 0.1 s, so long steps keep 10 Hz."""
 
 
 def _allocator_bytes(torch: Any, index: int) -> tuple[int, int, int]:
@@ -146,9 +153,10 @@ class MemorySampler:
         self._interval_s = interval_s
         self._queue: collections.deque[MemorySample] = collections.deque()
         self._stop = threading.Event()
-        self.gate = threading.Event()
-        """Open (set) between timed steps; a StepTimer given this gate closes it for a step."""
-        self.gate.set()
+        # One tick at a time: the thread's, or the step thread's between two steps.
+        self._lock = threading.Lock()
+        self._last = -math.inf  # time.monotonic() of the last tick
+        self._stepping = 0  # nested stepping() contexts
         self._thread: threading.Thread | None = None
         self._cuda = [d.index if d.index is not None else 0 for d in devices if d.type == "cuda"]
         self._nvml: _Nvml | None = None
@@ -179,21 +187,52 @@ class MemorySampler:
         """Whether the thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
+    @contextlib.contextmanager
+    def stepping(self) -> Iterator[None]:
+        """While timed steps run: ticks are taken between steps, by :meth:`between_steps`.
+
+        The thread then takes a tick only when none came for a period plus
+        :data:`MAX_DEFER_S` (a step that long is sampled inside).
+        """
+        self._stepping += 1
+        try:
+            yield
+        finally:
+            self._stepping -= 1
+
+    def between_steps(self) -> None:
+        """Take a tick now if one is due (call it from the steps' thread, outside timing)."""
+        if time.monotonic() - self._last < self._interval_s:
+            return
+        if self._lock.acquire(blocking=False):  # else the thread is sampling right now
+            try:
+                self._sample_locked()
+            except Exception:  # a failing read must never fail the run
+                pass
+            finally:
+                self._lock.release()
+
     def _loop(self) -> None:
-        # Ticks keep a fixed schedule, so a tick held back at the gate does not lower the rate.
-        next_t = time.monotonic() + self._interval_s
-        while not self._stop.wait(max(0.0, next_t - time.monotonic())):
-            # Blocks without the GIL: the step's thread never waits for this one mid-step.
-            self.gate.wait(MAX_DEFER_S)
+        wait = self._interval_s
+        while not self._stop.wait(wait):
+            due = self._last + self._interval_s + (MAX_DEFER_S if self._stepping else 0.0)
+            # At most a period: the steps may end meanwhile, and the deferral with them.
+            wait = min(due - time.monotonic(), self._interval_s)
+            if wait > 0:  # a tick came meanwhile, or steps run and may take it yet
+                continue
             try:
                 self.sample()
             except Exception:  # a failing read must never kill the run
                 pass
-            # Behind schedule (a long wait or a slow read): go on from now, never in a burst.
-            next_t = max(next_t + self._interval_s, time.monotonic())
+            wait = self._interval_s
 
     def sample(self) -> list[MemorySample]:
         """Take one sample of every device now and deliver it."""
+        with self._lock:
+            return self._sample_locked()
+
+    def _sample_locked(self) -> list[MemorySample]:
+        self._last = time.monotonic()
         t_s = time.perf_counter() - self._t0
         rss = int(self._proc.memory_info().rss)
         out: list[MemorySample] = []

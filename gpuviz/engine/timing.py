@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -15,16 +14,16 @@ class StepTimer:
     work, not only its launch), and two reusable CUDA events recorded on the current stream
     give ``gpu_ms``. On the CPU there is nothing to synchronize and ``gpu_ms`` is None.
 
-    ``gate``, when given (the memory sampler's :attr:`~gpuviz.engine.sampler.MemorySampler.gate`),
-    is closed for the duration of each step, so that no sampler tick lands inside it. Closing
-    and opening it happen outside the timed region.
+    ``between_steps``, when given (the memory sampler's
+    :meth:`~gpuviz.engine.sampler.MemorySampler.between_steps`), is called after each step that
+    returns, outside the timed region: the sampler's ticks land there, not inside a step.
     """
 
-    def __init__(self, device: Any, gate: threading.Event | None = None) -> None:
+    def __init__(self, device: Any, between_steps: Callable[[], None] | None = None) -> None:
         import torch
 
         self.device = device
-        self._gate = gate
+        self._between_steps = between_steps
         self.cuda = device.type == "cuda"
         self._torch = torch
         if self.cuda:
@@ -45,14 +44,11 @@ class StepTimer:
         10M-element step read 15% slower from the alternating blocks; a for loop's 10k
         small tensors were freed outside the timing).
         """
-        gate = self._gate
-        if gate is not None:
-            gate.clear()
-        try:
-            if not self.cuda:
-                t0 = time.perf_counter()
-                fn()
-                return (time.perf_counter() - t0) * 1e3, None
+        if not self.cuda:
+            t0 = time.perf_counter()
+            fn()
+            wall_ms, gpu_ms = (time.perf_counter() - t0) * 1e3, None
+        else:
             sync = self._torch.cuda.synchronize
             sync(self.device)
             t0 = time.perf_counter()
@@ -61,7 +57,7 @@ class StepTimer:
             self._end.record()
             sync(self.device)
             wall_ms = (time.perf_counter() - t0) * 1e3
-            return wall_ms, float(self._start.elapsed_time(self._end))
-        finally:
-            if gate is not None:
-                gate.set()
+            gpu_ms = float(self._start.elapsed_time(self._end))
+        if self._between_steps is not None:
+            self._between_steps()
+        return wall_ms, gpu_ms

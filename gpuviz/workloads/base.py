@@ -97,6 +97,10 @@ class Strategy:
         gives ``tflop_per_s``. Rates use the median GPU time where there is one, else wall.
     figures : dict
         Fixed figures merged into this strategy's entry in the result.
+    repeatable : bool
+        ``step`` keeps no count of its calls, so the Runner may call it once more, untimed,
+        right before the timed steps (see ``REWARM_MAX_S`` in :mod:`gpuviz.engine.inprocess`).
+        Leave it False for a step whose calls are numbered (epochs, a fault at call N).
     """
 
     name: str
@@ -111,6 +115,7 @@ class Strategy:
     work: float | None = None
     work_unit: str = "items"
     figures: dict[str, Any] = field(default_factory=dict)
+    repeatable: bool = False
 
 
 @dataclass

@@ -176,6 +176,8 @@ def build(ctx: RunContext) -> Plan:
             figures={"note": DATAPARALLEL_REASON} if not ctx.is_cuda else {},
         ),
     ]
+    for s in strategies:
+        s.repeatable = True  # every step is a function of x alone
     if p["only"] != "all":
         strategies = [s for s in strategies if s.name == p["only"]]
     return Plan(

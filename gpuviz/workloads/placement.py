@@ -104,6 +104,7 @@ def build(ctx: RunContext) -> Plan:
                     work=float(moved),
                     work_unit="bytes",
                     figures={"method": method, "size_mb": size_mb},
+                    repeatable=True,
                 )
             )
     return Plan(strategies=strategies, summarize=_summarize)

@@ -120,6 +120,7 @@ def build(ctx: RunContext) -> Plan:
                 "all on the default stream",
                 work=flops,
                 work_unit="flop",
+                repeatable=True,
             ),
             Strategy(
                 "multi_stream",
@@ -128,6 +129,7 @@ def build(ctx: RunContext) -> Plan:
                 needs_cuda=True,
                 work=flops,
                 work_unit="flop",
+                repeatable=True,
             ),
         ],
         baseline="default_stream",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU verification of a checkout, on the device machine (one CUDA GPU, torch with CUDA).
-#   bash scripts/gpu/verify.sh OUT_DIR [PART...]   parts: tests memory overhead profile benchprofile
+#   bash scripts/gpu/verify.sh OUT_DIR [PART...]   parts: tests memory overhead profile benchprofile import
 # Each part logs to OUT_DIR/<part>.log; small results land in OUT_DIR too.
 set -u
 out=${1:?OUT_DIR}; shift
@@ -38,6 +38,18 @@ for part in $parts; do
         set +x
       } > "$out/profile.log" 2>&1
       echo "profile:"; grep -v Warn "$out/profile.log" | tail -60 ;;
+    import)  # the importer on this host's cores (16 on the GPU machines): bench_import side by side
+      {
+        d=/tmp/gpuviz-import; mkdir -p $d; nproc; uptime
+        [ -f $d/k100k.json ] || python3 benchmarks/gen_trace.py --kernels 100000 --out $d/k100k.json
+        [ -d $d/r64 ] || python3 benchmarks/gen_trace.py --kernels 8000 --devices 1 --world 64 --all-ranks --straggler 5 --out $d/r64
+        [ -f $d/k1m.json ] || python3 benchmarks/gen_trace.py --kernels 1000000 --out $d/k1m.json
+        sleep 20; uptime
+        timeout 120 python3 benchmarks/bench_import.py $d/k100k.json --skip-hta --single --repeat 3; echo "rc=$?"
+        timeout 200 python3 benchmarks/bench_import.py $d/r64 --skip-hta --single --repeat 2; echo "rc=$?"
+        timeout 200 python3 benchmarks/bench_import.py $d/k1m.json --skip-hta --repeat 1; echo "rc=$?"
+      } > "$out/import.log" 2>&1
+      echo "import:"; grep -v Warn "$out/import.log" | tail -60 ;;
     benchprofile)
       timeout 300 python3 benchmarks/bench_profile.py --out /tmp/bench > "$out/benchprofile.log" 2>&1
       echo "benchprofile: rc=$?"; tail -15 "$out/benchprofile.log" ;;

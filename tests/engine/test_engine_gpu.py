@@ -14,6 +14,17 @@ from gpuviz.engine.runner import Runner, RunRequest
 pytestmark = pytest.mark.gpu
 
 
+@pytest.fixture(autouse=True)
+def _allocator_empty_before() -> None:
+    # The run must leave the allocator as it found it: empty. A matmul earlier in this process
+    # (another test file's) leaves cuBLAS's workspace (32 MiB on an H100) allocated for good.
+    import torch
+
+    torch._C._cuda_clearCublasWorkspaces()
+    torch.cuda.empty_cache()
+    assert torch.cuda.memory_allocated() == 0, "a test before this one left tensors alive"
+
+
 def user(tmp_path: Path, source: str, func: str) -> str:
     f = tmp_path / f"{func}.py"
     f.write_text(source)

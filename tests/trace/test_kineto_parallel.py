@@ -249,9 +249,11 @@ def test_metadata_events_come_back_from_the_children(
 def test_a_child_starts_with_the_importers_modules_and_one_blas_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")  # the user's own setting is kept
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     env = kineto_worker._child_env()
-    assert env["OPENBLAS_NUM_THREADS"] == env["OMP_NUM_THREADS"] == "1"
+    assert env["OPENBLAS_NUM_THREADS"] == "8"
+    assert env["OMP_NUM_THREADS"] == "1"
     paths = env["PYTHONPATH"].split(os.pathsep)
     assert Path(paths[0], "gpuviz", "trace", "kineto_worker.py").is_file()
     # Started without the site module, it still imports what the importer imports.
