@@ -45,9 +45,12 @@ for part in $parts; do
         [ -d $d/r64 ] || python3 benchmarks/gen_trace.py --kernels 8000 --devices 1 --world 64 --all-ranks --straggler 5 --out $d/r64
         [ -f $d/k1m.json ] || python3 benchmarks/gen_trace.py --kernels 1000000 --out $d/k1m.json
         sleep 20; uptime
-        timeout 120 python3 benchmarks/bench_import.py $d/k100k.json --skip-hta --single --repeat 3; echo "rc=$?"
-        timeout 200 python3 benchmarks/bench_import.py $d/r64 --skip-hta --single --repeat 2; echo "rc=$?"
+        # --workers: time against memory (each child holds ~35 MB, summed in the tree's peak)
+        timeout 150 python3 benchmarks/bench_import.py $d/k100k.json --skip-hta --single --workers 3,6 --repeat 3; echo "rc=$?"
+        timeout 240 python3 benchmarks/bench_import.py $d/r64 --skip-hta --single --workers 4,8 --repeat 2; echo "rc=$?"
         timeout 200 python3 benchmarks/bench_import.py $d/k1m.json --skip-hta --repeat 1; echo "rc=$?"
+        # the importer's own (serial) time beside 15 children, by function
+        for t in $d/k100k.json $d/r64; do timeout 60 python3 benchmarks/import_profile.py $t --workers 15 --top 25; done > "$out/import_profile.log" 2>&1
       } > "$out/import.log" 2>&1
       echo "import:"; grep -v Warn "$out/import.log" | tail -60 ;;
     benchprofile)
