@@ -9,6 +9,8 @@ import, :mod:`gpuviz.trace.kineto_parallel` hands the chunks to decoders
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -173,6 +175,25 @@ class FileReader:
             cb.arg_lengths.append(lengths)
             cb.n_args += len(lengths)
         cb.n_events += int(reply["n"])
+
+    def merge_file(self, reply: dict[str, Any], w: Decoder, file: int) -> FileColumns:
+        """The file's columns from a decoder's reply for the whole of it (see
+        :meth:`~gpuviz.trace.kineto_worker.ChunkDecoder.read_file`): its chunks merged in
+        order, those it did not take read here."""
+        chunks = self.chunks(guess=False)
+        chunks.is_list = bool(reply["is_list"])
+        chunks.metadata = reply["metadata"]
+        for part in reply["parts"]:
+            if part["ok"]:
+                self.merge(part, w, file)
+            else:  # read here, where what is odd or wrong is reported, and where
+                raw = part["raw"]
+                chunk = Chunk([memoryview(raw)[1:-1]], int(part["offset"]))
+                self.read_chunk(chunk, chunks, buf=raw)
+        if self.on_read is not None:
+            with contextlib.suppress(OSError):
+                self.on_read(os.stat(self.path).st_size)
+        return self.finish(chunks)
 
     # -- decoding
 
