@@ -27,8 +27,8 @@ side ever waits for the other to drain a pipe. Nothing is pickled, and no code t
 
 from __future__ import annotations
 
+import collections
 import contextlib
-import mmap
 import os
 import select
 import signal
@@ -68,6 +68,10 @@ MIN_BYTES_DEFAULT = 64 << 20
 """Imports this large (uncompressed, estimated, all files together) use child processes."""
 MAX_WORKERS = 15
 """Children beyond this many would wait on the importer, which merges every reply."""
+BYTES_PER_WORKER = 64 << 20
+"""At most one child per this many bytes to import: each child costs its start (about 0.3 s
+of a core) and its own memory (30-40 MB resident), worth it only for that much work. On a
+16-core host, 15 children for a 166 MB file took 10 s of CPU and 1.4x json.load's memory."""
 
 
 def estimated_bytes(path: str) -> int:
@@ -82,19 +86,11 @@ def estimated_bytes(path: str) -> int:
     return size
 
 
-# A child decodes in one thread: without these, numpy's BLAS starts a thread per core in each
-# child as it is imported (15 children on a 16-core host: 240 threads, for nothing).
-_CHILD_ENV = {
-    **os.environ,
-    **{
-        k: os.environ.get(k, "1")
-        for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-    },
-}
-
-
-_MAP_BYTES = 1 << 22
-"""Replies this large are decoded from a mapping of their scratch file (see Worker.receive)."""
+def _child_env() -> dict[str, str]:
+    # A child decodes in one thread: without these, numpy's BLAS starts a thread per core in
+    # each child as it is imported (15 children on a 16-core host: 240 threads, for nothing).
+    threads = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    return {**os.environ, **{k: os.environ.get(k, "1") for k in threads}}
 
 
 def usable_cores() -> int:
@@ -110,7 +106,8 @@ def worker_count(total_bytes: int) -> int:
 
     By default, from :data:`MIN_BYTES_DEFAULT` on, one for each core that is idle besides the
     importer's own (the importer decodes too): the usable cores less the 1-minute load
-    average, rounded, at most one fewer than the usable cores. On a machine whose cores are
+    average, rounded, at most one fewer than the usable cores, and at most one per
+    :data:`BYTES_PER_WORKER`. On a machine whose cores are
     all busy, children only add their own start-up and the shipping of columns (measured on
     a shared 2-core box: 20 % more CPU time and no speed-up), so there are none.
     ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off),
@@ -126,7 +123,8 @@ def worker_count(total_bytes: int) -> int:
     if n >= 0:
         return n
     cores = usable_cores()
-    return max(0, min(cores - 1, MAX_WORKERS, round(cores - _load_average())))
+    by_size = -(-total_bytes // BYTES_PER_WORKER)
+    return max(0, min(cores - 1, MAX_WORKERS, by_size, round(cores - _load_average())))
 
 
 def _load_average() -> float:
@@ -148,8 +146,8 @@ def _scratch() -> int:
     return fd
 
 
-def _put(fd: int, pieces: Sequence[Any]) -> int:
-    """Write ``pieces`` at the start of a scratch file; their length."""
+def _put(fd: int, pieces: Sequence[Any], at: int = 0) -> int:
+    """Write ``pieces`` into a scratch file from offset ``at``; their length."""
     views = [memoryview(p).cast("B") for p in pieces]
     n = sum(len(v) for v in views)
     done = 0
@@ -162,18 +160,18 @@ def _put(fd: int, pieces: Sequence[Any]) -> int:
                 continue
             rest.append(v[skip:])
             skip = 0
-        done += os.pwritev(fd, rest, done)
+        done += os.pwritev(fd, rest, at + done)
     return n
 
 
-def _get(fd: int, n: int) -> bytes:
-    """The first ``n`` bytes of a scratch file."""
-    data = os.pread(fd, n, 0)
+def _get(fd: int, n: int, at: int = 0) -> bytes:
+    """``n`` bytes of a scratch file, from offset ``at``."""
+    data = os.pread(fd, n, at)
     if len(data) < n:
         parts = [data]
         got = len(data)
         while got < n:
-            more = os.pread(fd, n - got, got)
+            more = os.pread(fd, n - got, at + got)
             if not more:
                 raise EOFError("a scratch file ends early")
             parts.append(more)
@@ -250,6 +248,7 @@ class Worker(Decoder):
         super().__init__()
         self.queued = 0
         self._sent = 0
+        self._kinds: collections.deque[int] = collections.deque()  # of the jobs not answered
         self._in = [_scratch() for _ in range(DEPTH)]
         self._out = [_scratch() for _ in range(DEPTH)]
         fds = self._in + self._out
@@ -257,7 +256,7 @@ class Worker(Decoder):
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, pass_fds=fds,
-                env=_CHILD_ENV,
+                env=_child_env(),
             )  # fmt: skip
         except BaseException:
             self._close_scratch()
@@ -285,6 +284,7 @@ class Worker(Decoder):
         self._send(file, [os.fsencode(path)], WHOLE_FILE)
 
     def _send(self, file: int, pieces: Sequence[Any], what: int) -> None:
+        self._kinds.append(what)
         slot = self._sent % DEPTH
         n = _put(self._in[slot], pieces)
         _write_all(self._stdin, _SEND.pack(n, file, slot, what))
@@ -314,14 +314,15 @@ class Worker(Decoder):
         if slot >= DEPTH:
             raise EOFError("the import worker sent a bad frame")
         self.queued -= 1
-        if n < _MAP_BYTES:
+        if self._kinds.popleft() == CHUNK:
             reply: dict[str, Any] = msgspec.msgpack.decode(_get(self._out[slot], n))
             return reply
-        # A large reply (a whole file's) is read in place: reading it into one buffer made
-        # glibc raise its mmap threshold to that size, and the columns allocated after it
-        # stayed in the heap for good (measured: +220 MB peak RSS over a 64-rank import).
-        with mmap.mmap(self._out[slot], n, access=mmap.ACCESS_READ) as view:
-            reply = msgspec.msgpack.decode(view)  # bytes values are copies: none points in
+        # A whole file's records are read one by one: read into one buffer, a 20 MB reply
+        # made glibc raise its mmap threshold to that size, and the columns allocated after
+        # it stayed in the heap for good (+220 MB peak RSS over a 64-rank import).
+        *parts, reply = _records(self._out[slot], n)
+        if reply.get("ok"):
+            reply["parts"] = parts
         return reply
 
     def kill(self) -> None:
@@ -477,7 +478,11 @@ class ChunkDecoder:
         }  # fmt: skip
 
     def read_file(
-        self, file: int, path: str, cancelled: Callable[[], bool] | None = None
+        self,
+        file: int,
+        path: str,
+        cancelled: Callable[[], bool] | None = None,
+        emit: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
         """Scan and decode all of ``path`` (``file``): the replies of its chunks, in order.
 
@@ -486,19 +491,26 @@ class ChunkDecoder:
         here, exactly, as the importer's own reading would. Anything else wrong with the file
         (it cannot be read, it is not a trace) is the importer's to report: ``ok`` False, and
         ``reset`` (this decoder numbers afresh, and the importer forgets its numbering).
+
+        With ``emit``, each chunk's reply goes there as soon as it is made (a child writes it
+        out at once, holding one chunk's columns at a time), and ``parts`` is their count.
         """
         chunks = EventChunks(path, guess=True, cancelled=cancelled)
         parts: list[dict[str, Any]] = []
+        add = parts.append if emit is None else emit
+        count = 0
         try:
             for chunk in chunks:
                 buf = chunk.json_array()
                 reply = self.process(file, buf)
                 if reply["ok"]:
-                    parts.append(reply)
+                    add(reply)
                 elif reply["why"] == "decode" and chunk.guessed:
                     chunks.reject()
+                    continue
                 else:
-                    parts.append({"ok": False, "raw": buf, "offset": chunk.byte_offset})
+                    add({"ok": False, "raw": buf, "offset": chunk.byte_offset})
+                count += 1
         except ImportCancelledError:
             raise
         except Exception:  # the importer reads the file itself and says what is wrong
@@ -506,8 +518,8 @@ class ChunkDecoder:
             self.__init__()  # type: ignore[misc]
             return {"ok": False, "why": "error", "reset": True}
         return {
-            "ok": True, "whole": True, "parts": parts, "is_list": chunks.is_list,
-            "metadata": chunks.metadata,
+            "ok": True, "whole": True, "parts": parts if emit is None else count,
+            "is_list": chunks.is_list, "metadata": chunks.metadata,
         }  # fmt: skip
 
 
@@ -522,13 +534,6 @@ def _wire(reply: dict[str, Any]) -> dict[str, Any]:
     }  # fmt: skip
     lengths = np.ascontiguousarray(reply["arg_lengths"]).data.cast("B")
     return dict(reply, cols=cols, arg_lengths=lengths)
-
-
-def _wire_file(reply: dict[str, Any]) -> dict[str, Any]:
-    """A whole file's reply, its chunks' arrays as ``[dtype, bytes]``."""
-    if not reply.get("ok"):
-        return reply
-    return dict(reply, parts=[_wire(p) if p["ok"] else p for p in reply["parts"]])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -555,17 +560,58 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         data = _get(chunks[slot], n)
         if what == WHOLE_FILE:
-            try:
-                reply = encoder.encode(_wire_file(state.read_file(file, os.fsdecode(data))))
-            except (TypeError, OverflowError, ValueError):  # metadata msgpack cannot carry
-                # What this child numbered for the file is lost with it: both sides start
-                # their numbering afresh (``reset``), and the importer reads the file itself.
-                state = ChunkDecoder()
-                reply = encoder.encode({"ok": False, "why": "error", "reset": True})
+            size, state = _read_whole_file(state, file, os.fsdecode(data), replies[slot], encoder)
         else:
             reply = encoder.encode(_wire(state.process(file, data)))
-        _put(replies[slot], [reply])
-        _write_all(stdout, _REPLY.pack(len(reply), slot))
+            size = _put(replies[slot], [reply])
+        _write_all(stdout, _REPLY.pack(size, slot))
+
+
+def _read_whole_file(
+    state: ChunkDecoder, file: int, path: str, fd: int, encoder: msgspec.msgpack.Encoder
+) -> tuple[int, ChunkDecoder]:
+    """A child's whole-file job: its records written to ``fd`` (see :func:`_records`) as
+    they are made; their size, and the decoder to go on with."""
+    out = _RecordWriter(fd)
+
+    def emit(part: dict[str, Any]) -> None:
+        out.add(encoder.encode(_wire(part) if part["ok"] else part))
+
+    try:
+        out.add(encoder.encode(state.read_file(file, path, emit=emit)))
+    except (TypeError, OverflowError, ValueError):  # metadata msgpack cannot carry
+        # What this child numbered for the file is lost with it: both sides start their
+        # numbering afresh (``reset``), and the importer reads the file itself.
+        state = ChunkDecoder()
+        out.size = 0
+        out.add(encoder.encode({"ok": False, "why": "error", "reset": True}))
+    return out.size, state
+
+
+_RECORD = struct.Struct("<Q")
+
+
+class _RecordWriter:
+    """Length-prefixed msgpack records, written one after the other into a scratch file."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.size = 0
+
+    def add(self, record: bytes) -> None:
+        self.size += _put(self.fd, [_RECORD.pack(len(record)), record], self.size)
+
+
+def _records(fd: int, size: int) -> list[Any]:
+    """The decoded records of a whole-file reply: its chunks' replies, then its head."""
+    out = []
+    at = 0
+    while at < size:
+        (n,) = _RECORD.unpack(os.pread(fd, _RECORD.size, at))
+        at += _RECORD.size
+        out.append(msgspec.msgpack.decode(_get(fd, n, at)))
+        at += n
+    return out
 
 
 if __name__ == "__main__":

@@ -7,9 +7,11 @@ column, the args and the counts), with blocks small enough that every file gives
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 from test_kineto import NESTED, _same
 
@@ -290,6 +292,8 @@ def test_cancelling_stops_every_child(
         ({}, 2, 6.0, 1 << 30, 0),  # every core busy: children would only add work
         ({}, 1, 0.0, 1 << 30, 0),
         ({}, 64, 0.0, 1 << 30, kineto_worker.MAX_WORKERS),
+        ({}, 16, 0.0, 166 << 20, 3),  # one per BYTES_PER_WORKER (64 MB)
+        ({}, 16, 0.0, 64 << 20, 1),
         ({}, 8, 0.0, 1 << 20, 0),  # small: not worth starting a child
         ({"GPUVIZ_IMPORT_WORKERS": "2"}, 2, 6.0, 1 << 30, 2),
         ({"GPUVIZ_IMPORT_WORKERS": "3", "GPUVIZ_IMPORT_WORKER_MIN_BYTES": "0"}, 2, 0.0, 10, 3),
@@ -311,3 +315,35 @@ def test_worker_count(
     monkeypatch.setattr(kineto_worker, "usable_cores", lambda: cores)
     monkeypatch.setattr(kineto_worker, "_load_average", lambda: load)
     assert kineto_worker.worker_count(size) == want
+
+
+def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(folder: Path) -> None:
+    # In the child: a file whose metadata msgpack cannot carry. What it wrote for the file is
+    # dropped, it numbers afresh, and it says so (``reset``), for the importer to do the same.
+    real = msgspec.msgpack.Encoder()
+
+    class Picky:
+        def encode(self, obj: dict) -> bytes:
+            if obj.get("whole"):
+                raise TypeError("metadata msgpack cannot carry")
+            return real.encode(obj)
+
+    state = kineto_worker.ChunkDecoder()
+    fd = kineto_worker._scratch()
+    try:
+        size, after = kineto_worker._read_whole_file(
+            state,
+            0,
+            str(folder / "rank-0.json.gz"),
+            fd,
+            Picky(),  # type: ignore[arg-type]
+        )
+        assert kineto_worker._records(fd, size) == [{"ok": False, "why": "error", "reset": True}]
+        assert after is not state and after.symbols == 0
+        size, after = kineto_worker._read_whole_file(
+            after, 1, str(folder / "rank-1.json.gz"), fd, real
+        )
+        *parts, head = kineto_worker._records(fd, size)
+        assert head["ok"] and head["parts"] == len(parts) > 0
+    finally:
+        os.close(fd)
