@@ -11,7 +11,9 @@ the wall time of the process's work (after its imports), its CPU time for that w
 children's included), the whole process's wall time, and its peak memory: the peak resident
 set of the process, and the peak of the sum over the process and its children, sampled every
 50 ms (gpuviz decodes large imports in child processes too; HTA may parse with a pool).
-Ratios are to ``json.load`` of the same files, in the same round.
+Ratios are to ``json.load`` of the same files, in the same round. Memory is given twice: the
+sum of resident sets, which counts the pages that the children share (Python, numpy and their
+libraries) once per process, and the sum of proportional sets (PSS), which splits them.
 
 - ``json``: the standard library's ``json.load`` of every file, all held parsed at once (the
   reference; for a folder, the list of every rank's parsed file).
@@ -150,7 +152,7 @@ def run_one(
         stderr=subprocess.PIPE,
         text=True,
     )
-    tree_peak = 0
+    tree_peak = tree_pss_peak = 0
     if psutil is not None:
         ps = psutil.Process(proc.pid)
         children: list[Any] = []
@@ -162,12 +164,16 @@ def run_one(
                     children = ps.children(recursive=True)
                     last_scan = now
                 rss = ps.memory_info().rss
+                pss = _pss(ps, rss) if children else rss
                 for c in children:
                     try:
-                        rss += c.memory_info().rss
+                        c_rss = c.memory_info().rss
+                        rss += c_rss
+                        pss += _pss(c, c_rss)
                     except psutil.Error:
                         pass
                 tree_peak = max(tree_peak, rss)
+                tree_pss_peak = max(tree_pss_peak, pss)
             except psutil.Error:
                 pass
             time.sleep(0.05)
@@ -179,9 +185,18 @@ def run_one(
     result["process_s"] = wall
     if psutil is not None:
         result["tree_peak_mb"] = tree_peak / 2**20
+        result["tree_pss_peak_mb"] = tree_pss_peak / 2**20
     else:  # no sampling: the process's peak plus its largest child's (a bound)
         result["tree_peak_mb"] = float(result["maxrss_mb"]) + float(result["child_maxrss_mb"])
     return result
+
+
+def _pss(ps: Any, rss: int) -> int:
+    """A process's proportional set size (shared pages split among their users), or RSS."""
+    try:
+        return int(ps.memory_full_info().pss)
+    except (psutil.Error, AttributeError, OSError):
+        return rss
 
 
 def _hta_folder(path: Path) -> str:
@@ -201,17 +216,23 @@ def _peak(r: dict[str, float | str]) -> float:
     return max(float(r["maxrss_mb"]), float(r["tree_peak_mb"]))
 
 
+def _peak_pss(r: dict[str, float | str]) -> float:
+    """The peak memory with pages shared between the processes counted once: the largest of
+    the process's own peak RSS and the sampled sum of PSS over its tree."""
+    return max(float(r["maxrss_mb"]), float(r.get("tree_pss_peak_mb", 0.0)))
+
+
 def _row(name: str, r: dict[str, float | str], ref: dict[str, float | str] | None) -> str:
     text = (
         f"{name:<10} work {float(r['work_s']):7.2f} s  cpu {float(r['cpu_s']):7.2f} s"
         f"  process {float(r['process_s']):7.2f} s  peak RSS {float(r['maxrss_mb']):7.0f} MB"
-        f"  (tree {float(r['tree_peak_mb']):6.0f} MB)"
+        f"  (tree {float(r['tree_peak_mb']):6.0f} MB, PSS {float(r.get('tree_pss_peak_mb', 0)):6.0f})"
     )
     if ref is not None:
         text += (
             f"  | x json.load: work {float(r['work_s']) / float(ref['work_s']):.3f}"
             f", cpu {float(r['cpu_s']) / float(ref['cpu_s']):.3f}"
-            f", memory {_peak(r) / _peak(ref):.3f}"
+            f", memory {_peak(r) / _peak(ref):.3f} (PSS {_peak_pss(r) / _peak(ref):.3f})"
         )
     if r.get("note"):
         text += f"  [{r['note']}]"
@@ -254,10 +275,11 @@ def bench(
             work = [float(r[which]["work_s"]) / float(r["json"]["work_s"]) for r in rounds]
             cpu = [float(r[which]["cpu_s"]) / float(r["json"]["cpu_s"]) for r in rounds]
             mem = [_peak(r[which]) / _peak(r["json"]) for r in rounds]
+            pss = [_peak_pss(r[which]) / _peak(r["json"]) for r in rounds]
             print(
                 f"{which:<10} x json.load over {repeat} rounds: work {min(work):.3f}-{max(work):.3f}"
                 f" (median {statistics.median(work):.3f}), cpu {min(cpu):.3f}-{max(cpu):.3f},"
-                f" memory {min(mem):.3f}-{max(mem):.3f}"
+                f" memory {min(mem):.3f}-{max(mem):.3f} (PSS {min(pss):.3f}-{max(pss):.3f})"
             )
 
 

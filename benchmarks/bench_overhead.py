@@ -33,6 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from gpuviz.workloads.loops import f  # the workload's own step function
+
 
 def bare(fn: Any, device: Any, steps: int) -> tuple[float, float | None]:
     """Median wall and GPU ms of ``steps`` steps of ``fn`` with CUDA events only."""
@@ -103,7 +105,8 @@ def overhead(device_name: str, reps: int, steps: int) -> dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="gpuviz-bench-")
     for strategy, n in cases.items():
         x = torch.arange(n, device=device).to(torch.float32)
-        fn = (lambda x=x: x**2) if strategy == "vectorized" else (lambda x=x: [v**2 for v in x])
+        # The workload's own steps (gpuviz.workloads.loops), so that only the harness differs.
+        fn = (lambda x=x: f(x)) if strategy == "vectorized" else (lambda x=x: [f(v) for v in x])
         rows: dict[str, list[float]] = {
             k: [] for k in ("off_wall", "off_gpu", "on_wall", "on_gpu", "prof_wall")
         }

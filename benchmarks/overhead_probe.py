@@ -31,6 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from gpuviz.workloads.loops import f  # the workload's own step function
+
 STEPS = 5
 
 
@@ -112,7 +114,8 @@ def main() -> int:
         ("for_loop", 10_000, max(4, args.reps // 2)),
     ):
         x = torch.arange(n, device=dev).to(torch.float32)
-        fn = (lambda x=x: x**2) if strategy == "vectorized" else (lambda x=x: [v**2 for v in x])
+        # The workload's own steps (gpuviz.workloads.loops), so that only the harness differs.
+        fn = (lambda x=x: f(x)) if strategy == "vectorized" else (lambda x=x: [f(v) for v in x])
         ways = {
             "bare": lambda fn=fn: bare(fn, torch),
             "bare_idle": lambda fn=fn: bare(fn, torch, idle_s=0.1),

@@ -70,6 +70,11 @@ class WorkloadExitError(Exception):
     """The workload's own code called ``sys.exit`` (raised SystemExit): a workload failure."""
 
 
+def _exit_error(exc: SystemExit, where: str) -> WorkloadExitError:
+    call = "sys.exit()" if exc.code is None else f"sys.exit({exc.code!r})"
+    return WorkloadExitError(f"the workload called {call} {where}")
+
+
 def _describe(exc: BaseException) -> str:
     """An exception in one line for ``Failed.error`` and warnings."""
     if isinstance(exc, WorkloadExitError):
@@ -189,8 +194,23 @@ class InProcessRun:
         try:
             yield
         except SystemExit as exc:
-            call = "sys.exit()" if exc.code is None else f"sys.exit({exc.code!r})"
-            raise WorkloadExitError(f"the workload called {call} {where}") from exc
+            raise _exit_error(exc, where) from exc
+        finally:
+            self._interruptible = False
+
+    def _timed_step(
+        self, timer: Any, step: Callable[[], Any], n: int
+    ) -> tuple[float, float | None]:
+        """``timer.time(step)`` as workload code, as :meth:`_workload_code` would run it.
+
+        Written out for the timed steps, which run back to back: the context manager's
+        generator and its message cost microseconds of host work between two steps.
+        """
+        self._interruptible = True
+        try:
+            return timer.time(step)
+        except SystemExit as exc:
+            raise _exit_error(exc, f"in step {n}") from exc
         finally:
             self._interruptible = False
 
@@ -386,6 +406,7 @@ class InProcessRun:
                             yield Progress(step + 1, total)
                         held.clear()
 
+                    step = st.strategy.step
                     if st.strategy.repeatable and st.warmup_s <= REWARM_MAX_S:
                         with self._workload_code(f"in a warm-up of {st.strategy.name}"):
                             st.strategy.step()
@@ -394,8 +415,7 @@ class InProcessRun:
                     try:
                         for _ in range(self.request.steps):
                             self._stop_if_cancelled()
-                            with self._workload_code(f"in step {current_step[0]}"):
-                                wall, gpu = timer.time(st.strategy.step)
+                            wall, gpu = self._timed_step(timer, step, current_step[0])
                             st.wall_ms.append(wall)
                             if gpu is not None:
                                 st.gpu_ms.append(gpu)

@@ -575,13 +575,16 @@ def _slice_arg_fields(raws: list[msgspec.Raw], gpu: Array) -> Array:
     """
     n = len(raws)
     try:
-        decoded = SLICE_ARGS.decode(_json_array(raws))
-    except ARG_ERRORS:
+        return _slice_arg_columns(SLICE_ARGS.decode(_json_array(raws)), gpu, n)
+    except ARG_ERRORS:  # odd values, or an int beyond int64 (msgspec takes up to 2**64 - 1)
         return (
             np.array([loose_fields(r, SliceArgs, _SLICE_ROWS) for r in raws], dtype=np.int64)
             .reshape(-1, 7)
             .T
         )
+
+
+def _slice_arg_columns(decoded: list[SliceArgs], gpu: Array, n: int) -> Array:
     out = np.full((7, n), NONE, dtype=np.int64)
     out[0] = np.fromiter(map(_CORRELATION, decoded), np.int64, n)
     out[1] = np.fromiter(map(_EXTERNAL_ID, decoded), np.int64, n)

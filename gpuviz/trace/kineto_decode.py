@@ -9,6 +9,8 @@ import, :mod:`gpuviz.trace.kineto_parallel` hands the chunks to decoders
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -164,8 +166,9 @@ class FileReader:
             if not cols:
                 continue
             for c, a in cols.items():
-                view = not isinstance(a, np.ndarray)  # a child's: (dtype, a view of its bytes)
-                if view:
+                view = False
+                if not isinstance(a, np.ndarray):  # a child's: (dtype, bytes or a view)
+                    view = isinstance(a[1], memoryview)  # of the whole reply's bytes
                     a = np.frombuffer(a[1], dtype=a[0])
                 if c in ("name", "cat"):
                     a = sym[a].astype(np.int32)
@@ -180,13 +183,34 @@ class FileReader:
                 table[c].append(a)
         lengths = reply["arg_lengths"]
         if not isinstance(lengths, np.ndarray):
-            lengths = np.frombuffer(lengths, dtype=np.int64).copy()
+            view = isinstance(lengths, memoryview)
+            lengths = np.frombuffer(lengths, dtype=np.int64)
+            lengths = lengths.copy() if view else lengths
         if len(lengths):
             cb.blob += reply["blob"]
             cb.arg_lengths.append(lengths)
             cb.n_args += len(lengths)
         cb.meta_events.extend(reply.get("meta") or ())
         cb.n_events += int(reply["n"])
+
+    def merge_file(self, reply: dict[str, Any], w: Decoder, file: int) -> FileColumns:
+        """The file's columns from a decoder's reply for the whole of it (see
+        :meth:`~gpuviz.trace.kineto_worker.ChunkDecoder.read_file`): its chunks merged in
+        order, those it did not take read here."""
+        chunks = self.chunks(guess=False)
+        chunks.is_list = bool(reply["is_list"])
+        chunks.metadata = reply["metadata"]
+        for part in reply["parts"]:
+            if part["ok"]:
+                self.merge(part, w, file)
+            else:  # read here, where what is odd or wrong is reported, and where
+                raw = part["raw"]
+                chunk = Chunk([memoryview(raw)[1:-1]], int(part["offset"]))
+                self.read_chunk(chunk, chunks, buf=raw)
+        if self.on_read is not None:
+            with contextlib.suppress(OSError):
+                self.on_read(os.stat(self.path).st_size)
+        return self.finish(chunks)
 
     # -- decoding
 

@@ -31,11 +31,12 @@ from typing import Any
 
 import msgspec
 
-from gpuviz.trace.errors import TraceFormatError
+from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.jsonscan import Chunk, EventChunks
 from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
 from gpuviz.trace.kineto_events import Interner
 from gpuviz.trace.kineto_worker import (
+    WHOLE_FILE_MAX_BYTES,
     Decoder,
     LocalDecoder,
     Worker,
@@ -46,6 +47,8 @@ from gpuviz.trace.kineto_worker import (
 
 MAX_AHEAD = 6
 """Chunks decoded ahead of the oldest unmerged one, per decoder (bounds the memory they hold)."""
+WAIT_S = 0.05
+"""While waiting for a child's whole file, the import's cancel is polled this often."""
 
 
 def read_files(
@@ -78,12 +81,14 @@ def read_files(
     reports = list(on_read) if on_read is not None else [None] * len(paths)
     blob = bytearray()  # the args text of every file, one after another: never joined
     readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
-    workers = worker_count(sum(estimated_bytes(str(p)) for p in paths))
+    sizes = [estimated_bytes(str(p)) for p in paths]
+    workers = worker_count(sum(sizes))
     out: list[FileColumns | None] = [None] * len(readers)
     start = 0
     while start < len(readers):
         if workers:
-            start = _Pipeline(readers, out, workers, after_file).run(start)
+            whole = [len(paths) > 1 and size <= WHOLE_FILE_MAX_BYTES for size in sizes]
+            start = _Pipeline(readers, out, workers, after_file, whole).run(start)
         else:
             out[start] = readers[start].read()
             if after_file is not None:
@@ -94,10 +99,11 @@ def read_files(
 
 @dataclass
 class _Job:
-    """A chunk handed to a decoder (``file`` is its index; ``chunk`` None marks a file's end)."""
+    """A chunk handed to a decoder (``file`` is its index; ``chunk`` None marks a file's end),
+    or a whole file (``chunks`` None)."""
 
     file: int
-    chunks: EventChunks
+    chunks: EventChunks | None  # None: the whole file is the job
     chunk: Chunk | None = None
     worker: Worker | None = None  # the child it was sent to (None: decoded here)
     reply: dict[str, Any] | None = None
@@ -112,8 +118,10 @@ class _Pipeline:
         out: list[FileColumns | None],
         workers: int,
         after_file: Callable[[], None] | None,
+        whole: list[bool],
     ) -> None:
         self.readers = readers
+        self.whole = whole  # per file: read whole by one decoder, not chunk by chunk
         self.out = out
         self.n_workers = workers
         self.after_file = after_file
@@ -136,6 +144,9 @@ class _Pipeline:
             self.pool = None
         try:
             for i in range(start, len(self.readers)):
+                if self.whole[i] and self.pool is not None:
+                    self._hand_out_file(i)
+                    continue
                 chunks = self.readers[i].chunks(guess=True)
                 scan = iter(chunks)
                 while True:
@@ -202,6 +213,27 @@ class _Pipeline:
                 return
         self.inflight.append(job)
 
+    def _hand_out_file(self, file: int) -> None:
+        """Give a whole file to a child, or, when every child has files waiting, read it here."""
+        reader = self.readers[file]
+        if reader.cancelled is not None and reader.cancelled():
+            raise ImportCancelledError(reader.path)
+        self._merge_done()
+        job = _Job(file, None)
+        w = self.pool.idlest() if self.pool is not None else None
+        if w is not None and w.can_take_file:
+            try:
+                w.send_file(file, reader.path)
+                job.worker = w
+                self.waiting[w].append(job)
+            except OSError:  # the child is gone: the rest is decoded here
+                self._close()
+        if job.worker is None:
+            while len(self.inflight) > self.n_workers:
+                self._merge_oldest()  # bound what waits for a slow child
+            job.reply = self.local.decode_file(file, reader.path, reader.cancelled)
+        self.inflight.append(job)
+
     def _drain(self) -> None:
         """Merge every job in flight, waiting for the children's replies."""
         while self.inflight:
@@ -229,7 +261,8 @@ class _Pipeline:
         self._collect()
         while self.inflight:
             job = self.inflight[0]
-            if job.chunk is not None and job.reply is None and self.pool is not None:
+            awaits_reply = job.chunk is not None or job.chunks is None  # not a file's end
+            if awaits_reply and job.reply is None and self.pool is not None:
                 return
             self._merge_oldest()
 
@@ -237,6 +270,9 @@ class _Pipeline:
         job = self.inflight.popleft()
         self.merging = job.file
         reader = self.readers[job.file]
+        if job.chunks is None:
+            self._merge_file(job)
+            return
         if job.chunk is None:  # the file's end: every chunk of it is in
             self.out[job.file] = reader.finish(job.chunks)
             if self.after_file is not None:
@@ -252,6 +288,27 @@ class _Pipeline:
             raise Restart
         else:  # odd, an error, or its child is gone: read here, where errors are reported
             reader.read_chunk(job.chunk, job.chunks)
+
+    def _merge_file(self, job: _Job) -> None:
+        """Merge a whole file's reply (waiting for it, the cancel polled), or read it here."""
+        reader = self.readers[job.file]
+        w = job.worker
+        if job.reply is None and w is not None and self.pool is not None:
+            while not w.wait(WAIT_S):
+                if reader.cancelled is not None and reader.cancelled():
+                    raise ImportCancelledError(reader.path)
+            self._receive(w)
+        reply = job.reply
+        decoder: Decoder = w if w is not None else self.local
+        if reply is not None and reply.get("reset"):  # it numbers afresh from here on
+            decoder.forget()
+        if reply is not None and reply.get("ok"):
+            self.out[job.file] = reader.merge_file(reply, decoder, job.file)
+        else:  # it could not: read here, where what is wrong is reported
+            reader.restart()
+            self.out[job.file] = reader.read()
+        if self.after_file is not None:
+            self.after_file()
 
 
 __all__ = ["read_files"]

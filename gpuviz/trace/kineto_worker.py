@@ -15,6 +15,11 @@ only clean chunks: anything odd (values of the wrong type, skipped events, error
 events) is answered "not done", and the importer reads that chunk itself. Metadata events
 (``M``: process and thread names, in every file's first chunk) come back with the reply.
 
+In an import of several files (a rank folder), each file up to :data:`WHOLE_FILE_MAX_BYTES`
+goes to one child whole: the child scans and decodes it, and replies with the columns of
+every chunk, in order, and the text of any chunk it did not take (which the importer reads
+itself, as above). The importer then only merges, once per file.
+
 A chunk's JSON text goes to the child through a scratch file (memory-backed where Linux
 allows), and its reply, a msgpack (msgspec) map of plain values and raw array bytes, comes
 back the same way; the pipes carry only small frames saying which file and slot. Neither
@@ -23,6 +28,7 @@ side ever waits for the other to drain a pipe. Nothing is pickled, and no code t
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import select
@@ -30,13 +36,15 @@ import signal
 import struct
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.errors import ImportCancelledError
+from gpuviz.trace.jsonscan import EventChunks
 from gpuviz.trace.kineto_columns import ColumnBuilder
 from gpuviz.trace.kineto_events import EVENTS, Interner
 from gpuviz.trace.kineto_tracks import TrackTable
@@ -45,14 +53,26 @@ from gpuviz.trace.model import SymbolTable
 Array = npt.NDArray[Any]
 
 # Control frames on the pipes; the chunks and replies themselves go through scratch files.
-_SEND = struct.Struct("<QII")  # chunk bytes, file index, slot (0 bytes: stop)
+_SEND = struct.Struct("<QIIB")  # bytes, file index, slot, what (0 bytes: stop)
 _REPLY = struct.Struct("<QI")  # reply bytes, slot
+CHUNK, WHOLE_FILE = 0, 1
+"""What a frame hands over: a chunk's text, or a file's path (the child reads all of it)."""
 DEPTH = 4
 """Chunks handed to a child ahead of its replies (1 MiB each): it never waits for the importer."""
+FILE_DEPTH = 2
+"""Whole files handed to a child ahead of its replies."""
+WHOLE_FILE_MAX_BYTES = 64 << 20
+"""In an import of several files, a file at most this large (estimated) is read by one child
+from start to end, instead of chunk by chunk by the importer: the importer's own share of a
+64-rank folder (scanning, shipping and merging 900 chunks) kept 15 children waiting."""
 MIN_BYTES_DEFAULT = 64 << 20
 """Imports this large (uncompressed, estimated, all files together) use child processes."""
 MAX_WORKERS = 15
 """Children beyond this many would wait on the importer, which merges every reply."""
+BYTES_PER_WORKER = 64 << 20
+"""At most one child per this many bytes to import: each child costs its start (about 0.3 s
+of a core) and its own memory (30-40 MB resident), worth it only for that much work. On a
+16-core host, 15 children for a 166 MB file took 10 s of CPU and 1.4x json.load's memory."""
 
 
 def estimated_bytes(path: str) -> int:
@@ -80,7 +100,8 @@ def worker_count(total_bytes: int) -> int:
 
     By default, from :data:`MIN_BYTES_DEFAULT` on, one for each core that is idle besides the
     importer's own (the importer decodes too): the usable cores less those busy with other
-    work (:func:`_load_average`), rounded, at most one fewer than the usable cores. On a machine whose cores are
+    work (:func:`_load_average`), rounded, at most one fewer than the usable cores, and at
+    most one per :data:`BYTES_PER_WORKER`. On a machine whose cores are
     all busy, children only add their own start-up and the shipping of columns (measured on
     a shared 2-core box: 20 % more CPU time and no speed-up), so there are none.
     ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off),
@@ -96,7 +117,8 @@ def worker_count(total_bytes: int) -> int:
     if n >= 0:
         return n
     cores = usable_cores()
-    return max(0, min(cores - 1, MAX_WORKERS, round(cores - _load_average())))
+    by_size = -(-total_bytes // BYTES_PER_WORKER)
+    return max(0, min(cores - 1, MAX_WORKERS, by_size, round(cores - _load_average())))
 
 
 _LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/345 12345": the 4th field is running/all tasks
@@ -134,8 +156,8 @@ def _scratch() -> int:
     return fd
 
 
-def _put(fd: int, pieces: Sequence[Any]) -> int:
-    """Write ``pieces`` at the start of a scratch file; their length."""
+def _put(fd: int, pieces: Sequence[Any], at: int = 0) -> int:
+    """Write ``pieces`` into a scratch file from offset ``at``; their length."""
     views = [memoryview(p).cast("B") for p in pieces]
     n = sum(len(v) for v in views)
     done = 0
@@ -148,18 +170,18 @@ def _put(fd: int, pieces: Sequence[Any]) -> int:
                 continue
             rest.append(v[skip:])
             skip = 0
-        done += os.pwritev(fd, rest, done)
+        done += os.pwritev(fd, rest, at + done)
     return n
 
 
-def _get(fd: int, n: int) -> bytes:
-    """The first ``n`` bytes of a scratch file."""
-    data = os.pread(fd, n, 0)
+def _get(fd: int, n: int, at: int = 0) -> bytes:
+    """``n`` bytes of a scratch file, from offset ``at``."""
+    data = os.pread(fd, n, at)
     if len(data) < n:
         parts = [data]
         got = len(data)
         while got < n:
-            more = os.pread(fd, n - got, got)
+            more = os.pread(fd, n - got, at + got)
             if not more:
                 raise EOFError("a scratch file ends early")
             parts.append(more)
@@ -206,6 +228,11 @@ class Decoder:
         self.tracks: list[int] = []
         self.file = -1
 
+    def forget(self) -> None:
+        """Forget every map: the decoder numbers afresh from its next reply on."""
+        self.symbols = np.empty(0, dtype=np.int64)
+        self.start_file(-1)
+
     def start_file(self, file: int) -> None:
         """Forget the lane and track maps: the next reply numbers those of ``file`` afresh."""
         self.file = file
@@ -251,6 +278,7 @@ class Worker(Decoder):
         super().__init__()
         self.queued = 0
         self._sent = 0
+        self._kinds: collections.deque[int] = collections.deque()  # of the jobs not answered
         self._in = [_scratch() for _ in range(DEPTH)]
         self._out = [_scratch() for _ in range(DEPTH)]
         fds = self._in + self._out
@@ -272,13 +300,33 @@ class Worker(Decoder):
         """Whether a chunk may be sent now (fewer than :data:`DEPTH` wait for replies)."""
         return self.queued < DEPTH
 
+    @property
+    def can_take_file(self) -> bool:
+        """Whether a whole file may be sent now (fewer than :data:`FILE_DEPTH` wait)."""
+        return self.queued < FILE_DEPTH
+
     def send(self, file: int, pieces: Sequence[Any]) -> None:
         """Hand a chunk of ``file`` to the child: its elements, in pieces (no brackets)."""
+        self._send(file, [b"[", *pieces, b"]"], CHUNK)
+
+    def send_file(self, file: int, path: str) -> None:
+        """Hand the whole of ``file`` to the child, which reads it from ``path``."""
+        self._send(file, [os.fsencode(path)], WHOLE_FILE)
+
+    def _send(self, file: int, pieces: Sequence[Any], what: int) -> None:
+        self._kinds.append(what)
         slot = self._sent % DEPTH
-        n = _put(self._in[slot], [b"[", *pieces, b"]"])
-        _write_all(self._stdin, _SEND.pack(n, file, slot))
+        n = _put(self._in[slot], pieces)
+        _write_all(self._stdin, _SEND.pack(n, file, slot, what))
         self._sent += 1
         self.queued += 1
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the child's next reply; whether it is there."""
+        try:
+            return bool(select.select([self._stdout], [], [], timeout_s)[0])
+        except (OSError, ValueError):
+            return True  # reading tells what is wrong
 
     def ready(self) -> bool:
         """Whether the child's next reply can be read without waiting."""
@@ -296,7 +344,15 @@ class Worker(Decoder):
         if slot >= DEPTH:
             raise EOFError("the import worker sent a bad frame")
         self.queued -= 1
-        return msgspec.structs.asdict(_REPLY_DECODER.decode(_get(self._out[slot], n)))
+        if self._kinds.popleft() == CHUNK:
+            return msgspec.structs.asdict(_REPLY_DECODER.decode(_get(self._out[slot], n)))
+        # A whole file's records are read one by one: read into one buffer, a 20 MB reply
+        # made glibc raise its mmap threshold to that size, and the columns allocated after
+        # it stayed in the heap for good (+220 MB peak RSS over a 64-rank import).
+        *parts, reply = _records(self._out[slot], n)
+        if reply.get("ok"):
+            reply["parts"] = parts
+        return reply
 
     def kill(self) -> None:
         """Stop the child now (the import is cancelled or failed: its work is not wanted)."""
@@ -312,7 +368,7 @@ class Worker(Decoder):
     def ask_to_stop(self) -> None:
         """Tell the child to exit (see :meth:`close`); does not wait."""
         try:
-            _write_all(self._stdin, _SEND.pack(0, 0, 0))
+            _write_all(self._stdin, _SEND.pack(0, 0, 0, CHUNK))
             assert self.proc.stdin is not None
             self.proc.stdin.close()
         except (OSError, ValueError):
@@ -380,6 +436,13 @@ class LocalDecoder(Decoder):
     def decode(self, file: int, buf: bytes) -> dict[str, Any]:
         """Decode a chunk (a JSON array of events) of ``file`` now; the reply, as a child's."""
         return self._state.process(file, buf)
+
+    def decode_file(
+        self, file: int, path: str, cancelled: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
+        """Read and decode the whole of ``file`` now; the reply, as a child's (``cancelled``
+        is polled between blocks)."""
+        return self._state.read_file(file, path, cancelled)
 
 
 # --------------------------------------------------------------------------- decoding
@@ -449,6 +512,51 @@ class ChunkDecoder:
             "arg_lengths": lengths.astype(np.int64, copy=False), "meta": meta,
         }  # fmt: skip
 
+    def read_file(
+        self,
+        file: int,
+        path: str,
+        cancelled: Callable[[], bool] | None = None,
+        emit: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Scan and decode all of ``path`` (``file``): the replies of its chunks, in order.
+
+        A chunk that :meth:`process` does not take is sent back as text (``raw``, with its
+        ``offset``), for the importer to read itself; a wrong guess of a chunk's end is redone
+        here, exactly, as the importer's own reading would. Anything else wrong with the file
+        (it cannot be read, it is not a trace) is the importer's to report: ``ok`` False, and
+        ``reset`` (this decoder numbers afresh, and the importer forgets its numbering).
+
+        With ``emit``, each chunk's reply goes there as soon as it is made (a child writes it
+        out at once, holding one chunk's columns at a time), and ``parts`` is their count.
+        """
+        chunks = EventChunks(path, guess=True, cancelled=cancelled)
+        parts: list[dict[str, Any]] = []
+        add = parts.append if emit is None else emit
+        count = 0
+        try:
+            for chunk in chunks:
+                buf = chunk.json_array()
+                reply = self.process(file, buf)
+                if reply["ok"]:
+                    add(reply)
+                elif reply["why"] == "decode" and chunk.guessed:
+                    chunks.reject()
+                    continue
+                else:
+                    add({"ok": False, "raw": buf, "offset": chunk.byte_offset})
+                count += 1
+        except ImportCancelledError:
+            raise
+        except Exception:  # the importer reads the file itself and says what is wrong
+            # The numbering of the chunks done is lost with them: start afresh, both sides.
+            self.__init__()  # type: ignore[misc]
+            return {"ok": False, "why": "error", "reset": True}
+        return {
+            "ok": True, "whole": True, "parts": parts if emit is None else count,
+            "is_list": chunks.is_list, "metadata": chunks.metadata,
+        }  # fmt: skip
+
 
 class _Reply(msgspec.Struct):
     """A child's reply as the importer reads it: its raw bytes stay where they came in.
@@ -506,12 +614,63 @@ def main(argv: list[str] | None = None) -> int:
         head = _read_exact(stdin, _SEND.size)
         if head is None:
             return 0
-        n, file, slot = _SEND.unpack(head)
+        n, file, slot, what = _SEND.unpack(head)
         if not n:
             return 0
-        reply = encoder.encode(_wire(state.process(file, _get(chunks[slot], n))))
-        _put(replies[slot], [reply])
-        _write_all(stdout, _REPLY.pack(len(reply), slot))
+        data = _get(chunks[slot], n)
+        if what == WHOLE_FILE:
+            size, state = _read_whole_file(state, file, os.fsdecode(data), replies[slot], encoder)
+        else:
+            reply = encoder.encode(_wire(state.process(file, data)))
+            size = _put(replies[slot], [reply])
+        _write_all(stdout, _REPLY.pack(size, slot))
+
+
+def _read_whole_file(
+    state: ChunkDecoder, file: int, path: str, fd: int, encoder: msgspec.msgpack.Encoder
+) -> tuple[int, ChunkDecoder]:
+    """A child's whole-file job: its records written to ``fd`` (see :func:`_records`) as
+    they are made; their size, and the decoder to go on with."""
+    out = _RecordWriter(fd)
+
+    def emit(part: dict[str, Any]) -> None:
+        out.add(encoder.encode(_wire(part) if part["ok"] else part))
+
+    try:
+        out.add(encoder.encode(state.read_file(file, path, emit=emit)))
+    except (TypeError, OverflowError, ValueError):  # metadata msgpack cannot carry
+        # What this child numbered for the file is lost with it: both sides start their
+        # numbering afresh (``reset``), and the importer reads the file itself.
+        state = ChunkDecoder()
+        out.size = 0
+        out.add(encoder.encode({"ok": False, "why": "error", "reset": True}))
+    return out.size, state
+
+
+_RECORD = struct.Struct("<Q")
+
+
+class _RecordWriter:
+    """Length-prefixed msgpack records, written one after the other into a scratch file."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.size = 0
+
+    def add(self, record: bytes) -> None:
+        self.size += _put(self.fd, [_RECORD.pack(len(record)), record], self.size)
+
+
+def _records(fd: int, size: int) -> list[Any]:
+    """The decoded records of a whole-file reply: its chunks' replies, then its head."""
+    out = []
+    at = 0
+    while at < size:
+        (n,) = _RECORD.unpack(os.pread(fd, _RECORD.size, at))
+        at += _RECORD.size
+        out.append(msgspec.msgpack.decode(_get(fd, n, at)))
+        at += n
+    return out
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from test_kineto import NESTED, _same
 
@@ -39,6 +40,14 @@ def parallel(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
+@pytest.fixture(params=["chunks", "whole"])
+def mode(request: pytest.FixtureRequest, parallel: pytest.MonkeyPatch) -> str:
+    """How a folder's files go to the decoders: chunk by chunk, or each file whole."""
+    if request.param == "chunks":
+        parallel.setattr(kineto_parallel, "WHOLE_FILE_MAX_BYTES", 0)
+    return str(request.param)
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """Three ranks whose lanes and tracks differ (a child renumbers them for each file)."""
@@ -56,18 +65,33 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_a_rank_folder_decoded_by_children_is_the_same_trace(
-    parallel: pytest.MonkeyPatch, folder: Path
+    parallel: pytest.MonkeyPatch, mode: str, folder: Path
 ) -> None:
-    sent: list[int] = []
-    send = kineto_worker.Worker.send
+    sent: dict[str, list[int]] = {"send": [], "send_file": []}
+    raw: list[int] = []  # chunks the importer read itself
+    for name in sent:
+        real = getattr(kineto_worker.Worker, name)
 
-    def spy(self: kineto_worker.Worker, file: int, pieces: object) -> None:
-        sent.append(file)
-        send(self, file, pieces)  # type: ignore[arg-type]
+        def spy(self: kineto_worker.Worker, file: int, what: object, real=real, name=name) -> None:
+            sent[name].append(file)
+            real(self, file, what)
 
-    parallel.setattr(kineto_worker.Worker, "send", spy)
+        parallel.setattr(kineto_worker.Worker, name, spy)
+    read_chunk = kineto_decode.FileReader.read_chunk
+
+    def spy_read(self: kineto_decode.FileReader, *args: object, **kw: object) -> None:
+        raw.append(1)
+        read_chunk(self, *args, **kw)  # type: ignore[arg-type]
+
+    parallel.setattr(kineto_decode.FileReader, "read_chunk", spy_read)
     got = load_trace(folder)
-    assert set(sent) == {0, 1, 2}, "children decoded chunks of every file"
+    if mode == "chunks":
+        assert set(sent["send"]) == {0, 1, 2} and not sent["send_file"]
+    else:
+        assert sorted(sent["send_file"]) == [0, 1, 2] and not sent["send"]
+        # Metadata events come back with the children's columns: no chunk is read twice.
+        # (Chunks a child does not take come back as text: test_a_bad_slice_in_a_whole_file.)
+        assert not raw, "the importer read no chunk itself"
     want = serial(folder, parallel)
     _same(got, want)
     assert [r.rank for r in got.ranks] == [r.rank for r in want.ranks]
@@ -75,21 +99,56 @@ def test_a_rank_folder_decoded_by_children_is_the_same_trace(
 
 
 def test_chunks_decoded_by_the_importer_itself_give_the_same_trace(
-    parallel: pytest.MonkeyPatch, folder: Path
+    parallel: pytest.MonkeyPatch, mode: str, folder: Path
 ) -> None:
-    # Children that never take a chunk: the importer's own decoder does them all, with a
-    # numbering of its own that is merged like a child's.
-    parallel.setattr(kineto_worker.Worker, "can_take", property(lambda self: False))
+    # Children that never take a chunk or a file: the importer's own decoder does them all,
+    # with a numbering of its own that is merged like a child's.
+    never = property(lambda self: False)
+    parallel.setattr(kineto_worker.Worker, "can_take", never)
+    parallel.setattr(kineto_worker.Worker, "can_take_file", never)
     decoded: list[int] = []
-    decode = kineto_worker.LocalDecoder.decode
+    name = "decode" if mode == "chunks" else "decode_file"
+    decode = getattr(kineto_worker.LocalDecoder, name)
 
-    def spy(self: kineto_worker.LocalDecoder, file: int, buf: bytes) -> dict[str, object]:
+    def spy(self: kineto_worker.LocalDecoder, file: int, *args: object) -> dict[str, object]:
         decoded.append(file)
-        return decode(self, file, buf)
+        return decode(self, file, *args)  # type: ignore[no-any-return]
 
-    parallel.setattr(kineto_worker.LocalDecoder, "decode", spy)
+    parallel.setattr(kineto_worker.LocalDecoder, name, spy)
     got = load_trace(folder)
     assert set(decoded) == {0, 1, 2}
+    _same(got, serial(folder, parallel))
+
+
+def test_a_file_its_decoder_gives_up_on_is_read_here_and_the_next_still_merge(
+    parallel: pytest.MonkeyPatch, folder: Path
+) -> None:
+    # The importer's own decoder fails in the middle of the second file (after chunks of it
+    # were numbered): that file is read here, both sides forget the decoder's numbering, and
+    # the third file, decoded by the same decoder afresh, still merges right.
+    never = property(lambda self: False)
+    parallel.setattr(kineto_worker.Worker, "can_take_file", never)
+    process = kineto_worker.ChunkDecoder.process
+    calls = {"file1": 0}
+
+    def failing(self: kineto_worker.ChunkDecoder, file: int, buf: bytes) -> dict[str, object]:
+        if file == 1:
+            calls["file1"] += 1
+            if calls["file1"] == 3:
+                raise MemoryError("planted")
+        return process(self, file, buf)
+
+    parallel.setattr(kineto_worker.ChunkDecoder, "process", failing)
+    forgot: list[int] = []
+    forget = kineto_worker.Decoder.forget
+
+    def spy(self: kineto_worker.Decoder) -> None:
+        forgot.append(1)
+        forget(self)
+
+    parallel.setattr(kineto_worker.Decoder, "forget", spy)
+    got = load_trace(folder)
+    assert calls["file1"] >= 3 and forgot == [1]
     _same(got, serial(folder, parallel))
 
 
@@ -101,6 +160,7 @@ def test_a_wrong_guess_found_by_a_child_reads_that_file_again(
     # and a child finds out only after the scanner moved on. Alternately here: a wrong guess
     # found here, after one sent to a child, must not be redone from where that one left
     # the scanner.
+    parallel.setattr(kineto_parallel, "WHOLE_FILE_MAX_BYTES", 0)  # chunk by chunk
     if alternate:  # every other chunk here; children's replies only taken in when due
         turns = iter(range(1 << 30))
         parallel.setattr(kineto_worker.Worker, "can_take", property(lambda self: next(turns) % 2))
@@ -151,7 +211,69 @@ def test_a_bad_gpu_slice_decoded_by_a_child_is_reported_as_in_one_process(
     assert forked.value.where == "event 1500"
 
 
-def test_cancelling_stops_every_child(parallel: pytest.MonkeyPatch, folder: Path) -> None:
+def test_a_wrong_guess_inside_a_whole_file_is_redone_by_its_child(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # As above, but each file goes to one child whole: the child's own scanner has not moved
+    # on, so it redoes the chunk exactly, and the importer never reads the file again.
+    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
+    events = [
+        dict(op, name=f"op{i}", ts=i * 2, args={"inputs": NESTED, "i": i}) for i in range(300)
+    ]
+    out = tmp_path / "ranks"
+    out.mkdir()
+    (out / "rank-0.json").write_text(json.dumps({"traceEvents": events}, indent=1))
+    shutil.copy(DATA / "ddp_2rank/rank-1.json.gz", out / "rank-1.json.gz")
+    parallel.setattr(jsonscan, "BLOCK_BYTES", 211)
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", "1")  # one child takes both files
+    rejects: list[int] = []
+    reject = jsonscan.EventChunks.reject
+
+    def spy_reject(self: jsonscan.EventChunks) -> None:
+        rejects.append(1)
+        reject(self)
+
+    parallel.setattr(jsonscan.EventChunks, "reject", spy_reject)  # in this process only
+    reads = []
+    read = kineto_decode.FileReader.read
+
+    def spy_read(self: kineto_decode.FileReader) -> object:
+        reads.append(self.path)
+        return read(self)
+
+    parallel.setattr(kineto_decode.FileReader, "read", spy_read)
+    got = load_trace(out)
+    assert not reads and not rejects, "the child redid its wrong guesses itself"
+    want = serial(out, parallel)
+    _same(got, want)
+    rows = got.slices.args[got.slices.track == got.slices.track[0]]
+    assert sorted(got.args.get(int(r))["i"] for r in rows) == list(range(300))
+
+
+def test_a_bad_slice_in_a_whole_file_is_reported_as_in_one_process(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ok = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "dur": 1,
+          "args": {"device": 0, "stream": 7}}  # fmt: skip
+    out = tmp_path / "ranks"
+    out.mkdir()
+    for r in range(3):
+        events = [dict(ok, ts=i) for i in range(2000)]
+        if r == 1:
+            events[1500] = dict(ok, ts=1500, dur=-2)
+        (out / f"rank-{r}.json").write_text(json.dumps({"traceEvents": events}, indent=1))
+    with pytest.raises(TraceFormatError) as forked:
+        load_trace(out)
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", "0")
+    with pytest.raises(TraceFormatError) as plain:
+        load_trace(out)
+    assert str(forked.value) == str(plain.value)
+    assert forked.value.where == "event 1500" and "rank-1.json" in str(forked.value)
+
+
+def test_cancelling_stops_every_child(
+    parallel: pytest.MonkeyPatch, mode: str, folder: Path
+) -> None:
     pools: list[kineto_worker.WorkerPool] = []
     init = kineto_worker.WorkerPool.__init__
 
@@ -174,6 +296,8 @@ def test_cancelling_stops_every_child(parallel: pytest.MonkeyPatch, folder: Path
         ({}, 2, 6.0, 1 << 30, 0),  # every core busy: children would only add work
         ({}, 1, 0.0, 1 << 30, 0),
         ({}, 64, 0.0, 1 << 30, kineto_worker.MAX_WORKERS),
+        ({}, 16, 0.0, 166 << 20, 3),  # one per BYTES_PER_WORKER (64 MB)
+        ({}, 16, 0.0, 64 << 20, 1),
         ({}, 8, 0.0, 1 << 20, 0),  # small: not worth starting a child
         ({"GPUVIZ_IMPORT_WORKERS": "2"}, 2, 6.0, 1 << 30, 2),
         ({"GPUVIZ_IMPORT_WORKERS": "3", "GPUVIZ_IMPORT_WORKER_MIN_BYTES": "0"}, 2, 0.0, 10, 3),
@@ -262,3 +386,35 @@ def test_a_child_starts_with_the_importers_modules_and_one_blas_thread(
         [sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "1"
+
+
+def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(folder: Path) -> None:
+    # In the child: a file whose metadata msgpack cannot carry. What it wrote for the file is
+    # dropped, it numbers afresh, and it says so (``reset``), for the importer to do the same.
+    real = msgspec.msgpack.Encoder()
+
+    class Picky:
+        def encode(self, obj: dict) -> bytes:
+            if obj.get("whole"):
+                raise TypeError("metadata msgpack cannot carry")
+            return real.encode(obj)
+
+    state = kineto_worker.ChunkDecoder()
+    fd = kineto_worker._scratch()
+    try:
+        size, after = kineto_worker._read_whole_file(
+            state,
+            0,
+            str(folder / "rank-0.json.gz"),
+            fd,
+            Picky(),  # type: ignore[arg-type]
+        )
+        assert kineto_worker._records(fd, size) == [{"ok": False, "why": "error", "reset": True}]
+        assert after is not state and after.symbols == 0
+        size, after = kineto_worker._read_whole_file(
+            after, 1, str(folder / "rank-1.json.gz"), fd, real
+        )
+        *parts, head = kineto_worker._records(fd, size)
+        assert head["ok"] and head["parts"] == len(parts) > 0
+    finally:
+        os.close(fd)
