@@ -45,6 +45,7 @@ from gpuviz.trace.jsonscan import Chunk, EventChunks
 from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
 from gpuviz.trace.kineto_events import Interner
 from gpuviz.trace.kineto_worker import (
+    FILE_DEPTH,
     WHOLE_FILE_MAX_BYTES,
     Decoder,
     LocalDecoder,
@@ -238,8 +239,11 @@ class _Pipeline:
             except OSError:  # the child is gone: the rest is decoded here
                 self._close()
         if job.worker is None:
-            while len(self.inflight) > self.n_workers:
-                self._merge_oldest()  # bound what waits for a slow child
+            # Bound what waits for a slow child, but loosely: with a bound of one file per
+            # child, the importer waited for its one child's oldest file instead of decoding
+            # (a 64-rank folder on 2 cores took 10.3 s, against 9.3 s chunk by chunk).
+            while len(self.inflight) > self.n_workers + FILE_DEPTH + 1:
+                self._merge_oldest()
             job.reply = self.local.decode_file(file, reader.path, reader.cancelled)
         self.inflight.append(job)
 
