@@ -205,12 +205,7 @@ class _Pipeline:
         job = _Job(file, chunks, chunk)
         w = self.pool.idlest() if self.pool is not None else None
         if w is not None and w.can_take:
-            try:
-                w.send(file, chunk.pieces)
-                job.worker = w
-                self.waiting[w].append(job)
-            except OSError:  # the child is gone: the rest is decoded here
-                self._close()
+            self._send(job, w, lambda: w.send(file, chunk.pieces))
         if job.worker is None:
             while len(self.inflight) > MAX_AHEAD * (1 + self.n_workers):
                 self._merge_oldest()  # bound what waits for a slow child
@@ -224,6 +219,17 @@ class _Pipeline:
                 return
         self.inflight.append(job)
 
+    def _send(self, job: _Job, w: Worker, send: Callable[[], None]) -> None:
+        """Hand ``job`` to child ``w`` by ``send``; if the child is gone, none is used again
+        (``job.worker`` stays None, and it and the rest are decoded here)."""
+        try:
+            send()
+        except OSError:
+            self._close()
+            return
+        job.worker = w
+        self.waiting[w].append(job)
+
     def _hand_out_file(self, file: int) -> None:
         """Give a whole file to a child, or, when every child has files waiting, read it here."""
         reader = self.readers[file]
@@ -233,12 +239,7 @@ class _Pipeline:
         job = _Job(file, None)
         w = self.pool.idlest() if self.pool is not None else None
         if w is not None and w.can_take_file:
-            try:
-                w.send_file(file, reader.path)
-                job.worker = w
-                self.waiting[w].append(job)
-            except OSError:  # the child is gone: the rest is decoded here
-                self._close()
+            self._send(job, w, lambda: w.send_file(file, reader.path))
         if job.worker is None:
             # Bound what waits for a slow child, but loosely: with a bound of one file per
             # child, the importer waited for its one child's oldest file instead of decoding

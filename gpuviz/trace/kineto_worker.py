@@ -330,10 +330,7 @@ class Worker(Decoder):
 
     def ready(self) -> bool:
         """Whether the child's next reply can be read without waiting."""
-        try:
-            return bool(select.select([self._stdout], [], [], 0)[0])
-        except (OSError, ValueError):
-            return True  # reading tells what is wrong
+        return self.wait(0)
 
     def receive(self) -> dict[str, Any]:
         """The child's reply to the oldest chunk it was sent (waits for it)."""

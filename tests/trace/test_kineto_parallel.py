@@ -152,6 +152,19 @@ def test_a_file_its_decoder_gives_up_on_is_read_here_and_the_next_still_merge(
     _same(got, serial(folder, parallel))
 
 
+def _nested_folder(tmp_path: Path) -> Path:
+    """Two ranks; the first's 300 ops have nested args that look like event boundaries."""
+    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
+    events = [
+        dict(op, name=f"op{i}", ts=i * 2, args={"inputs": NESTED, "i": i}) for i in range(300)
+    ]
+    out = tmp_path / "ranks"
+    out.mkdir()
+    (out / "rank-0.json").write_text(json.dumps({"traceEvents": events}, indent=1))
+    shutil.copy(DATA / "ddp_2rank/rank-1.json.gz", out / "rank-1.json.gz")
+    return out
+
+
 @pytest.mark.parametrize("alternate", [False, True], ids=["children", "children-and-here"])
 def test_a_wrong_guess_found_by_a_child_reads_that_file_again(
     parallel: pytest.MonkeyPatch, tmp_path: Path, alternate: bool
@@ -165,14 +178,7 @@ def test_a_wrong_guess_found_by_a_child_reads_that_file_again(
         turns = iter(range(1 << 30))
         parallel.setattr(kineto_worker.Worker, "can_take", property(lambda self: next(turns) % 2))
         parallel.setattr(kineto_worker.Worker, "ready", lambda self: False)
-    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
-    events = [
-        dict(op, name=f"op{i}", ts=i * 2, args={"inputs": NESTED, "i": i}) for i in range(300)
-    ]
-    out = tmp_path / "ranks"
-    out.mkdir()
-    (out / "rank-0.json").write_text(json.dumps({"traceEvents": events}, indent=1))
-    shutil.copy(DATA / "ddp_2rank/rank-1.json.gz", out / "rank-1.json.gz")
+    out = _nested_folder(tmp_path)
     parallel.setattr(jsonscan, "BLOCK_BYTES", 211)
     restarts: list[int] = []
     run = kineto_parallel._Pipeline.run
@@ -216,14 +222,7 @@ def test_a_wrong_guess_inside_a_whole_file_is_redone_by_its_child(
 ) -> None:
     # As above, but each file goes to one child whole: the child's own scanner has not moved
     # on, so it redoes the chunk exactly, and the importer never reads the file again.
-    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
-    events = [
-        dict(op, name=f"op{i}", ts=i * 2, args={"inputs": NESTED, "i": i}) for i in range(300)
-    ]
-    out = tmp_path / "ranks"
-    out.mkdir()
-    (out / "rank-0.json").write_text(json.dumps({"traceEvents": events}, indent=1))
-    shutil.copy(DATA / "ddp_2rank/rank-1.json.gz", out / "rank-1.json.gz")
+    out = _nested_folder(tmp_path)
     parallel.setattr(jsonscan, "BLOCK_BYTES", 211)
     parallel.setenv("GPUVIZ_IMPORT_WORKERS", "1")  # one child takes both files
     rejects: list[int] = []
