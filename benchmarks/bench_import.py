@@ -13,7 +13,9 @@ set of the process, and the peak of the sum over the process and its children, s
 50 ms (gpuviz decodes large imports in child processes too; HTA may parse with a pool).
 Ratios are to ``json.load`` of the same files, in the same round. Memory is given twice: the
 sum of resident sets, which counts the pages that the children share (Python, numpy and their
-libraries) once per process, and the sum of proportional sets (PSS), which splits them.
+libraries) once per process, and the sum of proportional sets (PSS), which splits them. Both
+include the memory-backed scratch files (``memfd``) through which gpuviz's import hands work
+to its children and gets their replies: those pages are in no process's resident set.
 
 - ``json``: the standard library's ``json.load`` of every file, all held parsed at once (the
   reference; for a folder, the list of every rank's parsed file).
@@ -152,7 +154,7 @@ def run_one(
         stderr=subprocess.PIPE,
         text=True,
     )
-    tree_peak = tree_pss_peak = 0
+    tree_peak = tree_pss_peak = scratch_peak = 0
     if psutil is not None:
         ps = psutil.Process(proc.pid)
         children: list[Any] = []
@@ -165,6 +167,10 @@ def run_one(
                     last_scan = now
                 rss = ps.memory_info().rss
                 pss = _pss(ps, rss) if children else rss
+                scratch = _scratch_bytes([ps.pid] + [c.pid for c in children])
+                rss += scratch
+                pss += scratch
+                scratch_peak = max(scratch_peak, scratch)
                 for c in children:
                     try:
                         c_rss = c.memory_info().rss
@@ -186,9 +192,40 @@ def run_one(
     if psutil is not None:
         result["tree_peak_mb"] = tree_peak / 2**20
         result["tree_pss_peak_mb"] = tree_pss_peak / 2**20
+        result["scratch_peak_mb"] = scratch_peak / 2**20
     else:  # no sampling: the process's peak plus its largest child's (a bound)
         result["tree_peak_mb"] = float(result["maxrss_mb"]) + float(result["child_maxrss_mb"])
     return result
+
+
+def _scratch_bytes(pids: list[int]) -> int:
+    """Memory held in the tree's memory-backed scratch files (``memfd``), each counted once.
+
+    gpuviz's import hands chunks and replies to its children through such files. Their pages
+    are in no process's resident set (they are read with ``pread``, never mapped), yet they
+    are memory the import holds.
+    """
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for pid in pids:
+        fd_dir = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            path = os.path.join(fd_dir, fd)
+            try:
+                if not os.readlink(path).startswith("/memfd:"):
+                    continue
+                st = os.stat(path)
+            except OSError:
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key not in seen:
+                seen.add(key)
+                total += st.st_blocks * 512
+    return total
 
 
 def _pss(ps: Any, rss: int) -> int:
@@ -226,7 +263,8 @@ def _row(name: str, r: dict[str, float | str], ref: dict[str, float | str] | Non
     text = (
         f"{name:<10} work {float(r['work_s']):7.2f} s  cpu {float(r['cpu_s']):7.2f} s"
         f"  process {float(r['process_s']):7.2f} s  peak RSS {float(r['maxrss_mb']):7.0f} MB"
-        f"  (tree {float(r['tree_peak_mb']):6.0f} MB, PSS {float(r.get('tree_pss_peak_mb', 0)):6.0f})"
+        f"  (tree {float(r['tree_peak_mb']):6.0f} MB, PSS {float(r.get('tree_pss_peak_mb', 0)):6.0f},"
+        f" of which scratch files {float(r.get('scratch_peak_mb', 0)):4.0f})"
     )
     if ref is not None:
         text += (

@@ -347,6 +347,12 @@ class Worker(Decoder):
         # made glibc raise its mmap threshold to that size, and the columns allocated after
         # it stayed in the heap for good (+220 MB peak RSS over a 64-rank import).
         *parts, reply = _records(self._out[slot], n)
+        # The scratch file's pages are memory (a memfd's are in no process's resident set):
+        # a whole file's reply is several MB, and a slot would otherwise keep the largest
+        # one written to it until the import ends (4 slots per child: about 25 MB each of 13
+        # children on a 64-rank folder). Chunk replies are about a MB and reuse their pages.
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._out[slot], 0)
         if reply.get("ok"):
             reply["parts"] = parts
         return reply

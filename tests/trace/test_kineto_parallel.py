@@ -419,3 +419,23 @@ def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(folder: Path
         assert head["ok"] and head["parts"] == len(parts) > 0
     finally:
         os.close(fd)
+
+
+def test_a_whole_file_reply_gives_its_scratch_memory_back_once_read(folder: Path) -> None:
+    # A memfd's pages are memory that no process's resident set shows: a slot must not keep
+    # a whole file's reply (several MB) once the importer has read it.
+    w = kineto_worker.Worker()
+    try:
+        sizes = []
+        for i in range(3):
+            w.send_file(i, str(folder / f"rank-{i}.json.gz"))
+            slot = i % kineto_worker.DEPTH
+            reply = w.receive()
+            assert reply["ok"] and reply["parts"]
+            sizes.append(os.fstat(w._out[slot]).st_size)
+        assert sizes == [0, 0, 0]
+        w.send(3, [b'{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}'])
+        assert w.receive()["ok"]
+        assert os.fstat(w._out[3 % kineto_worker.DEPTH]).st_size > 0  # chunk slots are reused
+    finally:
+        w.close()
