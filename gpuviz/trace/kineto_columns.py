@@ -77,6 +77,19 @@ _MEMORY_COLS = ("ts_ns", "lane", "device_type", "device_id", "addr", "bytes", "t
                 "total_reserved")  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Mark:
+    """How far a :class:`ColumnBuilder` had got (see :meth:`ColumnBuilder.rollback`)."""
+
+    parts: list[int]
+    blob: int
+    arg_lengths: int
+    n_args: int
+    n_events: int
+    meta_events: int
+    begin_end: int
+
+
 class ColumnBuilder:
     """The column parts of one file, filled chunk by chunk (:meth:`add`).
 
@@ -134,6 +147,31 @@ class ColumnBuilder:
         self.warnings = ImportWarnings()
         self.meta_events.clear()
         self.begin_end.clear()
+
+    def mark(self) -> Mark:
+        """Where the columns stand now, for :meth:`rollback`."""
+        return Mark(
+            parts=[len(parts) for _, table in self.tables for parts in table.values()],
+            blob=len(self.blob), arg_lengths=len(self.arg_lengths), n_args=self.n_args,
+            n_events=self.n_events, meta_events=len(self.meta_events),
+            begin_end=len(self.begin_end),
+        )  # fmt: skip
+
+    def rollback(self, mark: Mark) -> None:
+        """Take back every part, args text and rare event added since ``mark`` (a chunk that
+        a worker child does not take after all), and the warnings (a child takes no chunk
+        with any). The numbering (symbols, lanes, tracks) stays: it is only ever added to."""
+        at = iter(mark.parts)
+        for _, table in self.tables:
+            for parts in table.values():
+                del parts[next(at) :]
+        del self.blob[mark.blob :]
+        del self.arg_lengths[mark.arg_lengths :]
+        self.n_args = mark.n_args
+        self.n_events = mark.n_events
+        del self.meta_events[mark.meta_events :]
+        del self.begin_end[mark.begin_end :]
+        self.warnings = ImportWarnings()
 
     @property
     def tables(self) -> tuple[tuple[str, dict[str, list[Array]]], ...]:

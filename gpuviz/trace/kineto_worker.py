@@ -61,6 +61,10 @@ DEPTH = 4
 """Chunks handed to a child ahead of its replies (1 MiB each): it never waits for the importer."""
 FILE_DEPTH = 2
 """Whole files handed to a child ahead of its replies."""
+WHOLE_FILE_REPLY_BYTES = 32 << 20
+"""A child reading a whole file sends back the columns of this many bytes of it at a time
+(one reply per file of a 64-rank folder, instead of one per 1 MiB chunk, each of which the
+importer merged with a pass over every column)."""
 WHOLE_FILE_MAX_BYTES = 64 << 20
 """In an import of several files, a file at most this large (estimated) is read by one child
 from start to end, instead of chunk by chunk by the importer: the importer's own share of a
@@ -464,13 +468,21 @@ class ChunkDecoder:
 
     def process(self, file: int, buf: bytes | bytearray) -> dict[str, Any]:
         """Decode ``buf``, a JSON array of events of ``file``: the reply (arrays as arrays)."""
+        self.columns.clear_parts()
+        failed = self.add(file, buf)
+        return failed if failed is not None else self.reply()
+
+    def add(self, file: int, buf: bytes | bytearray) -> dict[str, Any] | None:
+        """Decode ``buf`` (a JSON array of events of ``file``) into the columns since the last
+        :meth:`reply`: None, or the reply that says why the chunk was not taken (what it
+        added is then taken back, and the columns before it stay)."""
         r = self.columns
         if file != self.file:  # lanes and tracks are a file's own: number them afresh
             self.file = file
             r.tracks = TrackTable()
             self.lanes = self.tracks = 0
             self.lane_gpu = set()
-        r.clear_parts()
+        mark = r.mark()
         try:
             events = EVENTS.decode(buf)
         except (msgspec.DecodeError, UnicodeDecodeError):
@@ -480,17 +492,27 @@ class ChunkDecoder:
         except RecursionError:  # nested too deeply: the importer reads it and says where
             return {"ok": False, "why": "error"}
         try:
-            r.add(events, 0, None)
+            r.add(events, r.n_events, None)
         except Exception:  # the importer reads this chunk itself, and reports what is wrong
+            r.rollback(mark)
             return {"ok": False, "why": "error"}
         if r.warnings.count or r.warnings.samples or r.begin_end:
+            r.rollback(mark)
             return {"ok": False, "why": "odd"}
-        meta = list(r.meta_events)  # a file's first chunk has them: sent, not decoded again
-        if meta:
+        meta = r.meta_events[mark.meta_events :]  # a file's first chunk has them: sent, not
+        if meta:  # decoded again
             try:
                 msgspec.msgpack.encode(meta)
             except (TypeError, OverflowError, ValueError):  # args msgpack cannot carry
+                r.rollback(mark)
                 return {"ok": False, "why": "odd"}
+        r.n_events += len(events)
+        return None
+
+    def reply(self) -> dict[str, Any]:
+        """The columns added since the last reply, and what they numbered anew; the columns
+        are then cleared."""
+        r = self.columns
         t = r.tracks
         symbols = r.it.symbols.strings[self.symbols :]
         self.symbols += len(symbols)
@@ -509,11 +531,13 @@ class ChunkDecoder:
             for name, table in r.tables
         }  # fmt: skip
         lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
-        return {
-            "ok": True, "n": len(events), "symbols": symbols, "lanes": [list(k) for k in lanes],
+        out = {
+            "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
             "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": r.blob,
-            "arg_lengths": lengths.astype(np.int64, copy=False), "meta": meta,
+            "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
         }  # fmt: skip
+        r.clear_parts()
+        return out
 
     def read_file(
         self,
@@ -537,18 +561,33 @@ class ChunkDecoder:
         parts: list[dict[str, Any]] = []
         add = parts.append if emit is None else emit
         count = 0
+        pending = 0  # bytes of the chunks in the columns, not yet in a reply
+
+        def flush() -> None:
+            nonlocal count, pending
+            if pending:
+                add(self.reply())
+                count += 1
+                pending = 0
+
         try:
+            self.columns.clear_parts()
             for chunk in chunks:
                 buf = chunk.json_array()
-                reply = self.process(file, buf)
-                if reply["ok"]:
-                    add(reply)
-                elif reply["why"] == "decode" and chunk.guessed:
+                failed = self.add(file, buf)
+                if failed is None:
+                    # The chunks go back together, a reply per WHOLE_FILE_REPLY_BYTES: the
+                    # importer merges each reply with a pass over every column (about a ms).
+                    pending += len(buf)
+                    if pending >= WHOLE_FILE_REPLY_BYTES:
+                        flush()
+                elif failed["why"] == "decode" and chunk.guessed:
                     chunks.reject()
-                    continue
                 else:
+                    flush()  # the replies stay in file order
                     add({"ok": False, "raw": buf, "offset": chunk.byte_offset})
-                count += 1
+                    count += 1
+            flush()
         except ImportCancelledError:
             raise
         except Exception:  # the importer reads the file itself and says what is wrong

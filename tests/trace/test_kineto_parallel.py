@@ -128,17 +128,19 @@ def test_a_file_its_decoder_gives_up_on_is_read_here_and_the_next_still_merge(
     # the third file, decoded by the same decoder afresh, still merges right.
     never = property(lambda self: False)
     parallel.setattr(kineto_worker.Worker, "can_take_file", never)
-    process = kineto_worker.ChunkDecoder.process
+    add = kineto_worker.ChunkDecoder.add
     calls = {"file1": 0}
 
-    def failing(self: kineto_worker.ChunkDecoder, file: int, buf: bytes) -> dict[str, object]:
+    def failing(
+        self: kineto_worker.ChunkDecoder, file: int, buf: bytes
+    ) -> dict[str, object] | None:
         if file == 1:
             calls["file1"] += 1
             if calls["file1"] == 3:
                 raise MemoryError("planted")
-        return process(self, file, buf)
+        return add(self, file, buf)
 
-    parallel.setattr(kineto_worker.ChunkDecoder, "process", failing)
+    parallel.setattr(kineto_worker.ChunkDecoder, "add", failing)
     forgot: list[int] = []
     forget = kineto_worker.Decoder.forget
 
@@ -439,3 +441,37 @@ def test_a_whole_file_reply_gives_its_scratch_memory_back_once_read(folder: Path
         assert os.fstat(w._out[3 % kineto_worker.DEPTH]).st_size > 0  # chunk slots are reused
     finally:
         w.close()
+
+
+def test_a_whole_file_comes_back_in_few_replies_around_a_chunk_it_gives_back(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A child sends a whole file's chunks back together. A chunk it does not take (here one
+    # with a CPU slice of negative duration: a warning, which the importer gives) splits them
+    # in two: what that chunk added is taken back, the chunks before and after still merge,
+    # in file order, and the trace and its warnings are the one-process read's. (Sent chunk
+    # by chunk, the two files came back in 3 and 3 replies.)
+    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1, "args": {"External id": 1}}
+    events = [dict(op, name=f"op{i % 7}", ts=i * 2, tid=1 + i % 3) for i in range(3000)]
+    events[1700] = dict(events[1700], dur=-5)
+    out = tmp_path / "ranks"
+    out.mkdir()
+    (out / "rank-0.json").write_text(json.dumps({"traceEvents": events}, indent=1))
+    shutil.copy(DATA / "ddp_2rank/rank-1.json.gz", out / "rank-1.json.gz")
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", "1")
+    kinds: list[list[bool]] = []
+    merge_file = kineto_decode.FileReader.merge_file
+
+    def spy(self: kineto_decode.FileReader, reply: dict, w: object, file: int) -> object:
+        kinds.append([bool(p["ok"]) for p in reply["parts"]])
+        return merge_file(self, reply, w, file)  # type: ignore[arg-type]
+
+    parallel.setattr(kineto_decode.FileReader, "merge_file", spy)
+    got = load_trace(out)
+    # Each file is several chunks to the child (its blocks are the default's, not 8 KiB).
+    assert kinds == [[True, False, True], [True]], kinds
+    want = serial(out, parallel)
+    _same(got, want)
+    assert got.warnings.count == want.warnings.count == 1
+    assert got.warnings.samples == want.warnings.samples
+    assert "event 1700" in got.warnings.samples[0]
