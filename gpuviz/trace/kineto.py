@@ -23,7 +23,7 @@ from typing import Any, cast
 import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
-from gpuviz.trace.gcpause import gc_paused
+from gpuviz.trace.gcpause import gc_paused, release_freed_memory
 from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
 from gpuviz.trace.kineto_parallel import read_files
@@ -196,7 +196,7 @@ def import_trace(
     # collector only costs time here (measured: a third of the import's wall time).
     with gc_paused():
         parts = read_files(
-            [str(f) for f in files], interner, on_read, cancelled, _release_freed_memory
+            [str(f) for f in files], interner, on_read, cancelled, release_freed_memory
         )
         ranks = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols)
@@ -205,23 +205,6 @@ def import_trace(
     return trace
 
 
-def _release_freed_memory() -> None:
-    # Each chunk's short-lived objects leave freed heap pages behind; glibc keeps them (they
-    # count in RSS) unless asked to give them back. Not having glibc is fine: skip. (Trimming
-    # only every 32 MiB freed saved 1.5 ms a trim but raised the peak of 64 ranks by 12 %.)
-    global _MALLOC_TRIM
-    if _MALLOC_TRIM is None:
-        try:
-            import ctypes
-
-            _MALLOC_TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _MALLOC_TRIM = False
-    if _MALLOC_TRIM:
-        _MALLOC_TRIM(0)
-
-
-_MALLOC_TRIM: Any = None
 
 
 # --------------------------------------------------------------------------- ranks
@@ -339,7 +322,7 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
             return np.empty(0, dtype)
         joined = out[0] if len(out) == 1 else np.concatenate(out)
         del out
-        _release_freed_memory()  # the parts' pages, before the next column takes new ones
+        release_freed_memory()  # the parts' pages, before the next column takes new ones
         joined = joined.astype(dtype, copy=False)
         return joined if joined.flags.writeable else joined.copy()
 

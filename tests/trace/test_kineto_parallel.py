@@ -17,7 +17,7 @@ import msgspec
 import pytest
 from test_kineto import NESTED, _same
 
-from gpuviz.trace import jsonscan, kineto_decode, kineto_parallel, kineto_worker
+from gpuviz.trace import gcpause, jsonscan, kineto_decode, kineto_parallel, kineto_worker
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Trace
@@ -391,7 +391,9 @@ def test_a_child_starts_with_the_importers_modules_and_one_blas_thread(
     assert out.stdout.strip() == "1"
 
 
-def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(folder: Path) -> None:
+def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # In the child: a file whose metadata msgpack cannot carry. What it wrote for the file is
     # dropped, it numbers afresh, and it says so (``reset``), for the importer to do the same.
     real = msgspec.msgpack.Encoder()
@@ -402,6 +404,8 @@ def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(folder: Path
                 raise TypeError("metadata msgpack cannot carry")
             return real.encode(obj)
 
+    trims: list[int] = []
+    monkeypatch.setattr(gcpause, "release_freed_memory", lambda: trims.append(1))
     state = kineto_worker.ChunkDecoder()
     fd = kineto_worker._scratch()
     try:
@@ -419,6 +423,7 @@ def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(folder: Path
         )
         *parts, head = kineto_worker._records(fd, size)
         assert head["ok"] and head["parts"] == len(parts) > 0
+        assert trims == [1, 1]  # the heap's freed pages given back after each file
     finally:
         os.close(fd)
 
