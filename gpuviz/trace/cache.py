@@ -67,7 +67,7 @@ __all__ = [
     "parse_bytes",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the args text as zlib blocks
 """The layout of an entry and the meaning of its columns; entries of another version are
 never read."""
 

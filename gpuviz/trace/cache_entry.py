@@ -6,8 +6,11 @@ a parse. What is not a column goes into ``manifest.json`` (decoded with a typed 
 key the entry was written for, each file's dtype, length and byte size, the ranks' metadata,
 the warnings and the ``ph: M`` events. Strings are never pickled either: the symbol table is
 one UTF-8 text (``symbols.text.npy``, ``uint8``) and the character offsets of its strings
-(``symbols.offsets.npy``); the events' ``args`` are their JSON text (``args.blob.npy``) and
-offsets, as :class:`~gpuviz.trace.model.ArgsStore` holds them.
+(``symbols.offsets.npy``); the events' ``args`` are their JSON text and offsets, as
+:class:`~gpuviz.trace.model.ArgsStore` holds them: zlib blocks as the importer made them
+(``args.blob.npy``, the blocks' compressed offsets ``args.zoffsets.npy`` and uncompressed
+starts ``args.starts.npy``; the manifest keeps the CRC-32 of the compressed bytes, checked on
+load), or plain text in ``args.blob.npy`` (the two block files then empty).
 
 :func:`read_entry` trusts nothing: a missing or extra file, a file whose size, dtype or length
 is not the manifest's, a manifest that does not decode, or ids that point outside their tables
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import zlib
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.args_text import BlockText, PlainText
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.model import (
     ArgsStore,
@@ -115,11 +120,13 @@ class Manifest(msgspec.Struct, frozen=True):
     ranks: list[RankEntry]
     metadata_events: list[dict[str, Any]]
     files: dict[str, FileSpec]
+    args_crc32: int = 0
 
 
 def entry_bytes(trace: Trace) -> int:
     """About how many bytes an entry of ``trace`` takes on disk (its columns and strings)."""
-    n = len(trace.args.blob) + trace.args.offsets.nbytes
+    text = trace.args.text
+    n = (len(text.data) if isinstance(text, BlockText) else len(text)) + trace.args.offsets.nbytes
     for name in TABLES:
         table = getattr(trace, name)
         n += sum(getattr(table, f.name).nbytes for f in fields(table))
@@ -164,8 +171,18 @@ def write_entry(folder: Path, trace: Trace, key: CacheKey, sources: list[str]) -
     lengths = np.fromiter(map(len, strings), np.int64, len(strings))
     save("symbols.text", np.frombuffer(text, np.uint8))
     save("symbols.offsets", np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)]))
-    save("args.blob", np.frombuffer(memoryview(trace.args.blob), np.uint8))
+    text = trace.args.text
+    if isinstance(text, BlockText):  # stored as the importer compressed it
+        blob: Any = text.data
+        zoffsets, starts = text.zoffsets, text.starts
+    else:
+        blob, zoffsets = text.blob, np.empty(0, np.int64)
+        starts = zoffsets
+    save("args.blob", np.frombuffer(memoryview(blob), np.uint8))
     save("args.offsets", trace.args.offsets.astype(np.int64, copy=False))
+    save("args.zoffsets", zoffsets.astype(np.int64, copy=False))
+    save("args.starts", starts.astype(np.int64, copy=False))
+    crc = zlib.crc32(blob) if isinstance(text, BlockText) else 0
 
     file_index = {s: i for i, s in enumerate(sources)}
     warnings = trace.warnings if isinstance(trace.warnings, ImportWarnings) else ImportWarnings()
@@ -189,6 +206,7 @@ def write_entry(folder: Path, trace: Trace, key: CacheKey, sources: list[str]) -
         ],
         metadata_events=trace.metadata_events,
         files=specs,
+        args_crc32=crc,
     )
     (folder / MANIFEST).write_bytes(msgspec.json.encode(manifest))
 
@@ -258,12 +276,7 @@ def _build(folder: Path, manifest: Manifest, sources: list[str]) -> Trace:
         tables[table_name] = cls(**cols)
 
     symbols = _read_symbols(folder, load("symbols.text"), load("symbols.offsets"))
-    blob, offsets = load("args.blob"), load("args.offsets")
-    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(blob):
-        raise CorruptEntryError(f"{folder}: the args offsets do not span the args text")
-    if len(offsets) > 1 and np.any(np.diff(offsets) < 0):
-        raise CorruptEntryError(f"{folder}: the args offsets go backwards")
-    args = ArgsStore(blob.data, offsets)  # a memoryview: bytes(blob[a:b]) as before
+    args = _read_args(folder, manifest, load)
     _check_ids(folder, tables, len(symbols), len(args))
 
     # A rank's file index points into the caller's current file list (same key, same files).
@@ -292,6 +305,32 @@ def _build(folder: Path, manifest: Manifest, sources: list[str]) -> Trace:
     )
 
 
+def _read_args(folder: Path, manifest: Manifest, load: Any) -> ArgsStore:
+    """The args store of an entry: offsets checked, compressed bytes checked by CRC-32."""
+    blob, offsets = load("args.blob"), load("args.offsets")
+    zoffsets, starts = load("args.zoffsets"), load("args.starts")
+    text: PlainText | BlockText
+    if len(starts) or len(zoffsets):
+        if len(starts) != len(zoffsets) or starts[0] != 0 or zoffsets[0] != 0:
+            raise CorruptEntryError(f"{folder}: the args blocks' offsets do not match")
+        if zoffsets[-1] != len(blob) or np.any(np.diff(zoffsets) < 0) or np.any(np.diff(starts) < 0):
+            raise CorruptEntryError(f"{folder}: the args blocks do not span their bytes")
+        # A flipped byte inside a block would only show when a row of it is read: the CRC
+        # of all the compressed bytes (a few % of the text) finds it now.
+        if zlib.crc32(blob.data) != manifest.args_crc32:
+            raise CorruptEntryError(f"{folder}: the args blocks' CRC-32 does not match")
+        text = BlockText(blob.data, zoffsets, starts)
+        size = len(text)
+    else:
+        text = PlainText(blob.data)  # a memoryview: bytes(blob[a:b]) as before
+        size = len(blob)
+    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != size:
+        raise CorruptEntryError(f"{folder}: the args offsets do not span the args text")
+    if len(offsets) > 1 and np.any(np.diff(offsets) < 0):
+        raise CorruptEntryError(f"{folder}: the args offsets go backwards")
+    return ArgsStore(offsets=offsets, text=text)
+
+
 def _expected_files() -> dict[str, np.dtype[Any]]:
     out: dict[str, np.dtype[Any]] = {}
     for table_name, cls in TABLES.items():
@@ -302,6 +341,8 @@ def _expected_files() -> dict[str, np.dtype[Any]]:
     out["symbols.offsets"] = np.dtype(np.int64)
     out["args.blob"] = np.dtype(np.uint8)
     out["args.offsets"] = np.dtype(np.int64)
+    out["args.zoffsets"] = np.dtype(np.int64)
+    out["args.starts"] = np.dtype(np.int64)
     return out
 
 

@@ -343,7 +343,12 @@ class _EventWriter:
     def _slices(self, track_ok: npt.NDArray[np.bool_], pids: _PidMap) -> Iterator[list[bytes]]:
         s = self.trace.slices
         rows = np.flatnonzero(track_ok[s.track])
-        blob, offs = self.trace.args.blob, self.trace.args.offsets
+        # The args text these rows point into, decompressed once (a rank's rows are one run
+        # of args rows), not a block per slice.
+        used = s.args[rows]
+        used = used[used >= 0]
+        blob, base = self.trace.args.span(int(used.min()), int(used.max())) if len(used) else (b"", 0)
+        offs = self.trace.args.offsets
         # '{"ph":"X","cat":..,"name":..,"pid":..,"tid":..,' per (track, name, kind, cat)
         prefixes: dict[tuple[int, int, int, int], bytes] = {}
         for a in range(0, len(rows), CHUNK_EVENTS):
@@ -352,8 +357,8 @@ class _EventWriter:
             dq, dr = _us(s.dur_ns[r])
             arg = s.args[r].astype(np.int64)
             has = arg >= 0
-            a0 = np.where(has, offs[np.maximum(arg, 0)], 0).tolist()
-            a1 = np.where(has, offs[np.maximum(arg, 0) + 1], 0).tolist()
+            a0 = np.where(has, offs[np.maximum(arg, 0)] - base, 0).tolist()
+            a1 = np.where(has, offs[np.maximum(arg, 0) + 1] - base, 0).tolist()
             lines = []
             for track, name, kind, cat, t1, t2, d1, d2, x0, x1 in zip(
                 s.track[r].tolist(),

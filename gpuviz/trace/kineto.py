@@ -22,6 +22,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
 from gpuviz.trace.kineto_decode import Array, FileColumns
@@ -399,35 +400,36 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
 def _join_args(parts: list[FileColumns]) -> tuple[ArgsStore, list[int]]:
     """One store of every file's args, and each file's row shift.
 
-    Files read one after another share one bytearray (:func:`read_files`), their args text
-    in file order: when the parts come in that order, nothing is copied. Otherwise (ranks
+    Files read one after another share one writer (:func:`read_files`), their args text in
+    file order: when the parts come in that order, nothing is copied. Otherwise (ranks
     declared in another order than the files') the text is copied part by part, in order,
-    into a new bytearray.
+    into a new writer: whole compressed blocks as they are (each file's text starts a block).
     """
-    blob = parts[0].args_blob
+    writer = parts[0].args_blob
     shifts = []
     rows = 0
     for p in parts:
         shifts.append(rows)
         rows += len(p.args_offsets) - 1
     ends = [p.args_start + int(p.args_offsets[-1]) for p in parts]
-    in_place = all(p.args_blob is blob for p in parts) and all(
+    in_place = all(p.args_blob is writer for p in parts) and all(
         p.args_start == end for p, end in zip(parts[1:], ends)
     )
     offsets = [parts[0].args_offsets + (parts[0].args_start if in_place else 0)]
     if in_place:
         offsets += [p.args_offsets[1:] + p.args_start for p in parts[1:]]
     else:
-        blob = bytearray(blob[parts[0].args_start : ends[0]])
+        writer = TextWriter(compress=writer.compress)
+        writer.append_range(parts[0].args_blob, parts[0].args_start, ends[0])
         for p, end in zip(parts[1:], ends[1:]):
-            offsets.append(p.args_offsets[1:] + len(blob))
-            blob += memoryview(p.args_blob)[p.args_start : end]
+            offsets.append(p.args_offsets[1:] + len(writer))
+            writer.append_range(p.args_blob, p.args_start, end)
             if all(q.args_blob is not p.args_blob for q in parts if q is not p):
-                p.args_blob = bytearray()  # a file's own: released once copied
+                p.args_blob = TextWriter()  # a file's own: released once copied
     for p in parts:
-        p.args_blob = bytearray()
+        p.args_blob = TextWriter()
     joined = offsets[0] if len(offsets) == 1 else np.concatenate(offsets)
-    return ArgsStore(cast(bytes, blob), joined), shifts
+    return ArgsStore(offsets=joined, text=writer.text()), shifts
 
 
 def _slice_order(track: Array, start: Array, dur: Array) -> Array:

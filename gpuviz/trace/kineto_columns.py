@@ -24,6 +24,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.errors import ImportWarnings, TraceFormatError
 from gpuviz.trace.kineto_events import (
     ARG_ERRORS,
@@ -118,7 +119,9 @@ class ColumnBuilder:
     warnings : ImportWarnings
     """
 
-    def __init__(self, path: str, interner: Interner, blob: bytearray | None = None) -> None:
+    def __init__(
+        self, path: str, interner: Interner, blob: bytearray | TextWriter | None = None
+    ) -> None:
         self.path = path
         self.it = interner
         self.warnings = ImportWarnings()
@@ -128,7 +131,7 @@ class ColumnBuilder:
         self.instants: dict[str, list[Array]] = {c: [] for c in _INSTANT_COLS}
         self.flows: dict[str, list[Array]] = {c: [] for c in _FLOW_COLS}
         self.memory: dict[str, list[Array]] = {c: [] for c in _MEMORY_COLS}
-        self.blob = bytearray() if blob is None else blob
+        self.blob: bytearray | TextWriter = bytearray() if blob is None else blob
         self.arg_lengths: list[Array] = []
         self.n_args = 0
         self.meta_events: list[dict[str, Any]] = []

@@ -19,6 +19,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.jsonscan import Chunk, EventChunks
 from gpuviz.trace.kineto_columns import ColumnBuilder, Loose
@@ -43,9 +44,9 @@ class FileColumns:
     """Everything read from one file: column parts per table, not yet joined or aligned.
 
     Times are ns relative to the file's own zero (``baseTimeNanoseconds``, or 0 for absolute
-    µs); track ids and args rows are the file's own. The args text is
-    ``args_blob[args_start:]``, at ``args_offsets`` from there (the blob may be shared with the
-    other files of the trace, which come before and after).
+    µs); track ids and args rows are the file's own. The args text is that of
+    ``args_blob`` from ``args_start`` on, at ``args_offsets`` from there (the writer may be
+    shared with the other files of the trace, which come before and after).
     """
 
     path: str
@@ -55,7 +56,7 @@ class FileColumns:
     instants: dict[str, list[Array]]
     flows: dict[str, list[Array]]
     memory: dict[str, list[Array]]
-    args_blob: bytearray
+    args_blob: TextWriter
     args_offsets: Array
     args_start: int
     tracks: TrackTable
@@ -79,9 +80,10 @@ class FileReader:
         Shared with the other files of the trace.
     on_read, cancelled : callable, optional
         Progress (file bytes read so far) and cancellation, as for :class:`EventChunks`.
-    blob : bytearray, optional
+    blob : TextWriter, optional
         The args text of the trace's files, shared by files read one after another (each
-        appends its own after the earlier files'). Default: the file's own.
+        appends its own after the earlier files'), compressed as it comes. Default: the
+        file's own.
     """
 
     def __init__(
@@ -90,12 +92,12 @@ class FileReader:
         interner: Interner,
         on_read: Callable[[int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
-        blob: bytearray | None = None,
+        blob: TextWriter | None = None,
     ) -> None:
         self.path = path
         self.on_read = on_read
         self.cancelled = cancelled
-        self.columns = ColumnBuilder(path, interner, blob)
+        self.columns = ColumnBuilder(path, interner, TextWriter() if blob is None else blob)
 
     def chunks(self, guess: bool = True) -> EventChunks:
         """The file's chunks of events (see :class:`EventChunks`)."""
@@ -118,6 +120,8 @@ class FileReader:
         """The file's columns, once every chunk of ``chunks`` is read or merged."""
         c = self.columns
         c.pair_begin_end()
+        if isinstance(c.blob, TextWriter):
+            c.blob.seal()  # the next file's text starts a block: files can be reordered
         lengths = np.concatenate(c.arg_lengths) if c.arg_lengths else np.empty(0, np.int64)
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -187,7 +191,11 @@ class FileReader:
             lengths = np.frombuffer(lengths, dtype=np.int64)
             lengths = lengths.copy() if view else lengths
         if len(lengths):
-            cb.blob += reply["blob"]
+            blocks = reply.get("blocks")
+            if blocks is not None and len(blocks) and isinstance(cb.blob, TextWriter):
+                cb.blob.add_blocks(reply["blob"], np.frombuffer(blocks, np.int64))
+            else:
+                cb.blob += reply["blob"]
             cb.arg_lengths.append(lengths)
             cb.n_args += len(lengths)
         cb.meta_events.extend(reply.get("meta") or ())

@@ -43,6 +43,7 @@ import msgspec
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.jsonscan import Chunk, EventChunks
+from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
 from gpuviz.trace.kineto_events import Interner
 from gpuviz.trace.kineto_worker import (
@@ -90,7 +91,7 @@ def read_files(
         One per file, in the order given.
     """
     reports = list(on_read) if on_read is not None else [None] * len(paths)
-    blob = bytearray()  # the args text of every file, one after another: never joined
+    blob = TextWriter()  # the args text of every file, one after another: never joined
     readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
     sizes = [estimated_bytes(str(p)) for p in paths]
     workers = worker_count(sum(sizes))

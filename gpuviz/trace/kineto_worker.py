@@ -44,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.trace import gcpause
+from gpuviz.trace.args_text import compress_blocks, compression_on
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.jsonscan import EventChunks
 from gpuviz.trace.kineto_columns import ColumnBuilder
@@ -532,10 +533,14 @@ class ChunkDecoder:
             for name, table in r.tables
         }  # fmt: skip
         lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
+        blob: bytes | bytearray = r.blob
+        blocks = np.empty(0, np.int64)
+        if blob and compression_on():  # here, in parallel: the importer only appends blocks
+            blob, blocks = compress_blocks(blob)
         out = {
             "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
-            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": r.blob,
-            "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
+            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob,
+            "blocks": blocks, "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
         }  # fmt: skip
         r.clear_parts()
         return out
@@ -618,6 +623,7 @@ class _Reply(msgspec.Struct):
     lane_gpu: list[list[int]] = []
     cols: dict[str, dict[str, tuple[str, memoryview]]] = {}
     blob: memoryview = memoryview(b"")
+    blocks: memoryview = memoryview(b"")
     arg_lengths: memoryview = memoryview(b"")
     meta: list[dict[str, Any]] = []
 
@@ -635,7 +641,8 @@ def _wire(reply: dict[str, Any]) -> dict[str, Any]:
         for name, table in reply["cols"].items()
     }  # fmt: skip
     lengths = np.ascontiguousarray(reply["arg_lengths"]).data.cast("B")
-    return dict(reply, cols=cols, arg_lengths=lengths)
+    blocks = np.ascontiguousarray(reply["blocks"]).data.cast("B")
+    return dict(reply, cols=cols, arg_lengths=lengths, blocks=blocks)
 
 
 def main(argv: list[str] | None = None) -> int:

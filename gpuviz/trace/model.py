@@ -25,6 +25,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.args_text import ArgsText, CorruptTextError, PlainText
+
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 I16 = npt.NDArray[np.int16]
@@ -365,35 +367,51 @@ _DTYPES: dict[str, Any] = {
 
 
 class ArgsStore:
-    """Events' ``args`` objects, kept as their raw JSON text in one buffer, decoded on demand.
+    """Events' ``args`` objects, kept as their JSON text, decoded on demand.
 
-    Rows are appended by importers as bytes; readers call :meth:`get` for the few events they
-    show (hover, the kernel table, splits) or :meth:`raw` to copy them into an export.
+    Rows are appended by importers as text, which they compress a block at a time
+    (:mod:`gpuviz.trace.args_text`); readers call :meth:`get` for the few events they show
+    (hover, the kernel table, splits) or :meth:`raw` to copy them into an export. Reading rows
+    in order costs one decompression per block (an LRU keeps the last few blocks).
 
     Parameters
     ----------
     blob : bytes, bytearray or memoryview
-        The concatenated JSON objects (importers keep their bytearray: no copy of gigabytes;
-        the import cache gives a memoryview of a memory-mapped file).
+        Plain, uncompressed text of every row, one after another (synthetic traces, tests).
     offsets : int64 array
-        ``len(rows) + 1`` offsets into ``blob``.
+        ``len(rows) + 1`` offsets into the uncompressed text.
+    text : PlainText or BlockText, optional
+        The text itself (instead of ``blob``): what an importer or the cache made.
     """
 
-    __slots__ = ("blob", "offsets")
+    __slots__ = ("offsets", "text")
 
     def __init__(
-        self, blob: bytes | bytearray | memoryview = b"", offsets: I64 | None = None
+        self,
+        blob: bytes | bytearray | memoryview = b"",
+        offsets: I64 | None = None,
+        text: ArgsText | None = None,
     ) -> None:
-        self.blob = blob
+        self.text: ArgsText = PlainText(blob) if text is None else text
         self.offsets = np.zeros(1, dtype=np.int64) if offsets is None else offsets
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
     def raw(self, row: int) -> bytes:
-        """The JSON text of row ``row``."""
+        """The JSON text of row ``row`` (``b"{}"`` where a cached block is corrupt)."""
         o = self.offsets
-        return bytes(self.blob[o[row] : o[row + 1]])
+        try:
+            return self.text.read(int(o[row]), int(o[row + 1]))
+        except CorruptTextError:
+            return b"{}"
+
+    def span(self, first: int, last: int) -> tuple[bytes, int]:
+        """The text of rows ``first`` to ``last`` (inclusive) in one piece, and its start: an
+        export takes a rank's rows at once, not a block per row."""
+        o = self.offsets
+        start = int(o[first])
+        return self.text.read(start, int(o[last + 1])), start
 
     def get(self, row: int) -> dict[str, Any]:
         """The decoded args of row ``row``; ``{}`` for -1 (and for args nested too deeply)."""
@@ -407,14 +425,16 @@ class ArgsStore:
 
     @classmethod
     def concat(cls, parts: list[ArgsStore]) -> tuple[ArgsStore, list[int]]:
-        """Join stores; returns the store and each part's row shift."""
+        """Join stores (into plain text); returns the store and each part's row shift."""
         shifts, offs, base, row = [], [np.zeros(1, dtype=np.int64)], 0, 0
+        blobs = []
         for p in parts:
             shifts.append(row)
             offs.append(p.offsets[1:] + base)
-            base += len(p.blob)
+            blobs.append(p.text.read(0, len(p.text)))
+            base += len(p.text)
             row += len(p)
-        return cls(b"".join(p.blob for p in parts), np.concatenate(offs)), shifts
+        return cls(b"".join(blobs), np.concatenate(offs)), shifts
 
 
 @dataclass
