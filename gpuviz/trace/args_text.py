@@ -55,7 +55,9 @@ def compress_blocks(text: bytes | bytearray | memoryview) -> tuple[bytes, I64]:
     """``text`` as blocks of :data:`BLOCK_BYTES`: their compressed bytes, and ``sizes``
     (int64: the blocks' uncompressed sizes, then their compressed sizes)."""
     view = memoryview(text)
-    pieces = [zlib.compress(view[a : a + BLOCK_BYTES], LEVEL) for a in range(0, len(view), BLOCK_BYTES)]
+    pieces = [
+        zlib.compress(view[a : a + BLOCK_BYTES], LEVEL) for a in range(0, len(view), BLOCK_BYTES)
+    ]
     raw = [min(BLOCK_BYTES, len(view) - a) for a in range(0, len(view), BLOCK_BYTES)]
     sizes = np.asarray(raw + [len(p) for p in pieces], dtype=np.int64)
     return b"".join(pieces), sizes
@@ -98,7 +100,7 @@ class BlockText:
         ``n + 1`` uncompressed starts of the blocks (the last: the text's length).
     """
 
-    __slots__ = ("data", "zoffsets", "starts", "_lru", "_lru_bytes", "_lock")
+    __slots__ = ("_lock", "_lru", "_lru_bytes", "data", "starts", "zoffsets")
 
     compressed = True
 
@@ -137,7 +139,9 @@ class BlockText:
         except zlib.error as e:
             raise CorruptTextError(f"args block {i}: {e}") from None
         if len(text) != int(s[i + 1]) - int(s[i]):
-            raise CorruptTextError(f"args block {i}: {len(text)} bytes, {int(s[i + 1] - s[i])} expected")
+            raise CorruptTextError(
+                f"args block {i}: {len(text)} bytes, {int(s[i + 1] - s[i])} expected"
+            )
         with self._lock:
             if i not in self._lru:
                 self._lru[i] = text
@@ -209,10 +213,14 @@ class TextWriter:
         return self.done + len(self.pending)
 
     def __iadd__(self, text: Any) -> TextWriter:
+        self.extend(text)
+        return self
+
+    def extend(self, text: Any) -> None:
+        """Append ``text`` (bytes-like), compressing every full block."""
         self.pending += text
         if self.compress and len(self.pending) >= BLOCK_BYTES:
             self._pack(len(self.pending) // BLOCK_BYTES * BLOCK_BYTES)
-        return self
 
     def _pack(self, n: int) -> None:
         """Compress the first ``n`` pending bytes into blocks."""

@@ -171,18 +171,18 @@ def write_entry(folder: Path, trace: Trace, key: CacheKey, sources: list[str]) -
     lengths = np.fromiter(map(len, strings), np.int64, len(strings))
     save("symbols.text", np.frombuffer(text, np.uint8))
     save("symbols.offsets", np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)]))
-    text = trace.args.text
-    if isinstance(text, BlockText):  # stored as the importer compressed it
-        blob: Any = text.data
-        zoffsets, starts = text.zoffsets, text.starts
+    args = trace.args.text
+    if isinstance(args, BlockText):  # stored as the importer compressed it
+        blob: Any = args.data
+        zoffsets, starts = args.zoffsets, args.starts
     else:
-        blob, zoffsets = text.blob, np.empty(0, np.int64)
+        blob, zoffsets = args.blob, np.empty(0, np.int64)
         starts = zoffsets
     save("args.blob", np.frombuffer(memoryview(blob), np.uint8))
     save("args.offsets", trace.args.offsets.astype(np.int64, copy=False))
     save("args.zoffsets", zoffsets.astype(np.int64, copy=False))
     save("args.starts", starts.astype(np.int64, copy=False))
-    crc = zlib.crc32(blob) if isinstance(text, BlockText) else 0
+    crc = zlib.crc32(blob) if isinstance(args, BlockText) else 0
 
     file_index = {s: i for i, s in enumerate(sources)}
     warnings = trace.warnings if isinstance(trace.warnings, ImportWarnings) else ImportWarnings()
@@ -313,7 +313,11 @@ def _read_args(folder: Path, manifest: Manifest, load: Any) -> ArgsStore:
     if len(starts) or len(zoffsets):
         if len(starts) != len(zoffsets) or starts[0] != 0 or zoffsets[0] != 0:
             raise CorruptEntryError(f"{folder}: the args blocks' offsets do not match")
-        if zoffsets[-1] != len(blob) or np.any(np.diff(zoffsets) < 0) or np.any(np.diff(starts) < 0):
+        if (
+            zoffsets[-1] != len(blob)
+            or np.any(np.diff(zoffsets) < 0)
+            or np.any(np.diff(starts) < 0)
+        ):
             raise CorruptEntryError(f"{folder}: the args blocks do not span their bytes")
         # A flipped byte inside a block would only show when a row of it is read: the CRC
         # of all the compressed bytes (a few % of the text) finds it now.

@@ -347,7 +347,9 @@ class _EventWriter:
         # of args rows), not a block per slice.
         used = s.args[rows]
         used = used[used >= 0]
-        blob, base = self.trace.args.span(int(used.min()), int(used.max())) if len(used) else (b"", 0)
+        blob, base = (
+            self.trace.args.span(int(used.min()), int(used.max())) if len(used) else (b"", 0)
+        )
         offs = self.trace.args.offsets
         # '{"ph":"X","cat":..,"name":..,"pid":..,"tid":..,' per (track, name, kind, cat)
         prefixes: dict[tuple[int, int, int, int], bytes] = {}

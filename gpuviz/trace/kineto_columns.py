@@ -335,7 +335,7 @@ class ColumnBuilder:
         k = int(has.sum())
         if k:
             rows[has] = np.arange(self.n_args, self.n_args + k, dtype=np.int32)
-            self.blob += b"".join(raws)
+            self.blob.extend(b"".join(raws))
             self.arg_lengths.append(lengths[has])
             self.n_args += k
         return rows

@@ -97,7 +97,8 @@ class FileReader:
         self.path = path
         self.on_read = on_read
         self.cancelled = cancelled
-        self.columns = ColumnBuilder(path, interner, TextWriter() if blob is None else blob)
+        self.writer = TextWriter() if blob is None else blob
+        self.columns = ColumnBuilder(path, interner, self.writer)
 
     def chunks(self, guess: bool = True) -> EventChunks:
         """The file's chunks of events (see :class:`EventChunks`)."""
@@ -120,15 +121,15 @@ class FileReader:
         """The file's columns, once every chunk of ``chunks`` is read or merged."""
         c = self.columns
         c.pair_begin_end()
-        if isinstance(c.blob, TextWriter):
-            c.blob.seal()  # the next file's text starts a block: files can be reordered
+        self.writer.seal()  # the next file's text starts a block: files can be reordered
         lengths = np.concatenate(c.arg_lengths) if c.arg_lengths else np.empty(0, np.int64)
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         return FileColumns(
             path=self.path, metadata=chunks.metadata, event_count=c.n_events,
             slices=c.slices, instants=c.instants, flows=c.flows, memory=c.memory,
-            args_blob=c.blob, args_offsets=offsets, args_start=len(c.blob) - int(offsets[-1]),
+            args_blob=self.writer, args_offsets=offsets,
+            args_start=len(self.writer) - int(offsets[-1]),
             tracks=c.tracks,
             metadata_events=c.meta_events, warnings=c.warnings,
         )  # fmt: skip

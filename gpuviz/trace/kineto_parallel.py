@@ -41,9 +41,9 @@ from typing import Any
 
 import msgspec
 
+from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.jsonscan import Chunk, EventChunks
-from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
 from gpuviz.trace.kineto_events import Interner
 from gpuviz.trace.kineto_worker import (

@@ -533,7 +533,7 @@ class ChunkDecoder:
             for name, table in r.tables
         }  # fmt: skip
         lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
-        blob: bytes | bytearray = r.blob
+        blob: Any = r.blob
         blocks = np.empty(0, np.int64)
         if blob and compression_on():  # here, in parallel: the importer only appends blocks
             blob, blocks = compress_blocks(blob)

@@ -57,7 +57,9 @@ def test_blocks_give_back_every_row_across_block_ends(small_blocks: int) -> None
     starts = text.starts
     ends = np.cumsum([len(r) for r in rows])
     spanning = sum(
-        1 for e, r in zip(ends.tolist(), rows) if np.searchsorted(starts, e - len(r), "right") < np.searchsorted(starts, e, "left")
+        1
+        for e, r in zip(ends.tolist(), rows)
+        if np.searchsorted(starts, e - len(r), "right") < np.searchsorted(starts, e, "left")
     )
     assert spanning > 10, "no row crosses a block end: the test would prove nothing"
     for i, r in enumerate(rows):
@@ -134,7 +136,9 @@ def test_a_block_that_does_not_decompress_is_an_error_and_an_empty_row(
 
 @pytest.mark.parametrize("compress", [True, False])
 @pytest.mark.parametrize("cut", [0, 100, 256, 700, 1999])
-def test_the_writer_takes_text_back_like_a_bytearray(small_blocks: int, compress: bool, cut: int) -> None:
+def test_the_writer_takes_text_back_like_a_bytearray(
+    small_blocks: int, compress: bool, cut: int
+) -> None:
     raw = bytes(random.Random(4).randrange(256) for _ in range(1500))
     w, ref = TextWriter(compress=compress), bytearray()
     w += raw
@@ -180,7 +184,8 @@ def _all_args(trace: Trace) -> list[bytes]:
 
 
 @pytest.mark.parametrize(
-    "name", ["ddp_nccl_4rank", "hta__nccl_parser_config__nccl_data.json.gz", "streams_overlap.json.gz"]
+    "name",
+    ["ddp_nccl_4rank", "hta__nccl_parser_config__nccl_data.json.gz", "streams_overlap.json.gz"],
 )
 def test_import_with_and_without_compression_reads_the_same_args(
     name: str, small_blocks: int, monkeypatch: pytest.MonkeyPatch
@@ -202,7 +207,9 @@ def test_import_with_and_without_compression_reads_the_same_args(
 
 @pytest.mark.parametrize("whole", [True, False])
 def test_children_compress_and_the_importer_joins_their_blocks(
-    whole: bool, folder: Path, parallel: pytest.MonkeyPatch  # noqa: F811
+    whole: bool,
+    folder: Path,  # noqa: F811
+    parallel: pytest.MonkeyPatch,  # noqa: F811
 ) -> None:
     from gpuviz.trace import kineto_parallel
 
