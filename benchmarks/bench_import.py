@@ -22,6 +22,8 @@ to its children and gets their replies: those pages are in no process's resident
 - ``gpuviz``: ``gpuviz.trace.kineto.load_trace`` plus ``gpuviz.analysis.summary.summarize``,
   on all the cores it may use (the note says how many import children it started).
 - ``gpuviz-1p`` (with ``--single``): the same in one process (``GPUVIZ_IMPORT_WORKERS=0``).
+- ``gpuviz-plain`` (with ``--plain-args``): the same with the args text kept uncompressed
+  (``GPUVIZ_ARGS_ZLIB=0``): what compressing it costs in time and saves in memory.
 - ``gpuviz-par`` (with ``--parallel``): the same with a child for every core but one, however
   busy the cores are (``GPUVIZ_IMPORT_WORKERS``; by default gpuviz counts only idle cores).
 - ``gpuviz-wN`` (with ``--workers N,N,...``): the same with exactly N children, for each N:
@@ -135,6 +137,8 @@ def run_one(
     env = dict(os.environ, GPUVIZ_NO_CACHE="1")  # the import itself: never a cache hit
     if which == "gpuviz-1p":
         env["GPUVIZ_IMPORT_WORKERS"] = "0"
+    if which == "gpuviz-plain":
+        env["GPUVIZ_ARGS_ZLIB"] = "0"
     if which == "gpuviz-par":
         env["GPUVIZ_IMPORT_WORKERS"] = str(max((os.cpu_count() or 2) - 1, 1))
     if which.startswith("gpuviz-w"):  # --workers N: exactly N children
@@ -330,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-json", action="store_true", help="leave json.load out")
     p.add_argument("--single", action="store_true", help="also gpuviz in one process")
     p.add_argument("--parallel", action="store_true", help="also gpuviz with children forced")
+    p.add_argument(
+        "--plain-args", action="store_true", help="also gpuviz with the args text uncompressed"
+    )
     p.add_argument("--repeat", type=int, default=1, help="rounds (contenders take turns)")
     p.add_argument(
         "--workers", metavar="N,N,...", help="also gpuviz with exactly N children, for each N"
@@ -343,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             ("json", a.skip_json),
             ("before", not a.baseline),
             ("gpuviz", False),
+            ("gpuviz-plain", not a.plain_args),
             ("gpuviz-1p", not a.single),
             ("gpuviz-par", not a.parallel),
             ("hta", a.skip_hta),

@@ -41,7 +41,7 @@ from typing import Any
 
 import msgspec
 
-from gpuviz.trace.args_text import TextWriter
+from gpuviz.trace.args_text import TextWriter, compression_for
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.jsonscan import Chunk, EventChunks
 from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
@@ -91,7 +91,8 @@ def read_files(
         One per file, in the order given.
     """
     reports = list(on_read) if on_read is not None else [None] * len(paths)
-    blob = TextWriter()  # the args text of every file, one after another: never joined
+    # The args text of every file, one after another: never joined.
+    blob = TextWriter(compress=compression_for(len(paths)))
     readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
     sizes = [estimated_bytes(str(p)) for p in paths]
     workers = worker_count(sum(sizes))
@@ -138,7 +139,8 @@ class _Pipeline:
         self.n_workers = workers
         self.after_file = after_file
         self.pool: WorkerPool | None = None
-        self.local = LocalDecoder()
+        self.compress = readers[0].writer.compress if readers else False
+        self.local = LocalDecoder(self.compress)
         self.inflight: deque[_Job] = deque()  # in file order
         self.waiting: dict[Worker, deque[_Job]] = {}  # per child, the jobs it has not answered
         self.merging = -1  # the file of the job being merged
@@ -150,7 +152,7 @@ class _Pipeline:
         stops: that file is read again here, exactly, and the caller goes on after it.
         """
         try:
-            self.pool = WorkerPool(self.n_workers)
+            self.pool = WorkerPool(self.n_workers, self.compress)
             self.waiting = {w: deque() for w in self.pool.workers}
         except OSError:  # children cannot be started here: decode in this process only
             self.pool = None

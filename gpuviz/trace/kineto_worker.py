@@ -43,8 +43,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace import gcpause
-from gpuviz.trace.args_text import compress_blocks, compression_on
+from gpuviz.trace import args_text, gcpause
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.jsonscan import EventChunks
 from gpuviz.trace.kineto_columns import ColumnBuilder
@@ -280,7 +279,7 @@ class Worker(Decoder):
         Chunks sent and not yet answered.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, compress: bool = False) -> None:
         super().__init__()
         self.queued = 0
         self._sent = 0
@@ -292,7 +291,7 @@ class Worker(Decoder):
             self.proc = subprocess.Popen(
                 [sys.executable, "-S", "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, pass_fds=fds,
-                env=_child_env(),
+                env=dict(_child_env(), **{args_text.ENV: "1" if compress else "0"}),
             )  # fmt: skip
         except BaseException:
             self._close_scratch()
@@ -408,11 +407,11 @@ class Worker(Decoder):
 class WorkerPool:
     """Children that take chunks in turn."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, compress: bool = False) -> None:
         self.workers: list[Worker] = []
         try:
             for _ in range(n):
-                self.workers.append(Worker())
+                self.workers.append(Worker(compress))
         except OSError:  # no way to start a child here: whatever started is closed
             self.close()
             raise
@@ -438,9 +437,9 @@ class WorkerPool:
 class LocalDecoder(Decoder):
     """A decoder in the importer's own process, with a numbering of its own like a child's."""
 
-    def __init__(self) -> None:
+    def __init__(self, compress: bool = False) -> None:
         super().__init__()
-        self._state = ChunkDecoder()
+        self._state = ChunkDecoder(compress)
 
     def decode(self, file: int, buf: bytes) -> dict[str, Any]:
         """Decode a chunk (a JSON array of events) of ``file`` now; the reply, as a child's."""
@@ -460,7 +459,9 @@ class LocalDecoder(Decoder):
 class ChunkDecoder:
     """A chunk of events in, its columns and what it numbered anew out (a child's work)."""
 
-    def __init__(self) -> None:
+    def __init__(self, compress: bool | None = None) -> None:
+        # Its replies' args text as zlib blocks (a child: as its importer says, in its env).
+        self.compress = args_text.compression_on() if compress is None else compress
         self.columns = ColumnBuilder("<import worker>", Interner(SymbolTable()))
         self.symbols = 0
         self.file = -1
@@ -535,8 +536,8 @@ class ChunkDecoder:
         lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
         blob: Any = r.blob
         blocks = np.empty(0, np.int64)
-        if blob and compression_on():  # here, in parallel: the importer only appends blocks
-            blob, blocks = compress_blocks(blob)
+        if blob and self.compress:  # here, in parallel: the importer only appends blocks
+            blob, blocks = args_text.compress_blocks(blob)
         out = {
             "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
             "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob,
@@ -598,7 +599,7 @@ class ChunkDecoder:
             raise
         except Exception:  # the importer reads the file itself and says what is wrong
             # The numbering of the chunks done is lost with them: start afresh, both sides.
-            self.__init__()  # type: ignore[misc]
+            self.__init__(self.compress)  # type: ignore[misc]
             return {"ok": False, "why": "error", "reset": True}
         return {
             "ok": True, "whole": True, "parts": parts if emit is None else count,

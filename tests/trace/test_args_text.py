@@ -223,6 +223,21 @@ def test_children_compress_and_the_importer_joins_their_blocks(
     assert len(plain.args) > 100 and _all_args(plain) == _all_args(packed)
 
 
+def test_by_default_a_rank_folder_compresses_a_single_file_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUVIZ_NO_CACHE", "1")
+    monkeypatch.delenv(args_text.ENV, raising=False)
+    assert isinstance(load_trace(DATA / "ddp_nccl_4rank").args.text, BlockText)
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "rank-0.json.gz").write_bytes((DATA / "ddp_nccl_4rank" / "rank-0.json.gz").read_bytes())
+    assert isinstance(load_trace(one).args.text, PlainText)
+    assert isinstance(load_trace(DATA / "streams_overlap.json.gz").args.text, PlainText)
+    monkeypatch.setenv(args_text.ENV, "1")
+    assert isinstance(load_trace(DATA / "streams_overlap.json.gz").args.text, BlockText)
+
+
 # -- the cache, export
 
 
@@ -231,6 +246,7 @@ def test_a_damaged_block_in_a_cache_entry_is_imported_again(
 ) -> None:
     monkeypatch.delenv("GPUVIZ_NO_CACHE", raising=False)
     monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(args_text.ENV, "1")
     path = settled_copy("hta__nccl_parser_config__nccl_data.json.gz", tmp_path)
     fresh = load_trace(path)
     assert isinstance(fresh.args.text, BlockText)

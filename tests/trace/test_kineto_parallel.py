@@ -278,8 +278,8 @@ def test_cancelling_stops_every_child(
     pools: list[kineto_worker.WorkerPool] = []
     init = kineto_worker.WorkerPool.__init__
 
-    def spy(self: kineto_worker.WorkerPool, n: int) -> None:
-        init(self, n)
+    def spy(self: kineto_worker.WorkerPool, n: int, *rest: bool) -> None:
+        init(self, n, *rest)
         pools.append(self)
 
     parallel.setattr(kineto_worker.WorkerPool, "__init__", spy)
