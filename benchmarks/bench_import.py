@@ -92,9 +92,9 @@ elif which.startswith("gpuviz") or which == "before":
     from gpuviz.trace.kineto import load_trace
     children = [0]
     _pool_init = kineto_worker.WorkerPool.__init__
-    def _count_children(self, n):  # the children the import decides to start
+    def _count_children(self, n, *rest):  # the children the import decides to start
         children[0] = max(children[0], n)
-        _pool_init(self, n)
+        _pool_init(self, n, *rest)
     kineto_worker.WorkerPool.__init__ = _count_children
     try:
         from gpuviz.analysis.summary import summarize
