@@ -38,24 +38,35 @@ BLOCK_BYTES = 32 << 10
 LEVEL = 1
 #: Decompressed bytes the LRU of a :class:`BlockText` keeps.
 LRU_BYTES = 8 << 20
-#: ``1`` compresses the args text of every import, ``0`` of none; unset, of rank folders only.
+#: ``1`` compresses the args text of every import, ``0`` of none; unset, see compression_for.
 ENV = "GPUVIZ_ARGS_ZLIB"
 
 
-def compression_for(n_files: int) -> bool:
-    """Whether an import of ``n_files`` files compresses its args text.
+def compression_for(n_files: int, workers: int = 0) -> bool:
+    """Whether an import of ``n_files`` files, by ``workers`` children, compresses its args
+    text.
 
-    Where it pays, measured (2-core VM; ratios to ``json.load``): a 64-rank folder's memory
-    0.23x -> 0.13x (the importer's peak 558 -> 313 MB), 8 ranks 0.41x -> 0.33x, at the same
-    time or less (the children's replies are 10x smaller). A single 100k-kernel file: memory
-    0.22x -> 0.16x, but 14% more time (0.34x -> 0.39x), where the time goal (0.2x) is the one
-    still missed and memory is within its goal (0.3x). So by default a rank folder compresses,
-    a single file does not; ``GPUVIZ_ARGS_ZLIB`` decides otherwise.
+    Where it pays, measured (ratios to ``json.load``):
+
+    - A 64-rank folder, 2-core VM (1 child): memory 0.23x -> 0.13x (the importer's peak 558 ->
+      313 MB), at the same time or less (the children's replies are 10x smaller). 8 ranks:
+      0.41x -> 0.33x. On a 16-core host (13 children): 0.41x -> 0.31x as a sum of resident
+      sets, 0.32x -> 0.22x as PSS, time 0.19x -> 0.17x (medians).
+    - A single file on a 16-core host, where the children compress in parallel and the
+      importer copies 10x less of their replies: 1M kernels (15 children) 0.196x -> 0.164x in
+      time, memory 0.26x -> 0.17x; 100k kernels (3 children) the same time (medians 0.53x),
+      memory 0.43x -> 0.36x.
+    - A single 100k-kernel file on the 2-core VM (1 child, which the importer matches chunk
+      for chunk): 14% more time (0.34x -> 0.39x), memory 0.22x -> 0.16x. There the time goal
+      (0.2x) is the one missed and memory is within its goal (0.3x).
+
+    So by default a rank folder compresses, and a single file does where at least two children
+    share it; ``GPUVIZ_ARGS_ZLIB`` decides otherwise.
     """
     value = os.environ.get(ENV, "")
     if value in ("0", "1"):
         return value == "1"
-    return n_files > 1
+    return n_files > 1 or workers >= 2
 
 
 def compression_on() -> bool:

@@ -91,11 +91,11 @@ def read_files(
         One per file, in the order given.
     """
     reports = list(on_read) if on_read is not None else [None] * len(paths)
-    # The args text of every file, one after another: never joined.
-    blob = TextWriter(compress=compression_for(len(paths)))
-    readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
     sizes = [estimated_bytes(str(p)) for p in paths]
     workers = worker_count(sum(sizes))
+    # The args text of every file, one after another: never joined.
+    blob = TextWriter(compress=compression_for(len(paths), workers))
+    readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
     out: list[FileColumns | None] = [None] * len(readers)
     start = 0
     while start < len(readers):

@@ -223,7 +223,7 @@ def test_children_compress_and_the_importer_joins_their_blocks(
     assert len(plain.args) > 100 and _all_args(plain) == _all_args(packed)
 
 
-def test_by_default_a_rank_folder_compresses_a_single_file_does_not(
+def test_by_default_a_rank_folder_compresses_a_single_file_does_not_unless_children_share_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GPUVIZ_NO_CACHE", "1")
@@ -234,6 +234,12 @@ def test_by_default_a_rank_folder_compresses_a_single_file_does_not(
     (one / "rank-0.json.gz").write_bytes((DATA / "ddp_nccl_4rank" / "rank-0.json.gz").read_bytes())
     assert isinstance(load_trace(one).args.text, PlainText)
     assert isinstance(load_trace(DATA / "streams_overlap.json.gz").args.text, PlainText)
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "1")  # the importer and one child: plain
+    assert isinstance(load_trace(DATA / "streams_overlap.json.gz").args.text, PlainText)
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
+    assert isinstance(load_trace(DATA / "streams_overlap.json.gz").args.text, BlockText)
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "0")
     monkeypatch.setenv(args_text.ENV, "1")
     assert isinstance(load_trace(DATA / "streams_overlap.json.gz").args.text, BlockText)
 
