@@ -8,6 +8,7 @@ from the schedule's definition, computed here, never from gpuviz's own answers.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,8 +53,14 @@ def profile(
         try:
             out, err = proc.communicate(timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
+            # torchrun starts its ranks in sessions of their own: killing the group leaves
+            # them, holding the pipes open, and communicate() would then wait for ever.
+            tree = psutil.Process(proc.pid).children(recursive=True)
             os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
+            for p in tree:
+                with contextlib.suppress(psutil.Error):
+                    p.kill()
+            out, err = proc.communicate(timeout=60)
             pytest.fail(f"gpuviz profile did not end in {TIMEOUT_S} s: {err[-3000:]}")
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 

@@ -296,3 +296,26 @@ def test_window_figures_of_a_real_gpu_trace_and_the_advisors_top_3() -> None:
         ln for t in expected for ln in lines if ln.startswith("advisor, ") and t in ln
     ]
     assert any(ln.startswith("trace: ") for ln in lines)
+
+
+def test_a_scripts_globals_outlive_its_last_line(tmp_path: Path) -> None:
+    # As under ``python script.py``: freeing them as the last line returned freed a DDP
+    # model while gloo's threads were still busy, and its process group's destructor hung.
+    import gc
+
+    script = tmp_path / "keeps.py"
+    script.write_text(
+        "import sys, weakref\n\nclass Thing:\n    pass\n\n"
+        "thing = Thing()\nsys.gpuviz_thing = weakref.ref(thing)\n"
+    )
+    main_before = sys.modules.get("__main__")
+    target = resolve_target(str(script), None, [])
+    code, _ = compile_main(target, None)
+    try:
+        run_as_main(target, code)
+        gc.collect()
+        assert sys.gpuviz_thing() is not None  # type: ignore[attr-defined]
+        assert sys.modules.get("__main__") is main_before  # put back, as runpy does
+    finally:
+        if hasattr(sys, "gpuviz_thing"):
+            del sys.gpuviz_thing  # type: ignore[attr-defined]

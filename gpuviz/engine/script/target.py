@@ -193,6 +193,8 @@ def run_as_main(
     """Run ``code`` as ``__main__`` with the target's ``sys.argv``; raises what the script raises.
 
     ``sys.modules["__main__"]`` and ``sys.argv`` are put back afterwards, as ``runpy`` does.
+    The script's module is kept until the process exits (:data:`_FINISHED`), as under
+    ``python script.py``, where its globals outlive its last line.
     """
     module = types.ModuleType("__main__")
     g = module.__dict__
@@ -217,9 +219,19 @@ def run_as_main(
     try:
         exec(code, g)
     finally:
+        _FINISHED.append(module)
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
         sys.argv[:] = saved_argv
+
+
+_FINISHED: list[types.ModuleType] = []
+"""The modules of the scripts that ran. Freeing one as soon as its last line returned freed
+its objects while their threads were still busy: a DDP model's gloo process group, whose
+destructor joins gloo's worker threads while holding the GIL, deadlocked when a worker still
+finishing its last collective needed the GIL (seen as a hang of both ranks of
+``test_torchrun_two_gloo_ranks_merge_in_summary``, stuck in ``~ProcessGroupGloo`` from the
+Reducer's dealloc, after their traces were written)."""
 
 
 def trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
