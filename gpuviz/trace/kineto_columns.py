@@ -100,9 +100,10 @@ class ColumnBuilder:
         The file (for error messages).
     interner : Interner
         Shared with the other files of the trace.
-    blob : bytearray, optional
-        Where to append the args text; the files of a trace, read one after another, share
-        one (so that joining them copies nothing). Default: a new one.
+    blob : bytearray or TextWriter, optional
+        Where to append the args text: the importer's files, read one after another, share
+        one writer (so that joining them copies nothing); a child's decoder appends to a
+        bytearray of its own (the default), compressed as a whole reply.
 
     Attributes
     ----------

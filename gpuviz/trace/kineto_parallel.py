@@ -13,9 +13,10 @@ those of a plain sequential read.
 
 On a 16-core host (H100 machine, 64 rank files of 13 MB), the importer's own share was what
 15 children waited for: scanning, shipping and merging 900 chunks, and waiting for the
-children to exit one after the other. With whole files and the children stopped side by
-side, the folder imports in 0.20-0.27x json.load's time (median 0.225; the importer as it was
-before, in the same rounds: 0.30-0.45x).
+children to exit one after the other. With whole files, each sent back in one reply, the
+children stopped side by side and the args text compressed in the children, the folder
+imports in 0.145-0.19x json.load's time (0.20-0.22x before this session's changes, in the
+same rounds).
 
 Where the time goes (cProfile, one process, the 100k-kernel synthetic trace of
 ``benchmarks/gen_trace.py``, 166 MB, 585k events, on a shared 2-core box): msgspec's decode

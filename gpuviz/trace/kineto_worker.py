@@ -540,8 +540,8 @@ class ChunkDecoder:
             blob, blocks = args_text.compress_blocks(blob)
         out = {
             "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
-            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob,
-            "blocks": blocks, "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
+            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob, "blocks": blocks,
+            "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
         }  # fmt: skip
         r.clear_parts()
         return out
@@ -692,7 +692,7 @@ def _read_whole_file(
     except (TypeError, OverflowError, ValueError):  # metadata msgpack cannot carry
         # What this child numbered for the file is lost with it: both sides start their
         # numbering afresh (``reset``), and the importer reads the file itself.
-        state = ChunkDecoder()
+        state = ChunkDecoder(state.compress)
         out.size = 0
         out.add(encoder.encode({"ok": False, "why": "error", "reset": True}))
     # A file's structs leave freed heap pages that glibc keeps: about 8 MB a child on a

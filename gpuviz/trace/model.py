@@ -406,12 +406,14 @@ class ArgsStore:
         except CorruptTextError:
             return b"{}"
 
-    def span(self, first: int, last: int) -> tuple[bytes, int]:
+    def span(self, first: int, last: int) -> tuple[bytes | memoryview, int]:
         """The text of rows ``first`` to ``last`` (inclusive) in one piece, and its start: an
-        export takes a rank's rows at once, not a block per row."""
+        export takes a rank's rows at once, not a block per row. Plain text is not copied."""
         o = self.offsets
-        start = int(o[first])
-        return self.text.read(start, int(o[last + 1])), start
+        start, end = int(o[first]), int(o[last + 1])
+        if isinstance(self.text, PlainText):
+            return memoryview(self.text.blob)[start:end], start
+        return self.text.read(start, end), start
 
     def get(self, row: int) -> dict[str, Any]:
         """The decoded args of row ``row``; ``{}`` for -1 (and for args nested too deeply)."""

@@ -64,11 +64,23 @@ def folder(tmp_path: Path) -> Path:
     return out
 
 
+def _count_chunks_read_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that gets an item for each chunk the importer decodes itself."""
+    read: list[int] = []
+    read_chunk = kineto_decode.FileReader.read_chunk
+
+    def spy(self: kineto_decode.FileReader, *args: object, **kw: object) -> None:
+        read.append(1)
+        read_chunk(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kineto_decode.FileReader, "read_chunk", spy)
+    return read
+
+
 def test_a_rank_folder_decoded_by_children_is_the_same_trace(
     parallel: pytest.MonkeyPatch, mode: str, folder: Path
 ) -> None:
     sent: dict[str, list[int]] = {"send": [], "send_file": []}
-    raw: list[int] = []  # chunks the importer read itself
     for name in sent:
         real = getattr(kineto_worker.Worker, name)
 
@@ -77,13 +89,7 @@ def test_a_rank_folder_decoded_by_children_is_the_same_trace(
             real(self, file, what)
 
         parallel.setattr(kineto_worker.Worker, name, spy)
-    read_chunk = kineto_decode.FileReader.read_chunk
-
-    def spy_read(self: kineto_decode.FileReader, *args: object, **kw: object) -> None:
-        raw.append(1)
-        read_chunk(self, *args, **kw)  # type: ignore[arg-type]
-
-    parallel.setattr(kineto_decode.FileReader, "read_chunk", spy_read)
+    raw = _count_chunks_read_here(parallel)
     got = load_trace(folder)
     if mode == "chunks":
         assert set(sent["send"]) == {0, 1, 2} and not sent["send_file"]
@@ -355,14 +361,7 @@ def test_metadata_events_come_back_from_the_children(
     # Every file's first chunk holds its process and thread names: a child decodes it and
     # sends them back, where the importer used to decode the whole chunk again itself.
     parallel.setattr(jsonscan, "BLOCK_BYTES", 1 << 20)  # a file in one chunk, names and all
-    again: list[int] = []
-    read_chunk = kineto_decode.FileReader.read_chunk
-
-    def spy(self: kineto_decode.FileReader, *args: object, **kw: object) -> None:
-        again.append(1)
-        read_chunk(self, *args, **kw)  # type: ignore[arg-type]
-
-    parallel.setattr(kineto_decode.FileReader, "read_chunk", spy)
+    again = _count_chunks_read_here(parallel)
     got = load_trace(folder)
     assert not again, "no chunk was decoded a second time in the importer"
     want = serial(folder, parallel)
