@@ -10,10 +10,12 @@ own, so that imports and freed memory do not leak from one into the next. For ea
 the wall time of the process's work (after its imports), its CPU time for that work (its
 children's included), the whole process's wall time, and its peak memory: the peak resident
 set of the process, and the peak of the sum over the process and its children, sampled every
-50 ms (gpuviz decodes large imports in child processes too; HTA may parse with a pool).
-Ratios are to ``json.load`` of the same files, in the same round. Memory is given twice: the
-sum of resident sets, which counts the pages that the children share (Python, numpy and their
-libraries) once per process, and the sum of proportional sets (PSS), which splits them. Both
+10 ms, the children looked up at every sample (gpuviz decodes large imports in child
+processes that live a fraction of a second; HTA may parse with a pool). Ratios are to
+``json.load`` of the same files, in the same round. Memory is given twice: the sum of resident
+sets, which counts the pages that the children share once per process (a forked child's
+whole inheritance from the importer, a spawned one's libraries), and the sum of proportional
+sets (PSS), which splits each shared page among its users: the memory the tree takes. Both
 include the memory-backed scratch files (``memfd``) through which gpuviz's import hands work
 to its children and gets their replies: those pages are in no process's resident set.
 
@@ -24,6 +26,9 @@ to its children and gets their replies: those pages are in no process's resident
 - ``gpuviz-1p`` (with ``--single``): the same in one process (``GPUVIZ_IMPORT_WORKERS=0``).
 - ``gpuviz-plain`` (with ``--plain-args``): the same with the args text kept uncompressed
   (``GPUVIZ_ARGS_ZLIB=0``): what compressing it costs in time and saves in memory.
+- ``gpuviz-spawn`` (with ``--spawn``): the same with the children spawned as fresh
+  interpreters (``GPUVIZ_IMPORT_START=spawn``), as on macOS, instead of forked from the
+  importer (the default on Linux).
 - ``gpuviz-par`` (with ``--parallel``): the same with a child for every core but one, however
   busy the cores are (``GPUVIZ_IMPORT_WORKERS``; by default gpuviz counts only idle cores).
 - ``gpuviz-wN`` (with ``--workers N,N,...``): the same with exactly N children, for each N:
@@ -58,12 +63,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
-
-try:
-    import psutil
-except ImportError:  # the GPU machine may lack it: memory of the children is then bounded
-    psutil = None
 
 _CHILD = r"""
 import json, os, resource, sys, time
@@ -139,6 +138,8 @@ def run_one(
         env["GPUVIZ_IMPORT_WORKERS"] = "0"
     if which == "gpuviz-plain":
         env["GPUVIZ_ARGS_ZLIB"] = "0"
+    if which == "gpuviz-spawn":
+        env["GPUVIZ_IMPORT_START"] = "spawn"
     if which == "gpuviz-par":
         env["GPUVIZ_IMPORT_WORKERS"] = str(max((os.cpu_count() or 2) - 1, 1))
     if which.startswith("gpuviz-w"):  # --workers N: exactly N children
@@ -159,42 +160,35 @@ def run_one(
         text=True,
     )
     tree_peak = tree_pss_peak = scratch_peak = 0
-    if psutil is not None:
-        ps = psutil.Process(proc.pid)
-        children: list[Any] = []
-        last_scan = 0.0
+    if _smaps_rollup(proc.pid) is not None:
+        # Every 10 ms, the whole tree: an import's children live for a fraction of a second
+        # (forked ones start in ms), so they are looked for at every sample, through the
+        # kernel's lists of children, which is quick, not by scanning /proc.
+        # A lone process's resident set is read from statm, which costs nothing; smaps_rollup
+        # walks the page tables, which held json.load (800 MB) back by a quarter on 2 cores.
         while proc.poll() is None:
-            now = time.perf_counter()
-            try:
-                if now - last_scan > 0.5:  # finding children scans /proc: not at every sample
-                    children = ps.children(recursive=True)
-                    last_scan = now
-                rss = ps.memory_info().rss
-                pss = _pss(ps, rss) if children else rss
-                scratch = _scratch_bytes([ps.pid] + [c.pid for c in children])
-                rss += scratch
-                pss += scratch
-                scratch_peak = max(scratch_peak, scratch)
-                for c in children:
-                    try:
-                        c_rss = c.memory_info().rss
-                        rss += c_rss
-                        pss += _pss(c, c_rss)
-                    except psutil.Error:
-                        pass
-                tree_peak = max(tree_peak, rss)
-                tree_pss_peak = max(tree_pss_peak, pss)
-            except psutil.Error:
-                pass
-            time.sleep(0.05)
+            pids = _tree(proc.pid)
+            rss = pss = 0
+            for pid in pids:
+                got = _smaps_rollup(pid) if len(pids) > 1 else _statm_rss(pid)
+                if got is not None:
+                    rss += got[0]
+                    pss += got[1]
+            scratch = _scratch_bytes(pids)
+            scratch_peak = max(scratch_peak, scratch)
+            tree_peak = max(tree_peak, rss + scratch)
+            tree_pss_peak = max(tree_pss_peak, pss + scratch)
+            time.sleep(0.01)
     out, err = proc.communicate()
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{which} failed ({proc.returncode}):\n{err[-3000:]}")
     result = json.loads(out.strip().splitlines()[-1])
     result["process_s"] = wall
-    if psutil is not None:
-        result["tree_peak_mb"] = tree_peak / 2**20
+    if tree_peak:
+        # The process's own peak, which the kernel keeps exactly, bounds the tree's from below.
+        own = float(result["maxrss_mb"]) * 2**20
+        result["tree_peak_mb"] = max(tree_peak, own) / 2**20
         result["tree_pss_peak_mb"] = tree_pss_peak / 2**20
         result["scratch_peak_mb"] = scratch_peak / 2**20
     else:  # no sampling: the process's peak plus its largest child's (a bound)
@@ -232,12 +226,49 @@ def _scratch_bytes(pids: list[int]) -> int:
     return total
 
 
-def _pss(ps: Any, rss: int) -> int:
-    """A process's proportional set size (shared pages split among their users), or RSS."""
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants, from the kernel's lists of each task's children."""
+    out = [pid]
+    for p in out:  # grows as children are found
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children", "rb") as f:
+                    out.extend(int(c) for c in f.read().split())
+            except (OSError, ValueError):
+                pass
+    return out
+
+
+def _statm_rss(pid: int) -> tuple[int, int] | None:
+    """A process's resident set size in bytes, twice (as RSS and as PSS), from statm."""
     try:
-        return int(ps.memory_full_info().pss)
-    except (psutil.Error, AttributeError, OSError):
-        return rss
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    rss = pages * os.sysconf("SC_PAGE_SIZE")
+    return rss, rss
+
+
+def _smaps_rollup(pid: int) -> tuple[int, int] | None:
+    """A process's resident and proportional set sizes in bytes (shared pages split among
+    their users, for PSS), or None where Linux does not tell them."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    rss = pss = 0
+    for line in text.splitlines():
+        if line.startswith(b"Rss:"):
+            rss = int(line.split()[1]) * 1024
+        elif line.startswith(b"Pss:"):
+            pss = int(line.split()[1]) * 1024
+    return rss, pss
 
 
 def _hta_folder(path: Path) -> str:
@@ -334,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-json", action="store_true", help="leave json.load out")
     p.add_argument("--single", action="store_true", help="also gpuviz in one process")
     p.add_argument("--parallel", action="store_true", help="also gpuviz with children forced")
+    p.add_argument("--spawn", action="store_true", help="also gpuviz with spawned children")
     p.add_argument(
         "--plain-args", action="store_true", help="also gpuviz with the args text uncompressed"
     )
@@ -351,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             ("before", not a.baseline),
             ("gpuviz", False),
             ("gpuviz-plain", not a.plain_args),
+            ("gpuviz-spawn", not a.spawn),
             ("gpuviz-1p", not a.single),
             ("gpuviz-par", not a.parallel),
             ("hta", a.skip_hta),

@@ -63,6 +63,15 @@ _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*$')
 _DECODE_BYTE = re.compile(r"\(byte (\d+)\)")
 
 
+def _is_gzip(path: str) -> bool:
+    """Whether a file starts with gzip's magic bytes (False where it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == _GZIP_MAGIC
+    except OSError:
+        return False
+
+
 def open_blocks(
     path: str,
     block_bytes: int = BLOCK_BYTES,
@@ -201,11 +210,15 @@ class Chunk:
     guessed : bool
         Its end was found by a quick guess: if it does not decode as JSON, call
         :meth:`EventChunks.reject` and the scanner hands out the same events exactly.
+    span : tuple of int, optional
+        ``(offset, length)``: the text is exactly these bytes of the file (an uncompressed
+        file), so another process may read it from there instead of being handed it.
     """
 
     pieces: list[Any]
     byte_offset: int
     guessed: bool = False
+    span: tuple[int, int] | None = None
 
     @property
     def text(self) -> bytes:
@@ -292,6 +305,7 @@ class EventChunks:
         prev_tail = b""
         after = (0, False)  # after the events array: inside a string? escaped next byte?
         base = 0
+        plain = not _is_gzip(path)  # file offsets are text offsets: chunks have spans
         for block in _head_first(open_blocks(path, self.block_bytes, self.on_read)):
             if self.cancelled is not None and self.cancelled():
                 raise ImportCancelledError(path)
@@ -320,6 +334,8 @@ class EventChunks:
                 if m is not None:
                     view = memoryview(block)[: m.start() + 1]
                     chunk = Chunk([pending, view] if pending else [view], pending_offset, True)
+                    if plain:  # pending is the file's text up to this block, then the view
+                        chunk.span = (pending_offset, len(pending) + len(view))
                     self._rejected = False
                     yield chunk
                     if not self._rejected:

@@ -209,7 +209,12 @@ class _Pipeline:
         job = _Job(file, chunks, chunk)
         w = self.pool.idlest() if self.pool is not None else None
         if w is not None and w.can_take:
-            self._send(job, w, lambda: w.send(file, chunk.pieces))
+            span = chunk.span
+            if span is not None:
+                path = self.readers[file].path
+                self._send(job, w, lambda: w.send_span(file, path, *span))
+            else:
+                self._send(job, w, lambda: w.send(file, chunk.pieces))
         if job.worker is None:
             while len(self.inflight) > MAX_AHEAD * (1 + self.n_workers):
                 self._merge_oldest()  # bound what waits for a slow child

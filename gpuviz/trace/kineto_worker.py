@@ -2,8 +2,10 @@
 
 msgspec holds the GIL while it decodes, so threads cannot share that work; processes can.
 When an import is large enough and cores are idle (:func:`worker_count`), the importer starts
-children (``python -m gpuviz.trace.kineto_worker``), one per idle core besides its own, and
-decodes chunks itself too (:class:`LocalDecoder`) whenever every child is busy. Chunks of
+children, one per idle core besides its own, and decodes chunks itself too
+(:class:`LocalDecoder`) whenever every child is busy. On Linux the children are forked from
+the importer (ready in a few ms, its modules shared); elsewhere they are spawned as
+``python -m gpuviz.trace.kineto_worker`` (:func:`start_method`). Chunks of
 all the files of a trace go through the same decoders, so the ranks of a folder decode in
 parallel.
 
@@ -20,9 +22,11 @@ goes to one child whole: the child scans and decodes it, and replies with the co
 every chunk, in order, and the text of any chunk it did not take (which the importer reads
 itself, as above). The importer then only merges, once per file.
 
-A chunk's JSON text goes to the child through a scratch file (memory-backed where Linux
-allows), and its reply, a msgpack (msgspec) map of plain values and raw array bytes, comes
-back the same way; the pipes carry only small frames saying which file and slot. Neither
+A chunk of an uncompressed file goes to the child as where its text stands in the file (its
+span), and the child reads it from there; any other chunk's JSON text goes through a scratch
+file (memory-backed where Linux allows). The reply, a msgpack (msgspec) map of plain values
+and raw array bytes, comes back through a scratch file too; the pipes carry only small
+frames saying which file and slot. Neither
 side ever waits for the other to drain a pipe. Nothing is pickled, and no code travels.
 """
 
@@ -30,12 +34,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import multiprocessing
 import os
 import select
 import signal
 import struct
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -56,8 +62,10 @@ Array = npt.NDArray[Any]
 # Control frames on the pipes; the chunks and replies themselves go through scratch files.
 _SEND = struct.Struct("<QIIB")  # bytes, file index, slot, what (0 bytes: stop)
 _REPLY = struct.Struct("<QI")  # reply bytes, slot
-CHUNK, WHOLE_FILE = 0, 1
-"""What a frame hands over: a chunk's text, or a file's path (the child reads all of it)."""
+CHUNK, WHOLE_FILE, SPAN = 0, 1, 2
+"""What a frame hands over: a chunk's text, a file's path (the child reads all of it), or
+where a chunk's text stands in a file (the child reads it from there)."""
+_SPAN = struct.Struct("<QQ")  # a SPAN job's offset and length, then the file's path
 DEPTH = 4
 """Chunks handed to a child ahead of its replies (1 MiB each): it never waits for the importer."""
 FILE_DEPTH = 2
@@ -74,10 +82,17 @@ MIN_BYTES_DEFAULT = 64 << 20
 """Imports this large (uncompressed, estimated, all files together) use child processes."""
 MAX_WORKERS = 15
 """Children beyond this many would wait on the importer, which merges every reply."""
-BYTES_PER_WORKER = 64 << 20
-"""At most one child per this many bytes to import: each child costs its start (about 0.3 s
-of a core) and its own memory (30-40 MB resident), worth it only for that much work. On a
-16-core host, 15 children for a 166 MB file took 10 s of CPU and 1.4x json.load's memory."""
+BYTES_PER_WORKER = 24 << 20
+"""At most one forked child per this many bytes to import. A forked child starts in a few
+ms and shares the importer's modules, so it costs only its working memory: about 14 MB of
+proportional set each on a 16-core host (a chunk's events and columns, the pages it dirties
+of those it shares, its reply). A 100k-kernel trace (166 MB) gets 7 of them: 0.51-0.54 s
+at 0.29x json.load's memory (PSS); 10 took 0.43-0.47 s at 0.36x."""
+SPAWNED_BYTES_PER_WORKER = 64 << 20
+"""The same for children spawned as fresh interpreters (see :func:`start_method`): each
+costs its start (0.3-0.5 s of a core) and its own memory (30-40 MB resident), worth it only
+for that much work. On a 16-core host, 15 spawned children for a 166 MB file took 10 s of
+CPU and 1.4x json.load's memory."""
 
 
 def estimated_bytes(path: str) -> int:
@@ -106,7 +121,8 @@ def worker_count(total_bytes: int) -> int:
     By default, from :data:`MIN_BYTES_DEFAULT` on, one for each core that is idle besides the
     importer's own (the importer decodes too): the usable cores less those busy with other
     work (:func:`_load_average`), rounded, at most one fewer than the usable cores, and at
-    most one per :data:`BYTES_PER_WORKER`. On a machine whose cores are
+    most one per :data:`BYTES_PER_WORKER` (:data:`SPAWNED_BYTES_PER_WORKER` where children
+    spawn). On a machine whose cores are
     all busy, children only add their own start-up and the shipping of columns (measured on
     a shared 2-core box: 20 % more CPU time and no speed-up), so there are none.
     ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off),
@@ -122,7 +138,8 @@ def worker_count(total_bytes: int) -> int:
     if n >= 0:
         return n
     cores = usable_cores()
-    by_size = -(-total_bytes // BYTES_PER_WORKER)
+    per = BYTES_PER_WORKER if start_method() == "fork" else SPAWNED_BYTES_PER_WORKER
+    by_size = -(-total_bytes // per)
     return max(0, min(cores - 1, MAX_WORKERS, by_size, round(cores - _load_average())))
 
 
@@ -147,6 +164,28 @@ def _load_average() -> float:
     except (OSError, ValueError, IndexError):
         return load
     return min(load, max(running - 1, 0))
+
+
+START_ENV = "GPUVIZ_IMPORT_START"
+"""Set to ``fork`` or ``spawn`` to choose how import children start (see :func:`start_method`)."""
+
+
+def start_method() -> str:
+    """How the import's children start: ``"fork"`` on Linux, else ``"spawn"``.
+
+    A forked child is ready at once, and shares the importer's modules (their pages are
+    copied only where written). A spawned one (``python -m gpuviz.trace.kineto_worker``)
+    first imports Python, numpy and msgspec: on a 16-core host its first reply came 0.34-0.6 s
+    into a 100k-kernel import that took 0.8-1.2 s in all, with 3 to 15 children starting
+    side by side, while the importer decoded alone. macOS's system libraries are not safe to
+    use after a fork, so children spawn there, as wherever fork is missing.
+    :data:`START_ENV` chooses.
+    """
+    want = os.environ.get(START_ENV, "")
+    can_fork = hasattr(os, "fork")
+    if want in ("fork", "spawn"):
+        return want if can_fork or want == "spawn" else "spawn"
+    return "fork" if can_fork and sys.platform.startswith("linux") else "spawn"
 
 
 def _scratch() -> int:
@@ -279,26 +318,39 @@ class Worker(Decoder):
         Chunks sent and not yet answered.
     """
 
-    def __init__(self, compress: bool = False) -> None:
+    def __init__(
+        self, compress: bool = False, start: str = "spawn", inherited: Sequence[int] = ()
+    ) -> None:
         super().__init__()
         self.queued = 0
         self._sent = 0
         self._kinds: collections.deque[int] = collections.deque()  # of the jobs not answered
         self._in = [_scratch() for _ in range(DEPTH)]
         self._out = [_scratch() for _ in range(DEPTH)]
-        fds = self._in + self._out
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-S", "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, pass_fds=fds,
-                env=dict(_child_env(), **{args_text.ENV: "1" if compress else "0"}),
-            )  # fmt: skip
+            if start == "fork":
+                self.proc: subprocess.Popen[bytes] | _Forked = _Forked(
+                    self._in, self._out, compress, inherited
+                )
+            else:
+                fds = self._in + self._out
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-S", "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, pass_fds=fds,
+                    env=dict(_child_env(), **{args_text.ENV: "1" if compress else "0"}),
+                )  # fmt: skip
         except BaseException:
             self._close_scratch()
             raise
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._stdin = self.proc.stdin.fileno()
         self._stdout = self.proc.stdout.fileno()
+
+    @property
+    def fds(self) -> list[int]:
+        """The importer's ends of this child's pipes and scratch files (a child forked later
+        closes its copies: see :class:`_Forked`)."""
+        return [self._stdin, self._stdout, *self._in, *self._out]
 
     @property
     def can_take(self) -> bool:
@@ -313,6 +365,12 @@ class Worker(Decoder):
     def send(self, file: int, pieces: Sequence[Any]) -> None:
         """Hand a chunk of ``file`` to the child: its elements, in pieces (no brackets)."""
         self._send(file, [b"[", *pieces, b"]"], CHUNK)
+
+    def send_span(self, file: int, path: str, offset: int, length: int) -> None:
+        """Hand a chunk of ``file`` to the child as where its text stands in ``path``: the
+        child reads it from the file (the page cache), so no scratch memory holds it (4 MB
+        a child with chunks handed over as text)."""
+        self._send(file, [_SPAN.pack(offset, length), os.fsencode(path)], SPAN)
 
     def send_file(self, file: int, path: str) -> None:
         """Hand the whole of ``file`` to the child, which reads it from ``path``."""
@@ -346,7 +404,7 @@ class Worker(Decoder):
         if slot >= DEPTH:
             raise EOFError("the import worker sent a bad frame")
         self.queued -= 1
-        if self._kinds.popleft() == CHUNK:
+        if self._kinds.popleft() != WHOLE_FILE:
             return msgspec.structs.asdict(_REPLY_DECODER.decode(_get(self._out[slot], n)))
         # A whole file's records are read one by one: read into one buffer, a 20 MB reply
         # made glibc raise its mmap threshold to that size, and the columns allocated after
@@ -404,14 +462,85 @@ class Worker(Decoder):
         self._in = self._out = []
 
 
+class _Forked:
+    """A child forked from the importer, with the part of ``Popen``'s interface that
+    :class:`Worker` uses.
+
+    The child runs :func:`serve` and nothing else, then leaves by ``os._exit``. It needs no
+    lock that another thread of the importer may hold at the fork (the app's Qt threads, a
+    GPU driver's), only the interpreter's own, which fork resets, and numpy, msgspec and raw
+    descriptors. It closes its copies of the importer's ends of the pipes and scratch files
+    of the children started before it (``inherited``): otherwise a child would still hold
+    an earlier one's input open after the importer closed it, and that one would never stop.
+    """
+
+    def __init__(
+        self, chunks: list[int], replies: list[int], compress: bool, inherited: Sequence[int]
+    ) -> None:
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        close = [to_w, from_r, *inherited]
+        self.returncode: int | None = None
+        self.process = multiprocessing.get_context("fork").Process(
+            target=_forked_main, args=(to_r, from_w, chunks, replies, compress, close),
+            daemon=True, name="gpuviz-import",
+        )  # fmt: skip
+        try:
+            with warnings.catch_warnings():
+                # Python 3.12 warns of any fork in a process that has threads (the app
+                # imports on one): the child touches nothing they may hold (see above).
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.process.start()
+        except BaseException as e:
+            for fd in (to_r, to_w, from_r, from_w):
+                os.close(fd)
+            if isinstance(e, (AssertionError, ValueError)):  # a daemonic process's children
+                raise OSError(f"cannot fork an import child: {e}") from e
+            raise
+        os.close(to_r)
+        os.close(from_w)
+        self.pid = self.process.pid
+        self.stdin: Any = os.fdopen(to_w, "wb", buffering=0)
+        self.stdout: Any = os.fdopen(from_r, "rb", buffering=0)
+
+    def kill(self) -> None:
+        """Stop the child now."""
+        if self.returncode is None:
+            self.process.kill()
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the child to exit; its exit code (raises ``TimeoutExpired`` on time)."""
+        if self.returncode is None:
+            self.process.join(timeout)
+            code = self.process.exitcode
+            if code is None:
+                raise subprocess.TimeoutExpired("gpuviz import child", timeout or 0.0)
+            self.returncode = code
+            self.process.close()
+        return self.returncode
+
+
+def _forked_main(
+    stdin: int, stdout: int, chunks: list[int], replies: list[int], compress: bool,
+    close: list[int],
+) -> None:  # fmt: skip
+    """A forked child's life (see :class:`_Forked`)."""
+    for fd in close:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    os._exit(serve(stdin, stdout, chunks, replies, ChunkDecoder(compress)))
+
+
 class WorkerPool:
-    """Children that take chunks in turn."""
+    """Children that take chunks in turn, started the way :func:`start_method` says."""
 
     def __init__(self, n: int, compress: bool = False) -> None:
         self.workers: list[Worker] = []
+        start = start_method()
         try:
             for _ in range(n):
-                self.workers.append(Worker(compress))
+                inherited = [fd for w in self.workers for fd in w.fds]
+                self.workers.append(Worker(compress, start, inherited))
         except OSError:  # no way to start a child here: whatever started is closed
             self.close()
             raise
@@ -647,34 +776,105 @@ def _wire(reply: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The child's loop: a chunk in, its columns out, until a stop frame or end of input.
+    """A spawned child's loop (see :func:`serve`), on its standard input and output.
 
     ``argv``: the scratch files' descriptors, :data:`DEPTH` for chunks then as many for replies.
+    """
+    fds = [int(a) for a in (sys.argv[1:] if argv is None else argv)]
+    return serve(sys.stdin.fileno(), sys.stdout.fileno(), fds[:DEPTH], fds[DEPTH:], ChunkDecoder())
+
+
+def serve(
+    stdin: int, stdout: int, chunks: list[int], replies: list[int], state: ChunkDecoder
+) -> int:
+    """The child's loop: a chunk in, its columns out, until a stop frame or end of input.
+
+    Parameters
+    ----------
+    stdin, stdout : int
+        The pipes' ends: frames from the importer, frames to it.
+    chunks, replies : list of int
+        The scratch files, :data:`DEPTH` each: the importer's chunks, the replies.
+    state : ChunkDecoder
+        The decoder (its numbering lasts as long as the child).
+
+    Returns
+    -------
+    int
+        The exit status.
     """
     import gc
 
     gc.disable()  # as in the importer: many short-lived objects, no cycles
     # Ctrl-C reaches the whole process group: the importer decides, and stops us.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    fds = [int(a) for a in (sys.argv[1:] if argv is None else argv)]
-    chunks, replies = fds[:DEPTH], fds[DEPTH:]
-    stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
-    state = ChunkDecoder()
+    with contextlib.suppress(ValueError):  # not the main thread (an embedding's fork)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     encoder = msgspec.msgpack.Encoder()
-    while True:
-        head = _read_exact(stdin, _SEND.size)
-        if head is None:
-            return 0
-        n, file, slot, what = _SEND.unpack(head)
-        if not n:
-            return 0
-        data = _get(chunks[slot], n)
-        if what == WHOLE_FILE:
-            size, state = _read_whole_file(state, file, os.fsdecode(data), replies[slot], encoder)
-        else:
-            reply = encoder.encode(_wire(state.process(file, data)))
-            size = _put(replies[slot], [reply])
-        _write_all(stdout, _REPLY.pack(size, slot))
+    spans = _SpanReader()
+    try:
+        while True:
+            head = _read_exact(stdin, _SEND.size)
+            if head is None:
+                return 0
+            n, file, slot, what = _SEND.unpack(head)
+            if not n:
+                return 0
+            data = _get(chunks[slot], n)
+            if what == WHOLE_FILE:
+                size, state = _read_whole_file(
+                    state, file, os.fsdecode(data), replies[slot], encoder
+                )
+            else:
+                if what == SPAN:
+                    got = spans.read(data)
+                    reply = (
+                        _wire(state.process(file, got)) if got else {"ok": False, "why": "error"}
+                    )
+                else:
+                    reply = _wire(state.process(file, data))
+                size = _put(replies[slot], [encoder.encode(reply)])
+            _write_all(stdout, _REPLY.pack(size, slot))
+    finally:
+        spans.close()
+
+
+class _SpanReader:
+    """A child's reads of chunks from the trace file itself (:data:`SPAN` jobs)."""
+
+    def __init__(self) -> None:
+        self.path = b""
+        self.fd = -1
+
+    def read(self, job: bytes) -> bytearray | None:
+        """The chunk a SPAN job names, as a JSON array; None if the file is shorter (it
+        changed: the importer reads that chunk itself, from the text it scanned)."""
+        offset, length = _SPAN.unpack_from(job)
+        path = job[_SPAN.size :]
+        try:
+            if path != self.path:
+                self.close()
+                self.fd = os.open(path, os.O_RDONLY)
+                self.path = path
+            buf = bytearray(length + 2)
+            buf[0], buf[-1] = ord("["), ord("]")
+            view = memoryview(buf)[1:-1]
+            done = 0
+            while done < length:
+                got = os.preadv(self.fd, [view[done:]], offset + done)
+                if not got:
+                    return None
+                done += got
+        except OSError:
+            return None
+        return buf
+
+    def close(self) -> None:
+        """Close the file (the child is done)."""
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+        self.fd = -1
+        self.path = b""
 
 
 def _read_whole_file(

@@ -581,3 +581,47 @@ def test_an_int_arg_beyond_int64_is_read_as_missing_not_a_crash(tmp_path: Path, 
         assert col.tolist() == [first[field], -1]
     else:  # device / stream: the slice still imports, on a lane of its own or the first's
         assert s.correlation.tolist() == [5, 5]
+
+
+def _padded_trace(path: Path) -> bytes:
+    """Events with padding and odd separators between them, and args that fool the guess."""
+    op = {"ph": "X", "cat": "cpu_op", "pid": 1, "tid": 1, "dur": 1}
+    parts = [
+        json.dumps(dict(op, name=f"op{i}", ts=i, args={"inputs": NESTED, "s": "}, {"}))
+        for i in range(400)
+    ]
+    seps = [",", " ,\n ", ",\t\t", "\n,", " " * 3000 + ","]
+    body = "".join(p + seps[i % len(seps)] for i, p in enumerate(parts[:-1])) + parts[-1]
+    text = ('\ufeff{"meta": 1, "traceEvents": [  ' + body + '  ], "after": "]"}').encode()
+    path.write_bytes(text)
+    return text
+
+
+@pytest.mark.parametrize(
+    "name", ["padded", "worker_thread.json.gz", "ddp_nccl_4rank/rank-0.json.gz"]
+)
+def test_chunks_of_a_plain_file_say_where_their_text_stands(tmp_path: Path, name: str) -> None:
+    # A child reads a chunk from the file by its span instead of being handed the text.
+    path = tmp_path / "t.json"
+    if name == "padded":
+        text = _padded_trace(path)
+    else:
+        text = gzip.decompress((DATA / name).read_bytes())
+        path.write_bytes(text)
+    for block in (97, 1000, 1 << 12, 1 << 14):
+        chunks = jsonscan.EventChunks(str(path), block_bytes=block)
+        spans = 0
+        for c in chunks:
+            try:
+                json.loads(c.json_array())
+            except json.JSONDecodeError:
+                assert c.guessed
+                chunks.reject()
+            if c.span is not None:
+                at, n = c.span
+                assert text[at : at + n] == c.text, (block, c.byte_offset)
+                spans += 1
+        assert spans, block
+    if name != "padded":  # in a gzip file the offsets are of the text, not of the file
+        gz = jsonscan.EventChunks(str(DATA / name), block_bytes=1 << 12)
+        assert all(c.span is None for c in gz)

@@ -6,6 +6,8 @@ column, the args and the counts), with blocks small enough that every file gives
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
 import os
 import shutil
@@ -80,15 +82,7 @@ def _count_chunks_read_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_rank_folder_decoded_by_children_is_the_same_trace(
     parallel: pytest.MonkeyPatch, mode: str, folder: Path
 ) -> None:
-    sent: dict[str, list[int]] = {"send": [], "send_file": []}
-    for name in sent:
-        real = getattr(kineto_worker.Worker, name)
-
-        def spy(self: kineto_worker.Worker, file: int, what: object, real=real, name=name) -> None:
-            sent[name].append(file)
-            real(self, file, what)
-
-        parallel.setattr(kineto_worker.Worker, name, spy)
+    sent = _spy_sends(parallel, "send", "send_file")
     raw = _count_chunks_read_here(parallel)
     got = load_trace(folder)
     if mode == "chunks":
@@ -305,8 +299,10 @@ def test_cancelling_stops_every_child(
         ({}, 2, 6.0, 1 << 30, 0),  # every core busy: children would only add work
         ({}, 1, 0.0, 1 << 30, 0),
         ({}, 64, 0.0, 1 << 30, kineto_worker.MAX_WORKERS),
-        ({}, 16, 0.0, 166 << 20, 3),  # one per BYTES_PER_WORKER (64 MB)
-        ({}, 16, 0.0, 64 << 20, 1),
+        ({}, 16, 0.0, 166 << 20, 7),  # one per BYTES_PER_WORKER (24 MB)
+        ({}, 16, 0.0, 64 << 20, 3),
+        ({"GPUVIZ_IMPORT_START": "spawn"}, 16, 0.0, 166 << 20, 3),  # spawned: one per 64 MB
+        ({"GPUVIZ_IMPORT_START": "spawn"}, 16, 0.0, 64 << 20, 1),
         ({}, 8, 0.0, 1 << 20, 0),  # small: not worth starting a child
         ({"GPUVIZ_IMPORT_WORKERS": "2"}, 2, 6.0, 1 << 30, 2),
         ({"GPUVIZ_IMPORT_WORKERS": "3", "GPUVIZ_IMPORT_WORKER_MIN_BYTES": "0"}, 2, 0.0, 10, 3),
@@ -323,6 +319,7 @@ def test_worker_count(
 ) -> None:
     monkeypatch.delenv("GPUVIZ_IMPORT_WORKERS", raising=False)
     monkeypatch.delenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", raising=False)
+    monkeypatch.setenv("GPUVIZ_IMPORT_START", "fork")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     monkeypatch.setattr(kineto_worker, "usable_cores", lambda: cores)
@@ -479,3 +476,150 @@ def test_a_whole_file_comes_back_in_few_replies_around_a_chunk_it_gives_back(
     assert got.warnings.count == want.warnings.count == 1
     assert got.warnings.samples == want.warnings.samples
     assert "event 1700" in got.warnings.samples[0]
+
+
+def _plain_copies(tmp_path: Path, names: list[str]) -> Path:
+    """Uncompressed copies of traces, as rank files of one folder."""
+    out = tmp_path / "plain"
+    out.mkdir()
+    for i, name in enumerate(names):
+        (out / f"rank-{i}.json").write_bytes(gzip.decompress((DATA / name).read_bytes()))
+    return out
+
+
+PLAIN = [
+    "hta__ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+    "ddp_nccl_4rank/rank-0.json.gz",
+]
+
+
+def _spy_sends(monkeypatch: pytest.MonkeyPatch, *names: str) -> dict[str, list[int]]:
+    """Per way of handing work to a child (``Worker`` methods), the files of the work handed
+    so (default: a chunk's text, or its span in the file)."""
+    sent: dict[str, list[int]] = {name: [] for name in names or ("send", "send_span")}
+    for name in sent:
+        real = getattr(kineto_worker.Worker, name)
+
+        def spy(self: kineto_worker.Worker, file: int, *args: object, real=real, name=name) -> None:
+            sent[name].append(file)
+            real(self, file, *args)
+
+        monkeypatch.setattr(kineto_worker.Worker, name, spy)
+    return sent
+
+
+@pytest.mark.parametrize("single", [False, True], ids=["folder", "file"])
+def test_chunks_of_plain_files_are_read_by_the_children_from_the_files(
+    parallel: pytest.MonkeyPatch, tmp_path: Path, single: bool
+) -> None:
+    parallel.setattr(kineto_parallel, "WHOLE_FILE_MAX_BYTES", 0)  # chunk by chunk
+    out = _plain_copies(tmp_path, PLAIN)
+    path = out / "rank-0.json" if single else out
+    sent = _spy_sends(parallel)
+    got = load_trace(path)
+    # Only the chunks whose ends the scanner finds exactly (a file's first and last, a
+    # wrong guess redone) go as text.
+    assert len(sent["send_span"]) > 5 * len(sent["send"]) > 0
+    _same(got, serial(path, parallel))
+
+
+def test_gzip_chunks_go_to_the_children_as_text(
+    parallel: pytest.MonkeyPatch, mode: str, folder: Path
+) -> None:
+    parallel.setattr(kineto_parallel, "WHOLE_FILE_MAX_BYTES", 0)
+    sent = _spy_sends(parallel)
+    load_trace(folder)
+    assert sent["send"] and not sent["send_span"]
+
+
+def test_a_chunk_a_child_cannot_read_from_its_file_is_read_here(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = _plain_copies(tmp_path, PLAIN[:1]) / "rank-0.json"
+    real = kineto_worker.Worker.send_span
+
+    def past_the_end(self: kineto_worker.Worker, file: int, p: str, at: int, n: int) -> None:
+        real(self, file, p, at + (1 << 40), n)  # as if the file had shrunk
+
+    parallel.setattr(kineto_worker.Worker, "send_span", past_the_end)
+    raw = _count_chunks_read_here(parallel)
+    got = load_trace(path)
+    assert raw
+    _same(got, serial(path, parallel))
+
+
+def test_a_span_reader_reads_what_the_file_holds(tmp_path: Path) -> None:
+    f = tmp_path / "t.json"
+    f.write_bytes(b"0123456789")
+    reader = kineto_worker._SpanReader()
+
+    def job(at: int, n: int, path: Path = f) -> bytes:
+        return kineto_worker._SPAN.pack(at, n) + os.fsencode(path)
+
+    try:
+        assert reader.read(job(2, 3)) == bytearray(b"[234]")
+        assert reader.read(job(8, 5)) is None  # shorter than the span: it changed
+        assert reader.read(job(0, 1, tmp_path / "missing.json")) is None
+        assert reader.read(job(0, 10)) == bytearray(b"[0123456789]")
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_forked_and_spawned_children_give_the_same_trace(
+    parallel: pytest.MonkeyPatch, mode: str, folder: Path, start: str
+) -> None:
+    parallel.setenv("GPUVIZ_IMPORT_START", start)
+    made: list[type] = []
+    init = kineto_worker.Worker.__init__
+
+    def spy(self: kineto_worker.Worker, *args: object) -> None:
+        init(self, *args)  # type: ignore[arg-type]
+        made.append(type(self.proc))
+
+    parallel.setattr(kineto_worker.Worker, "__init__", spy)
+    got = load_trace(folder)
+    want = kineto_worker._Forked if start == "fork" else subprocess.Popen
+    assert made == [want, want]
+    _same(got, serial(folder, parallel))
+
+
+@pytest.mark.parametrize(
+    ("env", "platform", "want"),
+    [
+        ("", "linux", "fork"),
+        ("", "darwin", "spawn"),  # macOS's libraries are not safe to use after fork
+        ("spawn", "linux", "spawn"),
+        ("fork", "darwin", "fork"),
+        ("bogus", "linux", "fork"),
+    ],
+)
+def test_start_method(monkeypatch: pytest.MonkeyPatch, env: str, platform: str, want: str) -> None:
+    monkeypatch.setenv(kineto_worker.START_ENV, env)
+    monkeypatch.setattr(kineto_worker.sys, "platform", platform)
+    assert kineto_worker.start_method() == want
+
+
+def test_a_forked_child_holds_no_other_childs_pipes_or_scratch_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Were the third child to keep the first one's input pipe open, that one would not see
+    # its input end if the importer died; and it would keep their scratch memory alive.
+    monkeypatch.setenv(kineto_worker.START_ENV, "fork")
+    pool = kineto_worker.WorkerPool(3)
+    try:
+        files = [{(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in w.fds} for w in pool.workers]
+        for i, w in enumerate(pool.workers):
+            held = set()
+            fd_dir = f"/proc/{w.proc.pid}/fd"
+            for name in os.listdir(fd_dir):
+                with contextlib.suppress(OSError):
+                    st = os.stat(os.path.join(fd_dir, name))
+                    held.add((st.st_dev, st.st_ino))
+            assert held & files[i], "it holds its own"
+            for j, other in enumerate(files):
+                if j != i:
+                    assert not held & other, (i, j)
+    finally:
+        pool.close()
+    assert all(w.proc.returncode == 0 for w in pool.workers)
