@@ -343,7 +343,9 @@ def test_low_occupancy_spares_gemms_and_full_grids() -> None:
 
 
 # -- multi-rank: straggler, exposed_comm -------------------------------------------------------------
-@pytest.mark.parametrize(("folder", "rank"), [("gloo_4rank_cpu", 2), ("gloo_2rank_h100", 1)])
+@pytest.mark.parametrize(
+    ("folder", "rank"), [("gloo_4rank_cpu", 2), ("gloo_2rank_h100", 1), ("nccl_2rank_h200", 1)]
+)
 def test_straggler_named_in_evidence(folder: str, rank: int) -> None:
     f = _kinds(_advice(DATA / folder))["straggler"]
     assert f.evidence and all(e.rank == rank for e in f.evidence)

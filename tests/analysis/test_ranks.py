@@ -106,6 +106,28 @@ def test_ddp_2rank_no_straggler() -> None:
     assert ra.matrix.steps.tolist() == [2, 3, 4]
 
 
+def test_nccl_2rank_h200_recording_names_its_planted_straggler() -> None:
+    # DDP over NCCL on two H200s (tests/data/scripts/ddp_nccl.py under `gpuviz profile
+    # --nproc-per-node 2`): rank 1 sleeps 10 ms before each step, so rank 0's all-reduces wait.
+    # Rank 0's window opened a little earlier: its first all-reduce (the step before) has no
+    # part on rank 1 and stays out; the other ten match in order.
+    trace = load_trace(DATA / "nccl_2rank_h200")
+    ra = rank_analysis(trace)
+    table = ra.collectives
+    assert len(table) == 10 and set(table.group) == {"pg 0"} and table.present.all()
+    r0, r1 = _parts(trace, 0, kernels=True), _parts(trace, 1, kernels=True)
+    assert (len(r0), len(r1)) == (11, 10)
+    assert table.ranks.tolist() == [0, 1]
+    starts = trace.slices.start_ns
+    assert (table.arrival_ns == np.stack([starts[r0[1:]], starts[r1]], axis=1)).all()
+    assert table.last_rank.tolist() == [1] * 10
+    col0 = table.ranks.tolist().index(0)
+    # Two all-reduces a step (DDP's two buckets): rank 0 waits out rank 1's sleep at the first.
+    assert (table.wait_ns[::2, col0] > 8_000_000).all()
+    assert (table.wait_ns[1::2, col0] < 1_000_000).all()
+    assert ra.straggler is not None and ra.straggler.rank == 1
+
+
 def _write_ranks(folder: Path, world: int, **kw) -> None:
     gen = _gen_trace()
     folder.mkdir()
