@@ -15,8 +15,13 @@ On a 16-core host (H100 machine, 64 rank files of 13 MB), the importer's own sha
 15 children waited for: scanning, shipping and merging 900 chunks, and waiting for the
 children to exit one after the other. With whole files, each sent back in one reply, the
 children stopped side by side and the args text compressed in the children, the folder
-imports in 0.145-0.19x json.load's time (0.20-0.22x before this session's changes, in the
-same rounds).
+imports in 0.13-0.15x json.load's time with forked children (0.17-0.18x spawned, as before).
+
+A single file of 100k kernels (166 MB) on that host, with 7 forked children: 0.55-0.72 s in
+all (json.load: 2.9-3.5 s); the importer's own share is the assembly (0.14 s), the scan
+(0.08 s), taking in and merging the replies (0.09 s) and the summary (0.07 s), and the
+children answer from 30 ms on. Spawned children answered only from 0.34-0.6 s on, while the
+importer decoded alone: 1.2-1.5 s in all.
 
 Where the time goes (cProfile, one process, the 100k-kernel synthetic trace of
 ``benchmarks/gen_trace.py``, 166 MB, 585k events, on a shared 2-core box): msgspec's decode
@@ -28,9 +33,8 @@ the summary splits across processes. What stays in the importer, measured as its
 with one child (its own decoding left out): 0.45 s at 100k kernels (assembly 0.13, merging
 replies 1 ms a chunk, summary 0.05, handing chunks out and reading them 0.1), 3.3 s for 64
 ranks of 8000 kernels sent chunk by chunk (assembly 1.1, summary 0.45, merging 0.4; a rank
-file's metadata chunks are no longer decoded again here); children start in about
-0.25 s, mostly importing numpy, while the importer decodes alone. So with many cores the
-importer is the bound: about a chunk a millisecond, enough for 11-15 children.
+file's metadata chunks are no longer decoded again here). So with many cores the importer
+is the bound: about a chunk a millisecond, enough for 11-15 children.
 """
 
 from __future__ import annotations
