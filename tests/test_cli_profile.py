@@ -301,6 +301,10 @@ def test_torchrun_two_gloo_ranks_merge_in_summary(tmp_path: Path) -> None:
         "--out", str(out), "ddp_gloo.py",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
+    # Rank 0's findings are its own trace's; the launcher's are over both ranks, before its
+    # last line.
+    assert "gpuviz: advisor, " not in r.stderr
+    assert r.stderr.rstrip().splitlines()[-1].startswith("gpuviz: traces of every rank: ")
     assert sorted(p.name for p in out.iterdir() if p.name.endswith(".json.gz")) == [
         "rank-0.json.gz",
         "rank-1.json.gz",

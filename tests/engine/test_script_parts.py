@@ -235,7 +235,30 @@ def test_step_figures_leave_out_step_zero_and_profiled_steps() -> None:
     assert fig["profiled_wall_ms"]["median"] == pytest.approx(3.5)
     assert fig["gpu_ms"] is None
     assert quantiles([]) is None
-    assert quantiles([2.0]) == {"median": 2.0, "p90": 2.0, "min": 2.0, "max": 2.0}
+    assert quantiles([2.0]) == {"median": 2.0, "p90": 2.0, "min": 2.0, "max": 2.0, "mean": 2.0}
+    assert fig["wall_ms"]["mean"] == pytest.approx(np.mean(plain))
+
+
+def test_a_cpu_running_ahead_is_compared_by_its_pace() -> None:
+    # A DDP rank waiting on a slower one: its CPU launches a few steps in a ms each, then
+    # waits 40 ms. The median step (1 ms) is not its pace; the profiled steps, which the
+    # profiler keeps in step with the GPU, take 12 ms. Mean to mean: about 1x, not 12x.
+    from gpuviz.engine.script.report import report_lines
+
+    unprofiled = [TimedStep(0, 5000.0, None, False)]
+    unprofiled += [TimedStep(k, 1.0 if k % 4 else 41.0, None, False) for k in range(1, 21)]
+    profiled = [TimedStep(k, 12.0, None, True) for k in range(21, 26)]
+    fig = step_figures(unprofiled + profiled)
+    assert fig["wall_ms"]["median"] == 1.0 and fig["wall_ms"]["mean"] == pytest.approx(11.0)
+    window = {"window": "steps", "profiler_steps": 5, "devices": [], "findings": []}
+    result = {"workload": "profile:t.py", "rank": None, "step_source": "optimizer.step()",
+              "exit_code": 0, "windows": [window], "trace": "t.json", **fig}  # fmt: skip
+    text = "\n".join(report_lines(result))
+    assert "median 1 ms, p90 41 ms, mean 11 ms (the CPU runs ahead of the GPU" in text
+    assert "(1.09x unprofiled, mean to mean)" in text
+    steady = step_figures([TimedStep(k, 12.0, None, False) for k in range(21)] + profiled)
+    steady_text = "\n".join(report_lines(dict(result, **steady)))
+    assert "runs ahead" not in steady_text and "(1.00x unprofiled" in steady_text
 
 
 def test_importing_gpuviz_is_cheap() -> None:
@@ -296,6 +319,28 @@ def test_window_figures_of_a_real_gpu_trace_and_the_advisors_top_3() -> None:
         ln for t in expected for ln in lines if ln.startswith("advisor, ") and t in ln
     ]
     assert any(ln.startswith("trace: ") for ln in lines)
+
+
+def test_the_launcher_advises_over_every_rank(tmp_path: Path) -> None:
+    # Rank 0's own trace shows its waits as exposed communication; over both ranks they are
+    # rank 1's lateness (tests/data/nccl_2rank_h200: rank 1 sleeps 10 ms a step).
+    from gpuviz.engine.script.report import job_advice, report_lines
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    lines = job_advice(str(data / "nccl_2rank_h200"))
+    assert lines[0].startswith("advisor (all 2 ranks), critical: Rank 1 is a straggler")
+    assert "(could save ~55.5 ms)" in lines[0]
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "rank-0.json.gz").write_bytes(b"not gzip")
+    [line] = job_advice(str(bad))
+    assert line.startswith("advisor: cannot read the rank traces back: ") and "rank-0" in line
+    finding = {"severity": "critical", "title": "T", "saving_us": 2000.0}
+    window = {"window": "steps", "profiler_steps": 1, "devices": [], "findings": [finding]}
+    result = {"workload": "profile:t.py", "rank": 0, "steps": 3, "exit_code": 0,
+              "windows": [window], "trace": "t"}  # fmt: skip
+    assert "advisor (rank 0's trace), critical: T (could save ~2 ms)" in report_lines(result)
+    assert "advisor, critical: T (could save ~2 ms)" in report_lines(dict(result, rank=None))
 
 
 def test_a_scripts_globals_outlive_its_last_line(tmp_path: Path) -> None:

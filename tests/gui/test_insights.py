@@ -165,3 +165,13 @@ def test_compare_shows_steps_findings_and_the_kernel_diff(qtbot, main_window) ->
     gone = [i for i in range(len(want)) if "f32f32_f32f32" in want[i].name]
     assert gone and all(cmp.diff_table.item(i, 1).text() == "gone" for i in gone)
     cmp.close()
+
+
+def test_a_single_steps_chart_has_no_scale_on_its_axes(qtbot, main_window) -> None:
+    # One step: the step axis spans -0.6 to 0.6, which pyqtgraph would label "(x0.001)".
+    view = _open(qtbot, main_window, DATA / "streams_overlap.json.gz")
+    ins = view.insights_view
+    assert len(ins.advice.breakdown.steps) == 1
+    for plot in (ins.gpu_plot, ins.cpu_plot):
+        for side in ("bottom", "left"):
+            assert "(x" not in plot.getAxis(side).labelString(), side

@@ -4,7 +4,9 @@ torchrun is the distributed engine: this only spares typing ``torchrun --standal
 --nproc-per-node N -m gpuviz profile …``. Every rank runs ``gpuviz profile`` with the same
 options and one ``--out`` folder (``./gpuviz-runs/SCRIPT-STAMP/`` by default), where each
 writes ``rank-<RANK>.json.gz``; ``gpuviz open`` merges the folder. Multi-node jobs use torchrun
-directly (``torchrun --nnodes … -m gpuviz profile --out SHARED/ …``).
+directly (``torchrun --nnodes … -m gpuviz profile --out SHARED/ …``). Once the ranks are done,
+the advisor reads the folder and prints its top findings over every rank (a straggler shows
+only there), which also puts the folder in the import cache for ``gpuviz open``.
 
 The ranks inherit this process's environment whole (``NCCL_NVLS_ENABLE=0`` and friends stay
 set), and on a machine with 2 or more GPUs they also get the NVLink-multicast switches of
@@ -23,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gpuviz.engine.script.options import ProfileOptions, is_trace_file_name, profile_argv
-from gpuviz.engine.script.report import say
+from gpuviz.engine.script.report import job_advice, say
 from gpuviz.engine.script.target import resolve_target
 from gpuviz.errors import BadInputError
 
@@ -94,6 +96,9 @@ def run_torchrun(options: ProfileOptions, nproc: int) -> int:
             # The ranks got Ctrl-C too (one process group): they are writing their traces.
             interrupted = True
     if Path(out).is_dir() and any(Path(out).glob("rank-*.json.gz")):
+        if not interrupted:
+            for line in job_advice(out):
+                say(line)
         say(f"traces of every rank: {out}  (gpuviz open {out})")
     if interrupted:
         return 130

@@ -100,6 +100,10 @@ class QtInsightsView(QWidget):
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
         self.graphics.ci.layout.setColumnStretchFactor(1, 1)
         for plot in (self.gpu_plot, self.cpu_plot):
+            # Steps are counted and times are in ms: no SI scale on either axis (a single
+            # step's range, -0.6 to 0.6, labelled the step axis "(x0.001)").
+            for side in ("bottom", "left"):
+                plot.getAxis(side).enableAutoSIPrefix(False)
             plot.setLabel("left", "ms")
             plot.addLegend(offset=(-10, 10), labelTextColor="#222")
             plot.setMouseEnabled(x=True, y=False)
