@@ -254,11 +254,19 @@ def test_a_cpu_running_ahead_is_compared_by_its_pace() -> None:
     result = {"workload": "profile:t.py", "rank": None, "step_source": "optimizer.step()",
               "exit_code": 0, "windows": [window], "trace": "t.json", **fig}  # fmt: skip
     text = "\n".join(report_lines(result))
-    assert "median 1 ms, p90 41 ms, mean 11 ms (the CPU runs ahead of the GPU" in text
-    assert "(1.09x unprofiled, mean to mean)" in text
+    assert "median 1 ms, p90 41 ms, mean 11 ms (the CPU runs ahead and then waits" in text
+    assert "(1.09x the unprofiled pace)" in text
     steady = step_figures([TimedStep(k, 12.0, None, False) for k in range(21)] + profiled)
     steady_text = "\n".join(report_lines(dict(result, **steady)))
-    assert "runs ahead" not in steady_text and "(1.00x unprofiled" in steady_text
+    assert "runs ahead" not in steady_text and "(1.00x the unprofiled pace)" in steady_text
+    # On the GPU host: the CPU ran ahead through all 22 steps (mean 3.72 ms) while each took
+    # 12.5 ms of GPU time; the profiled steps took 13.5 ms. The GPU's time is the pace.
+    ahead = [TimedStep(0, 5000.0, None, False)]
+    ahead += [TimedStep(k, 1.5 if k % 8 else 20.0, 12.5, False) for k in range(1, 23)]
+    ahead += [TimedStep(k, 13.5, 12.6, True) for k in range(23, 28)]
+    gpu_text = "\n".join(report_lines(dict(result, **step_figures(ahead))))
+    assert "(the CPU runs ahead of the GPU, whose step time is the pace)" in gpu_text
+    assert "(1.08x the unprofiled pace)" in gpu_text
 
 
 def test_importing_gpuviz_is_cheap() -> None:
