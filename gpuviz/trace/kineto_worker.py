@@ -86,8 +86,8 @@ BYTES_PER_WORKER = 24 << 20
 """At most one forked child per this many bytes to import. A forked child starts in a few
 ms and shares the importer's modules, so it costs only its working memory: about 14 MB of
 proportional set each on a 16-core host (a chunk's events and columns, the pages it dirties
-of those it shares, its reply). A 100k-kernel trace (166 MB) gets 7 of them: 0.51-0.54 s
-at 0.29x json.load's memory (PSS); 10 took 0.43-0.47 s at 0.36x."""
+of those it shares, its reply). A 100k-kernel trace (166 MB) gets 7 of them: 0.51-0.72 s
+at 0.29x json.load's memory (PSS) over 6 rounds; 10 took 0.43-0.60 s at 0.35-0.36x."""
 SPAWNED_BYTES_PER_WORKER = 64 << 20
 """The same for children spawned as fresh interpreters (see :func:`start_method`): each
 costs its start (0.3-0.5 s of a core) and its own memory (30-40 MB resident), worth it only
@@ -307,10 +307,20 @@ def _child_env() -> dict[str, str]:
 class Worker(Decoder):
     """One child process: a pipe each way for control frames, scratch files for the data.
 
-    A chunk is written to one of :data:`DEPTH` scratch files and the child told where; it
-    writes its reply to a scratch file of its own and says so on its pipe. Neither side ever
-    waits for the other to drain a pipe, so the child decodes while the importer does its own
-    share.
+    A chunk is written to one of :data:`DEPTH` scratch files (or only its span in the file)
+    and the child told where; it writes its reply to a scratch file of its own and says so on
+    its pipe. Neither side ever waits for the other to drain a pipe, so the child decodes
+    while the importer does its own share.
+
+    Parameters
+    ----------
+    compress : bool
+        Whether the child keeps its replies' args text as zlib blocks.
+    start : {"spawn", "fork"}
+        How the child starts (:func:`start_method`).
+    inherited : sequence of int
+        The importer's descriptors of the children started before this one, which a forked
+        child closes (:attr:`fds`).
 
     Attributes
     ----------
