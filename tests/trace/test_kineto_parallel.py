@@ -608,6 +608,12 @@ def test_a_forked_child_holds_no_other_childs_pipes_or_scratch_files(
     monkeypatch.setenv(kineto_worker.START_ENV, "fork")
     pool = kineto_worker.WorkerPool(3)
     try:
+        # A reply from each: it is serving, so it has closed what it was to close (a child
+        # just forked may not have yet).
+        event = b'{"ph": "X", "name": "k", "ts": 1, "dur": 1, "pid": 1, "tid": 1}'
+        for w in pool.workers:
+            w.send(0, [event])
+            assert w.receive()["ok"]
         files = [{(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in w.fds} for w in pool.workers]
         for i, w in enumerate(pool.workers):
             held = set()
