@@ -835,13 +835,12 @@ def serve(
                     state, file, os.fsdecode(data), replies[slot], encoder
                 )
             else:
-                if what == SPAN:
-                    got = spans.read(data)
-                    reply = (
-                        _wire(state.process(file, got)) if got else {"ok": False, "why": "error"}
-                    )
-                else:
-                    reply = _wire(state.process(file, data))
+                chunk = spans.read(data) if what == SPAN else data
+                reply = (
+                    _wire(state.process(file, chunk))
+                    if chunk is not None
+                    else {"ok": False, "why": "error"}  # the importer reads it itself
+                )
                 size = _put(replies[slot], [encoder.encode(reply)])
             _write_all(stdout, _REPLY.pack(size, slot))
     finally:

@@ -15,6 +15,8 @@ import heapq
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.arrays import unique
+
 _MAX_DEPTH = np.iinfo(np.int16).max
 
 
@@ -88,7 +90,7 @@ def stack_depths(
     clashing = order[1:][same]
     del order, same
     track_idx = np.searchsorted(first, clashing, side="right") - 1
-    for t in _distinct(track_idx):
+    for t in unique(track_idx).tolist():
         a, b = int(first[t]), int(last[t])
         # Only the clusters of overlapping slices that hold a clash need the loop: a cluster
         # starts where a slice starts after every earlier slice of the track has ended.
@@ -99,19 +101,10 @@ def stack_depths(
         starts = np.flatnonzero(new)
         stops = np.append(starts[1:], b - a)
         rows = clashing[(clashing >= a) & (clashing < b)] - a
-        for c in _distinct(cluster[rows]):
+        for c in unique(cluster[rows]).tolist():
             i, j = int(starts[c]), int(stops[c])
             depth[a + i : a + j] = _greedy(s[i:j], e[i:j])
     return np.minimum(depth, _MAX_DEPTH).astype(np.int16)
-
-
-def _distinct(a: npt.NDArray[np.int64]) -> list[int]:
-    """The distinct values of ``a``, in order. Not np.unique: its first plain call imports
-    numpy.ma (20 ms on a 2-core box, a sixth of the assembly of a 100k-kernel trace)."""
-    if not a.size:
-        return []
-    s = np.sort(a)
-    return s[np.concatenate([[True], s[1:] != s[:-1]])].tolist()
 
 
 def _greedy(start: npt.NDArray[np.int64], end: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

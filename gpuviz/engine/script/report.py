@@ -202,7 +202,7 @@ def report_lines(result: dict[str, Any]) -> list[str]:
             f"step time of {result['unprofiled_steps']} unprofiled steps: median "
             f"{_ms(wall['median'])}, p90 {_ms(wall['p90'])}"
         )
-        mean = wall.get("mean", wall["median"])
+        mean = wall["mean"]
         if gpu and gpu["median"] > RUN_AHEAD * wall["median"]:
             text += (
                 f", mean {_ms(mean)} (the CPU runs ahead of the GPU, whose step time is the pace)"
@@ -270,7 +270,7 @@ def pace_ms(wall: dict[str, float] | None, gpu: dict[str, float] | None) -> floa
     """How long a step takes in a run of steps: the CPU's mean step (it may run ahead, then
     wait), or the GPU's median step where that is longer (the CPU ran ahead through every
     step timed, its launches queued: a DDP rank waiting on a slower one in NCCL)."""
-    paces = [wall.get("mean", wall["median"])] if wall else []
+    paces = [wall["mean"]] if wall else []
     if gpu:
         paces.append(gpu["median"])
     return max(paces) if paces and max(paces) > 0 else None

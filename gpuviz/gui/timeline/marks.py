@@ -10,18 +10,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind, Trace
 
 I64 = npt.NDArray[np.int64]
-
-
-def unique(a: np.ndarray) -> np.ndarray:
-    """The sorted distinct values of ``a``."""
-    # np.unique imports numpy.ma on first use (about 90 ms): too slow for the GUI thread.
-    a = np.sort(a)
-    if len(a) > 1:
-        a = a[np.concatenate(([True], a[1:] != a[:-1]))]
-    return a
 
 
 class RowSet:
