@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.call_forest import CallForest, build_forest
 from gpuviz.analysis.names import HARNESS_STEP, PROFILER_STEP, name_mask
-from gpuviz.analysis.op_args import ArgColumns, decode_args
+from gpuviz.analysis.op_args import FIELDS, ArgColumns, decode_args
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
@@ -115,6 +115,7 @@ class Attribution:
     gpu_launch: I64
     gpu_op: I64
     _op_args: ArgColumns | None = field(default=None, repr=False)
+    _decoded: set[str] = field(default_factory=set, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
@@ -135,15 +136,21 @@ class Attribution:
                 self._memo[key] = make()
             return self._memo[key]
 
-    def op_args(self) -> ArgColumns:
-        """The args of every node (shapes, types, sequence numbers, flops) where the node is an
-        op or annotation; decoded once, on first use."""
-        if self._op_args is None:
-            with self._lock:
+    def op_args(self, fields: tuple[str, ...] = FIELDS) -> ArgColumns:
+        """The args ``fields`` of the ops and annotations (in :meth:`op_node_indices` order):
+        shapes, types, sequence numbers, flops; each field decoded once, on first use."""
+        with self._lock:
+            missing = tuple(f for f in fields if f not in self._decoded)
+            if missing or self._op_args is None:
+                rows = self.forest.rows[self.is_op_or_annotation]
+                got = decode_args(self.trace, rows, missing)
                 if self._op_args is None:
-                    rows = self.forest.rows[self.is_op_or_annotation]
-                    self._op_args = decode_args(self.trace, rows)
-        return self._op_args
+                    self._op_args = got
+                else:
+                    for f in missing:
+                        setattr(self._op_args, f, getattr(got, f))
+                self._decoded.update(missing)
+            return self._op_args
 
     def op_node_indices(self) -> I64:
         """The node indices that :meth:`op_args` entries belong to, in its order."""
@@ -374,7 +381,7 @@ def _sequence_links(
     out = np.full(n, -1, dtype=np.int64)
     att_nodes = np.flatnonzero(kind <= NodeKind.ANNOTATION)
     seq = np.full(n, -1, dtype=np.int64)
-    seq[att_nodes] = decode_args(trace, forest.rows[att_nodes]).sequence
+    seq[att_nodes] = decode_args(trace, forest.rows[att_nodes], ("sequence",)).sequence
     numbered = (seq >= 0) & (kind == NodeKind.OP)
     under_eval = forest.nearest(evaluate, inclusive=False) >= 0
     in_backward = under_eval | evaluate

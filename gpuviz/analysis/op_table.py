@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.op_args import args_text
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -116,15 +118,17 @@ def op_table(
     if flops_fn is formula_flops and _formula_module() is None:
         flops_fn = None  # no formulas installed: decode no shapes for them
     need_args = by_shape or flops_fn is not None or _has_flops_text(att)
-    args = att.op_args() if need_args else None
+    wanted: tuple[str, ...] = ("flops",)
+    if by_shape or flops_fn is not None:
+        wanted += ("input_dims", "input_types")
+    args = att.op_args(wanted) if need_args else None
     dims_key = types_key = None
-    if args is not None:
+    if args is not None and (by_shape or flops_fn is not None):
         dims_key = _intern(args.input_dims)
         types_key = _intern(args.input_types)
     if by_shape and args is not None and dims_key is not None and types_key is not None:
-        combo = np.stack([key, dims_key[0], types_key[0]], axis=1)
-        _, key = np.unique(combo, axis=0, return_inverse=True)
-        key = key.reshape(-1)
+        n_d, n_t = len(dims_key[1]) + 1, len(types_key[1]) + 1
+        key = (key * n_d + dims_key[0]) * n_t + types_key[0]
     groups, first, inverse, counts = np.unique(
         key, return_index=True, return_inverse=True, return_counts=True
     )
@@ -171,14 +175,14 @@ def op_table(
 
 def _has_flops_text(att: Attribution) -> bool:
     """Whether any args text mentions ``flops`` (one C search, before decoding any row)."""
-    text = att.trace.args.text
-    return b'"flops"' in text.read(0, len(text)) if len(text) else False
+    return re.search(rb'"flops"', args_text(att.trace)) is not None
 
 
 def _intern(values: list[bytes]) -> tuple[I64, list[bytes]]:
     """An id per value, and the distinct values."""
     ids: dict[bytes, int] = {}
-    out = np.fromiter((ids.setdefault(v, len(ids)) for v in values), np.int64, len(values))
+    put = ids.setdefault
+    out = np.array([put(v, len(ids)) for v in values], dtype=np.int64)
     return out, list(ids)
 
 
