@@ -72,7 +72,9 @@ def _gemm(name: str, m: int, k: int, n: int, dtype: torch.dtype, dev: str, tf32:
     a, b = _randn([m, k], dtype, dev), _randn([k, n], dtype, dev)
 
     def run() -> Any:
-        torch.backends.cuda.matmul.allow_tf32 = tf32
+        # "high" lets fp32 GEMMs run on TF32 tensor cores, "highest" keeps them in fp32 (the
+        # API every torch since 1.12 has; the newer fp32_precision settings follow it)
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
         return torch.mm(a, b)
 
     return Case(
