@@ -48,15 +48,36 @@ def load(folder: Path) -> tuple[Trace, dict[str, Any]]:
     return trace, expected
 
 
+class Launches:
+    """The GPU activity launched inside an op: kernels, copies and sets whose runtime launch
+    (same correlation id) lies on the op's thread inside the op's range."""
+
+    def __init__(self, trace: Trace) -> None:
+        s = trace.slices
+        self.trace = trace
+        self.runtime = np.flatnonzero(s.kind == Kind.RUNTIME)
+        self.gpu = np.flatnonzero(trace.gpu_activity_mask())
+        self.launch = trace.launches_of(self.gpu) if len(self.gpu) else np.zeros(0, dtype=np.int64)
+
+    def of(self, row: int) -> np.ndarray:
+        """The GPU rows launched by op ``row`` (its children included)."""
+        s = self.trace.slices
+        rt = self.runtime
+        inside = rt[
+            (s.track[rt] == s.track[row])
+            & (s.start_ns[rt] >= s.start_ns[row])
+            & (s.start_ns[rt] < s.start_ns[row] + s.dur_ns[row])
+        ]
+        return self.gpu[np.isin(self.launch, inside)]
+
+
 def calls(trace: Trace, case: str) -> list[list[Op]]:
     """The ops of each profiled call of ``case``, in call order."""
     s, t = trace.slices, trace.tracks
     name_id = trace.symbols.find(f"case:{case}")
     ranges = np.flatnonzero((s.kind == Kind.USER_ANNOTATION) & (s.name == name_id))
     ops = np.flatnonzero(s.kind == Kind.CPU_OP)
-    runtime = np.flatnonzero(s.kind == Kind.RUNTIME)
-    gpu = np.flatnonzero(trace.gpu_activity_mask())
-    launch = trace.launches_of(gpu) if len(gpu) else np.zeros(0, dtype=np.int64)
+    launches = Launches(trace)
     end = s.start_ns + s.dur_ns
     out = []
     for r in ranges[np.argsort(s.start_ns[ranges])]:
@@ -69,12 +90,7 @@ def calls(trace: Trace, case: str) -> list[list[Op]]:
         call = []
         for row in inside:
             args = trace.args.get(int(s.args[row]))
-            launches = runtime[
-                (s.track[runtime] == s.track[row])
-                & (s.start_ns[runtime] >= s.start_ns[row])
-                & (s.start_ns[runtime] < end[row])
-            ]
-            device_ns = int(s.dur_ns[gpu[np.isin(launch, launches)]].sum())
+            device_ns = int(s.dur_ns[launches.of(int(row))].sum())
             call.append(
                 Op(int(row), trace.name_of(int(row)), args.get("Input Dims", []),
                    args.get("Input type", []), args, device_ns)

@@ -17,11 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from roofline_cases import calls, load
+from roofline_cases import Launches, calls, load
 
 from gpuviz.analysis.flops import op_bytes
 from gpuviz.analysis.peaks import device_peaks
 from gpuviz.analysis.roofline import achieved_tflops, bound, intensity, roof_share
+from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Kind
 
 ROOT = Path(__file__).parent.parent.parent
 DATA = ROOT / "tests" / "data"
@@ -52,6 +54,24 @@ def _check_flops(folder: Path) -> None:
         for row in case["torch_flops"]:
             mine = {o.parent_flops for run in runs for o in run if o.name == row["op"]}
             assert mine == {row["flops"]}, (case["name"], row)
+
+
+def test_kernels_of_an_op_by_correlation() -> None:
+    """The helper the GPU check times ops with, on TraceLens' H100 ViT trace: each counted op
+    finds its own kernels (GEMMs, cuDNN's convolution, flash attention) and nothing else."""
+    trace = load_trace(DATA / "tl__h100__Falconsai_nsfw_image_detection__1016002.json.gz")
+    s = trace.slices
+    launches = Launches(trace)
+    found: dict[str, set[str]] = {}
+    for row in np.flatnonzero(s.kind == Kind.CPU_OP):
+        name = trace.name_of(int(row))
+        if name in ("aten::addmm", "aten::cudnn_convolution", "aten::_flash_attention_forward"):
+            kernels = launches.of(int(row))
+            assert len(kernels) > 0, (name, int(row))
+            found.setdefault(name, set()).update(trace.name_of(int(k)) for k in kernels)
+    assert all("gemm" in k for k in found["aten::addmm"]), found["aten::addmm"]
+    assert any("cudnn" in k and "tensorop" in k for k in found["aten::cudnn_convolution"])
+    assert all("flash_fwd" in k for k in found["aten::_flash_attention_forward"])
 
 
 @pytest.mark.parametrize("folder", [CPU, GPU], ids=["cpu", "gpu"])
