@@ -69,6 +69,7 @@ def test_h100_sxm_figures() -> None:
         ("NVIDIA H100 NVL", 132, 93.1, "h100-nvl"),
         ("NVIDIA H200 NVL", 132, 139.8, "h200-nvl"),
         ("NVIDIA B200", 148, 178.4, "b200"),
+        ("NVIDIA GB200", 148, 184.0, "gb200"),
         ("NVIDIA L4", 58, 22.0, "l4"),
         ("NVIDIA L40S", 142, 44.4, "l40s"),
         ("NVIDIA L40", 142, 44.4, "l40"),
