@@ -202,3 +202,30 @@ def step_mfu(
     precision = dominant_precision(by)
     peak = peak_of(precision) if precision is not None else None
     return StepMfu(total, precision, peak, mfu(total, step_ns, peak))
+
+
+def tf32_if_faster(
+    precision: str, achieved: float, fp32_peak_tflops: float | None, margin: float = 1.05
+) -> str:
+    """``"tf32"`` for an fp32 op that ran faster than the device's fp32 peak, else ``precision``.
+
+    fp32 and TF32 share the type string ``float``, and recent cuBLAS kernels (``nvjet_*``) do
+    not say ``tf32`` in their names, so :func:`gpuviz.analysis.dtypes.op_precision` may call a
+    TF32 GEMM fp32. Its speed tells: no fp32 GEMM beats the CUDA cores' fp32 peak, so one that
+    did (by more than ``margin``) ran on TF32 tensor cores. A TF32 GEMM slower than the fp32
+    peak stays fp32 (its MFU is then measured against the lower peak).
+
+    Parameters
+    ----------
+    precision : str
+        The class from the op's types (and kernel names).
+    achieved : float
+        The op's achieved TFLOP/s.
+    fp32_peak_tflops : float or None
+        The device's fp32 peak.
+    margin : float
+        How far above the fp32 peak counts as proof.
+    """
+    if precision != "fp32" or fp32_peak_tflops is None or not np.isfinite(achieved):
+        return precision
+    return "tf32" if achieved > fp32_peak_tflops * margin else precision

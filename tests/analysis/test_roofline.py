@@ -17,6 +17,7 @@ from gpuviz.analysis.roofline import (
     roof_share,
     roof_tflops,
     step_mfu,
+    tf32_if_faster,
 )
 
 H100_BF16, H100_BW = 989.4, 3.35
@@ -71,3 +72,13 @@ def test_step_mfu_uses_the_precision_doing_most_flops() -> None:
     assert s.mfu == pytest.approx(9e12 / (20e-3 * 989.4e12))
     none = step_mfu([np.nan], ["bf16"], 1e6, peaks.get)
     assert (none.flops, none.precision, none.mfu) == (0.0, None, None)
+
+
+def test_tf32_if_faster() -> None:
+    # an fp32 GEMM at 400 TFLOP/s on an H100 (fp32 peak 66.9) ran on TF32 tensor cores
+    assert tf32_if_faster("fp32", 400.0, 66.9) == "tf32"
+    assert tf32_if_faster("fp32", 50.0, 66.9) == "fp32"
+    assert tf32_if_faster("fp32", 68.0, 66.9) == "fp32"  # within the margin
+    assert tf32_if_faster("bf16", 400.0, 66.9) == "bf16"
+    assert tf32_if_faster("fp32", float("nan"), 66.9) == "fp32"
+    assert tf32_if_faster("fp32", 400.0, None) == "fp32"

@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 from roofline_cases import Launches, calls, load
 
+from gpuviz.analysis.dtypes import op_precision
 from gpuviz.analysis.flops import op_bytes
 from gpuviz.analysis.peaks import device_peaks
-from gpuviz.analysis.roofline import achieved_tflops, bound, intensity, roof_share
+from gpuviz.analysis.roofline import achieved_tflops, bound, intensity, roof_share, tf32_if_faster
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Kind
 
@@ -123,6 +124,24 @@ def test_bound_of_a_large_and_a_skinny_gemm() -> None:
         share = float(roof_share(cases[name]["tflops"], i, peak, bw))
         assert 0.3 < share <= 1.05, (name, share)
     assert np.isfinite(cases["mm_bf16_8192"]["event_ms"])
+
+
+def test_precision_of_the_recorded_gemms() -> None:
+    """bf16 is read from the types; fp32 with TF32 on is told from fp32 by its kernels' names
+    or, where cuBLAS's names don't say (nvjet), by running faster than the fp32 peak."""
+    _need(GPU)
+    trace, expected = load(GPU)
+    match = device_peaks(trace)
+    assert match.peaks is not None, match.reason
+    launches = Launches(trace)
+    cases = {c["name"]: c for c in expected["cases"]}
+    seen = {}
+    for name in ("mm_bf16_8192", "mm_fp32_8192", "mm_tf32_8192"):
+        op = next(o for o in calls(trace, name)[0] if o.name == "aten::mm")
+        kernels = [trace.name_of(int(k)) for k in launches.of(op.row)]
+        precision = op_precision(op.types, kernels)
+        seen[name] = tf32_if_faster(precision, cases[name]["tflops"], match.peaks.fp32_tflops)
+    assert seen == {"mm_bf16_8192": "bf16", "mm_fp32_8192": "fp32", "mm_tf32_8192": "tf32"}, seen
 
 
 @pytest.mark.slow
