@@ -1,6 +1,6 @@
 """``gpuviz profile``'s cost: on the steps outside its window, per component, and with stacks.
 
-    python benchmarks/bench_profile.py --json OUT.json                 # ~8 min on an H100
+    python benchmarks/bench_profile.py --json OUT.json      # fitted to --budget-s (8 min)
     python benchmarks/bench_profile.py --device cpu --pairs 3 --steps 30 --variant-pairs 2 \\
         --stack-cost --stack-pairs 2 --stack-steps 20 --json /tmp/b.json  # a smoke test
 
@@ -44,9 +44,9 @@ the component costs). The switches, environment variables that ``gpuviz profile`
 
 **with_stack's cost** (``--stack-cost``; ``--stack-pairs``). Pairs of ``gpuviz profile`` runs
 without and with Python stacks (``--no-stack`` where gpuviz has it, else no flag, against
-``--stack``), on the launch-bound step and a compute-bound one (``--kind gemm``: bf16 GEMMs);
-per pair the ratio of the median recorded step (the window's last step, which holds the
-export, left out).
+``--stack``), on the launch-bound step and a compute-bound one (``--kind gemm``: bf16 GEMMs,
+the loss read every step); per pair the ratio of the median recorded step (the window's last
+step, which holds the export, left out).
 
 **Budget** (``--budget-s``, 480 by default). A process costs its start-up (torch, CUDA: 3-5 s on
 an H100) and its steps. Groups are scheduled so that every target (``--pairs``,
@@ -55,7 +55,8 @@ runs, timed from the runs so far, fit in what is left. The figures say how many 
 Progress goes to stderr; ``--json`` is rewritten after every group (a run cut short keeps what
 it had), with the machine, the GPU, the versions, every run's step times and every figure.
 Runs are pinned to the same CPU cores (``--cpus``; ``auto`` takes 4 cores from the third on
-machines of 8 or more), which makes processes differ less.
+machines of 8 or more), meant to make processes differ less (not measured yet). A run is
+stopped past ``--run-timeout`` or 45 s past the budget, whichever comes first.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(ROOT)]  # paired.py, and gpuviz without PYTHONPATH
 
 from paired import (  # noqa: E402  (benchmarks/ is no package)
     format_ratio,
@@ -100,7 +101,8 @@ SWITCHES["all"] = {
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
 WORKLOADS = {
     "launch": (WORKLOAD_SCRIPT, ("--kind", "launch"), 300),
-    "gemm": (WORKLOAD_SCRIPT, ("--kind", "gemm"), 40),
+    # A loss read each step: the host's step time is then the GPU's, not the time to queue.
+    "gemm": (WORKLOAD_SCRIPT, ("--kind", "gemm", "--sync-every", "1"), 40),
     "gpt": (ROOT / "examples" / "gpt_train.py", (), 200),
 }
 """name -> (script, its arguments, default steps a run)."""
@@ -212,6 +214,7 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
     trace = bench.out / f"{tag}.json.gz"
     cmd, env = command(bench, run, times_file, trace)
     cpus = bench.cpus
+    timeout = min(bench.args.run_timeout, max(30.0, bench.args.budget_s - bench.elapsed() + 45))
     t0 = time.perf_counter()
     res: dict[str, Any] = {"workload": run.workload, "label": run.label}
     try:
@@ -221,12 +224,12 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
             cwd=ROOT,
             capture_output=True,
             text=True,
-            timeout=bench.args.run_timeout,
+            timeout=timeout,
             check=False,
             preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
     except subprocess.TimeoutExpired:
-        res["error"] = f"timed out after {bench.args.run_timeout} s"
+        res["error"] = f"timed out after {timeout:.0f} s"
         return res
     finally:
         res["wall_s"] = round(time.perf_counter() - t0, 3)
@@ -324,6 +327,20 @@ def next_group(
         if not bench.groups or sum(bench.predict(r) for r in runs) <= left:
             return unit, runs
     return None
+
+
+def needed_s(bench: Bench, goal: dict[tuple[str, str], int]) -> float:
+    """Seconds the groups left to reach every target would take, by the runs timed so far."""
+    total = 0.0
+    for unit, n in goal.items():
+        kind, w = unit
+        if kind == "main":  # variant groups are main pairs too: the rest are plain pairs
+            n -= goal.get(("variants", w), 0)
+            done = sum(1 for g in bench.groups if g["workload"] == w and g["kind"] == "main")
+        else:
+            done = done_count(bench, unit)
+        total += max(0, n - done) * sum(bench.predict(r) for r in group_runs(bench, unit, 0))
+    return total
 
 
 def run_group(bench: Bench, unit: tuple[str, str], runs: list[Run]) -> None:
@@ -450,6 +467,16 @@ def print_figures(fig: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------------------- setup
+def _nan_to_none(x: Any) -> Any:
+    if isinstance(x, float) and x != x:
+        return None
+    if isinstance(x, dict):
+        return {k: _nan_to_none(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_nan_to_none(v) for v in x]
+    return x
+
+
 def _gpu_state() -> list[str] | None:
     smi = shutil.which("nvidia-smi")
     if not smi:
@@ -616,10 +643,11 @@ def main(argv: list[str] | None = None) -> int:
     def save() -> dict[str, Any]:
         doc["elapsed_s"] = round(bench.elapsed(), 1)
         doc["groups"] = bench.groups
+        doc["failed_runs"] = bench.failed
         doc["figures"] = figures(bench)
         doc["done"] = {f"{k}/{w}": done_count(bench, (k, w)) for k, w in goal}
-        if a.json:
-            Path(a.json).write_text(json.dumps(doc, indent=1))
+        if a.json:  # NaN (no pairs yet) as null: standard JSON
+            Path(a.json).write_text(json.dumps(_nan_to_none(doc), indent=1, allow_nan=False))
         return doc
 
     while bench.broken is None:
@@ -628,6 +656,13 @@ def main(argv: list[str] | None = None) -> int:
             break
         run_group(bench, *nxt)
         save()
+        if len(bench.groups) == 1:
+            print(
+                f"bench_profile: every target would take ~{needed_s(bench, goal):.0f} s more at "
+                "this pace; groups are fitted to the budget in proportion",
+                file=sys.stderr,
+                flush=True,
+            )
     doc["machine"]["gpu_after"] = _gpu_state()
     fig = save()["figures"]
     print(
