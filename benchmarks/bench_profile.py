@@ -1,6 +1,7 @@
 """``gpuviz profile``'s cost: on the steps outside its window, per component, and with stacks.
 
     python benchmarks/bench_profile.py --json OUT.json      # fitted to --budget-s (8 min)
+    python benchmarks/bench_profile.py --workloads '' --stack-cost --budget-s 200  # stacks only
     python benchmarks/bench_profile.py --device cpu --pairs 3 --steps 30 --variant-pairs 2 \\
         --stack-cost --stack-pairs 2 --stack-steps 20 --json /tmp/b.json  # a smoke test
 
@@ -293,15 +294,16 @@ def group_runs(bench: Bench, unit: tuple[str, str], index: int) -> list[Run]:
 
 
 def targets(a: argparse.Namespace) -> dict[tuple[str, str], int]:
+    """How many groups each unit is to run (units with none left out)."""
     t: dict[tuple[str, str], int] = {}
     for w in a.workloads:
-        if w in a.variant_workloads and a.variants and a.variant_pairs:
+        if w in a.variant_workloads and a.variants:
             t[("variants", w)] = a.variant_pairs
         t[("main", w)] = a.pairs
     if a.stack_cost:
         for w in a.stack_workloads:
             t[("stack", w)] = a.stack_pairs
-    return t
+    return {u: n for u, n in t.items() if n > 0}
 
 
 def done_count(bench: Bench, unit: tuple[str, str]) -> int:
@@ -388,6 +390,8 @@ def figures(bench: Bench) -> dict[str, Any]:
     out: dict[str, Any] = {"outside": {}, "stack": {}}
     for w in a.workloads:
         gs = [g for g in bench.groups if g["workload"] == w and g["kind"] != "stack"]
+        if not gs:
+            continue
         bare = [
             g["runs"]["bare"]["outside"]["median"]
             for g in gs
@@ -430,6 +434,8 @@ def figures(bench: Bench) -> dict[str, Any]:
         out["outside"][w] = f
     for w in a.stack_workloads if a.stack_cost else ():
         gs = [g for g in bench.groups if g["workload"] == w and g["kind"] == "stack"]
+        if not gs:
+            continue
         base = [
             g["runs"]["nostack"]["recorded"]["median"]
             for g in gs
@@ -576,7 +582,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.variant_workloads, a.stack_workloads = split(a.variant_workloads), split(a.stack_workloads)
     for flag, names, known in (
         ("--workloads", a.workloads, ("launch", "gpt", "gemm")),
-        ("--variant-workloads", a.variant_workloads, a.workloads),
+        ("--variant-workloads", a.variant_workloads, tuple(WORKLOADS)),
         ("--stack-workloads", a.stack_workloads, tuple(WORKLOADS)),
         ("--variants", a.variants, tuple(SWITCHES)),
     ):
