@@ -74,7 +74,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -500,6 +500,12 @@ def _gpu_state() -> list[str] | None:
     return r.stdout.strip().splitlines()
 
 
+def _bad(message: str) -> NoReturn:
+    """Bad input: one line, exit 2."""
+    sys.stderr.write(f"bench_profile: {message}\n")
+    raise SystemExit(2)
+
+
 def _cpus(spec: str) -> list[int] | None:
     if spec == "none" or not hasattr(os, "sched_setaffinity"):
         return None
@@ -512,11 +518,9 @@ def _cpus(spec: str) -> list[int] | None:
         try:
             want = [int(c) for c in spec.split(",")]
         except ValueError:
-            raise SystemExit(
-                f"bench_profile: --cpus {spec!r}: give auto, none or a list such as 2,3,4,5"
-            ) from None
+            _bad(f"--cpus {spec!r}: give auto, none or a list such as 2,3,4,5")
         if not set(want) <= set(have):
-            raise SystemExit(f"bench_profile: --cpus {spec}: this process may run on {have} only")
+            _bad(f"--cpus {spec}: this process may run on {have} only")
     try:
         os.sched_setaffinity(0, os.sched_getaffinity(0))  # can this system pin at all?
     except OSError:
