@@ -13,7 +13,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,6 +23,14 @@ from gpuviz.errors import BadInputError, WorkFailedError
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
+
+TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
+"""What ``gpuviz PATH`` takes for a path to open even when it does not exist (to say so)."""
+
+MAX_SIDE = 16384
+MAX_PIXELS = 16384 * 4096
+"""``--size`` limits: Qt's own limit on a side, and 64 Mpx (a 256 MiB ARGB image; the window
+and its grab take a few of those). 100000x100000 grew past 15 GB before it failed."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +64,11 @@ def _size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"--size {text!r}: expected WxH, e.g. 1600x900") from None
     if w <= 0 or h <= 0:
         raise argparse.ArgumentTypeError(f"--size {text!r}: width and height must be positive")
+    if w > MAX_SIDE or h > MAX_SIDE or w * h > MAX_PIXELS:
+        raise argparse.ArgumentTypeError(
+            f"--size {text!r}: at most {MAX_SIDE} pixels a side and "
+            f"{MAX_PIXELS // 2**20} Mpx in all (e.g. 8192x8192)"
+        )
     return w, h
 
 
@@ -306,6 +319,31 @@ def _profile_value_options() -> set[str]:
     return {o for a in prof._actions if a.nargs != 0 for o in a.option_strings}
 
 
+def open_path_argv(argv: Sequence[str], commands: Collection[str]) -> list[str]:
+    """``gpuviz PATH ...`` as ``gpuviz open PATH ...``: what a user types, or a file manager runs.
+
+    The first word that is not an option is taken for a TRACE (or snapshot) when it is not a
+    command and is an existing file or folder, or is named like one (``.json``,
+    ``.json.gz``, ``.pickle``, ``.pickle.gz``), so that a mistyped name gets ``gpuviz open``'s
+    "no such file" rather than "invalid choice". Any other word is left to argparse.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after ``gpuviz``.
+    commands : collection of str
+        The command names; a word that is one is never a path.
+    """
+    words = list(argv)
+    at = _command_index(words)
+    if at is None or words[at] in commands:
+        return words
+    word = words[at]
+    if os.path.exists(word) or word.lower().endswith(TRACE_SUFFIXES):
+        words.insert(at, "open")
+    return words
+
+
 def _command_index(argv: Sequence[str]) -> int | None:
     for i, word in enumerate(argv):
         if not word.startswith("-"):
@@ -371,12 +409,13 @@ def _cache_switch(off: bool) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
-    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = getattr(parser, "commands", {})
+    words = open_path_argv(sys.argv[1:] if argv is None else argv, commands)
     at = _command_index(words)
     target = None
     if at is not None and words[at] == "profile":
         words, target = split_profile_argv(words, at)
-    parser = build_parser()
     if target is None:
         args = parser.parse_args(words)
     else:

@@ -19,6 +19,7 @@ import html
 import json
 import re
 import sys
+from collections.abc import Sequence
 from typing import IO, Any
 
 # C0 controls but newline and tab, DEL, C1 controls, the Unicode bidirectional controls (a
@@ -140,6 +141,27 @@ def json_text(obj: Any, **kwargs: Any) -> str:
     return json.dumps(obj, **kwargs)
 
 
+def warning_lines(samples: Sequence[str], shown: int = 5) -> list[str]:
+    """A trace's import warnings as report lines: ``  warning: …``, the first ``shown``.
+
+    What ``gpuviz summary`` and ``gpuviz advise`` print under their ``trace:`` line (and
+    ``gpuviz export`` on stderr), so that a command that loads a trace never keeps quiet about
+    what its import warned of (two files claiming one rank, skipped events).
+
+    Parameters
+    ----------
+    samples : sequence of str
+        The messages (``Trace.warnings.samples``); names from files, so each is made one safe
+        line.
+    shown : int
+        How many to print; the rest are counted on one more line.
+    """
+    lines = [f"  warning: {terminal_safe(w, one_line=True)}" for w in samples[:shown]]
+    if len(samples) > shown:
+        lines.append(f"  … {len(samples) - shown} more warnings")
+    return lines
+
+
 __all__ = [
     "echo",
     "echo_traceback",
@@ -149,6 +171,7 @@ __all__ = [
     "terminal_safe",
     "title_safe",
     "tooltip_html",
+    "warning_lines",
 ]
 
 

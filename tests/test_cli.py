@@ -1,10 +1,12 @@
-"""The argument parser's own errors: one line naming the command and its help, exit code 2."""
+"""The argument parser: its errors (one line naming the command, exit 2), ``gpuviz PATH``, --size."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from gpuviz.cli import build_parser, main
+from gpuviz.cli import MAX_PIXELS, MAX_SIDE, build_parser, main, open_path_argv
 
 
 @pytest.mark.parametrize(
@@ -42,3 +44,86 @@ def test_an_unknown_option_is_blamed_on_its_command(capsys: pytest.CaptureFixtur
         err = capsys.readouterr().err
         assert err.startswith(f"gpuviz {name}: "), err
         assert "unrecognized arguments: --no-such-option" in err or "required" in err
+
+
+# -- gpuviz PATH: a path as the first word opens it ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "traces"),
+    [
+        (["FILE"], ["FILE"]),
+        (["DIR"], ["DIR"]),
+        (["FILE", "DIR", "--view", "timeline"], ["FILE", "DIR"]),
+        (["not-yet.json.gz"], ["not-yet.json.gz"]),  # named like a trace: open says it is missing
+        (["t.json"], ["t.json"]),
+        (["snap.pickle"], ["snap.pickle"]),
+        (["SNAP.PICKLE.GZ"], ["SNAP.PICKLE.GZ"]),
+    ],
+)
+def test_a_path_as_the_first_word_is_gpuviz_open(
+    argv: list[str], traces: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("{}")  # any existing file, whatever its name
+    (tmp_path / "DIR").mkdir()
+    parser = build_parser()
+    words = open_path_argv(argv, parser.commands)  # type: ignore[attr-defined]
+    assert words == ["open", *argv]
+    args = parser.parse_args(words)
+    assert args.command == "open" and args.traces == traces
+    assert args.view == ("timeline" if "--view" in argv else "insights")
+
+
+def test_a_command_is_never_taken_for_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "summary").mkdir()  # a folder named like a command
+    commands = build_parser().commands  # type: ignore[attr-defined]
+    assert open_path_argv(["summary", "t.json"], commands) == ["summary", "t.json"]
+    assert open_path_argv(["--version"], commands) == ["--version"]
+    assert open_path_argv([], commands) == []
+
+
+@pytest.mark.parametrize("word", ["foo", "trace.txt", "summry"])
+def test_an_unknown_word_that_is_not_a_path_is_still_argparses_error(
+    word: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main([word])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"invalid choice: '{word}'" in err
+
+
+def test_a_missing_trace_as_the_first_word_is_open_s_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # open refuses it before Qt is imported
+    assert main(["gone.json.gz"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gpuviz open: gone.json.gz: no such file or folder\n"
+
+
+# -- --size: bounded ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["100000x100000", "16385x100", "100x16385", "10000x10000"])
+@pytest.mark.parametrize("command", [["open", "t.json"], ["run", "loops", "--gui"]])
+def test_a_screenshot_size_past_the_limits_is_one_line_exit_2(
+    size: str, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--screenshot", "x.png", "--size", size])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--size '{size}': at most {MAX_SIDE} pixels a side" in err
+
+
+@pytest.mark.parametrize("size", ["16384x4096", "8192x8192", "1x1", "1600x900"])
+def test_sizes_within_the_limits_parse(size: str) -> None:
+    args = build_parser().parse_args(["open", "t.json", "--size", size])
+    w, h = (int(v) for v in size.split("x"))
+    assert args.size == (w, h) and w * h <= MAX_PIXELS

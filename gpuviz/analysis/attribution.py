@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.call_forest import CallForest, build_forest
 from gpuviz.analysis.names import HARNESS_STEP, PROFILER_STEP, name_mask
-from gpuviz.analysis.op_args import FIELDS, ArgColumns, decode_args
+from gpuviz.analysis.node_args import FIELDS, ArgColumns, decode_args
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]

@@ -1,167 +1,261 @@
-"""The few args attribution reads (input shapes, sequence numbers, flops, Python ids), decoded in
-bulk.
+"""Which aten ops do what work, and where each keeps its arguments.
 
-A trace keeps each event's ``args`` as JSON text (:class:`gpuviz.trace.model.ArgsStore`).
-Decoding a million rows one ``get`` at a time costs seconds; here the rows' texts are joined
-into one JSON array and decoded by msgspec in one call into a Struct that names only the
-fields wanted (msgspec skips the others without building them). Shapes and types are kept as
-their raw JSON text, so that grouping by shape is grouping by bytes.
+The tables :mod:`gpuviz.analysis.flops` counts by: GEMMs and their operands, convolutions and
+the ``Concrete Inputs`` index of their stride, padding and dilation, attention ops and the index
+of their query and ``is_causal``, the parents that call them (:data:`COMPOSITE_OPS`), and the
+elementwise, reduction and write-only ops whose bytes are counted. Indices follow torch's
+``native_functions.yaml``; ``tests/analysis/test_flops.py`` checks them against the schemas of
+the installed torch. Also the parsing of ``Input Dims`` entries and ``Concrete Inputs`` text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
-import msgspec
-import numpy as np
-import numpy.typing as npt
+Dims = Sequence[Any]
 
-from gpuviz.trace.model import Trace
+# -- op tables -------------------------------------------------------------------------------
 
-I64 = npt.NDArray[np.int64]
-F64 = npt.NDArray[np.float64]
+GEMMS: dict[str, tuple[int, int]] = {
+    # name -> (index of the left operand, index of the right operand)
+    "aten::mm": (0, 1),
+    "aten::addmm": (1, 2),
+    "aten::_addmm_activation": (1, 2),
+    "aten::_scaled_mm": (0, 1),
+    "aten::_int_mm": (0, 1),
+    "aten::bmm": (0, 1),
+    "aten::baddbmm": (1, 2),
+    "aten::addbmm": (1, 2),
+    "aten::mv": (0, 1),
+    "aten::addmv": (1, 2),
+    "aten::dot": (0, 1),
+    "aten::vdot": (0, 1),
+}
 
-_EMPTY = msgspec.Raw(b"")
+# Convolution ops that launch kernels: name -> (stride, padding, dilation) argument indices
+# (None: not an argument, 1 everywhere), or "transposed" (positions come from the input).
+CONV_LEAVES: dict[str, tuple[int | None, int | None, int | None] | str] = {
+    "aten::cudnn_convolution": (3, 2, 4),
+    "aten::cudnn_convolution_relu": (3, 4, 5),
+    "aten::cudnn_convolution_add_relu": (5, 6, 7),
+    "aten::cudnn_convolution_transpose": "transposed",
+    "aten::miopen_convolution": (4, 3, 5),
+    "aten::miopen_depthwise_convolution": (4, 3, 5),
+    "aten::miopen_convolution_relu": (3, 4, 5),
+    "aten::miopen_convolution_add_relu": (5, 6, 7),
+    "aten::miopen_convolution_transpose": "transposed",
+    "aten::mkldnn_convolution": (4, 3, 5),
+    "aten::_mps_convolution": (4, 3, 5),
+    "aten::_slow_conv2d_forward": (4, 5, None),
+    "aten::slow_conv3d_forward": (4, 5, None),
+    "aten::slow_conv_dilated2d": (4, 5, 6),
+    "aten::slow_conv_dilated3d": (4, 5, 6),
+    "aten::_conv_depthwise2d": (4, 5, 6),
+    "aten::conv_depthwise3d": (4, 5, 6),
+    "aten::_nnpack_spatial_convolution": (4, 3, None),
+    "aten::slow_conv_transpose2d": "transposed",
+    "aten::slow_conv_transpose3d": "transposed",
+}
+
+# The parents of those (counted by composite_flops only): (stride, padding, dilation, transposed).
+CONV_PARENTS: dict[str, tuple[int, int, int, int | None]] = {
+    "aten::conv1d": (3, 4, 5, None),
+    "aten::conv2d": (3, 4, 5, None),
+    "aten::conv3d": (3, 4, 5, None),
+    "aten::convolution": (3, 4, 5, 6),
+    "aten::_convolution": (3, 4, 5, 6),
+    "aten::convolution_overrideable": (3, 4, 5, 6),
+}
+CONV_TRANSPOSE_PARENTS = frozenset(
+    {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"}
+)
+
+CONV_BACKWARDS = frozenset(
+    {"aten::convolution_backward", "aten::convolution_backward_overrideable"}
+)
 
 
-class _Args(msgspec.Struct):
-    input_dims: msgspec.Raw = msgspec.field(default=_EMPTY, name="Input Dims")
-    input_type: msgspec.Raw = msgspec.field(default=_EMPTY, name="Input type")
-    sequence: Any = msgspec.field(default=None, name="Sequence number")
-    flops: Any = None
-    python_id: Any = msgspec.field(default=None, name="Python id")
-    python_parent_id: Any = msgspec.field(default=None, name="Python parent id")
+class AttentionArgs(NamedTuple):
+    """Where an attention op keeps its query (key and value follow it) and causal flag."""
+
+    q: int
+    layout: str  # "BHSD" or "BSHD"
+    causal: int  # index of is_causal, or of custom_mask_type
+    backward: bool
+    mask_type: bool = False  # causal is an int: 0 none, 1 or 2 causal
 
 
-FIELDS = ("input_dims", "input_types", "sequence", "flops", "python_id", "python_parent_id")
-"""The fields :func:`decode_args` can fill."""
+# The attention ops that launch kernels (argument indices from native_functions.yaml; a test
+# checks them against torch's schemas where torch is installed).
+ATTENTION_LEAVES: dict[str, AttentionArgs] = {
+    "aten::_flash_attention_forward": AttentionArgs(0, "BSHD", 8, False),
+    "aten::_flash_attention_backward": AttentionArgs(1, "BSHD", 11, True),
+    "aten::_efficient_attention_forward": AttentionArgs(0, "BSHD", 9, False, mask_type=True),
+    "aten::_efficient_attention_backward": AttentionArgs(1, "BSHD", 14, True, mask_type=True),
+    "aten::_scaled_dot_product_cudnn_attention": AttentionArgs(0, "BHSD", 6, False),
+    "aten::_scaled_dot_product_cudnn_attention_backward": AttentionArgs(1, "BHSD", 14, True),
+    "aten::_scaled_dot_product_flash_attention_for_cpu": AttentionArgs(0, "BHSD", 4, False),
+    "aten::_scaled_dot_product_flash_attention_for_cpu_backward": AttentionArgs(1, "BHSD", 7, True),
+    "aten::_scaled_dot_product_fused_attention_overrideable": AttentionArgs(0, "BHSD", 5, False),
+    "aten::_scaled_dot_product_fused_attention_overrideable_backward": AttentionArgs(
+        1, "BHSD", 13, True
+    ),
+    "aten::_scaled_dot_product_attention_math_for_mps": AttentionArgs(0, "BHSD", 5, False),
+}
+
+# Attention wrappers: they call one of the leaves above (flash and efficient through the
+# dispatcher, so the leaf is recorded), or decompose into bmm/softmax (math).
+ATTENTION_PARENTS: dict[str, AttentionArgs] = {
+    "aten::scaled_dot_product_attention": AttentionArgs(0, "BHSD", 5, False),
+    "aten::_scaled_dot_product_attention_math": AttentionArgs(0, "BHSD", 5, False),
+    "aten::_scaled_dot_product_flash_attention": AttentionArgs(0, "BHSD", 4, False),
+    "aten::_scaled_dot_product_flash_attention_backward": AttentionArgs(1, "BHSD", 11, True),
+    "aten::_scaled_dot_product_efficient_attention": AttentionArgs(0, "BHSD", 6, False),
+    "aten::_scaled_dot_product_efficient_attention_backward": AttentionArgs(1, "BHSD", 11, True),
+}
+
+GEMM_PARENTS = frozenset({"aten::matmul", "aten::linear", "aten::einsum", "aten::tensordot"})
+
+# Parents of the elementwise/norm/copy leaves (bytes).
+BYTES_PARENTS = frozenset(
+    {
+        "aten::to",
+        "aten::_to_copy",
+        "aten::clone",
+        "aten::contiguous",
+        "aten::layer_norm",
+        "aten::batch_norm",
+        "aten::_batch_norm_impl_index",
+        "aten::group_norm",
+        "aten::instance_norm",
+        "aten::rms_norm",
+        "aten::softmax",
+        "aten::log_softmax",
+        "aten::dropout",
+        "aten::feature_dropout",
+    }
+)
+
+COMPOSITE_OPS: frozenset[str] = frozenset(
+    set(CONV_PARENTS)
+    | set(CONV_TRANSPOSE_PARENTS)
+    | set(ATTENTION_PARENTS)
+    | set(GEMM_PARENTS)
+    | set(BYTES_PARENTS)
+)
+"""Ops that call other aten ops to do their work: :func:`op_flops` and :func:`op_bytes` give
+them None, so a sum over an op tree counts each piece of work once, at its innermost op."""
+
+# Elementwise ops by their base name (no "aten::", no trailing "_"): read inputs, write one
+# output the size of the largest input.
+ELEMENTWISE = frozenset(
+    """abs neg exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan tanh sigmoid relu gelu
+    silu mish hardswish hardsigmoid hardtanh leaky_relu elu selu celu softplus erf erfc erfinv
+    reciprocal sign sgn square floor ceil round trunc frac clamp clamp_min clamp_max nan_to_num
+    logit bitwise_not logical_not threshold add sub rsub mul div true_divide floor_divide pow
+    maximum minimum fmod remainder atan2 logical_and logical_or logical_xor bitwise_and
+    bitwise_or bitwise_xor where masked_fill lerp addcmul addcdiv copysign hypot xlogy
+    threshold_backward gelu_backward silu_backward sigmoid_backward tanh_backward
+    hardswish_backward hardtanh_backward leaky_relu_backward elu_backward mish_backward
+    softplus_backward native_dropout native_dropout_backward cumsum cumprod _softmax
+    _log_softmax _softmax_backward_data _log_softmax_backward_data native_layer_norm
+    native_layer_norm_backward native_batch_norm native_batch_norm_backward cudnn_batch_norm
+    cudnn_batch_norm_backward miopen_batch_norm miopen_batch_norm_backward
+    _batch_norm_with_update _batch_norm_no_update batch_norm_backward native_group_norm
+    native_group_norm_backward _fused_rms_norm _fused_rms_norm_backward""".split()
+)
+COMPARISONS = frozenset("eq ne lt le gt ge isnan isinf isfinite".split())
+# Ops that only write their first input (nothing is read).
+WRITE_ONLY = frozenset(
+    "fill zero normal uniform bernoulli exponential random geometric cauchy log_normal".split()
+)
+REDUCTIONS = frozenset(
+    """sum mean amax amin max min prod var std var_mean std_mean norm linalg_vector_norm
+    argmax argmin all any logsumexp count_nonzero nansum""".split()
+)
 
 
-@dataclass
-class ArgColumns:
-    """The wanted args of some slices, one entry per slice.
+# -- parsing ---------------------------------------------------------------------------------
 
-    Attributes
-    ----------
-    input_dims, input_types : list of bytes
-        ``Input Dims`` and ``Input type`` as their JSON text (``b""`` where absent).
-    sequence : int64
-        ``Sequence number``, -1 where absent.
-    flops : float64
-        Kineto's ``flops`` (``with_flops=True``), NaN where absent.
-    python_id, python_parent_id : int64
-        ``Python id`` and ``Python parent id`` of ``python_function`` events, -1 where absent.
+
+def shape_of(dims: Dims, i: int) -> list[int] | None:
+    """Input ``i``'s shape if it is a tensor of at least one dimension, else None."""
+    if i >= len(dims):
+        return None
+    d = dims[i]
+    if not isinstance(d, list | tuple) or not d:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in d):
+        return None
+    return list(d)
+
+
+def concrete(args: dict[str, Any] | None, i: int) -> Any:
+    """Argument ``i`` of ``Concrete Inputs``, parsed (bool, int, float, list or str); None if
+    absent or empty."""
+    values = (args or {}).get("Concrete Inputs")
+    if not isinstance(values, list) or i >= len(values):
+        return None
+    return parse_concrete(values[i])
+
+
+def parse_concrete(text: Any) -> Any:
+    """One ``Concrete Inputs`` entry as a Python value.
+
+    ``'True'`` -> True, ``'2'`` -> 2, ``'0.'`` -> 0.0, ``'[2, 2]'`` -> [2, 2],
+    ``'[True, False]'`` -> [True, False]; ``''`` -> None; other text stays a string
+    (``'same'``).
     """
-
-    input_dims: list[bytes]
-    input_types: list[bytes]
-    sequence: I64
-    flops: F64
-    python_id: I64
-    python_parent_id: I64
-
-
-def _int(v: Any) -> int:
-    return v if type(v) is int else -1
-
-
-def _num(v: Any) -> float:
-    return float(v) if type(v) in (int, float) else float("nan")
-
-
-def decode_args(trace: Trace, rows: npt.ArrayLike, fields: Iterable[str] = FIELDS) -> ArgColumns:
-    """The wanted args of slice ``rows``.
-
-    Parameters
-    ----------
-    trace : Trace
-    rows : array_like of int
-        Slice rows.
-    fields : iterable of str
-        The :class:`ArgColumns` fields to fill (the others stay absent): filling a field
-        costs a Python step per row.
-
-    Returns
-    -------
-    ArgColumns
-        One entry per row; absent values where a row has no args or a field is missing or of
-        another type.
-    """
-    rows = np.asarray(rows, dtype=np.int64)
-    want = set(fields)
-    arg_rows = trace.slices.args[rows].astype(np.int64)
-    have = np.flatnonzero(arg_rows >= 0)
-    n = len(rows)
-    out = ArgColumns(
-        [b""] * n,
-        [b""] * n,
-        np.full(n, -1, dtype=np.int64),
-        np.full(n, np.nan),
-        np.full(n, -1, dtype=np.int64),
-        np.full(n, -1, dtype=np.int64),
-    )
-    decoded = _decode(trace, arg_rows[have])
-    if any(a is None for a in decoded):  # rows that did not decode: left absent
-        keep = [i for i, a in enumerate(decoded) if a is not None]
-        have = have[keep]
-        decoded = [decoded[i] for i in keep]
-    items: list[_Args] = decoded  # type: ignore[assignment]
-    idx = have.tolist()
-    if "input_dims" in want:
-        for i, a in zip(idx, items):
-            if a.input_dims:
-                out.input_dims[i] = bytes(a.input_dims)
-    if "input_types" in want:
-        for i, a in zip(idx, items):
-            if a.input_type:
-                out.input_types[i] = bytes(a.input_type)
-    if "sequence" in want:
-        out.sequence[have] = [_int(a.sequence) for a in items]
-    if "flops" in want:
-        out.flops[have] = [_num(a.flops) for a in items]
-    if "python_id" in want:
-        out.python_id[have] = [_int(a.python_id) for a in items]
-    if "python_parent_id" in want:
-        out.python_parent_id[have] = [_int(a.python_parent_id) for a in items]
-    return out
-
-
-def args_text(trace: Trace) -> bytes | memoryview:
-    """The whole args text of ``trace`` (uncompressed text is not copied)."""
-    store = trace.args
-    if len(store) == 0:
-        return b""
-    return store.span(0, len(store) - 1)[0]
-
-
-def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
-    """Decode args rows: all at once as one JSON array; row by row where that fails."""
-    store = trace.args
-    if len(arg_rows) == 0:
-        return []
-    o = store.offsets
-    if len(arg_rows) > 256:
-        # One read of the whole text (a decompression per block, not per row) is cheaper than
-        # a lookup per row once rows are many.
-        whole = memoryview(args_text(trace))
-        base = 0
-    else:
-        lo, hi = int(arg_rows.min()), int(arg_rows.max())
-        whole = memoryview(store.text.read(int(o[lo]), int(o[hi + 1])))
-        base = int(o[lo])
-    starts = (o[arg_rows] - base).tolist()
-    ends = (o[arg_rows + 1] - base).tolist()
-    pieces = [whole[a:b] for a, b in zip(starts, ends)]
+    if not isinstance(text, str):
+        return text
+    s = text.strip()
+    if not s:
+        return None
+    if s.startswith("[") and s.endswith("]"):
+        inner = s[1:-1].strip()
+        if not inner:
+            return []
+        items = [parse_concrete(p) for p in inner.split(",")]
+        return items
+    if s in ("True", "False"):
+        return s == "True"
     try:
-        return list(msgspec.json.decode(b"[" + b",".join(pieces) + b"]", type=list[_Args]))
-    except (msgspec.DecodeError, RecursionError):
+        return int(s)
+    except ValueError:
         pass
-    out: list[_Args | None] = []
-    for p in pieces:  # a row that is not an object of the expected shape is left out
-        try:
-            out.append(msgspec.json.decode(p, type=_Args))
-        except (msgspec.DecodeError, RecursionError):
-            out.append(None)
-    return out
+    try:
+        return float(s)
+    except ValueError:
+        return s
+
+
+def as_ints(value: Any, n: int, default: int) -> list[int] | None:
+    """A stride/padding/dilation argument as ``n`` ints (a single int repeats)."""
+    if value is None:
+        return [default] * n
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return [value] * n
+    if isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        if len(value) == 1:
+            return value * n
+        return value if len(value) == n else None
+    return None
+
+
+def numel(shape: Sequence[int]) -> int:
+    """The number of elements of a shape."""
+    return math.prod(shape)
+
+
+def is_causal(spec: AttentionArgs, args: dict[str, Any] | None) -> bool:
+    """Whether an attention op's recorded arguments say causal (False when not recorded)."""
+    value = concrete(args, spec.causal)
+    if spec.mask_type:
+        return isinstance(value, int) and not isinstance(value, bool) and value != 0
+    return value is True

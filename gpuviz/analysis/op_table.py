@@ -30,26 +30,28 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
-from gpuviz.analysis.op_args import args_text
+from gpuviz.analysis.node_args import args_text
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
-FlopsFn = Callable[[str, Any, Any], "int | None"]
+FlopsFn = Callable[[str, Any, Any, Any], "int | None"]
 
 
-def formula_flops(name: str, input_dims: Any, input_types: Any) -> int | None:
-    """FLOPs of one call of op ``name`` from its ``Input Dims`` and ``Input type``.
+def formula_flops(name: str, input_dims: Any, input_types: Any, args: Any = None) -> int | None:
+    """FLOPs of one call of op ``name`` from its ``Input Dims``, ``Input type`` and ``args``
+    (``{"Concrete Inputs": ...}``).
 
     The hook for shape-based formulas: it calls ``gpuviz.analysis.flops.op_flops(name,
-    input_dims, input_types)`` when that module exists, and returns None otherwise (or where it
-    knows no formula).
+    input_dims, input_types, args)`` when that module exists, and returns None otherwise (or
+    where it knows no formula: elementwise ops, and parents such as ``aten::linear`` whose
+    child op is counted).
     """
     module = _formula_module()
     fn = getattr(module, "op_flops", None) if module is not None else None
     if fn is None:
         return None
-    value = fn(name, input_dims, input_types)
+    value = fn(name, input_dims, input_types, args)
     return None if value is None else int(value)
 
 
@@ -120,7 +122,7 @@ def op_table(
     need_args = by_shape or flops_fn is not None or _has_flops_text(att)
     wanted: tuple[str, ...] = ("flops",)
     if by_shape or flops_fn is not None:
-        wanted += ("input_dims", "input_types")
+        wanted += ("input_dims", "input_types", "concrete_inputs")
     args = att.op_args(wanted) if need_args else None
     dims_key = types_key = None
     if args is not None and (by_shape or flops_fn is not None):
@@ -222,8 +224,14 @@ def _flops(
     if len(missing) == 0:
         return out
     names = att.trace.symbols.strings
+    conc = _intern([args.concrete_inputs[i] for i in missing.tolist()])
     combo = np.stack(
-        [att.name[nodes[missing]].astype(np.int64), dims_key[0][missing], types_key[0][missing]],
+        [
+            att.name[nodes[missing]].astype(np.int64),
+            dims_key[0][missing],
+            types_key[0][missing],
+            conc[0],
+        ],
         axis=1,
     )
     uniq, first, inv = np.unique(combo, axis=0, return_index=True, return_inverse=True)
@@ -232,10 +240,12 @@ def _flops(
     known = np.zeros(len(uniq), dtype=bool)
     for c in range(len(uniq)):
         i = int(missing[first[c]])
+        concrete = _json(conc[1][int(conc[0][first[c]])])
         value = flops_fn(
             names[int(att.name[nodes[i]])],
             _json(dims_key[1][int(dims_key[0][i])]),
             _json(types_key[1][int(types_key[0][i])]),
+            None if concrete is None else {"Concrete Inputs": concrete},
         )
         if value is not None:
             per_combo[c], known[c] = value, True

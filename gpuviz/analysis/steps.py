@@ -11,6 +11,11 @@ Steps are found per rank, from the first of these that the rank has:
 3. ``DataParallel.forward`` ranges: a step runs from one forward to the next;
 4. else the whole trace is one step.
 
+A marker recorded more than once (the same ``ProfilerStep#N`` on two threads, an optimizer
+step nested in a wrapping one's, a repeated range) is one step: ranges of one number that
+overlap, or start together, are merged into their union. The same number on ranges apart in
+time (a profiler started twice) gives a step for each.
+
 A step's *window* starts at its CPU start and ends where the next step starts, so the windows
 tile the time and nothing is counted twice. The last window (and one followed by a gap in the
 step numbers, as a profiler schedule that skips steps makes) ends when both its CPU range and
@@ -224,25 +229,19 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         last_cpu = int((s.start_ns[cpu_rows] + s.dur_ns[cpu_rows]).max()) if len(cpu_rows) else None
         tile = True
         if (rows := np.flatnonzero(mine & harness)).size:
-            rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
-            numbers = _numbers(trace, rows, HARNESS_STEP)
-            c0 = s.start_ns[rows].astype(np.int64)
-            c1 = c0 + s.dur_ns[rows]
+            c0, c1, numbers = _merge_repeats(trace, rows, _numbers(trace, rows, HARNESS_STEP))
             source, tile = "gpuviz", False
         elif (rows := np.flatnonzero(mine & prof)).size:
-            rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
-            numbers = _numbers(trace, rows, PROFILER_STEP)
-            c0 = s.start_ns[rows].astype(np.int64)
-            c1 = c0 + s.dur_ns[rows]
+            c0, c1, numbers = _merge_repeats(trace, rows, _numbers(trace, rows, PROFILER_STEP))
             source = "ProfilerStep"
         elif (rows := np.flatnonzero(mine & opt)).size and first_cpu is not None:
-            ends = np.sort(s.start_ns[rows] + s.dur_ns[rows]).astype(np.int64)
+            _, ends, _ = _merge_repeats(trace, rows, np.zeros(len(rows), dtype=np.int64))
             c0 = np.concatenate(([min(first_cpu, int(ends[0]))], ends[:-1]))
             c1 = ends
             numbers = np.arange(len(ends), dtype=np.int64)
             source = "Optimizer.step"
         elif (rows := np.flatnonzero(mine & dpf)).size and last_cpu is not None:
-            c0 = np.sort(s.start_ns[rows]).astype(np.int64)
+            c0, _, _ = _merge_repeats(trace, rows, np.zeros(len(rows), dtype=np.int64))
             c1 = np.concatenate((c0[1:], [max(last_cpu, int(c0[-1]))]))
             numbers = np.arange(len(c0), dtype=np.int64)
             source = "DataParallel.forward"
@@ -290,6 +289,37 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         cpu_end_ns=cols["cpu_end_ns"],
         source=[src for p in parts for src in p["source"]],
     )
+
+
+def _merge_repeats(trace: Trace, rows: I64, numbers: I64) -> tuple[I64, I64, I64]:
+    """Marker ranges in time order, a marker recorded more than once merged into one.
+
+    Ranges of one number that overlap the group before, or start with it, are one step, the
+    union of them. Before, two ``ProfilerStep#0`` ranges at one time made a step of length 0
+    that still had the range's CPU time (0.100 ms of "cpu other" in a 0.000 ms step).
+
+    Returns
+    -------
+    start_ns, end_ns, numbers : int64
+        One row per step.
+    """
+    s = trace.slices
+    starts = s.start_ns[rows].astype(np.int64)
+    order = np.lexsort((starts, numbers))  # by number, then start: each number's ranges in a run
+    a0, a1 = starts[order].tolist(), (starts + s.dur_ns[rows])[order].tolist()
+    c0: list[int] = []
+    c1: list[int] = []
+    out: list[int] = []
+    for start, end, n in zip(a0, a1, numbers[order].tolist()):
+        if c0 and n == out[-1] and (start < c1[-1] or start == c0[-1]):
+            c1[-1] = max(c1[-1], end)
+        else:
+            c0.append(start)
+            c1.append(end)
+            out.append(n)
+    m0, m1, mn = (np.array(x, dtype=np.int64) for x in (c0, c1, out))
+    by_time = np.lexsort((mn, m0))
+    return m0[by_time], m1[by_time], mn[by_time]
 
 
 def _numbers(trace: Trace, rows: I64, pattern: Any) -> I64:

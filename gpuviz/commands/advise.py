@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from gpuviz.display import echo, json_text
+from gpuviz.display import echo, json_text, warning_lines
 from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -183,7 +183,9 @@ def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
 
 def format_advice(advice: Advice) -> str:
     """The whole text report: sources, step breakdown, findings."""
-    lines = [f"trace: {_safe(', '.join(advice.sources))}", ""]
+    lines = [f"trace: {_safe(', '.join(advice.sources))}"]
+    lines += warning_lines(advice.warning_samples)
+    lines.append("")
     lines += format_breakdown(advice)
     lines.append("")
     if advice.findings:
@@ -204,7 +206,8 @@ def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
     """A and B side by side: mean step parts, findings, then the kernel and op diff."""
     from gpuviz.analysis.advisor.findings import fmt_ms
 
-    lines = [f"A: {_safe(', '.join(a.sources))}", f"B: {_safe(', '.join(b.sources))}", ""]
+    lines = [f"A: {_safe(', '.join(a.sources))}", *warning_lines(a.warning_samples)]
+    lines += [f"B: {_safe(', '.join(b.sources))}", *warning_lines(b.warning_samples), ""]
     ma, mb = a.mean_step_parts(), b.mean_step_parts()
     lines.append("Mean per step (ms; GPU parts are per GPU)")
     rows = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpuviz.display import echo
+from gpuviz.display import echo, warning_lines
 
 
 def main(args: argparse.Namespace) -> int:
@@ -36,6 +36,10 @@ def main(args: argparse.Namespace) -> int:
     else:
         raise BadInputError("give -o OUT.json[.gz] or --per-rank DIR")
     trace = read_trace(src)
+    # stdout lists the files written (scripts read it); what the import warned of goes to
+    # stderr, as summary and advise print it in their reports.
+    for line in warning_lines(list(getattr(trace.warnings, "samples", []) or [])):
+        echo(f"gpuviz export: {line.strip()}", file=sys.stderr)
     try:
         if output:
             written = [export_chrome(trace, out)]

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gpuviz.display import echo, json_text, terminal_safe
+from gpuviz.display import echo, json_text, terminal_safe, warning_lines
 
 if TYPE_CHECKING:
     from gpuviz.analysis.summary import Summary
@@ -68,8 +68,7 @@ def format_summary(s: Summary) -> str:
     lines.append(
         f"events: {s.events}  skipped: {s.warnings}  span: {_ms(s.span_ns)} ms  ranks: {ranks}"
     )
-    for w in s.warning_samples[:5]:
-        lines.append(f"  warning: {terminal_safe(w, one_line=True)}")
+    lines += warning_lines(s.warning_samples)
     if not s.has_gpu_events:
         lines.append("")
         lines.append(

@@ -7,9 +7,12 @@ manifest, never pickle) under the user cache folder, and later loads map it back
 
 - Where: ``$GPUVIZ_CACHE_DIR/traces`` when that is set, else ``platformdirs``'
   ``user_cache_dir("gpuviz")/traces`` (``$XDG_CACHE_HOME/gpuviz/traces`` on Linux).
-- Key: the TRACE's real path and, for each of its files, real path, size and modification time
-  (ns), plus :data:`FORMAT_VERSION` and the gpuviz version. Any change makes a miss, and the
-  file is imported again; the new entry replaces the old one of the same path. A file modified
+- Key: the TRACE's real path and, for each of its files, real path, size, modification time,
+  status-change time (ns) and inode, plus :data:`FORMAT_VERSION` and the gpuviz version. Size
+  and mtime alone were not enough: ``cp -p``, ``rsync -t``, ``tar`` or ``touch -r`` give a new
+  file the old ones, and it was served stale; such a file has another inode, or, rewritten in
+  place, a new ctime, which no call can set. Any change makes a miss, and the file is imported
+  again; the new entry replaces the old one of the same path. A file modified
   in the last :data:`RACY_NS` is not cached yet: a rewrite that soon could keep size and mtime.
 - A folder of rank files is one entry, not one per file: the folder's Trace is more than its
   files (ranks numbered from all files together, one time zero, one symbol table and track
@@ -67,7 +70,7 @@ __all__ = [
     "parse_bytes",
 ]
 
-FORMAT_VERSION = 2  # 2: the args text as zlib blocks
+FORMAT_VERSION = 3  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and ctime
 """The layout of an entry and the meaning of its columns; entries of another version are
 never read."""
 
@@ -189,7 +192,11 @@ class TraceCache:
         stats = []
         for f in files:
             st = os.stat(f)
-            stats.append(SourceStat(os.path.realpath(f), st.st_size, st.st_mtime_ns))
+            stats.append(
+                SourceStat(
+                    os.path.realpath(f), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+                )
+            )
         return CacheKey(FORMAT_VERSION, __version__, os.path.realpath(path), tuple(stats))
 
     def entry_path(self, key: CacheKey) -> Path:

@@ -199,8 +199,8 @@ def import_trace(
         parts = read_files(
             [str(f) for f in files], interner, on_read, cancelled, release_freed_memory
         )
-        ranks = _assign_ranks(parts, root.is_dir())
-        trace = _assemble(parts, ranks, symbols)
+        ranks, rank_note = _assign_ranks(parts, root.is_dir())
+        trace = _assemble(parts, ranks, symbols, rank_note)
         del parts
     # What the import freed (the parts, the assembly's temporaries: 15 MB at 100k kernels)
     # goes back before the caller's next work, whose own temporaries (a summary's: 18 MB)
@@ -214,18 +214,33 @@ def import_trace(
 # --------------------------------------------------------------------------- ranks
 
 
-def _assign_ranks(parts: list[FileColumns], is_folder: bool) -> list[int | None]:
+def _assign_ranks(parts: list[FileColumns], is_folder: bool) -> tuple[list[int | None], str]:
+    """Each part's rank, and why the declared ranks were not used ("" when they were)."""
     declared = [_declared_rank(p.metadata) for p in parts]
     if not is_folder:
-        return [declared[0]]
+        return [declared[0]], ""
     if all(r is not None for r in declared) and len(set(declared)) == len(declared):
-        return declared
+        return declared, ""
+    claims: dict[int, list[str]] = {}
     for p, r in zip(parts, declared):
         if r is not None:
-            p.warnings.add(
-                f"{p.path}: distributedInfo.rank {r} ignored: ranks taken from file order", 0
-            )
-    return list(range(len(parts)))
+            claims.setdefault(r, []).append(p.path)
+    order: list[int | None] = list(range(len(parts)))
+    if not claims:  # no file declares one: file order is simply the rule
+        return order, ""
+    why = [f"rank {r} is claimed by {_some(paths)}" for r, paths in claims.items()
+           if len(paths) > 1]  # fmt: skip
+    missing = [p.path for p, r in zip(parts, declared) if r is None]
+    if missing:
+        why.append(f"{_some(missing)} declare{'s' if len(missing) == 1 else ''} no rank")
+    return order, f"distributedInfo.rank ignored, ranks taken from file order: {'; '.join(why)}"
+
+
+def _some(paths: list[str], n: int = 3) -> str:
+    """``a, b and c``, or ``a, b, c and 4 more``."""
+    if len(paths) <= n:
+        return " and ".join([", ".join(paths[:-1]), paths[-1]]) if len(paths) > 1 else paths[0]
+    return f"{', '.join(paths[:n])} and {len(paths) - n} more"
 
 
 def _declared_rank(metadata: dict[str, Any]) -> int | None:
@@ -255,7 +270,9 @@ def _base_ns(metadata: dict[str, Any]) -> int:
 # --------------------------------------------------------------------------- assembly
 
 
-def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: SymbolTable) -> Trace:
+def _assemble(
+    parts: list[FileColumns], ranks: list[int | None], symbols: SymbolTable, rank_note: str = ""
+) -> Trace:
     order = sorted(range(len(parts)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
     parts = [parts[i] for i in order]
     ranks = [ranks[i] for i in order]
@@ -386,6 +403,8 @@ def _assemble(parts: list[FileColumns], ranks: list[int | None], symbols: Symbol
     )  # fmt: skip
 
     warnings = ImportWarnings()
+    if rank_note:  # first, so that no list of skipped events pushes it out of the samples
+        warnings.add(rank_note, 0)
     infos = []
     meta_events = []
     for p, r, base in zip(parts, ranks, bases):

@@ -204,7 +204,7 @@ class FileReader:
 
     def merge_file(self, reply: dict[str, Any], w: Decoder, file: int) -> FileColumns:
         """The file's columns from a decoder's reply for the whole of it (see
-        :meth:`~gpuviz.trace.kineto_worker.ChunkDecoder.read_file`): its chunks merged in
+        :meth:`~gpuviz.trace.kineto_chunk_decoder.ChunkDecoder.read_file`): its chunks merged in
         order, those it did not take read here."""
         chunks = self.chunks(guess=False)
         chunks.is_list = bool(reply["is_list"])

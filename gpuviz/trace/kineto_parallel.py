@@ -4,7 +4,7 @@
 by file (:meth:`FileReader.read`). A large one (:func:`~gpuviz.trace.kineto_worker.worker_count`)
 goes through one pipeline for all its files: the scanner hands out chunks in file order; each
 goes to the child with the fewest chunks waiting, or, when every child already has
-:data:`~gpuviz.trace.kineto_worker.DEPTH` waiting, is decoded at once in this process
+:data:`~gpuviz.trace.kineto_wire.DEPTH` waiting, is decoded at once in this process
 (:class:`~gpuviz.trace.kineto_worker.LocalDecoder`). In an import of several files, each file
 up to :data:`~gpuviz.trace.kineto_worker.WHOLE_FILE_MAX_BYTES` is handed out whole instead: its
 decoder scans it too, and the importer only merges it (:meth:`FileReader.merge_file`). Replies

@@ -26,8 +26,12 @@ A chunk of an uncompressed file goes to the child as where its text stands in th
 span), and the child reads it from there; any other chunk's JSON text goes through a scratch
 file (memory-backed where Linux allows). The reply, a msgpack (msgspec) map of plain values
 and raw array bytes, comes back through a scratch file too; the pipes carry only small
-frames saying which file and slot. Neither
+frames saying which file and slot (:mod:`gpuviz.trace.kineto_wire`). Neither
 side ever waits for the other to drain a pipe. Nothing is pickled, and no code travels.
+
+This module holds the processes: how many (:func:`worker_count`), how they start, the
+importer's handle on each (:class:`Worker`) and the child's loop (:func:`serve`). The decoding
+itself is :class:`~gpuviz.trace.kineto_chunk_decoder.ChunkDecoder`'s.
 """
 
 from __future__ import annotations
@@ -38,7 +42,6 @@ import multiprocessing
 import os
 import select
 import signal
-import struct
 import subprocess
 import sys
 import warnings
@@ -47,33 +50,30 @@ from typing import Any
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 
 from gpuviz.trace import args_text, gcpause
-from gpuviz.trace.errors import ImportCancelledError
-from gpuviz.trace.jsonscan import EventChunks
-from gpuviz.trace.kineto_columns import ColumnBuilder
-from gpuviz.trace.kineto_events import EVENTS, Interner
-from gpuviz.trace.kineto_tracks import TrackTable
-from gpuviz.trace.model import SymbolTable
+from gpuviz.trace.kineto_chunk_decoder import ChunkDecoder
+from gpuviz.trace.kineto_wire import (
+    CHUNK,
+    DEPTH,
+    REPLY,
+    REPLY_DECODER,
+    SEND,
+    SPAN,
+    SPAN_HEAD,
+    WHOLE_FILE,
+    RecordWriter,
+    read_at,
+    read_exact,
+    read_records,
+    scratch,
+    to_wire,
+    write_all,
+    write_at,
+)
 
-Array = npt.NDArray[Any]
-
-# Control frames on the pipes; the chunks and replies themselves go through scratch files.
-_SEND = struct.Struct("<QIIB")  # bytes, file index, slot, what (0 bytes: stop)
-_REPLY = struct.Struct("<QI")  # reply bytes, slot
-CHUNK, WHOLE_FILE, SPAN = 0, 1, 2
-"""What a frame hands over: a chunk's text, a file's path (the child reads all of it), or
-where a chunk's text stands in a file (the child reads it from there)."""
-_SPAN = struct.Struct("<QQ")  # a SPAN job's offset and length, then the file's path
-DEPTH = 4
-"""Chunks handed to a child ahead of its replies (1 MiB each): it never waits for the importer."""
 FILE_DEPTH = 2
 """Whole files handed to a child ahead of its replies."""
-WHOLE_FILE_REPLY_BYTES = 32 << 20
-"""A child reading a whole file sends back the columns of this many bytes of it at a time
-(one reply per file of a 64-rank folder, instead of one per 1 MiB chunk, each of which the
-importer merged with a pass over every column)."""
 WHOLE_FILE_MAX_BYTES = 64 << 20
 """In an import of several files, a file at most this large (estimated) is read by one child
 from start to end, instead of chunk by chunk by the importer: the importer's own share of a
@@ -188,71 +188,6 @@ def start_method() -> str:
     return "fork" if can_fork and sys.platform.startswith("linux") else "spawn"
 
 
-def _scratch() -> int:
-    """A file descriptor of an unnamed scratch file (memory-backed where Linux allows)."""
-    if hasattr(os, "memfd_create"):
-        return os.memfd_create("gpuviz-import", os.MFD_CLOEXEC)
-    import tempfile
-
-    f = tempfile.TemporaryFile()
-    fd = os.dup(f.fileno())
-    f.close()
-    return fd
-
-
-def _put(fd: int, pieces: Sequence[Any], at: int = 0) -> int:
-    """Write ``pieces`` into a scratch file from offset ``at``; their length."""
-    views = [memoryview(p).cast("B") for p in pieces]
-    n = sum(len(v) for v in views)
-    done = 0
-    while done < n:  # a regular file takes it all at once; loop all the same
-        skip = done
-        rest = []
-        for v in views:
-            if skip >= len(v):
-                skip -= len(v)
-                continue
-            rest.append(v[skip:])
-            skip = 0
-        done += os.pwritev(fd, rest, at + done)
-    return n
-
-
-def _get(fd: int, n: int, at: int = 0) -> bytes:
-    """``n`` bytes of a scratch file, from offset ``at``."""
-    data = os.pread(fd, n, at)
-    if len(data) < n:
-        parts = [data]
-        got = len(data)
-        while got < n:
-            more = os.pread(fd, n - got, at + got)
-            if not more:
-                raise EOFError("a scratch file ends early")
-            parts.append(more)
-            got += len(more)
-        data = b"".join(parts)
-    return data
-
-
-def _read_exact(fd: int, n: int) -> bytes | None:
-    """``n`` bytes from a pipe; None at its end before any byte."""
-    data = os.read(fd, n)
-    if not data:
-        return None
-    while len(data) < n:
-        more = os.read(fd, n - len(data))
-        if not more:
-            raise EOFError("the pipe closed inside a frame")
-        data += more
-    return data
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 class Decoder:
     """The importer's side of a decoder: its numbering mapped to the importer's ids.
 
@@ -335,8 +270,8 @@ class Worker(Decoder):
         self.queued = 0
         self._sent = 0
         self._kinds: collections.deque[int] = collections.deque()  # of the jobs not answered
-        self._in = [_scratch() for _ in range(DEPTH)]
-        self._out = [_scratch() for _ in range(DEPTH)]
+        self._in = [scratch() for _ in range(DEPTH)]
+        self._out = [scratch() for _ in range(DEPTH)]
         try:
             if start == "fork":
                 self.proc: subprocess.Popen[bytes] | _Forked = _Forked(
@@ -380,7 +315,7 @@ class Worker(Decoder):
         """Hand a chunk of ``file`` to the child as where its text stands in ``path``: the
         child reads it from the file (the page cache), so no scratch memory holds it (4 MB
         a child with chunks handed over as text)."""
-        self._send(file, [_SPAN.pack(offset, length), os.fsencode(path)], SPAN)
+        self._send(file, [SPAN_HEAD.pack(offset, length), os.fsencode(path)], SPAN)
 
     def send_file(self, file: int, path: str) -> None:
         """Hand the whole of ``file`` to the child, which reads it from ``path``."""
@@ -389,8 +324,8 @@ class Worker(Decoder):
     def _send(self, file: int, pieces: Sequence[Any], what: int) -> None:
         self._kinds.append(what)
         slot = self._sent % DEPTH
-        n = _put(self._in[slot], pieces)
-        _write_all(self._stdin, _SEND.pack(n, file, slot, what))
+        n = write_at(self._in[slot], pieces)
+        write_all(self._stdin, SEND.pack(n, file, slot, what))
         self._sent += 1
         self.queued += 1
 
@@ -407,19 +342,19 @@ class Worker(Decoder):
 
     def receive(self) -> dict[str, Any]:
         """The child's reply to the oldest chunk it was sent (waits for it)."""
-        head = _read_exact(self._stdout, _REPLY.size)
+        head = read_exact(self._stdout, REPLY.size)
         if head is None:
             raise EOFError("the import worker exited")
-        n, slot = _REPLY.unpack(head)
+        n, slot = REPLY.unpack(head)
         if slot >= DEPTH:
             raise EOFError("the import worker sent a bad frame")
         self.queued -= 1
         if self._kinds.popleft() != WHOLE_FILE:
-            return msgspec.structs.asdict(_REPLY_DECODER.decode(_get(self._out[slot], n)))
+            return msgspec.structs.asdict(REPLY_DECODER.decode(read_at(self._out[slot], n)))
         # A whole file's records are read one by one: read into one buffer, a 20 MB reply
         # made glibc raise its mmap threshold to that size, and the columns allocated after
         # it stayed in the heap for good (+220 MB peak RSS over a 64-rank import).
-        *parts, reply = _records(self._out[slot], n)
+        *parts, reply = read_records(self._out[slot], n)
         # The scratch file's pages are memory (a memfd's are in no process's resident set):
         # a whole file's reply is several MB, and a slot would otherwise keep the largest
         # one written to it until the import ends (4 slots per child: about 25 MB each of 13
@@ -444,7 +379,7 @@ class Worker(Decoder):
     def ask_to_stop(self) -> None:
         """Tell the child to exit (see :meth:`close`); does not wait."""
         try:
-            _write_all(self._stdin, _SEND.pack(0, 0, 0, CHUNK))
+            write_all(self._stdin, SEND.pack(0, 0, 0, CHUNK))
             assert self.proc.stdin is not None
             self.proc.stdin.close()
         except (OSError, ValueError):
@@ -592,199 +527,6 @@ class LocalDecoder(Decoder):
         return self._state.read_file(file, path, cancelled)
 
 
-# --------------------------------------------------------------------------- decoding
-
-
-class ChunkDecoder:
-    """A chunk of events in, its columns and what it numbered anew out (a child's work)."""
-
-    def __init__(self, compress: bool | None = None) -> None:
-        # Its replies' args text as zlib blocks (a child: as its importer says, in its env).
-        self.compress = args_text.compression_on() if compress is None else compress
-        self.columns = ColumnBuilder("<import worker>", Interner(SymbolTable()))
-        self.symbols = 0
-        self.file = -1
-        self.lanes = 0
-        self.tracks = 0
-        self.lane_gpu: set[int] = set()
-
-    def process(self, file: int, buf: bytes | bytearray) -> dict[str, Any]:
-        """Decode ``buf``, a JSON array of events of ``file``: the reply (arrays as arrays)."""
-        self.columns.clear_parts()
-        failed = self.add(file, buf)
-        return failed if failed is not None else self.reply()
-
-    def add(self, file: int, buf: bytes | bytearray) -> dict[str, Any] | None:
-        """Decode ``buf`` (a JSON array of events of ``file``) into the columns since the last
-        :meth:`reply`: None, or the reply that says why the chunk was not taken (what it
-        added is then taken back, and the columns before it stay)."""
-        r = self.columns
-        if file != self.file:  # lanes and tracks are a file's own: number them afresh
-            self.file = file
-            r.tracks = TrackTable()
-            self.lanes = self.tracks = 0
-            self.lane_gpu = set()
-        mark = r.mark()
-        try:
-            events = EVENTS.decode(buf)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            return {"ok": False, "why": "decode"}
-        except msgspec.ValidationError:
-            return {"ok": False, "why": "odd"}
-        except RecursionError:  # nested too deeply: the importer reads it and says where
-            return {"ok": False, "why": "error"}
-        try:
-            r.add(events, r.n_events, None)
-        except Exception:  # the importer reads this chunk itself, and reports what is wrong
-            r.rollback(mark)
-            return {"ok": False, "why": "error"}
-        if r.warnings.count or r.warnings.samples or r.begin_end:
-            r.rollback(mark)
-            return {"ok": False, "why": "odd"}
-        meta = r.meta_events[mark.meta_events :]  # a file's first chunk has them: sent, not
-        if meta:  # decoded again
-            try:
-                msgspec.msgpack.encode(meta)
-            except (TypeError, OverflowError, ValueError):  # args msgpack cannot carry
-                r.rollback(mark)
-                return {"ok": False, "why": "odd"}
-        r.n_events += len(events)
-        return None
-
-    def reply(self) -> dict[str, Any]:
-        """The columns added since the last reply, and what they numbered anew; the columns
-        are then cleared."""
-        r = self.columns
-        t = r.tracks
-        symbols = r.it.symbols.strings[self.symbols :]
-        self.symbols += len(symbols)
-        lanes = list(t.lanes)[self.lanes :]
-        self.lanes += len(lanes)
-        tracks = [
-            [*key, *t.track_lane.get(v, (-1, -1))]
-            for key, v in list(t.tracks.items())[self.tracks :]
-        ]
-        self.tracks += len(tracks)
-        new_gpu = [[lane, tr] for lane, tr in t.lane_gpu.items() if lane not in self.lane_gpu]
-        self.lane_gpu.update(lane for lane, _ in new_gpu)
-        cols = {
-            name: {c: parts[0] if len(parts) == 1 else np.concatenate(parts)
-                   for c, parts in table.items() if parts}
-            for name, table in r.tables
-        }  # fmt: skip
-        lengths = np.concatenate(r.arg_lengths) if r.arg_lengths else np.empty(0, np.int64)
-        blob: Any = r.blob
-        blocks = np.empty(0, np.int64)
-        if blob and self.compress:  # here, in parallel: the importer only appends blocks
-            blob, blocks = args_text.compress_blocks(blob)
-        out = {
-            "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
-            "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob, "blocks": blocks,
-            "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
-        }  # fmt: skip
-        r.clear_parts()
-        return out
-
-    def read_file(
-        self,
-        file: int,
-        path: str,
-        cancelled: Callable[[], bool] | None = None,
-        emit: Callable[[dict[str, Any]], None] | None = None,
-    ) -> dict[str, Any]:
-        """Scan and decode all of ``path`` (``file``): the replies of its chunks, in order.
-
-        A chunk that :meth:`process` does not take is sent back as text (``raw``, with its
-        ``offset``), for the importer to read itself; a wrong guess of a chunk's end is redone
-        here, exactly, as the importer's own reading would. Anything else wrong with the file
-        (it cannot be read, it is not a trace) is the importer's to report: ``ok`` False, and
-        ``reset`` (this decoder numbers afresh, and the importer forgets its numbering).
-
-        With ``emit``, each chunk's reply goes there as soon as it is made (a child writes it
-        out at once, holding one chunk's columns at a time), and ``parts`` is their count.
-        """
-        chunks = EventChunks(path, guess=True, cancelled=cancelled)
-        parts: list[dict[str, Any]] = []
-        add = parts.append if emit is None else emit
-        count = 0
-        pending = 0  # bytes of the chunks in the columns, not yet in a reply
-
-        def flush() -> None:
-            nonlocal count, pending
-            if pending:
-                add(self.reply())
-                count += 1
-                pending = 0
-
-        try:
-            self.columns.clear_parts()
-            for chunk in chunks:
-                buf = chunk.json_array()
-                failed = self.add(file, buf)
-                if failed is None:
-                    # The chunks go back together, a reply per WHOLE_FILE_REPLY_BYTES: the
-                    # importer merges each reply with a pass over every column (about a ms).
-                    pending += len(buf)
-                    if pending >= WHOLE_FILE_REPLY_BYTES:
-                        flush()
-                elif failed["why"] == "decode" and chunk.guessed:
-                    chunks.reject()
-                else:
-                    flush()  # the replies stay in file order
-                    add({"ok": False, "raw": buf, "offset": chunk.byte_offset})
-                    count += 1
-            flush()
-        except ImportCancelledError:
-            raise
-        except Exception:  # the importer reads the file itself and says what is wrong
-            # The numbering of the chunks done is lost with them: start afresh, both sides.
-            self.__init__(self.compress)  # type: ignore[misc]
-            return {"ok": False, "why": "error", "reset": True}
-        return {
-            "ok": True, "whole": True, "parts": parts if emit is None else count,
-            "is_list": chunks.is_list, "metadata": chunks.metadata,
-        }  # fmt: skip
-
-
-class _Reply(msgspec.Struct):
-    """A child's reply as the importer reads it: its raw bytes stay where they came in.
-
-    The args text and the arrays are views of the reply's bytes (msgpack ``bin``, decoded
-    without a copy): the args text is copied once, into the file's store, not first into a
-    bytes object of its own.
-    """
-
-    ok: bool = False
-    why: str = ""
-    n: int = 0
-    symbols: list[str] = []
-    lanes: list[list[int]] = []
-    tracks: list[list[int]] = []
-    lane_gpu: list[list[int]] = []
-    cols: dict[str, dict[str, tuple[str, memoryview]]] = {}
-    blob: memoryview = memoryview(b"")
-    blocks: memoryview = memoryview(b"")
-    arg_lengths: memoryview = memoryview(b"")
-    meta: list[dict[str, Any]] = []
-
-
-_REPLY_DECODER = msgspec.msgpack.Decoder(_Reply)
-
-
-def _wire(reply: dict[str, Any]) -> dict[str, Any]:
-    """A reply with its arrays as ``[dtype, bytes]``, for msgpack."""
-    if not reply.get("ok"):
-        return reply
-    cols = {
-        name: {c: [str(a.dtype), np.ascontiguousarray(a).data.cast("B")]
-               for c, a in table.items()}
-        for name, table in reply["cols"].items()
-    }  # fmt: skip
-    lengths = np.ascontiguousarray(reply["arg_lengths"]).data.cast("B")
-    blocks = np.ascontiguousarray(reply["blocks"]).data.cast("B")
-    return dict(reply, cols=cols, arg_lengths=lengths, blocks=blocks)
-
-
 def main(argv: list[str] | None = None) -> int:
     """A spawned child's loop (see :func:`serve`), on its standard input and output.
 
@@ -823,13 +565,13 @@ def serve(
     spans = _SpanReader()
     try:
         while True:
-            head = _read_exact(stdin, _SEND.size)
+            head = read_exact(stdin, SEND.size)
             if head is None:
                 return 0
-            n, file, slot, what = _SEND.unpack(head)
+            n, file, slot, what = SEND.unpack(head)
             if not n:
                 return 0
-            data = _get(chunks[slot], n)
+            data = read_at(chunks[slot], n)
             if what == WHOLE_FILE:
                 size, state = _read_whole_file(
                     state, file, os.fsdecode(data), replies[slot], encoder
@@ -837,12 +579,12 @@ def serve(
             else:
                 chunk = spans.read(data) if what == SPAN else data
                 reply = (
-                    _wire(state.process(file, chunk))
+                    to_wire(state.process(file, chunk))
                     if chunk is not None
                     else {"ok": False, "why": "error"}  # the importer reads it itself
                 )
-                size = _put(replies[slot], [encoder.encode(reply)])
-            _write_all(stdout, _REPLY.pack(size, slot))
+                size = write_at(replies[slot], [encoder.encode(reply)])
+            write_all(stdout, REPLY.pack(size, slot))
     finally:
         spans.close()
 
@@ -857,8 +599,8 @@ class _SpanReader:
     def read(self, job: bytes) -> bytearray | None:
         """The chunk a SPAN job names, as a JSON array; None if the file is shorter (it
         changed: the importer reads that chunk itself, from the text it scanned)."""
-        offset, length = _SPAN.unpack_from(job)
-        path = job[_SPAN.size :]
+        offset, length = SPAN_HEAD.unpack_from(job)
+        path = job[SPAN_HEAD.size :]
         try:
             if path != self.path:
                 self.close()
@@ -889,12 +631,12 @@ class _SpanReader:
 def _read_whole_file(
     state: ChunkDecoder, file: int, path: str, fd: int, encoder: msgspec.msgpack.Encoder
 ) -> tuple[int, ChunkDecoder]:
-    """A child's whole-file job: its records written to ``fd`` (see :func:`_records`) as
+    """A child's whole-file job: its records written to ``fd`` (see :func:`read_records`) as
     they are made; their size, and the decoder to go on with."""
-    out = _RecordWriter(fd)
+    out = RecordWriter(fd)
 
     def emit(part: dict[str, Any]) -> None:
-        out.add(encoder.encode(_wire(part) if part["ok"] else part))
+        out.add(encoder.encode(to_wire(part) if part["ok"] else part))
 
     try:
         out.add(encoder.encode(state.read_file(file, path, emit=emit)))
@@ -908,32 +650,6 @@ def _read_whole_file(
     # 64-rank folder (13 MB files), held to the end of the import.
     gcpause.release_freed_memory()
     return out.size, state
-
-
-_RECORD = struct.Struct("<Q")
-
-
-class _RecordWriter:
-    """Length-prefixed msgpack records, written one after the other into a scratch file."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.size = 0
-
-    def add(self, record: bytes) -> None:
-        self.size += _put(self.fd, [_RECORD.pack(len(record)), record], self.size)
-
-
-def _records(fd: int, size: int) -> list[Any]:
-    """The decoded records of a whole-file reply: its chunks' replies, then its head."""
-    out = []
-    at = 0
-    while at < size:
-        (n,) = _RECORD.unpack(os.pread(fd, _RECORD.size, at))
-        at += _RECORD.size
-        out.append(msgspec.msgpack.decode(_get(fd, n, at)))
-        at += n
-    return out
 
 
 if __name__ == "__main__":

@@ -236,3 +236,94 @@ def test_gpuviz_harness_steps_are_their_own_windows() -> None:
     assert st.number.tolist() == [4, 5]
     assert st.start_ns.tolist() == [100, 1200]
     assert st.end_ns.tolist() == [600, 1500]  # the harness time between them is no step's
+
+
+def _without(events: list, dup: list) -> tuple[list[dict], list[dict]]:
+    """The breakdowns (``--json`` form) of ``events`` plus ``dup``, and of ``events`` alone."""
+    with_dup = step_breakdown(make_trace(events + dup)).to_json()
+    alone = step_breakdown(make_trace(events)).to_json()
+    return with_dup, alone
+
+
+BASE = [
+    ev(OP, 10_000, 30_000, "aten::mm", tid=1),
+    ev(RT, 20_000, 5_000, "cudaLaunchKernel", corr=1),
+    ev(K, 30_000, 40_000, "gemm", corr=1),
+    ev(OP, 120_000, 30_000, "aten::add", tid=1),
+]
+
+
+@pytest.mark.parametrize(
+    ("markers", "dup"),
+    [
+        # The same ProfilerStep#0 range twice (another thread): a 0-length row with 0.100 ms
+        # of "cpu other" came of it.
+        (
+            [ev(ANN, 0, 100_000, "ProfilerStep#0"), ev(ANN, 100_000, 100_000, "ProfilerStep#1")],
+            [ev(ANN, 0, 100_000, "ProfilerStep#0", tid=2)],
+        ),
+        # Recorded twice, the copy a little shorter and later: one step, their union.
+        (
+            [ev(ANN, 0, 100_000, "ProfilerStep#0"), ev(ANN, 100_000, 100_000, "ProfilerStep#1")],
+            [ev(OP, 5_000, 90_000, "ProfilerStep#0", tid=3)],
+        ),
+        # The same gpuviz harness step twice.
+        (
+            [ev(ANN, 0, 90_000, "gpuviz/loops/for_loop#4"),
+             ev(ANN, 100_000, 90_000, "gpuviz/loops/for_loop#5")],
+            [ev(ANN, 0, 90_000, "gpuviz/loops/for_loop#4", tid=2)],
+        ),
+        # An optimizer step inside a wrapping one's (ZeroRedundancyOptimizer around Adam).
+        (
+            [ev(ANN, 50_000, 20_000, "Optimizer.step#ZeroRedundancyOptimizer.step"),
+             ev(ANN, 150_000, 20_000, "Optimizer.step#ZeroRedundancyOptimizer.step")],
+            [ev(ANN, 55_000, 10_000, "Optimizer.step#Adam.step", tid=2),
+             ev(ANN, 150_000, 20_000, "Optimizer.step#ZeroRedundancyOptimizer.step", tid=2)],
+        ),
+        # DataParallel.forward twice at one start.
+        (
+            [ev(ANN, 0, 50_000, "DataParallel.forward"),
+             ev(ANN, 100_000, 50_000, "DataParallel.forward")],
+            [ev(ANN, 100_000, 50_000, "DataParallel.forward", tid=2)],
+        ),
+    ],
+    ids=["profiler-step-twice", "profiler-step-nested", "harness-twice", "optimizer-nested",
+         "dp-forward-twice"],
+)  # fmt: skip
+def test_a_marker_recorded_twice_is_one_step(markers: list, dup: list) -> None:
+    with_dup, alone = _without(BASE + markers, dup)
+    assert [r["duration_us"] for r in with_dup] == [r["duration_us"] for r in alone]
+    assert all(r["duration_us"] > 0 for r in with_dup), with_dup
+    for a, b in zip(with_dup, alone):  # CPU ranges: the union of the copies
+        assert a["label"] == b["label"] and a["cpu_op_us"] == b["cpu_op_us"]
+        assert a["devices"] == b["devices"]
+
+
+def test_a_copy_that_runs_on_widens_its_step_to_the_union() -> None:
+    events = [
+        *BASE,
+        ev(ANN, 0, 100_000, "ProfilerStep#0"),
+        ev(ANN, 100_000, 100_000, "ProfilerStep#1"),
+    ]
+    st = find_steps(make_trace([*events, ev(OP, 90_000, 20_000, "ProfilerStep#0", tid=3)]))
+    assert st.number.tolist() == [0, 1]
+    assert st.cpu_start_ns.tolist() == [0, 100_000]
+    assert st.cpu_end_ns.tolist() == [110_000, 200_000]  # #0's copy ran on to 110 µs
+    assert (st.end_ns > st.start_ns).all()
+
+
+def test_one_label_on_ranges_apart_is_a_step_each() -> None:
+    # A profiler started twice numbers both runs from 0: each range is its own step.
+    events = [
+        *BASE,
+        ev(ANN, 0, 100_000, "ProfilerStep#0"),
+        ev(ANN, 100_000, 100_000, "ProfilerStep#1"),
+        ev(ANN, 500_000, 100_000, "ProfilerStep#0"),
+        ev(ANN, 600_000, 100_000, "ProfilerStep#1"),
+        ev(OP, 510_000, 20_000, "aten::mm", tid=1),
+    ]
+    b = step_breakdown(make_trace(events)).to_json()
+    assert [r["label"] for r in b] == ["ProfilerStep#0", "ProfilerStep#1"] * 2
+    assert [r["start_us"] for r in b] == [0.0, 100.0, 500.0, 600.0]
+    assert [r["duration_us"] for r in b] == [100.0] * 4
+    assert b[2]["cpu_op_us"] == 20.0 and b[2]["cpu_other_us"] == 80.0

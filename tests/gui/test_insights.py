@@ -175,3 +175,24 @@ def test_a_single_steps_chart_has_no_scale_on_its_axes(qtbot, main_window) -> No
     for plot in (ins.gpu_plot, ins.cpu_plot):
         for side in ("bottom", "left"):
             assert "(x" not in plot.getAxis(side).labelString(), side
+
+
+def test_an_import_warning_shows_in_the_status_and_the_markdown(qtbot, tmp_path) -> None:
+    # Two files that claim rank 0: the app's advice says so, as gpuviz advise does.
+    import gzip
+    import json
+
+    for i in (0, 1):
+        d = json.loads(gzip.decompress((DATA / "ddp_2rank" / f"rank-{i}.json.gz").read_bytes()))
+        d["distributedInfo"]["rank"] = 0
+        (tmp_path / f"rank-{i}.json").write_text(json.dumps(d))
+    advice = advise(load_trace(tmp_path, cache=False))
+    view = QtInsightsView(advice, "same rank")
+    qtbot.addWidget(view)
+    note = "Import warning: distributedInfo.rank ignored, ranks taken from file order: rank 0"
+    assert note in view.status.text()
+    assert "rank 0 is claimed by" in view.markdown()
+    clean = QtInsightsView(advise(load_trace(DATA / "ddp_2rank")), "clean")
+    qtbot.addWidget(clean)
+    assert "Import warning" not in clean.status.text()
+    assert "Import warning" not in clean.markdown()

@@ -224,6 +224,49 @@ def test_another_version_is_a_miss_and_replaces_the_entry(
     assert from_cache(load_trace(path))
 
 
+def _same_size_forged_mtime(path: Path, text: str, how: str, tmp_path: Path) -> None:
+    """Give ``path`` new content of its size and mtime, as ``cp -p``/``rsync -t``/``tar`` do."""
+    st = path.stat()
+    if how == "replaced":  # a new file renamed over the old one: another inode
+        other = tmp_path / f".new-{path.name}"
+        other.write_text(text)
+        os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(other, path)
+    else:  # rewritten in place: the inode stays, only the ctime tells
+        # Inode times come from the kernel's coarse clock (ticks up to 10 ms): a rewrite
+        # within one tick of the last change keeps the ctime too (the racy case).
+        time.sleep(0.05)
+        path.write_text(text)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns), "not forged"
+
+
+@pytest.mark.parametrize("how", ["replaced", "rewritten_in_place"])
+@pytest.mark.parametrize("layout", ["file", "rank_folder"])
+def test_another_file_of_the_same_size_and_mtime_is_a_miss(
+    how: str, layout: str, root: Path, imports: list[str], tmp_path: Path
+) -> None:
+    text = '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 7, "ts": 1, "dur": 2}]}'
+    files = [tmp_path / "t.json"]
+    if layout == "rank_folder":
+        (tmp_path / "run").mkdir()
+        files = [tmp_path / "run" / f"rank-{i}.json" for i in (0, 1)]
+    for f in files:
+        f.write_text(text % "a")
+        os.utime(f, (HOUR_AGO, HOUR_AGO))
+    path = files[0] if layout == "file" else tmp_path / "run"
+    load_trace(path)
+    first = load_trace(path)
+    assert from_cache(first) and set(first.symbols.lookup(first.slices.name)) == {"a"}
+    _same_size_forged_mtime(files[-1], text % "b", how, tmp_path)
+    trace = load_trace(path)
+    assert not from_cache(trace) and len(imports) == 2, "a stale entry was served"
+    assert "b" in trace.symbols.lookup(trace.slices.name)
+    assert len(entries(root)) == 1
+    assert from_cache(load_trace(path))
+
+
 # -- damaged entries -----------------------------------------------------------------------
 
 
@@ -300,6 +343,46 @@ def test_a_damaged_entry_is_imported_again_never_trusted(
     assert_same_trace(trace, fresh)
     # The bad entry was replaced by a good one.
     assert from_cache(load_trace(path)) and len(imports) == 2
+
+
+def _flip_offsets(path: Path) -> list[int]:
+    """Where to flip a byte in a file: its first and last, and, for a column, its first value."""
+    size = path.stat().st_size
+    where = {0, size // 2, size - 1}
+    if path.suffix == ".npy":
+        where.add(size - np.load(path).nbytes)  # the first byte after numpy's header
+    else:
+        where.add(len('{"crc32":"'))  # the manifest's own CRC
+    return sorted(w for w in where if 0 <= w < size)
+
+
+def test_a_flipped_byte_in_any_file_of_an_entry_is_found(
+    root: Path, imports: list[str], tmp_path: Path
+) -> None:
+    # Every file on disk in turn, not a list of names: tracks.rank, memory.rank and
+    # memory.device_id were once left out of every check, and one flipped byte gave
+    # "Steps: 525" instead of 10, or a memory row for "device 91", on every later open.
+    path = settled_copy(SMALL, tmp_path)
+    fresh = load_trace(path)
+    (entry,) = entries(root)
+    names = sorted(p.name for p in entry.iterdir())
+    expected = {f"{t}.{f.name}.npy" for t, cls in TABLES.items() for f in fields(cls)}
+    assert expected | {MANIFEST} <= set(names)
+    missed = []
+    for name in names:
+        for offset in _flip_offsets(entry / name):
+            (entry,) = entries(root)  # the last re-import wrote it again
+            f = entry / name
+            data = bytearray(f.read_bytes())
+            data[offset] ^= 0x01
+            f.write_bytes(bytes(data))
+            n = len(imports)
+            trace = load_trace(path)
+            if from_cache(trace) or len(imports) != n + 1:
+                missed.append(f"{name}@{offset}")
+    assert missed == [], f"damage not found: {missed}"
+    assert_same_trace(trace, fresh)
+    assert from_cache(load_trace(path))
 
 
 # -- the cap, clearing ---------------------------------------------------------------------

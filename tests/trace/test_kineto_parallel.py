@@ -19,7 +19,15 @@ import msgspec
 import pytest
 from test_kineto import NESTED, _same
 
-from gpuviz.trace import gcpause, jsonscan, kineto_decode, kineto_parallel, kineto_worker
+from gpuviz.trace import (
+    gcpause,
+    jsonscan,
+    kineto_chunk_decoder,
+    kineto_decode,
+    kineto_parallel,
+    kineto_wire,
+    kineto_worker,
+)
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Trace
@@ -128,11 +136,11 @@ def test_a_file_its_decoder_gives_up_on_is_read_here_and_the_next_still_merge(
     # the third file, decoded by the same decoder afresh, still merges right.
     never = property(lambda self: False)
     parallel.setattr(kineto_worker.Worker, "can_take_file", never)
-    add = kineto_worker.ChunkDecoder.add
+    add = kineto_chunk_decoder.ChunkDecoder.add
     calls = {"file1": 0}
 
     def failing(
-        self: kineto_worker.ChunkDecoder, file: int, buf: bytes
+        self: kineto_chunk_decoder.ChunkDecoder, file: int, buf: bytes
     ) -> dict[str, object] | None:
         if file == 1:
             calls["file1"] += 1
@@ -140,7 +148,7 @@ def test_a_file_its_decoder_gives_up_on_is_read_here_and_the_next_still_merge(
                 raise MemoryError("planted")
         return add(self, file, buf)
 
-    parallel.setattr(kineto_worker.ChunkDecoder, "add", failing)
+    parallel.setattr(kineto_chunk_decoder.ChunkDecoder, "add", failing)
     forgot: list[int] = []
     forget = kineto_worker.Decoder.forget
 
@@ -402,8 +410,8 @@ def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(
 
     trims: list[int] = []
     monkeypatch.setattr(gcpause, "release_freed_memory", lambda: trims.append(1))
-    state = kineto_worker.ChunkDecoder()
-    fd = kineto_worker._scratch()
+    state = kineto_chunk_decoder.ChunkDecoder()
+    fd = kineto_wire.scratch()
     try:
         size, after = kineto_worker._read_whole_file(
             state,
@@ -412,12 +420,12 @@ def test_a_whole_file_reply_that_cannot_be_encoded_resets_the_child(
             fd,
             Picky(),  # type: ignore[arg-type]
         )
-        assert kineto_worker._records(fd, size) == [{"ok": False, "why": "error", "reset": True}]
+        assert kineto_wire.read_records(fd, size) == [{"ok": False, "why": "error", "reset": True}]
         assert after is not state and after.symbols == 0
         size, after = kineto_worker._read_whole_file(
             after, 1, str(folder / "rank-1.json.gz"), fd, real
         )
-        *parts, head = kineto_worker._records(fd, size)
+        *parts, head = kineto_wire.read_records(fd, size)
         assert head["ok"] and head["parts"] == len(parts) > 0
         assert trims == [1, 1]  # the heap's freed pages given back after each file
     finally:
@@ -432,14 +440,14 @@ def test_a_whole_file_reply_gives_its_scratch_memory_back_once_read(folder: Path
         sizes = []
         for i in range(3):
             w.send_file(i, str(folder / f"rank-{i}.json.gz"))
-            slot = i % kineto_worker.DEPTH
+            slot = i % kineto_wire.DEPTH
             reply = w.receive()
             assert reply["ok"] and reply["parts"]
             sizes.append(os.fstat(w._out[slot]).st_size)
         assert sizes == [0, 0, 0]
         w.send(3, [b'{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}'])
         assert w.receive()["ok"]
-        assert os.fstat(w._out[3 % kineto_worker.DEPTH]).st_size > 0  # chunk slots are reused
+        assert os.fstat(w._out[3 % kineto_wire.DEPTH]).st_size > 0  # chunk slots are reused
     finally:
         w.close()
 
@@ -475,7 +483,9 @@ def test_a_whole_file_comes_back_in_few_replies_around_a_chunk_it_gives_back(
     _same(got, want)
     assert got.warnings.count == want.warnings.count == 1
     assert got.warnings.samples == want.warnings.samples
-    assert "event 1700" in got.warnings.samples[0]
+    # The folder's rank note first (rank-0.json declares no rank), then the skipped event.
+    assert "ranks taken from file order" in got.warnings.samples[0]
+    assert "event 1700" in got.warnings.samples[1]
 
 
 def _plain_copies(tmp_path: Path, names: list[str]) -> Path:
@@ -554,7 +564,7 @@ def test_a_span_reader_reads_what_the_file_holds(tmp_path: Path) -> None:
     reader = kineto_worker._SpanReader()
 
     def job(at: int, n: int, path: Path = f) -> bytes:
-        return kineto_worker._SPAN.pack(at, n) + os.fsencode(path)
+        return kineto_wire.SPAN_HEAD.pack(at, n) + os.fsencode(path)
 
     try:
         assert reader.read(job(2, 3)) == bytearray(b"[234]")

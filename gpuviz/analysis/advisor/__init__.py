@@ -37,6 +37,9 @@ class Advice:
         Rule kind -> message, for a rule that failed on this trace (the others still ran).
     context : AdviceContext
         The shared figures, for views that want more (the rank analysis, the idle gaps).
+    warning_samples : list of str
+        The trace's import warnings (``Trace.warnings.samples``): what the reader of the
+        advice must know of its input, such as two files that claimed one rank.
     """
 
     sources: list[str]
@@ -44,6 +47,7 @@ class Advice:
     findings: list[Finding]
     errors: dict[str, str] = field(default_factory=dict)
     context: AdviceContext | None = None
+    warning_samples: list[str] = field(default_factory=list)
 
     def mean_step_parts(self) -> dict[str, float]:
         """Mean per step (ns) of the step length, each GPU part (per GPU), and the CPU split.
@@ -66,7 +70,11 @@ class Advice:
         return next((f for f in self.findings if f.kind == kind), None)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"sources": [...], "steps": [...], "findings": [...]}`` (``gpuviz advise --json``)."""
+        """``{"sources": [...], "steps": [...], "findings": [...]}`` (``gpuviz advise --json``).
+
+        ``"errors"`` (rule kind -> message) and ``"import_warnings"`` (list of str) are added
+        when there are any.
+        """
         out: dict[str, Any] = {
             "sources": list(self.sources),
             "steps": self.breakdown.to_json(),
@@ -74,6 +82,8 @@ class Advice:
         }
         if self.errors:
             out["errors"] = dict(self.errors)
+        if self.warning_samples:
+            out["import_warnings"] = list(self.warning_samples)
         return out
 
 
@@ -108,4 +118,5 @@ def advise(trace: Trace, kinds: list[str] | None = None) -> Advice:
             errors[kind] = f"{type(exc).__name__}: {exc}"
     order = {s: i for i, s in enumerate(SEVERITIES)}
     findings.sort(key=lambda f: (-f.saving_ns, -order[f.severity], f.kind))
-    return Advice(trace.sources, ctx.breakdown, findings, errors, ctx)
+    samples = list(getattr(trace.warnings, "samples", []) or [])
+    return Advice(trace.sources, ctx.breakdown, findings, errors, ctx, samples)

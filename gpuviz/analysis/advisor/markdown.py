@@ -38,6 +38,9 @@ def advice_markdown(advice: Advice, title: str = "") -> str:
     """
     sources = ", ".join(advice.sources)
     lines = [f"# gpuviz advice: {_plain(title or sources)}", "", f"Trace: {_code(sources)}", ""]
+    if advice.warning_samples:  # as gpuviz advise prints them, under the trace
+        lines += [f"- Import warning: {_code(w)}" for w in advice.warning_samples[:5]]
+        lines.append("")
     st = advice.breakdown.steps
     if len(st):
         parts = advice.mean_step_parts()

@@ -228,6 +228,12 @@ class QtInsightsView(QWidget):
             if n
             else "No findings: nothing costs a noticeable share of the step time."
         )
+        # What the import warned of (two files claiming one rank) qualifies every figure
+        # here; the Summary view lists them all.
+        warned = getattr(a, "warning_samples", [])
+        if warned:
+            more = f" (and {len(warned) - 1} more: see Summary)" if len(warned) > 1 else ""
+            text += f"\nImport warning: {warned[0]}{more}"
         set_plain(self.status, text)
 
     def _update_chart(self) -> None:
