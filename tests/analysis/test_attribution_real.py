@@ -167,3 +167,35 @@ def test_compiled_triton_kernels_land_in_a_module_and_a_line() -> None:
     assert (kinds[triton] == "module").mean() > 0.95
     lines = breakdown(trace, "line")
     assert (lines.kernel_row[triton] >= 0).mean() > 0.95
+
+
+def test_advisor_evidence_names_ops_modules_lines(tiny: Trace) -> None:
+    from gpuviz.analysis.advisor import advise
+
+    advice = advise(tiny)
+    assert "where" not in advice.errors
+    f = advice.finding("launch_bound")
+    assert f is not None
+    e = f.evidence[0]
+    assert e.ops and e.modules and e.lines
+    assert all(
+        m.startswith("TinyLM_0") or m.startswith(("aten::", "Optimizer.")) for m in e.modules
+    )
+    assert all(x.startswith("record_attribution.py:") for x in e.lines)
+    j = e.to_json()
+    assert j["ops"] == list(e.ops) and len(j["modules"]) <= 3
+
+
+def test_compare_has_op_and_module_deltas() -> None:
+    from gpuviz.analysis.diff import trace_diff
+
+    a = load_trace(DATA / "gpt_stack.json.gz")
+    b = load_trace(DATA / "gpt_compile.json.gz")
+    diff = trace_diff(a, b)
+    whats = {d.what for d in diff}
+    assert {"kernel", "op", "op_device", "module"} <= whats
+    gpt = next(d for d in diff if d.what == "module" and d.name == "GPT_0")
+    assert gpt.status == "gone" and gpt.count_a == 5  # compiled: OptimizedModule_0.GPT_0
+    # A trace without stacks has unknown modules, not gone ones.
+    ns = load_trace(DATA.parent / "streams_overlap.json.gz")
+    assert not any(d.what == "module" for d in trace_diff(a, ns))
