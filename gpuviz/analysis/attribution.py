@@ -232,7 +232,7 @@ def attribute(trace: Trace) -> Attribution:
 
 
 def _attribute(trace: Trace) -> Attribution:
-    s, t = trace.slices, trace.tracks
+    s = trace.slices
     sym = trace.symbols
     forest, kind = _forest(trace)
     name = s.name[forest.rows]
@@ -264,7 +264,6 @@ def _attribute(trace: Trace) -> Attribution:
     backward = forest.nearest(target | evaluate) >= 0
     anchor = forest.nearest(target)
     forward_op = np.where(anchor >= 0, fwd_of[np.maximum(anchor, 0)], -1)
-    del t
     return Attribution(
         trace=trace,
         forest=forest,
