@@ -15,11 +15,10 @@ import numpy.typing as npt
 
 from gpuviz.analysis.allocator import (
     BEFORE_HISTORY,
-    NO_SITE,
     DeviceFigures,
     device_figures,
     live_bytes_curve,
-    stack_sites,
+    site_of,
 )
 from gpuviz.analysis.allocator_state import AnnotationRange, annotation_ranges, reserved_bytes_curve
 from gpuviz.trace.allocator_columns import Allocations, AllocatorSnapshot
@@ -175,10 +174,7 @@ def build_timeline(
     )
     origin = int(trace_zero_ns) if shared and trace_zero_ns is not None else first * 1000
     t_ns = tr.time_us.astype(np.int64) * 1000 - origin
-    sites = stack_sites(snap)
-    row_site = np.where(alloc.stack >= 0, sites[np.maximum(alloc.stack, 0)], NO_SITE).astype(
-        np.int64
-    )
+    row_site = site_of(snap, alloc.stack)
     row_site[(alloc.stack < 0) & (alloc.start < 0)] = BEFORE_HISTORY
     site_ids, row_site_index = np.unique(row_site, return_inverse=True)
     ranges = annotation_ranges(snap, device)

@@ -8,6 +8,25 @@ torch 2.11 training and out-of-memory snapshots: no GLOBAL, REDUCE or similar op
 that names a class is refused with the class it would have loaded, and nothing in it runs.
 gzip-compressed files (``.pickle.gz``) are read too.
 
+No file may crash the reader, and none may take memory out of proportion to it:
+
+- Nesting. Unpickling is iterative, but hashing a tuple is a C recursion with no guard: a dict
+  key or set member that is a 1,000,000-deep nested tuple (1 MB of ``TUPLE1`` opcodes) overflows
+  the C stack (SIGSEGV; ``pickle.loads`` does the same). Only tuples chain that way (a list or
+  dict in the chain stops the hash with a TypeError, a frozenset caches its members' hashes), so
+  the depth of any tuple is at most the number of tuple opcodes, which is at most the number of
+  bytes that could be one (``t``, ``\x85``-``\x87``). The reader counts those bytes before the
+  unpickler sees them and unpickles in a thread whose stack holds that many levels (reserved
+  address space, touched only as deep as a file really nests); a file with more is refused. An
+  exact depth pass over the opcodes in Python was measured at 8x the unpickling (1.10 s against
+  0.13 s on a 100k-entry snapshot), so it is not done. Every other path a deep file can reach
+  has a recursion guard and raises ``RecursionError``, reported as bad input.
+- Size. A string or bytes object longer than :data:`MAX_OBJECT_BYTES`, or a gzip stream that
+  inflates to more than :data:`MAX_GZIP_RATIO` times its file (plus :data:`GZIP_SLACK_BYTES`), is
+  refused before it is read into memory: a 13 MB ``.pickle.gz`` holding 3 GB of padding in one
+  string took 5.9 GB. Real snapshots hold short strings (file and function names) and inflate
+  about 12x (snap_train.pickle.gz: 54,683 bytes to 657,678).
+
 The garbage collector is paused while the unpickler builds its millions of containers: they
 are all reachable, so a collection could free nothing, and pausing it saves about a third of
 the load time (measured here on a 100k-entry snapshot: 204 ms with, 133 ms without).
@@ -17,12 +36,29 @@ from __future__ import annotations
 
 import gzip
 import pickle
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.gcpause import gc_paused
+
+MAX_OBJECT_BYTES = 256 << 20
+"""The longest string or bytes object (and pickle frame) a snapshot may hold."""
+MAX_GZIP_RATIO = 100
+"""How many times its file a ``.pickle.gz`` may inflate to (real ones: about 12)."""
+GZIP_SLACK_BYTES = 64 << 20
+"""Inflated bytes allowed beyond the ratio (a small file of highly repetitive history)."""
+STACK_BYTES = 1 << 30
+"""The unpickling thread's stack: reserved address space, touched only as deep as a file nests."""
+STACK_BYTES_PER_LEVEL = 256
+"""Stack one level of tuple hashing may take (measured: about 50 bytes on CPython 3.11; x5)."""
+_TUPLE_OPCODES = (b"t", b"\x85", b"\x86", b"\x87")  # TUPLE, TUPLE1, TUPLE2, TUPLE3
+
+
+class _TooLarge(Exception):
+    """A refusal raised from inside the unpickler's reads (it is not a pickle error)."""
 
 
 class _RefusedGlobal(Exception):
@@ -75,9 +111,35 @@ class _Reader:
         self.cancelled = cancelled
         self.done = 0
         self._next_report = 0
+        self.gzip = getattr(raw, "fileobj", None) is not None
+        self.max_bytes = total * MAX_GZIP_RATIO + GZIP_SLACK_BYTES if self.gzip else None
+        self.max_depth = STACK_BYTES // STACK_BYTES_PER_LEVEL
+        self.tuple_ops = 0
 
-    def _account(self, n: int) -> None:
+    def _check_request(self, n: int) -> None:
+        # the unpickler asks for a whole string, bytes object or frame at once: refuse a huge
+        # one before it is read (a readinto's buffer is allocated but not yet touched)
+        if n > MAX_OBJECT_BYTES:
+            raise _TooLarge(
+                f"holds a string, bytes object or frame of {n:,} bytes (more than "
+                f"{MAX_OBJECT_BYTES >> 20} MiB): not an allocator snapshot"
+            )
+
+    def _account(self, data: Any, n: int) -> None:
+        # every byte that could be a tuple opcode counts as one level the hashing may need
+        view = data if isinstance(data, bytes) else bytes(data[:n])
+        self.tuple_ops += sum(map(view.count, _TUPLE_OPCODES))
+        if self.tuple_ops > self.max_depth:
+            raise _TooLarge(
+                f"may nest tuples {self.tuple_ops:,} deep (more than {self.max_depth:,}, "
+                "which could not be read safely): not an allocator snapshot"
+            )
         self.done += n
+        if self.max_bytes is not None and self.done > self.max_bytes:
+            raise _TooLarge(
+                f"inflates to more than {self.max_bytes:,} bytes ({MAX_GZIP_RATIO}x its "
+                "compressed size): a gzip bomb, not an allocator snapshot"
+            )
         if self.done >= self._next_report:
             self._next_report = self.done + (1 << 22)
             if self.cancelled is not None and self.cancelled():
@@ -89,19 +151,57 @@ class _Reader:
                 self.progress(min(at / self.total, 1.0))
 
     def read(self, n: int = -1) -> bytes:
+        self._check_request(n if n >= 0 else MAX_OBJECT_BYTES + 1)
         data = self.raw.read(n)
-        self._account(len(data))
+        self._account(data, len(data))
         return data
 
     def readinto(self, buf: Any) -> int:
-        n = self.raw.readinto(buf)
-        self._account(n or 0)
+        view = memoryview(buf).cast("B")
+        self._check_request(len(view))
+        n = self.raw.readinto(view)
+        self._account(view, n or 0)
         return n
 
     def readline(self) -> bytes:
-        data = self.raw.readline()
-        self._account(len(data))
+        data = self.raw.readline(MAX_OBJECT_BYTES + 1)
+        self._check_request(len(data) - 1)
+        self._account(data, len(data))
         return data
+
+
+_stack_lock = threading.Lock()
+
+
+def _load_in_deep_stack(unpickler: pickle.Unpickler) -> Any:
+    """``unpickler.load()`` in a thread whose stack holds :data:`STACK_BYTES`.
+
+    The reader refuses a file that could nest tuples deeper than that stack holds, so hashing
+    the deepest tuple the file can hold cannot overflow it. The caller waits; exceptions are
+    raised in the caller.
+    """
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(("ok", unpickler.load()))
+        except BaseException as exc:  # handed to the caller, which raises it
+            out.append(("error", exc))
+
+    with _stack_lock:  # stack_size() is process-wide: set it only for this thread
+        old = threading.stack_size()
+        threading.stack_size(STACK_BYTES)
+        try:
+            # a daemon: Ctrl-C in the caller must not wait for the unpickling to end
+            worker = threading.Thread(target=run, name="gpuviz-unpickle", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(old)
+    worker.join()
+    kind, value = out[0]
+    if kind == "error":
+        raise value
+    return value
 
 
 def load_snapshot_data(
@@ -138,7 +238,9 @@ def load_snapshot_data(
         raise TraceFormatError(src, "", "empty file (expected a CUDA allocator snapshot pickle)")
     try:
         with _open_bytes(p) as f, gc_paused():
-            data = _NoGlobalsUnpickler(_Reader(f, size, progress, cancelled)).load()
+            data = _load_in_deep_stack(_NoGlobalsUnpickler(_Reader(f, size, progress, cancelled)))
+    except _TooLarge as exc:
+        raise TraceFormatError(src, "", str(exc)) from None
     except _RefusedGlobal as exc:
         raise TraceFormatError(
             src,
@@ -174,6 +276,12 @@ def load_snapshot_data(
 
 def _kind_text(data: Any) -> str:
     if isinstance(data, dict):
-        keys = ", ".join(repr(k)[:40] for k in list(data)[:4])
+        keys = ", ".join(_short_repr(k) for k in list(data)[:4])
         return f"a dict with keys {keys}" if keys else "an empty dict"
     return f"a {type(data).__name__}"
+
+
+def _short_repr(value: Any) -> str:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return repr(value)[:40]
+    return f"a {type(value).__name__}"  # a nested key's repr could recurse as deep as it nests
