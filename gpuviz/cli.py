@@ -59,17 +59,6 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def _count(text: str) -> int:
-    """A whole number of things, 0 or more (``--top``)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more")
-    return n
-
-
 def add_no_cache(p: argparse.ArgumentParser) -> None:
     """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
     p.add_argument(
@@ -152,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
         "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
     )
     m.add_argument("--json", action="store_true")
-    m.add_argument("--top", type=_count, default=10, metavar="N", help="sites to list (default 10)")
+    m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
 
     ad = sub.add_parser(
         "advise", help="why a trace is slow: step breakdown and findings ranked by saving"

@@ -222,3 +222,31 @@ def test_object_and_ratio_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         load_snapshot(bomb)
     monkeypatch.setattr(snapshot_pickle, "GZIP_SLACK_BYTES", 8 * MIB)
     assert load_snapshot(bomb).devices() == []  # within both limits: read
+
+
+def test_deep_lists_and_dicts_are_bad_input(tmp_path: Path) -> None:
+    # lists and dicts never reach an unguarded C recursion: a 1,000,000-deep list where a frame
+    # belongs stops at the interpreter's recursion limit, reported as bad input
+    snap = tiny_snapshot()
+    snap["device_traces"][0][1]["frames"] = ["DEEPDEEP"]
+    data = pickle.dumps(snap, protocol=2)
+    placeholder = b"X\x08\x00\x00\x00DEEPDEEP"
+    n = 1_000_000
+    path = tmp_path / "deep_list.pickle"
+    path.write_bytes(data.replace(placeholder, b"]" * n + b"a" * (n - 1)))
+    proc = _run_memory(path)
+    assert proc.returncode == 2, proc.stderr
+    assert "nested too deeply" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_progress_and_cancel_reach_the_unpickling_thread(tmp_path: Path) -> None:
+    from gpuviz.trace.errors import ImportCancelledError
+    from gpuviz.trace.synthetic_snapshot import make_snapshot, write_snapshot
+
+    raw, _ = make_snapshot(20_000, seed=2)
+    path = write_snapshot(tmp_path / "s.pickle", raw)
+    seen: list[float] = []
+    load_snapshot(path, progress=seen.append)
+    assert seen and all(0 <= f <= 1 for f in seen)  # reported every 4 MiB: here once
+    with pytest.raises(ImportCancelledError):
+        load_snapshot(path, cancelled=lambda: True)
