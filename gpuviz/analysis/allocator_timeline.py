@@ -173,7 +173,9 @@ def build_timeline(
         and clocks_match(first, last, trace_zero_ns, trace_end_ns)
     )
     origin = int(trace_zero_ns) if shared and trace_zero_ns is not None else first * 1000
-    t_ns = tr.time_us.astype(np.int64) * 1000 - origin
+    # The pyramid needs non-decreasing times, and a file's may step back (an entry recorded
+    # without a time reads 0): such an entry is drawn at the latest time before it.
+    t_ns = np.maximum.accumulate(tr.time_us.astype(np.int64)) * 1000 - origin
     row_site = site_of(snap, alloc.stack)
     row_site[(alloc.stack < 0) & (alloc.start < 0)] = BEFORE_HISTORY
     site_ids, row_site_index = np.unique(row_site, return_inverse=True)

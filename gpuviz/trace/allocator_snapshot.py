@@ -76,6 +76,8 @@ SNAPSHOT_SUFFIX = ".memory.pickle"
 
 MAX_BYTES = 1 << 40
 """The largest size a block, segment or request may claim: 1 TiB (the largest GPU holds 288 GB)."""
+MAX_TIME_US = (1 << 62) // 1000
+"""The latest ``time_us`` (in 2116): in ns it still fits int64, with room for differences."""
 MAX_DEVICES = 1024
 """Device indices (and ``device_traces``) a snapshot may have."""
 _MAX_LINE = (1 << 31) - 1
@@ -296,7 +298,7 @@ def _trace_entries(items: list[Any], interner: _Interner, src: str, where: str) 
     size = _check_range(_int_column(items, "size", 0, src, where), "size", src, where, MAX_BYTES)
     stream = _check_range(_int_column(items, "stream", 0, src, where), "stream", src, where, None)
     time_us = _check_range(
-        _int_column(items, "time_us", 0, src, where), "time_us", src, where, None
+        _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US
     )
     oom = np.flatnonzero(action == Action.OOM)
     if len(oom):  # an OOM entry carries device_free where the others carry addr
@@ -462,7 +464,7 @@ def _annotations(items: list[Any], interner: _Interner, src: str) -> Annotations
             _int_column(items, "device", 0, src, where), "device", src, where, MAX_DEVICES - 1
         ).astype(np.int32),
         time_us=_check_range(
-            _int_column(items, "time_us", 0, src, where), "time_us", src, where, None
+            _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US
         ),
         stage=np.fromiter(
             (

@@ -51,6 +51,7 @@ def _set(snap: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
         ("device_traces/0/1/size", -1, r"device_traces\[0\]\[1\]: 'size' is -1"),
         ("device_traces/0/1/addr", -8, r"device_traces\[0\]\[1\]: 'addr' is -8"),
         ("device_traces/0/1/time_us", -3, "'time_us' is -3"),
+        ("device_traces/0/1/time_us", 2**62, "'time_us' is 4,611,686,018,427,387,904"),
         ("device_traces/0/1/stream", -2, "'stream' is -2"),
         ("device_traces/0/2/device_free", -1, r"device_traces\[0\]\[2\]: 'device_free' is -1"),
         ("device_traces/0/2/size", 2**62, "'size' is 4,611,686,018,427,387,904: more than"),
