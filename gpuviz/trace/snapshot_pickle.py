@@ -117,7 +117,7 @@ class _Reader:
         self._next_report = 0
         self.gzip = getattr(raw, "fileobj", None) is not None
         self.max_bytes = total * MAX_GZIP_RATIO + GZIP_SLACK_BYTES if self.gzip else None
-        self.max_depth = STACK_BYTES // STACK_BYTES_PER_LEVEL
+        self.max_depth = STACK_BYTES // STACK_BYTES_PER_LEVEL  # as the thread's stack holds
         self.tuple_ops = 0
 
     def _check_request(self, n: int) -> None:
@@ -177,28 +177,38 @@ class _Reader:
 _stack_lock = threading.Lock()
 
 
-def _load_in_deep_stack(unpickler: pickle.Unpickler) -> Any:
-    """``unpickler.load()`` in a thread whose stack holds :data:`STACK_BYTES`.
+def _load_in_deep_stack(reader: _Reader) -> Any:
+    """Unpickle from ``reader`` in a thread whose stack holds :data:`STACK_BYTES`.
 
     The reader refuses a file that could nest tuples deeper than that stack holds, so hashing
-    the deepest tuple the file can hold cannot overflow it. The caller waits; exceptions are
-    raised in the caller.
+    the deepest tuple the file can hold cannot overflow it. Where a stack that large cannot be
+    had (a system that commits thread stacks up front), a quarter of it is tried, and so on,
+    with the reader's limit lowered to match. The caller waits; exceptions are raised in it.
     """
     out: list[Any] = []
 
     def run() -> None:
         try:
-            out.append(("ok", unpickler.load()))
+            out.append(("ok", _NoGlobalsUnpickler(reader).load()))
         except BaseException as exc:  # handed to the caller, which raises it
             out.append(("error", exc))
 
+    stack = STACK_BYTES
     with _stack_lock:  # stack_size() is process-wide: set it only for this thread
         old = threading.stack_size()
-        threading.stack_size(STACK_BYTES)
         try:
-            # a daemon: Ctrl-C in the caller must not wait for the unpickling to end
-            worker = threading.Thread(target=run, name="gpuviz-unpickle", daemon=True)
-            worker.start()
+            while True:
+                reader.max_depth = stack // STACK_BYTES_PER_LEVEL
+                try:
+                    threading.stack_size(stack)
+                    # a daemon: Ctrl-C in the caller must not wait for the unpickling to end
+                    worker = threading.Thread(target=run, name="gpuviz-unpickle", daemon=True)
+                    worker.start()
+                    break
+                except (RuntimeError, ValueError, MemoryError):
+                    if stack <= 1 << 24:
+                        raise
+                    stack //= 4
         finally:
             threading.stack_size(old)
     worker.join()
@@ -242,7 +252,7 @@ def load_snapshot_data(
         raise TraceFormatError(src, "", "empty file (expected a CUDA allocator snapshot pickle)")
     try:
         with _open_bytes(p) as f, gc_paused():
-            data = _load_in_deep_stack(_NoGlobalsUnpickler(_Reader(f, size, progress, cancelled)))
+            data = _load_in_deep_stack(_Reader(f, size, progress, cancelled))
     except _TooLarge as exc:
         raise TraceFormatError(src, "", str(exc)) from None
     except _RefusedGlobal as exc:

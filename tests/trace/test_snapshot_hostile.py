@@ -251,3 +251,25 @@ def test_progress_and_cancel_reach_the_unpickling_thread(tmp_path: Path) -> None
     assert seen and all(0 <= f <= 1 for f in seen)  # reported every 4 MiB: here once
     with pytest.raises(ImportCancelledError):
         load_snapshot(path, cancelled=lambda: True)
+
+
+def test_a_smaller_stack_where_a_large_one_cannot_be_had(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = snapshot_pickle.threading.stack_size
+    asked: list[int] = []
+
+    def stack_size(size: int = 0) -> int:
+        if size > 64 * MIB:
+            asked.append(size)
+            raise ValueError("size not valid")  # as a system that commits stacks up front
+        return real(size)
+
+    monkeypatch.setattr(snapshot_pickle.threading, "stack_size", stack_size)
+    path = tmp_path / "deep.pickle"
+    path.write_bytes(_deep_tuple_key(300_000))  # more than 64 MiB's 262,144 levels
+    with pytest.raises(TraceFormatError, match="more than 262,144"):
+        load_snapshot(path)
+    assert asked == [1 << 30, 1 << 28]
+    path.write_bytes(pickle.dumps({"segments": [], "device_traces": []}))
+    assert load_snapshot(path).devices() == []
