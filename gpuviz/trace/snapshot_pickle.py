@@ -23,6 +23,10 @@ No file may crash the reader, and none may take memory out of proportion to it:
   0.13 s on that snapshot), so it is not done. Past the unpickler, gpuviz hashes no value from
   the file before checking that it is a string, and every other path a deep value can reach
   (repr, comparison, Python code) has a recursion guard: its ``RecursionError`` is bad input.
+- Memory. Each byte that could make a container counts as one (an empty list is 56 bytes, so a
+  file of ``]`` takes 56 times its size), each other byte as :data:`BYTES_PER_BYTE`; a file whose
+  estimate passes half the machine's memory is refused as it is read (a 100k-entry snapshot:
+  240k such bytes in 8.9 MB, an estimate of 160 MB for the 55 MB it takes).
 - Size. A string or bytes object longer than :data:`MAX_OBJECT_BYTES`, or a gzip stream that
   inflates to more than :data:`MAX_GZIP_RATIO` times its file (plus :data:`GZIP_SLACK_BYTES`), is
   refused before it is read into memory: a 13 MB ``.pickle.gz`` holding 3 GB of padding in one
@@ -37,6 +41,7 @@ the load time (measured here on a 100k-entry snapshot: 204 ms with, 133 ms witho
 from __future__ import annotations
 
 import gzip
+import os
 import pickle
 import threading
 from collections.abc import Callable
@@ -56,9 +61,25 @@ STACK_BYTES = 1 << 30
 """The unpickling thread's stack: reserved address space, touched only as deep as a file nests."""
 STACK_BYTES_PER_LEVEL = 256
 """Stack one level of tuple hashing may take (measured: about 50 bytes on CPython 3.11; x5)."""
-# Every byte but those that could be TUPLE, TUPLE1, TUPLE2 or TUPLE3: deleting them and taking
-# the length counts the others in one pass (2.3 ms for 9 MB; four bytes.count took 16 ms)
-_NOT_TUPLE_OPCODES = bytes(b for b in range(256) if b not in b"t\x85\x86\x87")
+BYTES_PER_CONTAINER = 72
+"""Memory an empty list, dict or set (and its slot) may take, for the memory estimate."""
+BYTES_PER_BYTE = 16
+"""Memory one byte of pickle may become apart from containers (real snapshots: about 6)."""
+# Every byte but those that could be TUPLE, TUPLE1, TUPLE2 or TUPLE3 (and, for the memory
+# estimate, any opcode that makes a container): deleting the others and taking the length
+# counts them in one pass (2.3 ms for 9 MB; four bytes.count took 16 ms)
+_TUPLE_OPCODES = b"t\x85\x86\x87"
+_CONTAINER_OPCODES = _TUPLE_OPCODES + b"]}ld\x8f\x91"
+_NOT_TUPLE_OPCODES = bytes(b for b in range(256) if b not in _TUPLE_OPCODES)
+_NOT_CONTAINER_OPCODES = bytes(b for b in range(256) if b not in _CONTAINER_OPCODES)
+
+
+def memory_budget_bytes() -> int:
+    """The memory a snapshot may take to read: half the machine's (16 GiB where unknown)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
+    except (AttributeError, ValueError, OSError):
+        return 16 << 30
 
 
 class _TooLarge(Exception):
@@ -119,6 +140,8 @@ class _Reader:
         self.max_bytes = total * MAX_GZIP_RATIO + GZIP_SLACK_BYTES if self.gzip else None
         self.max_depth = STACK_BYTES // STACK_BYTES_PER_LEVEL  # as the thread's stack holds
         self.tuple_ops = 0
+        self.containers = 0
+        self.memory_budget = memory_budget_bytes()
 
     def _check_request(self, n: int) -> None:
         # the unpickler asks for a whole string, bytes object or frame at once: refuse a huge
@@ -132,13 +155,23 @@ class _Reader:
     def _account(self, data: Any, n: int) -> None:
         # every byte that could be a tuple opcode counts as one level the hashing may need
         view = data if isinstance(data, bytes) else bytes(data[:n])
-        self.tuple_ops += len(view.translate(None, _NOT_TUPLE_OPCODES))
+        kept = view.translate(None, _NOT_CONTAINER_OPCODES)
+        self.containers += len(kept)
+        self.tuple_ops += len(kept.translate(None, _NOT_TUPLE_OPCODES))
         if self.tuple_ops > self.max_depth:
             raise _TooLarge(
                 f"may nest tuples {self.tuple_ops:,} deep (more than {self.max_depth:,}, "
                 "which could not be read safely): not an allocator snapshot"
             )
         self.done += n
+        # a byte of "]" is a 56-byte list: a small file of them is a memory bomb
+        estimate = self.containers * BYTES_PER_CONTAINER + self.done * BYTES_PER_BYTE
+        if estimate > self.memory_budget:
+            raise _TooLarge(
+                f"may take more than {self.memory_budget / (1 << 30):.1f} GiB to read (half "
+                f"this machine's memory: up to {self.containers:,} lists, dicts or tuples in "
+                f"{self.done:,} bytes so far); refused before it is"
+            )
         if self.max_bytes is not None and self.done > self.max_bytes:
             raise _TooLarge(
                 f"inflates to more than {self.max_bytes:,} bytes ({MAX_GZIP_RATIO}x its "

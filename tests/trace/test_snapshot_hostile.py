@@ -273,3 +273,31 @@ def test_a_smaller_stack_where_a_large_one_cannot_be_had(
     assert asked == [1 << 30, 1 << 28]
     path.write_bytes(pickle.dumps({"segments": [], "device_traces": []}))
     assert load_snapshot(path).devices() == []
+
+
+def test_a_file_of_empty_lists_is_refused_within_the_memory_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1 byte of "]" is a 56-byte list: 64 MiB of them (a 64 KB .gz) would take 3.6 GB
+    monkeypatch.setattr(snapshot_pickle, "memory_budget_bytes", lambda: 256 * MIB)
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    path = tmp_path / "lists.pickle.gz"
+    with open(path, "wb") as f:
+        f.write(c.compress(b"\x80\x02("))
+        for _ in range(64):
+            f.write(c.compress(b"]" * MIB))
+        f.write(c.compress(b"l."))
+        f.write(c.flush())
+    assert path.stat().st_size < MIB
+    with pytest.raises(TraceFormatError, match=r"may take more than 0\.2 GiB to read"):
+        load_snapshot(path)
+
+
+def test_real_snapshots_are_far_within_the_budget() -> None:
+    root = Path(__file__).parents[1] / "data" / "snapshots"
+    reader = snapshot_pickle._Reader(open(root / "snap_cpp_frames.pickle", "rb"), 1, None, None)
+    with reader.raw:
+        while reader.read(1 << 16):
+            pass
+    est = reader.containers * snapshot_pickle.BYTES_PER_CONTAINER
+    assert 0 < est + reader.done * snapshot_pickle.BYTES_PER_BYTE < 50 * reader.done
