@@ -26,6 +26,8 @@ def main(args: argparse.Namespace) -> int:
     from gpuviz.errors import BadInputError
     from gpuviz.trace.allocator_snapshot import load_snapshot
 
+    if args.top < 0:
+        raise BadInputError(f"--top {args.top}: must be 0 or more")
     path = Path(args.snapshot)
     if not path.exists():
         raise BadInputError(f"{args.snapshot}: no such file")

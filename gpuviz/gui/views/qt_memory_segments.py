@@ -17,7 +17,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QCursor, QPainter
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from gpuviz.analysis.allocator import stack_sites
+from gpuviz.analysis.allocator import site_of
 from gpuviz.analysis.allocator_state import PENDING_FREE, SegmentLayout, segments_at
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, html_safe
@@ -66,7 +66,6 @@ class QtMemorySegments(QWidget):
         super().__init__(parent)
         self.tl = tl
         self.colours = site_colours(tl)
-        self.sites = stack_sites(tl.snap)
         self.layout_: SegmentLayout | None = None
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -96,7 +95,7 @@ class QtMemorySegments(QWidget):
         background = np.column_stack(
             [np.zeros(n), np.arange(n) - ROW_HEIGHT / 2, np.ones(n), np.full(n, ROW_HEIGHT)]
         )
-        site = np.where(lay.block_stack >= 0, self.sites[np.maximum(lay.block_stack, 0)], -1)
+        site = site_of(self.tl.snap, lay.block_stack)
         groups: list[tuple[QColor, np.ndarray]] = []
         pending = lay.block_state == PENDING_FREE
         if pending.any():
