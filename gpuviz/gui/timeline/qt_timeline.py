@@ -88,6 +88,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.gui.qt_text import wrap_label
 from gpuviz.gui.timeline.details import (
     describe_slice,
     info_line,
@@ -226,11 +227,12 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
             hint = "click a rank's lane to expand it · wheel zoom · drag pan · shift+drag a range"
         self._hint = QLabel(hint, self)
         self._hint.setStyleSheet("color: #777;")
+        wrap_label(self._hint)  # two lines rather than a window wider than the screen
         self._info = QLabel("", self)
         # Always rich text that details.py built with every name escaped; never guessed.
         self._info.setTextFormat(Qt.TextFormat.RichText)
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._info.setWordWrap(True)
+        wrap_label(self._info)  # a selected kernel's long name must not widen the window
 
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 2)
