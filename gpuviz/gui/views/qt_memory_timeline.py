@@ -288,7 +288,7 @@ class QtMemoryTimeline(QWidget):
         # The live and reserved lines are drawn per frame from the frame's columns (a point
         # per column), not from every entry: a million-point curve would cost more than the
         # bands themselves, to build and at each paint.
-        legend_below(self.plot, 2)  # under the axis: it hides no band
+        legend_below(self.plot, 3)  # under the axis: it hides no band
         self.live_curve = pg.PlotDataItem(
             pen=pg.mkPen("#222", width=1.2), name="allocated (bands by site)"
         )
