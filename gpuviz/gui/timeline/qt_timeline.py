@@ -88,6 +88,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.gui.qt_text import WRAP_MIN_WIDTH, wrap_label
 from gpuviz.gui.timeline.details import (
     describe_slice,
     info_line,
@@ -226,11 +227,15 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
             hint = "click a rank's lane to expand it · wheel zoom · drag pan · shift+drag a range"
         self._hint = QLabel(hint, self)
         self._hint.setStyleSheet("color: #777;")
+        # Its whole width where there is room (wrapped, it would ask for a fifth of it and
+        # take four lines), but never a window wider than the screen: clipped, with a tooltip.
+        self._hint.setMinimumWidth(WRAP_MIN_WIDTH)
+        self._hint.setToolTip(hint)
         self._info = QLabel("", self)
         # Always rich text that details.py built with every name escaped; never guessed.
         self._info.setTextFormat(Qt.TextFormat.RichText)
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._info.setWordWrap(True)
+        wrap_label(self._info)  # a selected kernel's long name must not widen the window
 
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 2)

@@ -45,7 +45,7 @@ from gpuviz.analysis.steps import PARTS
 from gpuviz.display import html_safe, terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import set_plain
 from gpuviz.gui.views.insights_model import StepBars, evidence_text, gpu_choices, step_bars
-from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, style_plot_item
+from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, legend_below, style_plot_item
 
 PART_COLORS = {
     "compute": "#4e79a7",
@@ -58,6 +58,7 @@ CPU_COLORS = {"cpu_ops": "#f28e2b", "cpu_other": "#ffd8a8"}
 SEVERITY_COLORS = {"critical": "#c62828", "warning": "#e65100", "info": "#1565c0"}
 MAX_TICK_LABELS = 24
 BAR_WIDTH = 0.7
+BAR_HEADROOM = 1.06
 
 
 def _code_html(text: str) -> str:
@@ -99,13 +100,13 @@ class QtInsightsView(QWidget):
         self.cpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=1), "CPU time per step")
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
         self.graphics.ci.layout.setColumnStretchFactor(1, 1)
-        for plot in (self.gpu_plot, self.cpu_plot):
+        for plot, entries in ((self.gpu_plot, len(PARTS)), (self.cpu_plot, len(CPU_COLORS))):
             # Steps are counted and times are in ms: no SI scale on either axis (a single
             # step's range, -0.6 to 0.6, labelled the step axis "(x0.001)").
             for side in ("bottom", "left"):
                 plot.getAxis(side).enableAutoSIPrefix(False)
             plot.setLabel("left", "ms")
-            plot.addLegend(offset=(-10, 10), labelTextColor="#222")
+            legend_below(plot, entries)  # one line under the steps: it hides no bar
             plot.setMouseEnabled(x=True, y=False)
 
         self.tree = QTreeWidget()
@@ -266,9 +267,9 @@ class QtInsightsView(QWidget):
             plot.getAxis("bottom").setTicks([ticks])
             plot.setLabel("bottom", f"step ({sources})")
             plot.setXRange(-0.6, max(len(bars) - 0.4, 0.6), padding=0)
-            # Headroom above the tallest bar for the legend.
+            # The legend is below the axis: the tallest bar needs only a margin above it.
             peak = float(top.max()) if len(top) else 0.0
-            plot.setYRange(0, peak * 1.4 if peak > 0 else 1, padding=0)
+            plot.setYRange(0, peak * BAR_HEADROOM if peak > 0 else 1, padding=0)
 
     def _update_findings(self) -> None:
         self.tree.clear()

@@ -17,9 +17,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabBar, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
+from gpuviz.gui.views.qt_plot_style import byte_unit, color, legend_below, make_plot_widget
 
 NS_PER_MS = 1e6
+LEGEND_COLUMNS = 4  # two devices' allocated and reserved curves a line
 
 
 def _steps(ts_ns: np.ndarray, values: np.ndarray, end_ns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -136,9 +137,7 @@ class QtMemoryView(QWidget):
         unit, size = byte_unit(peak_all)
         item.setLabel("left", f"memory ({unit})", color="#222")
         item.setLabel("bottom", "time since trace start (ms)", color="#222")
-        item.addLegend(
-            offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
-        )
+        legend_below(item, LEGEND_COLUMNS)  # under the axis: it hides no curve
         notes = []
         for i, s in enumerate(self.series):
             if len(s.ts_ns) == 0:

@@ -22,6 +22,7 @@ from gpuviz.analysis.allocator_state import PENDING_FREE, SegmentLayout, segment
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, html_safe
 from gpuviz.gui.qt_draw import draw_rects
+from gpuviz.gui.qt_text import wrap_label
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
 
@@ -69,6 +70,7 @@ class QtMemorySegments(QWidget):
         self.layout_: SegmentLayout | None = None
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        wrap_label(self.title)  # its figures must not widen the window
         self.plot = make_plot_widget()
         item = self.plot.getPlotItem()
         item.getViewBox().invertY(True)

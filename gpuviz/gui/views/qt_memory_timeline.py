@@ -25,7 +25,7 @@ from gpuviz.analysis.allocator import BEFORE_HISTORY, NO_SITE
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import html_safe
 from gpuviz.gui.qt_draw import draw_rects, premultiplied_argb
-from gpuviz.gui.views.qt_plot_style import byte_unit, style_plot_item
+from gpuviz.gui.views.qt_plot_style import byte_unit, legend_below, style_plot_item
 from gpuviz.trace.allocator_lod import row_at, stack_raster
 
 NS_PER_MS = 1e6
@@ -288,9 +288,7 @@ class QtMemoryTimeline(QWidget):
         # The live and reserved lines are drawn per frame from the frame's columns (a point
         # per column), not from every entry: a million-point curve would cost more than the
         # bands themselves, to build and at each paint.
-        self.plot.addLegend(
-            offset=(10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
-        )
+        legend_below(self.plot, 3)  # under the axis: it hides no band
         self.live_curve = pg.PlotDataItem(
             pen=pg.mkPen("#222", width=1.2), name="allocated (bands by site)"
         )
