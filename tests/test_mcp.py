@@ -19,8 +19,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
+
+pytest.importorskip("mcp")  # a dependency; absent only on a bare GPU box that runs -m gpu
+
+import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from subproc import gpuviz_env
 
@@ -326,3 +329,21 @@ def test_no_qt_and_no_torch_after_every_tool() -> None:
     assert errors == [False] * 6 + [True]
     assert "mcp" in modules and "numpy" in modules  # the check looks at the right process
     assert not {"PySide6", "pyqtgraph", "shiboken6", "torch"} & set(modules)
+
+
+def test_a_bad_root_is_exit_2_and_closed_stdin_ends_the_server(tmp_path: Path) -> None:
+    run = [sys.executable, "-m", "gpuviz", "mcp"]
+    bad = subprocess.run(
+        [*run, "--root", str(tmp_path / "nope")], capture_output=True, text=True, env=gpuviz_env()
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == f"gpuviz mcp: --root {tmp_path / 'nope'}: not a folder"
+    done = subprocess.run(
+        [*run, "--root", str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=gpuviz_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == ""

@@ -75,7 +75,8 @@ def _devices(advice: Advice, summary: Summary) -> str:
 def _ranks(summary: Summary) -> str:
     if summary.ranks == [None]:
         return "one process"
-    return f"{len(summary.ranks)} ranks ({', '.join(str(r) for r in summary.ranks)})"
+    n = len(summary.ranks)
+    return f"{n} rank{'s' if n != 1 else ''} ({', '.join(str(r) for r in summary.ranks)})"
 
 
 def _steps_line(advice: Advice) -> str:

@@ -90,11 +90,18 @@ class Roots:
             Empty, outside the roots (itself or through a link), or missing.
         """
         shown = terminal_safe(text, one_line=True)
+        if len(shown) > 200:
+            shown = shown[:199] + "…"
         if not text.strip():
             raise PathRefused(f"the {what} is empty: name a file under {self}.")
-        candidate = self._candidate(text)
-        lexical = Path(os.path.abspath(candidate))
-        real = candidate.resolve()
+        try:
+            candidate = self._candidate(text)
+            lexical = Path(os.path.abspath(candidate))
+            real = candidate.resolve()
+            real.exists()
+        except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte, a name too long, a loop
+            why = terminal_safe(getattr(exc, "strerror", None) or str(exc), one_line=True)
+            raise PathRefused(f"{shown}: not a usable {what} ({why}).") from None
         if not self.contains(real):
             if self.contains(lexical):
                 raise PathRefused(
