@@ -165,9 +165,12 @@ def test_rank_folder_overview_and_compare() -> None:
     calls = [
         ("overview", {"path": "ddp_2rank"}),
         ("compare", {"a": "advisor/adv_clean.json.gz", "b": LAUNCH}),
+        ("events", {"path": "ddp_2rank", "start_us": 0, "end_us": 1e9, "lane": "GPU 7"}),
     ]
-    _, [(e1, over), (e2, cmp)] = ask(calls)
-    assert not (e1 or e2)
+    _, [(e1, over), (e2, cmp), (e3, lanes)] = ask(calls)
+    assert not (e1 or e2 or e3)
+    # A lane filter that matches nothing names the lanes there are.
+    assert "No lane's name contains 'GPU 7'" in lanes and "'rank 1 · GPU 1 · stream 7'" in lanes
     assert "2 ranks (0, 1)" in over and "2 GPUs" in over
     for rank in (0, 1):
         steps = [s for s in ddp["steps"] if s["rank"] == rank]

@@ -265,6 +265,11 @@ def events_answer(
         f"{filters} (the trace runs 0–{span / 1000:.1f} µs)."
     )
     if len(rows) == 0:
+        if lane and not any(lane.lower() in x.lower() for x in titles):
+            busy = np.flatnonzero(np.diff(trace.track_offsets) > 0)
+            some = ", ".join(repr(name(titles[int(t)], 60)) for t in busy[:12])
+            more = f" and {len(busy) - 12} more" if len(busy) > 12 else ""
+            return f"{head}\nNo lane's name contains {terminal_safe(lane, one_line=True)!r}; lanes: {some}{more}."
         return head
     shown = rows[:limit]
     lines = [head]
