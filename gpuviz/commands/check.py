@@ -125,7 +125,9 @@ def format_comparison_brief(
     lines.append(line)
 
     mem = cmp.memory_change
-    if mem is None:
+    if mem is None and cmp.peak_a_bytes == 0 and cmp.peak_b_bytes is not None:
+        lines.append("peak GPU memory: not compared (the baseline allocated nothing)")
+    elif mem is None:
         lines.append(
             "peak GPU memory: not compared (recorded in "
             + _which(cmp.peak_a_bytes is not None, cmp.peak_b_bytes is not None)
