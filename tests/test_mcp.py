@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 from decimal import Decimal
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,10 @@ from gpuviz.display import format_bytes
 DATA = Path(__file__).parent / "data"
 ADV = DATA / "advisor"
 LAUNCH = "advisor/adv_launch_bound.json.gz"
+# breakdown is served where this gpuviz has gpuviz breakdown's tables (gpuviz.analysis.breakdown)
+HAS_BREAKDOWN = find_spec("gpuviz.analysis.breakdown") is not None
 TOOLS = {"overview", "findings", "events", "memory", "compare", "profile"}
+TOOLS |= {"breakdown"} if HAS_BREAKDOWN else set()
 
 
 def ask(
@@ -207,6 +211,28 @@ def test_memory_agrees_with_gpuviz_memory() -> None:
     assert f"peak allocated {format_bytes(summary['peak_allocated_bytes'])}" in tr
 
 
+@pytest.mark.skipif(not HAS_BREAKDOWN, reason="gpuviz.analysis.breakdown is not in this tree")
+def test_breakdown_agrees_with_gpuviz_breakdown() -> None:
+    table = cli_json("breakdown", str(ADV / "adv_launch_bound.json.gz"), "--by", "op", "--top", "0")
+    calls = [
+        ("breakdown", {"path": LAUNCH, "by": "op", "top": 5}),
+        ("breakdown", {"path": LAUNCH, "by": "module"}),
+        ("breakdown", {"path": LAUNCH, "by": "flavour"}),
+    ]
+    _, [(e1, ops), (e2, modules), (e3, bad)] = ask(calls)
+    assert not e1
+    assert f"5 of {len(table['rows'])} rows" in ops
+    first = table["rows"][0]
+    row = next(
+        x
+        for x in ops.splitlines()
+        if x.rstrip().endswith(first["key"][:60]) or first["key"][:60] in x
+    )
+    assert f"{first['device_total_us'] / 1000:.3f}" in row
+    assert e2 and "has no Python stack" in modules  # recorded without with_stack
+    assert e3 and "by 'flavour': expected one of op, op-shape" in bad
+
+
 def _hostile_pickle(path: Path, marker: Path) -> None:
     """A pickle whose GLOBAL opcode names os.system: pickle.load would run ``touch marker``."""
     path.write_bytes(b"cos\nsystem\n(S'touch " + str(marker).encode() + b"'\ntR.")
@@ -310,6 +336,9 @@ def test_no_qt_and_no_torch_after_every_tool() -> None:
             ("compare", {{"a": {LAUNCH!r}, "b": "advisor/adv_clean.json.gz"}}),
             ("profile", {{"script": "x.py"}}),
         ]
+        from gpuviz.agents.server import breakdown_available
+        if breakdown_available():
+            calls.insert(-1, ("breakdown", {{"path": {LAUNCH!r}, "by": "op"}}))
 
         async def refused(name, args):
             try:
@@ -329,7 +358,7 @@ def test_no_qt_and_no_torch_after_every_tool() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=gpuviz_env(), check=True
     )
     errors, modules = json.loads(out.stdout.splitlines()[-1])
-    assert errors == [False] * 6 + [True]
+    assert errors == [False] * (len(errors) - 1) + [True] and len(errors) == 7 + HAS_BREAKDOWN
     assert "mcp" in modules and "numpy" in modules  # the check looks at the right process
     assert not {"PySide6", "pyqtgraph", "shiboken6", "torch"} & set(modules)
 

@@ -40,7 +40,8 @@ INSTRUCTIONS = (
     "allocator snapshots, and says why a training or inference step is slow or where its "
     "memory goes. Start with overview(path): it names the main problem and its fix. Then "
     "findings(path) for the evidence, events(path, start_us, end_us) for the slices of a time "
-    "range, memory(path) for allocator snapshots, compare(a, b) for two runs. Paths are "
+    "range, breakdown(path, by) for the time by op, module, source line or kernel (where this "
+    "gpuviz has it), memory(path) for allocator snapshots, compare(a, b) for two runs. Paths are "
     "relative to the served folders. Times are µs (or ms where marked) from the trace start."
 )
 
@@ -281,7 +282,53 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
 
         return _answer(make, detail)
 
+    if breakdown_available():
+        _add_breakdown(server, roots, store, label, need_trace)
     return server
+
+
+def breakdown_available() -> bool:
+    """Whether this gpuviz has ``gpuviz breakdown``'s tables (:mod:`gpuviz.analysis.breakdown`)."""
+    from importlib.util import find_spec
+
+    return find_spec("gpuviz.analysis.breakdown") is not None
+
+
+def _add_breakdown(
+    server: MCPServer,
+    roots: Roots,
+    store: Store,
+    label: Callable[[Path], str],
+    need_trace: Callable[[Path, str], None],
+) -> None:
+    """The ``breakdown`` tool: the rows of ``gpuviz breakdown``, by the same functions."""
+
+    @server.tool(annotations=READ_ONLY, structured_output=False)
+    def breakdown(
+        path: PathArg,
+        by: Annotated[str, Field(description="op, op-shape, module, line, kernel or step")] = "op",
+        top: Annotated[int, Field(description="Rows to list (default 15; 0: all)", ge=0)] = 15,
+        detail: Detail = False,
+    ) -> str:
+        """Where device and CPU time went by op, op and input shapes, module, source line, kernel or step: use to find which code to change."""
+
+        def make() -> str:
+            from gpuviz.analysis.breakdown import NoStacksError
+            from gpuviz.analysis.breakdown_table import BY_VALUES
+            from gpuviz.commands.breakdown import format_breakdown
+
+            if by not in BY_VALUES:
+                raise BadInputError(f"by {by!r}: expected one of {', '.join(BY_VALUES)}.")
+            p = roots.resolve(path)
+            need_trace(p, "breakdown")
+            try:
+                table = store.breakdown(p, by)
+            except NoStacksError as exc:
+                raise BadInputError(f"{label(p)}: by {by}: the trace {exc}.") from None
+            rows = table.rows if top == 0 else table.rows[:top]
+            return format_breakdown(table, rows, label(p), len(table.rows))
+
+        return _answer(make, detail)
 
 
 def _profile_answer(run: object, label: Callable[[Path], str], store: Store, detail: bool) -> str:

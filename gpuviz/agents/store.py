@@ -118,3 +118,13 @@ class Store:
             return snapshot_figures(self.snapshot(path))
 
         return self._get(path, "figures", make)
+
+    def breakdown(self, path: Path, by: str) -> Any:
+        """``gpuviz breakdown``'s table of a trace, by ``by`` (:mod:`gpuviz.analysis.breakdown`)."""
+
+        def make(_: dict[str, Any]) -> Any:
+            from gpuviz.analysis.breakdown import breakdown
+
+            return breakdown(self.trace(path), by)
+
+        return self._get(path, f"breakdown:{by}", make)
