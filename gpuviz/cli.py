@@ -174,8 +174,65 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_cache(e)
 
     _add_profile_parser(sub)
+    _add_agent_parsers(sub)
     p.commands = dict(sub.choices)
     return p
+
+
+def _percent(text: str) -> float:
+    # The parser's type for check's limits; the command module holds the rule.
+    from gpuviz.commands.check import percent
+
+    return percent(text)
+
+
+def _add_agent_parsers(sub: Any) -> None:
+    """``gpuviz check`` (the CI gate) and ``gpuviz mcp`` (the coding agents' server)."""
+    c = sub.add_parser(
+        "check",
+        help="CI gate: exit 1 when NEW regressed against BASELINE (step time, memory, findings)",
+    )
+    c.add_argument("new", metavar="NEW", help="the new run's trace (file or rank folder)")
+    c.add_argument("--against", required=True, metavar="BASELINE", help="the baseline run's trace")
+    c.add_argument(
+        "--max-step-regression",
+        type=_percent,
+        default=0.05,
+        metavar="PCT",
+        help="allowed growth of the mean step (default 5%%)",
+    )
+    c.add_argument(
+        "--max-memory-regression",
+        type=_percent,
+        default=0.10,
+        metavar="PCT",
+        help="allowed growth of the peak GPU memory, when both runs recorded it (default 10%%)",
+    )
+    c.add_argument(
+        "--fail-on",
+        choices=("critical", "warning"),
+        default="critical",
+        help="fail on new findings at this level or above (default critical)",
+    )
+    c.add_argument("--json", action="store_true")
+    add_no_cache(c)
+
+    m = sub.add_parser(
+        "mcp", help="serve gpuviz's analyses to coding agents (an MCP server on stdio)"
+    )
+    m.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="serve files under DIR only (repeatable; default: the current folder)",
+    )
+    m.add_argument(
+        "--allow-run",
+        action="store_true",
+        help="let the profile tool run scripts under the roots (off by default)",
+    )
 
 
 PROFILE_USAGE = (

@@ -25,6 +25,9 @@ FORBIDDEN = {
     "gpuviz.gui": TORCH,
     "gpuviz.cli": QT + TORCH + ("numpy",),
     "gpuviz.commands": QT + TORCH,
+    # the agents' server (gpuviz mcp): Qt never (tests/test_mcp.py checks after every tool),
+    # torch never at import (profile's engine runs in a child process)
+    "gpuviz.agents": QT + TORCH,
 }
 
 
@@ -60,7 +63,7 @@ def test_the_check_can_fail() -> None:
 
 def test_every_layer_is_checked() -> None:
     mods = _modules()
-    for layer in ("gpuviz.trace", "gpuviz.analysis", "gpuviz.cli"):
+    for layer in ("gpuviz.trace", "gpuviz.analysis", "gpuviz.cli", "gpuviz.agents"):
         assert any(m == layer or m.startswith(layer + ".") for m in mods)
 
 

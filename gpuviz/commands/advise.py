@@ -41,7 +41,7 @@ def main(args: argparse.Namespace) -> int:
                     {
                         "a": advice.to_json(),
                         "b": other.to_json(),
-                        "diff": [_diff_json(d) for d in diff],
+                        "diff": [d.to_json() for d in diff],
                     }
                 )
             )
@@ -247,19 +247,6 @@ def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
         left=(0, 1, 7),
     )
     return "\n".join(lines)
-
-
-def _diff_json(d: NameDiff) -> dict[str, Any]:
-    return {
-        "what": d.what,
-        "name": d.name,
-        "status": d.status,
-        "count_a": d.count_a,
-        "count_b": d.count_b,
-        "total_a_us": d.total_a_ns / 1000.0,
-        "total_b_us": d.total_b_ns / 1000.0,
-        "delta_us": d.delta_ns / 1000.0,
-    }
 
 
 # -- for gpuviz run / gpuviz profile ---------------------------------------------------------------

@@ -79,7 +79,8 @@ def fold_stack(
     return out
 
 
-def _site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> list[str]:
+def site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> list[str]:
+    """Sites as report lines: bytes, blocks, ``file:line  function``, and folded stacks."""
     from gpuviz.display import format_bytes, terminal_safe
 
     lines = []
@@ -131,11 +132,11 @@ def _device_report(snap: AllocatorSnapshot, d: DeviceFigures) -> list[str]:
             "was allocated",
             "  biggest live sites then:",
         ]
-        lines += _site_lines(snap, o.top_sites[:5], stacks=False)
+        lines += site_lines(snap, o.top_sites[:5], stacks=False)
     lines += ["", "  top sites at the peak:"]
-    lines += _site_lines(snap, d.top_sites_at_peak, stacks=True) or ["    (none)"]
+    lines += site_lines(snap, d.top_sites_at_peak, stacks=True) or ["    (none)"]
     lines += ["", "  top sites at the snapshot:"]
-    lines += _site_lines(snap, d.top_sites, stacks=False) or ["    (none)"]
+    lines += site_lines(snap, d.top_sites, stacks=False) or ["    (none)"]
     return lines
 
 
