@@ -102,8 +102,16 @@ def test_json_contract() -> None:
             "saving_us",
             "saving_how",
             "share",
+            "step_us",
+            "saving_per_step_us",
             "evidence",
         }
+        # Per step, never more than the step; over the trace's steps, the saving again.
+        assert 0 < f["saving_per_step_us"] <= f["step_us"]
+        assert f["saving_per_step_us"] == pytest.approx(min(f["share"], 1) * f["step_us"])
+        n_steps = len(out["steps"]) if {s["rank"] for s in out["steps"]} == {None} else 0
+        if n_steps and f["share"] <= 1:
+            assert f["saving_per_step_us"] * n_steps == pytest.approx(f["saving_us"], rel=1e-6)
         assert f["kind"] in KINDS and f["severity"] in ("info", "warning", "critical")
         assert f["evidence"] and all(
             {"rank", "device", "start_us", "end_us"} <= set(e) for e in f["evidence"]
