@@ -1,6 +1,7 @@
-"""A script whose work is split across a fork, as argv[1] says.
+"""A script whose work is split across a fork, as argv[1] says (argv[2]: the device, cpu).
 
-- ``fork``: 3 optimizer steps, then ``os.fork()``; parent and child each step 12 more times.
+- ``fork``: 3 optimizer steps, then ``os.fork()``; parent and child each step 12 more times
+  (a child of a CUDA parent steps a CPU model of its own: CUDA does not survive a fork).
   The child prints ``child stepped 12``, registers an atexit line, and ends with
   ``sys.exit(4)``; the parent waits and exits with the child's status.
 - ``loader``: 12 steps fed by a DataLoader with 2 fork-start workers; prints
@@ -14,12 +15,13 @@ import sys
 import torch
 
 mode = sys.argv[1]
-model = torch.nn.Linear(4, 4)
+device = sys.argv[2] if len(sys.argv) > 2 else "cpu"
+model = torch.nn.Linear(4, 4).to(device)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 
 
 def step(x):
-    model(x).sum().backward()
+    model(x.to(device)).sum().backward()
     opt.step()
 
 
@@ -27,6 +29,10 @@ if mode == "fork":
     for _ in range(3):
         step(torch.randn(2, 4))
     pid = os.fork()
+    if pid == 0 and device != "cpu":
+        device = "cpu"
+        model = torch.nn.Linear(4, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for _ in range(12):
         step(torch.randn(2, 4))
     if pid == 0:
