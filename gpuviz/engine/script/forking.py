@@ -35,7 +35,6 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 _disarm: Callable[[], None] | None = None
-_owner_pid: int | None = None
 _registered = False
 _kept: list[Any] = []
 """Objects of the parent's that the child must never finalize (files, profiler handles)."""
@@ -47,8 +46,8 @@ def watch(disarm: Callable[[], None]) -> None:
     ``os.register_at_fork`` cannot be undone, so one hook is registered per process and calls
     whatever function is being watched at the time of the fork.
     """
-    global _disarm, _owner_pid, _registered
-    _disarm, _owner_pid = disarm, os.getpid()
+    global _disarm, _registered
+    _disarm = disarm
     if not _registered and hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_in_child)
         _registered = True
@@ -56,13 +55,8 @@ def watch(disarm: Callable[[], None]) -> None:
 
 def unwatch() -> None:
     """Stop disarming children (the session is over)."""
-    global _disarm, _owner_pid
-    _disarm, _owner_pid = None, None
-
-
-def is_forked_child(owner_pid: int) -> bool:
-    """Whether this process is a child forked from the process ``owner_pid``."""
-    return os.getpid() != owner_pid
+    global _disarm
+    _disarm = None
 
 
 def keep(*objects: Any) -> None:
@@ -71,9 +65,9 @@ def keep(*objects: Any) -> None:
 
 
 def _after_in_child() -> None:
-    global _disarm, _owner_pid
+    global _disarm
     disarm = _disarm
-    _disarm, _owner_pid = None, None  # a grandchild is not this session's either
+    _disarm = None  # a grandchild is not this session's either
     if disarm is None:
         return
     _unregister_profiler_atexit()
@@ -116,4 +110,4 @@ def _join_threads() -> None:
             t.join()
 
 
-__all__ = ["exit_child", "is_forked_child", "keep", "unwatch", "watch"]
+__all__ = ["exit_child", "keep", "unwatch", "watch"]

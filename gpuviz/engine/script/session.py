@@ -17,9 +17,9 @@ status. Along the way:
   one range (the main thread is told through ``_thread.interrupt_main`` with a signal number
   no program uses, :mod:`gpuviz.engine.script.signals`), and the run says so and suggests
   ``--step-fn``. With ``--step-fn``, the same recording runs until the function is found
-  (wrapped); if it never is, that range is what is written, and one line says why. Under a launcher (ranks),
-  that recording is CPU-only: the script has not picked its GPU yet, and CUDA activity would
-  put a context on GPU 0 from every rank.
+  (wrapped); if it never is, that range is what is written, and one line says why. Under a
+  launcher (ranks), that recording is CPU-only: the script has not picked its GPU yet, and
+  CUDA activity would put a context on GPU 0 from every rank.
 - **Memory.** The memory sampler (:mod:`gpuviz.engine.sampler`) reads host RSS from the start,
   and the step's GPU once the script has used CUDA (``MemorySample``). ``--memory-snapshot``
   records the allocator's history over the profiled windows (:mod:`gpuviz.engine.memory_history`).
@@ -153,7 +153,6 @@ class ScriptSession:
         self._signals = SessionSignals(
             self._on_wake, lambda: say("writing what was recorded; the run ends right after")
         )
-        self._pid = os.getpid()
         self._child = False  # a forked child of the script's (see forking)
         self._step_fn_problem = ""
         self.t0 = time.perf_counter()
