@@ -485,3 +485,22 @@ def test_gpu_starved_inside_dataparallel_says_so() -> None:
         "DataParallel.forward"
         not in _kinds(_advice(ADV / "adv_gpu_starved.json.gz"))["gpu_starved"].detail
     )
+
+
+def test_a_saving_per_step_is_never_more_than_the_step() -> None:
+    # A saving summed over several GPUs can exceed the steps' time (share above 1); one
+    # step can still save no more than it takes.
+    from gpuviz.analysis.advisor.findings import Finding, fmt_ms, saving_phrase
+
+    def finding(share: float) -> Finding:
+        step_ns = 2_000_000.0
+        return Finding("idle_devices", "critical", "t", "d", "f", round(share * 5 * step_ns),
+                       "h", share, step_ns=step_ns)  # fmt: skip
+
+    assert finding(0.25).saving_per_step_ns == pytest.approx(500_000)
+    assert finding(1.6).saving_per_step_ns == pytest.approx(2_000_000)
+    assert finding(1.6).to_json()["saving_per_step_us"] == pytest.approx(2000)
+    text = saving_phrase(16_000_000, 1.6, 2_000_000)
+    assert text.startswith(f"{fmt_ms(2_000_000)} a step (100% of its {fmt_ms(2_000_000)} step")
+    assert "measured under the profiler" in text
+    assert saving_phrase(16_000_000, 1.6, 2_000_000, pace_ns=1_000_000).startswith("~1.0 ms a step")
