@@ -22,6 +22,7 @@ from typing import Any
 
 import psutil
 import pytest
+from subproc import gpuviz_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "data" / "scripts"
@@ -29,8 +30,9 @@ TIMEOUT_S = 300
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    """:func:`subproc.gpuviz_env` without a launcher's rank (unless ``extra`` sets one)."""
+    launcher = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
+    env = {k: v for k, v in gpuviz_env().items() if k not in launcher}
     env.update(extra or {})
     return env
 
