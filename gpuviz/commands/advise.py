@@ -157,11 +157,11 @@ def _table(headers: Sequence[str], rows: list[list[str]], left: Sequence[int] = 
 
 def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
     """One finding as text: headline, numbers, fix, saving, evidence."""
-    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+    from gpuviz.analysis.advisor.findings import saving_phrase
 
     lines = [
         f"{n}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}",
-        f"   could save {fmt_ms(f.saving_ns)} ({fmt_pct(f.share)} of the step time)",
+        f"   could save {saving_phrase(f.saving_ns, f.share, f.step_ns)}",
         f"   {_safe(f.detail)}",
         f"   Fix: {_safe(f.fix)}",
         f"   Saving: {_safe(f.saving_how)}",
@@ -216,13 +216,13 @@ def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
         ratio = f"{mb[k] / ma[k]:.2f}x" if ma[k] else "-"
         rows.append([k, _ms(ma[k]), _ms(mb[k]), f"{delta / 1e6:+.3f}", ratio])
     lines += _table(["", "A", "B", "B-A", "B/A"], rows, left=(0,))
-    lines += ["", "Findings (severity, saving)"]
+    lines += ["", "Findings (severity, saving per step)"]
     fa = {f.kind: f for f in a.findings}
     fb = {f.kind: f for f in b.findings}
     rows = []
     for kind in [f.kind for f in a.findings] + [k for k in fb if k not in fa]:
         cell = [
-            (f"{x.severity} {fmt_ms(x.saving_ns)}" if (x := side.get(kind)) else "-")
+            (f"{x.severity} {fmt_ms(x.saving_per_step_ns)}/step" if (x := side.get(kind)) else "-")
             for side in (fa, fb)
         ]
         rows.append([kind, *cell])
@@ -257,7 +257,7 @@ def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = No
     many findings were printed.
     """
     out = file if file is not None else sys.stdout
-    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+    from gpuviz.analysis.advisor.findings import saving_phrase
 
     try:
         advice = _advise_path(str(path))
@@ -281,7 +281,7 @@ def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = No
     for i, f in enumerate(advice.findings[:n], 1):
         echo(
             f"  {i}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}; could save "
-            f"{fmt_ms(f.saving_ns)} ({fmt_pct(f.share)})",
+            f"{saving_phrase(f.saving_ns, f.share, f.step_ns)}",
             file=out,
         )
         echo(f"     fix: {_safe(f.fix, one_line=True)}", file=out)

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct, saving_phrase
 from gpuviz.analysis.steps import PARTS
 from gpuviz.display import html_safe, terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import set_plain
@@ -111,7 +111,7 @@ class QtInsightsView(QWidget):
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(4)
-        self.tree.setHeaderLabels(["Severity", "Finding", "Could save", "Share"])
+        self.tree.setHeaderLabels(["Severity", "Finding", "Could save / step", "Share"])
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.tree.header()
@@ -278,8 +278,8 @@ class QtInsightsView(QWidget):
                 [
                     f.severity,
                     terminal_safe(f"{f.kind}: {f.title}", one_line=True),
-                    fmt_ms(f.saving_ns),
-                    fmt_pct(f.share),
+                    fmt_ms(f.saving_per_step_ns),
+                    fmt_pct(min(f.share, 1.0)),
                 ]
             )
             item.setData(0, Qt.ItemDataRole.UserRole, i)
@@ -305,8 +305,7 @@ class QtInsightsView(QWidget):
         self.details.setHtml(
             f"<h3 style='margin:2px'><span style='color:{color}'>{html_safe(f.severity)}</span> "
             f"· {html_safe(f.title)}</h3>"
-            f"<p><b>Could save {html_safe(fmt_ms(f.saving_ns))}</b> "
-            f"({html_safe(fmt_pct(f.share))} of the step time). "
+            f"<p><b>Could save {html_safe(saving_phrase(f.saving_ns, f.share, f.step_ns))}</b>. "
             f"<span style='color:#555'>{html_safe(f.saving_how)}</span></p>"
             f"<p>{_code_html(f.detail)}</p>"
             f"<p><b>Fix:</b> {_code_html(f.fix)}</p>"
