@@ -155,3 +155,31 @@ def test_savings_of_a_launch_bound_script_are_per_step_and_at_most_the_step(
             pace_ms, rel=0.05
         )
     print(r.stderr)
+
+
+SLOW_SETUP = """
+import time, sys
+import torch
+time.sleep(float(sys.argv[1]))  # a framework's imports and model building, before any CUDA call
+model = torch.nn.Linear(64, 64).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(32, 64, device="cuda")
+for _ in range(30):
+    model(x).sum().backward()
+    opt.step()
+    opt.zero_grad()
+"""
+
+
+def test_a_slow_set_up_before_the_first_cuda_call_does_not_eat_the_steps(tmp_path: Path) -> None:
+    # The HF Trainer spent over 10 s before its first CUDA call: the no-step countdown must
+    # start there, or the set-up alone is recorded and --stop ends the script before a step.
+    script = tmp_path / "slow_setup.py"
+    script.write_text(SLOW_SETUP)
+    out = tmp_path / "t.json.gz"
+    r = profile("--stop", "--duration", "1", "--out", str(out), str(script), "3", cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "no step was seen" not in r.stderr
+    assert {e["name"] for e in step_ranges(trace_events(out))} == {
+        f"ProfilerStep#{k}" for k in range(7, 12)
+    }

@@ -14,7 +14,7 @@ status. Along the way:
 - **No step.** Without ``--step-fn``, the profiler also runs from the script's start, in case
   no step ever comes. The script's first optimizer (or step) ends that recording, which is
   dropped. If neither has come after ``--duration`` seconds, those first seconds are written as
-  one range (the main thread is told through ``_thread.interrupt_main`` with a signal number
+  one range (with CUDA, counted from the script's first CUDA call) (the main thread is told through ``_thread.interrupt_main`` with a signal number
   no program uses, :mod:`gpuviz.engine.script.signals`), and the run says so and suggests
   ``--step-fn``. With ``--step-fn``, the same recording runs until the function is found
   (wrapped); if it never is, that range is what is written, and one line says why. Under a
@@ -47,7 +47,6 @@ import time
 import traceback as tb_module
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from gpuviz.engine.events import (
@@ -68,6 +67,7 @@ from gpuviz.engine.script.steps import StepSources, StepTimer, TimedStep
 from gpuviz.engine.script.target import (
     STEP_DECORATOR,
     Target,
+    caller_outside_torch,
     compile_main,
     exit_code_of,
     print_exception,
@@ -79,6 +79,9 @@ from gpuviz.engine.script.writing import EventSink, TraceFiles, open_sink
 EXIT_CANCELLED = 130
 EXIT_TERMINATED = 143
 NO_STEP_RANGE = "gpuviz/no-step range"
+SETUP_GRACE_S = 60.0
+"""On a CUDA machine, the most the no-step countdown waits for the script's first CUDA call."""
+_POLL_S = 0.25
 """The ``record_function`` around a recording that found no step."""
 
 
@@ -146,6 +149,7 @@ class ScriptSession:
         self._history: Any = None
         self._history_done = False
         self._timer_thread: threading.Timer | None = None
+        self._countdown_from: float | None = None
         self._undo: list[Callable[[], None]] = []
         self._sources: StepSources | None = None
         self._timer: StepTimer | None = None
@@ -553,14 +557,28 @@ class ScriptSession:
             self.no_step_reason = (
                 "CPU activity only: under a launcher it began before the script picked its GPU"
             )
-        timer = threading.Timer(self.options.duration_s, self._wake_main)
+        # On an H100 host examples/hf_trainer.py took over 10 s to reach its first CUDA call:
+        # counted from the start, the range held only its set-up (and --stop ended it there).
+        self._countdown_from = None if cuda else self.t0
+        self._arm_timer(self.options.duration_s if not cuda else _POLL_S)
+
+    def _arm_timer(self, delay: float) -> None:
+        timer = threading.Timer(delay, self._wake_main)
         timer.daemon = True
         timer.start()
         self._timer_thread = timer
 
     def _wake_main(self) -> None:
-        """Timer thread: ask the main thread to end the no-step recording."""
+        """Timer thread: start the countdown at the first CUDA call, then end the recording."""
         if self._provisional is None or self._closing:
+            return
+        if self._countdown_from is None:
+            now = time.perf_counter()
+            if self._torch.cuda.is_initialized() or now - self.t0 >= SETUP_GRACE_S:
+                self._countdown_from = now
+                self._arm_timer(self.options.duration_s)
+            else:
+                self._arm_timer(_POLL_S)
             return
         self._signals.wake_main()
 
@@ -594,12 +612,15 @@ class ScriptSession:
             self.no_step_range = "dropped"
             del prof
             return
-        seconds = min(time.perf_counter() - self.t0, self.options.duration_s)
+        note = f" ({self.no_step_reason})" if self.no_step_reason else ""
+        start = self.t0 if self._countdown_from is None else self._countdown_from
+        seconds = min(time.perf_counter() - start, self.options.duration_s)
+        if start > self.t0 + 0.5:  # the countdown waited for the script's first CUDA call
+            note += f" (counted from the first CUDA call, {start - self.t0:.1f} s in)"
         if not self.files.write(prof.profiler.kineto_results, self.plan.window_path(0), 0, t):
             self.warnings.append(self.files.errors[-1])
             return
         self.no_step_range = "written"
-        note = f" ({self.no_step_reason})" if self.no_step_reason else ""
         if self._step_fn is not None:
             say(
                 f"--step-fn {self.options.step_fn}: {self._step_fn_unresolved()}, so no step was "
@@ -628,7 +649,7 @@ class ScriptSession:
         if self._foreign_seen:
             return
         self._foreign_seen = True
-        where = _caller_outside_torch()
+        where = caller_outside_torch()
         if self._provisional is not None:
             self._end_provisional(keep=False, why="the script's own profiler")
         written_before = len(self.traces)
@@ -765,24 +786,6 @@ class ScriptSession:
         self._signals.release()
         if self._signals.held and self.exit_code == 0:
             self.exit_code = EXIT_CANCELLED
-
-
-def _caller_outside_torch() -> str:
-    """``file:line`` of the innermost frame that is neither torch's nor gpuviz's."""
-    import torch
-
-    skip = (os.path.dirname(torch.__file__), str(Path(__file__).resolve().parents[2]))
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if (
-            not filename.startswith(skip)
-            and "lightning" not in filename
-            and ("transformers" not in filename)
-        ):
-            return f"{os.path.basename(filename)}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]
-    return ""
 
 
 __all__ = ["EventSink", "ScriptSession", "StopRequested", "Terminated"]
