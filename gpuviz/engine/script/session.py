@@ -300,9 +300,7 @@ class ScriptSession:
 
     def _activities(self, cuda: bool) -> list[Any]:
         acts = [self._torch.profiler.ProfilerActivity.CPU]
-        # GPUVIZ_PROFILE_CUPTI=0 (an experiment switch, benchmarks/bench_profile.py): CPU
-        # activity only, so CUPTI never attaches.
-        if cuda and os.environ.get("GPUVIZ_PROFILE_CUPTI") != "0":
+        if cuda:
             acts.append(self._torch.profiler.ProfilerActivity.CUDA)
         return acts
 
