@@ -306,7 +306,16 @@ def _add_profile_parser(sub: Any) -> None:
     )
     rec = pr.add_argument_group("recording")
     rec.add_argument("--record-shapes", action="store_true", help="record input shapes")
-    rec.add_argument("--stack", action="store_true", help="record Python stacks")
+    rec.add_argument(
+        "--stack",
+        action="store_true",
+        help="record Python stacks in the no-step range too (the profiled windows have them)",
+    )
+    rec.add_argument(
+        "--no-stack",
+        action="store_true",
+        help="no Python stacks (the Modules and Source views and breakdown --by module/line need them)",
+    )
     rec.add_argument("--memory", action="store_true", help="record allocations (profile_memory)")
     rec.add_argument(
         "--memory-snapshot",

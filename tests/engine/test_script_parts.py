@@ -107,6 +107,26 @@ def test_profile_argv_round_trips_through_the_cli_split() -> None:
     assert profile_argv(mod) == ["-m", "pkg.train", "a"]
 
 
+@pytest.mark.parametrize(
+    ("flags", "stack", "stack_no_step"),
+    [([], True, False), (["--no-stack"], False, False), (["--stack"], True, True)],
+)
+def test_stacks_are_on_in_the_windows_by_default(flags, stack, stack_no_step) -> None:
+    from gpuviz.cli import build_parser, split_profile_argv
+    from gpuviz.commands.profile import options_from_args
+
+    head, target = split_profile_argv(["profile", *flags, "t.py"], 0)
+    args = build_parser().parse_args(head)
+    args.script, args.module, args.script_args = (
+        target["script"],
+        target["module"],
+        target["script_args"],
+    )
+    opts = options_from_args(args)
+    assert (opts.stack, opts.stack_no_step) == (stack, stack_no_step)
+    assert profile_argv(opts) == [*flags, "t.py"]  # a rank or the app's child gets the same
+
+
 @pytest.mark.parametrize("text", ["nocolon", "a:", ":f", "a:b c", "a:class.f", "1a:f", "a:f-g"])
 def test_bad_step_fn(text: str) -> None:
     with pytest.raises(BadInputError, match="--step-fn"):

@@ -545,7 +545,9 @@ class ScriptSession:
                 activities=self._activities(cuda),
                 record_shapes=self.options.record_shapes,
                 profile_memory=self.options.memory,
-                with_stack=self.options.stack,
+                # Stacks here only on --stack: the Python tracer would slow the script's
+                # imports and model building, and this range is only a fallback.
+                with_stack=self.options.stack_no_step,
             )
             prof.start()
         self._provisional = prof
