@@ -181,9 +181,17 @@ def _order(group: I64, start_ns: I64, end_ns: I64) -> I64:
     return order[np.argsort(group[order], kind="stable")]
 
 
-def _enclosing(group: I64, start_ns: I64, end_ns: I64) -> I64:
+def start_enclosing(forest: CallForest) -> I64:
+    """For each node, the last earlier node of its thread still running when it starts (whether
+    or not it ends after it): its parent, unless the two overlap without nesting."""
+    return _enclosing(forest.group, forest.start_ns, forest.end_ns, contain=False)
+
+
+def _enclosing(group: I64, start_ns: I64, end_ns: I64, contain: bool = True) -> I64:
     """For slices sorted by (group, start, longest first): the last earlier slice of the same
     group that ends at or after the slice's end, and after its start; -1 for none.
+
+    With ``contain=False``, the last earlier slice still running at the slice's start.
 
     All nearest larger values by pointer jumping: each slice's pointer starts at the slice
     before it and jumps to that slice's pointer while the slice it points at does not qualify.
@@ -200,7 +208,9 @@ def _enclosing(group: I64, start_ns: I64, end_ns: I64) -> I64:
     todo = np.flatnonzero(nxt >= 0)
     while len(todo):
         p = nxt[todo]
-        ok = (end_ns[p] >= end_ns[todo]) & (end_ns[p] > start_ns[todo])
+        ok = end_ns[p] > start_ns[todo]
+        if contain:
+            ok &= end_ns[p] >= end_ns[todo]
         parent[todo[ok]] = p[ok]
         rest = todo[~ok]
         nxt[rest] = nxt[nxt[rest]]

@@ -36,7 +36,15 @@ class _Args(msgspec.Struct):
     python_parent_id: Any = msgspec.field(default=None, name="Python parent id")
 
 
-FIELDS = ("input_dims", "input_types", "concrete_inputs", "sequence", "flops", "python_id", "python_parent_id")
+FIELDS = (
+    "input_dims",
+    "input_types",
+    "concrete_inputs",
+    "sequence",
+    "flops",
+    "python_id",
+    "python_parent_id",
+)
 """The fields :func:`decode_args` can fill."""
 
 

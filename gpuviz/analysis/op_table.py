@@ -98,7 +98,8 @@ def op_table(
     att : Attribution
         ``attribute(trace)``.
     by_shape : bool
-        Group by ``(name, Input Dims, Input type)`` instead of by name.
+        Group by ``(name, Input Dims)`` instead of by name, as ``key_averages(
+        group_by_input_shape=True)`` does; a row's ``input_types`` are its first call's.
     flops_fn : callable, optional
         FLOPs of one call from ``(name, input_dims, input_types)`` where Kineto wrote none;
         None to use Kineto's only.
@@ -129,8 +130,9 @@ def op_table(
         dims_key = _intern(args.input_dims)
         types_key = _intern(args.input_types)
     if by_shape and args is not None and dims_key is not None and types_key is not None:
-        n_d, n_t = len(dims_key[1]) + 1, len(types_key[1]) + 1
-        key = (key * n_d + dims_key[0]) * n_t + types_key[0]
+        # By name and Input Dims only, as key_averages(group_by_input_shape=True) groups (an
+        # op under autocast runs in float and bfloat16 with the same shapes: one row).
+        key = key * (len(dims_key[1]) + 1) + dims_key[0]
     groups, first, inverse, counts = np.unique(
         key, return_index=True, return_inverse=True, return_counts=True
     )
@@ -158,8 +160,8 @@ def op_table(
             flops=flops[j],
         )
         if by_shape and args is not None:
-            row.input_shapes = _json(args.input_dims[i])
-            row.input_types = _json(args.input_types[i])
+            row.input_shapes = _json(args.input_dims[i]) or []
+            row.input_types = _json(args.input_types[i]) or []
         rows.append(row)
     # The row of each kernel: its op's group.
     group_of_node = np.full(len(att.forest), -1, dtype=np.int64)
@@ -240,6 +242,8 @@ def _flops(
     known = np.zeros(len(uniq), dtype=bool)
     for c in range(len(uniq)):
         i = int(missing[first[c]])
+        if not dims_key[1][int(dims_key[0][i])]:
+            continue  # no shapes recorded: nothing to count from
         concrete = _json(conc[1][int(conc[0][first[c]])])
         value = flops_fn(
             names[int(att.name[nodes[i]])],
