@@ -328,3 +328,18 @@ def test_a_hostile_file_name_and_content_are_plain_text(qtbot, tmp_path):
     # The table cell shows the name as text too (the model never returns markup).
     cell = view.proxy.index(0, 0).data()
     assert "<b>evil&amp;<i>.py:2" in cell
+
+
+def test_a_path_recorded_on_another_machine_is_found_under_a_chosen_folder(qtbot, tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "proj").mkdir(parents=True)
+    (checkout / "proj" / "model.py").write_text("a = 1\nb = 2\nc = 3\n")
+    recorded = Path("/root/elsewhere/proj/model.py")  # not on this machine
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, recorded, 2))))
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.select_key(f"{recorded}:2")
+    assert view.highlighted_line() == 0
+    view.add_root(str(checkout))
+    assert "b = 2" in view.code_text() and view.highlighted_line() == 2
+    assert view.excerpt is not None and view.excerpt.path == str(checkout / "proj" / "model.py")

@@ -372,12 +372,33 @@ class SourceExcerpt:
     error: str = ""
 
 
-def source_excerpt(path: str, line: int, context: int = 12) -> SourceExcerpt:
-    """The lines ``line - context`` to ``line + context`` of ``path`` on this machine, read as
-    text. A missing, unreadable, non-regular or huge file gives an excerpt with ``error``."""
+def find_source(path: str, roots: tuple[str, ...] = ()) -> str | None:
+    """The file on this machine that a recorded path names: the path itself (absolute, or
+    relative to the current folder), else under one of ``roots`` (the path's last parts,
+    longest first: a trace recorded at ``/root/proj/model.py`` finds ``ROOT/model.py``, or
+    ``ROOT/proj/model.py``). None where there is none."""
+    if os.path.isfile(path):
+        return path
+    parts = [p for p in path.replace("\\", "/").split("/") if p and p not in (".", "..")]
+    for root in roots:
+        for k in range(min(len(parts), 8), 0, -1):
+            candidate = os.path.join(root, *parts[-k:])
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def source_excerpt(
+    path: str, line: int, context: int = 12, roots: tuple[str, ...] = ()
+) -> SourceExcerpt:
+    """The lines ``line - context`` to ``line + context`` of ``path`` on this machine (see
+    :func:`find_source`), read as text, never run. A missing, unreadable or huge file gives an
+    excerpt with ``error``."""
+    found = find_source(path, roots)
+    if found is None:
+        return SourceExcerpt(path, 0, [], line, "not on this machine")
+    path = found
     try:
-        if not os.path.isfile(path):
-            return SourceExcerpt(path, 0, [], line, "not on this machine")
         size = os.path.getsize(path)
         if size > MAX_SOURCE_BYTES:
             return SourceExcerpt(path, 0, [], line, f"too large to show ({size:,} bytes)")

@@ -67,13 +67,27 @@ class QtSourceView(QWidget):
     -------
     showKernels(object)
         The slice rows (int64 array) of the selected line's kernels.
+
+    Parameters
+    ----------
+    breakdowns : Breakdowns or None
+        None while they are being computed (:meth:`set_breakdowns` fills the view later).
+    roots : tuple of str
+        Folders to look for recorded files under (see :func:`find_source`).
     """
 
     showKernels = Signal(object)
 
-    def __init__(self, breakdowns: Breakdowns | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        breakdowns: Breakdowns | None = None,
+        roots: tuple[str, ...] = (),
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.breakdowns: Breakdowns | None = None
+        # Folders a recorded path is looked for under (the trace's, and those the user adds).
+        self.roots = tuple(roots)
         self.excerpt: SourceExcerpt | None = None
         self.model = QtBreakdownTableModel(COLUMNS, self)
         self.table, self.proxy = make_table(self.model, 1)
@@ -86,6 +100,11 @@ class QtSourceView(QWidget):
         self.show_button = QPushButton("Show on Timeline")
         self.show_button.setEnabled(False)
         self.show_button.clicked.connect(self.show_selected_on_timeline)
+        self.folder_button = QPushButton("Source folder…")
+        self.folder_button.setToolTip(
+            "look for the recorded files in a folder of this machine (your checkout)"
+        )
+        self.folder_button.clicked.connect(self._on_pick_folder)
         self.file_label = QLabel()
         self.file_label.setTextFormat(Qt.TextFormat.PlainText)
         self.code = QPlainTextEdit()
@@ -95,6 +114,7 @@ class QtSourceView(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.folder_button)
         top.addWidget(self.show_button)
         code_box = QWidget()
         code_layout = QVBoxLayout(code_box)
@@ -192,7 +212,20 @@ class QtSourceView(QWidget):
             self._show_excerpt(None)
             return
         path, line = split_location(self.breakdowns.line.rows[i].key)
-        self._show_excerpt(source_excerpt(path, line, CONTEXT_LINES))
+        self._show_excerpt(source_excerpt(path, line, CONTEXT_LINES, self.roots))
+
+    def add_root(self, folder: str) -> None:
+        """Look for recorded files under ``folder`` too, and show the selected line again."""
+        if folder and folder not in self.roots:
+            self.roots = (folder, *self.roots)
+        self._on_selection_changed()
+
+    def _on_pick_folder(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(self, "Folder of the recorded source files")
+        if folder:
+            self.add_root(folder)
 
     def _show_excerpt(self, ex: SourceExcerpt | None) -> None:
         self.excerpt = ex
@@ -204,8 +237,9 @@ class QtSourceView(QWidget):
         if ex.error:
             set_plain(self.file_label, f"{ex.path}, line {ex.line}: {ex.error}")
             self.code.setPlainText(
-                "The code is shown where the file exists on this machine, at the path the "
-                "trace recorded (or relative to the folder gpuviz was started in)."
+                "The code is shown where the file exists on this machine: at the path the "
+                "trace recorded, relative to the folder gpuviz was started in or to the "
+                'trace\'s folder, or under a folder chosen with "Source folder…".'
             )
             return
         set_plain(self.file_label, f"{ex.path}, line {ex.line}")

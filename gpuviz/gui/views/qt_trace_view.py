@@ -3,6 +3,7 @@ Summary and Ranks views, as one tab."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -311,7 +312,8 @@ class QtTraceView(QWidget):
         elif name == "modules":
             view = QtModulesView(self.breakdowns)
         else:
-            view = QtSourceView(self.breakdowns)
+            roots = (os.path.dirname(os.path.abspath(self.source)),) if self.source else ()
+            view = QtSourceView(self.breakdowns, roots)
         view.showKernels.connect(self.show_kernels)
         self.request_breakdowns()
         return view
