@@ -37,13 +37,13 @@ class QtBarList(QWidget):
         self.items: list[tuple[str, float, str]] = []
         self.selected = -1
         self.setMouseTracking(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_items(self, items: list[tuple[str, float, str]]) -> None:
         """Show these bars: label (from the file), value, and the value as text."""
         self.items = list(items)
         self.selected = -1
-        self.setMinimumHeight(ROW_PX * (len(self.items) + 1) + 8)
+        self.setFixedHeight(ROW_PX * (len(self.items) + 1) + 8)
         self.update()
 
     def _layout(self) -> tuple[float, float, float]:

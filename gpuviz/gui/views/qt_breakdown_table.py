@@ -168,6 +168,7 @@ def make_table(model: QtBreakdownTableModel, sort_column: int) -> tuple[QTableVi
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setAlternatingRowColors(True)
     table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.setWordWrap(False)
     table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     header = table.horizontalHeader()

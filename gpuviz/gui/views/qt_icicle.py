@@ -40,7 +40,7 @@ class QtIcicle(QWidget):
         self.selected: TreeNode | None = None
         self._colour: dict[int, QColor] = {}
         self.setMouseTracking(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def set_tree(self, roots: list[TreeNode]) -> None:
         """Draw this tree."""
@@ -51,7 +51,7 @@ class QtIcicle(QWidget):
             base = QColor(OUTSIDE if root.kind == "group" else HUES[i % len(HUES)])
             self._paint_colours(root, base, 0)
         depth = max((c.depth for c in self.cells), default=0) + 1
-        self.setMinimumHeight(ROW_PX * depth + 4)
+        self.setFixedHeight(ROW_PX * depth + 4)
         self.update()
 
     def _paint_colours(self, node: TreeNode, base: QColor, level: int) -> None:
