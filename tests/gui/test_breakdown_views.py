@@ -26,6 +26,7 @@ from gpuviz.gui.views.qt_operators import TOP_BARS, QtOperatorsView
 from gpuviz.gui.views.qt_source import QtSourceView
 from gpuviz.gui.views.qt_trace_view import QtTraceView
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Kind
 
 TINYLM = "attribution/tinylm_train.json.gz"
 
@@ -343,3 +344,26 @@ def test_a_path_recorded_on_another_machine_is_found_under_a_chosen_folder(qtbot
     view.add_root(str(checkout))
     assert "b = 2" in view.code_text() and view.highlighted_line() == 2
     assert view.excerpt is not None and view.excerpt.path == str(checkout / "proj" / "model.py")
+
+
+def test_a_kernel_clicked_on_the_timeline_gets_its_op_module_and_line(qtbot, tinylm_analyses):
+    tv = QtTraceView(tinylm_analyses, "tinylm")
+    qtbot.addWidget(tv)
+    tv.resize(1200, 800)
+    tv.show()
+    tv.set_view("timeline")
+    assert tv.breakdowns is None  # nothing computed until a view or a kernel needs it
+    s = tv.trace.slices
+    gemm = next(
+        int(r)
+        for r in np.flatnonzero(s.kind == Kind.KERNEL)
+        if tv.trace.name_of(int(r)).startswith("nvjet")
+    )
+    with qtbot.waitSignal(tv.breakdownsReady, timeout=60_000):
+        tv.timeline.select_slice(gemm)
+        assert "finding its op, module and line" in tv.timeline.info_text
+    ctx = kernel_context(tv.breakdowns, gemm)
+    assert ctx is not None and ctx.op and ctx.module.startswith("TinyLM_0") and ctx.line
+    info = tv.timeline.info_text
+    assert f"op <b>{ctx.op}</b>" in info and f"module {ctx.module}" in info
+    assert f"line {ctx.line}" in info

@@ -609,10 +609,11 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         self._update_info()
 
     def _update_info(self) -> None:
-        text = info_line(self.trace, self._selected, self._linked, self._range_text)
         provider = self._details_provider
         more = provider(self._selected) if provider is not None and self._selected >= 0 else ""
-        self._info.setText(f"{text}<br>{more}" if more else text)
+        self._info.setText(
+            info_line(self.trace, self._selected, self._linked, self._range_text, more)
+        )
 
     def _on_hover(self, pos: QPointF, global_pos: QPoint) -> None:
         row, count = self._hit(pos)

@@ -148,15 +148,16 @@ def _op_kernel_mask(att: Any, row: Any, by_shape: bool) -> npt.NDArray[np.bool_]
     wanted = [i for i in ids.tolist() if op_display_name(names[i]) == row.key]
     calls = np.isin(att.name[nodes], np.asarray(wanted, dtype=np.int64))
     if by_shape:
-        args = att.op_args()
-        same = np.zeros(len(nodes), dtype=bool)
-        decoded: dict[tuple[bytes, bytes], bool] = {}
+        # The op-shape table groups by name and Input Dims (as key_averages does): compare
+        # the dims of each distinct raw value once.
+        dims = att.op_args(("input_dims",)).input_dims
+        same: dict[Any, bool] = {}
         for j in np.flatnonzero(calls).tolist():
-            k = (args.input_dims[j], args.input_types[j])
-            if k not in decoded:
-                decoded[k] = _json(k[0]) == row.input_shapes and _json(k[1]) == row.input_types
-            same[j] = decoded[k]
-        calls &= same
+            raw = dims[j]
+            hit = same.get(raw)
+            if hit is None:
+                hit = same[raw] = (_json(raw) or []) == (row.input_shapes or [])
+            calls[j] = hit
     mark = np.zeros(len(att.forest), dtype=bool)
     mark[nodes[calls]] = True
     launch = att.gpu_launch
