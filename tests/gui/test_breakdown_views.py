@@ -21,6 +21,7 @@ from gpuviz.gui.views.breakdown_model import (
     kernel_details,
     row_kernels,
 )
+from gpuviz.gui.views.qt_breakdown_table import ROW_ROLE
 from gpuviz.gui.views.qt_modules import QtModulesView
 from gpuviz.gui.views.qt_operators import TOP_BARS, QtOperatorsView
 from gpuviz.gui.views.qt_source import QtSourceView
@@ -65,6 +66,19 @@ def test_operators_rows_are_sorted_by_device_total_and_filter(qtbot, breakdowns_
     assert set(view.bar_keys()) <= set(view.shown_keys())
     view.filter_edit.clear()
     assert len(view.shown_keys()) == len(keys)
+    # A click on a header sorts by that column (here: calls, fewest first).
+    view.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    calls = {r.key: r.calls for r in bd.op.rows}
+    by_calls = [calls[k] for k in view.shown_keys()]
+    assert by_calls == sorted(by_calls) and by_calls[0] < by_calls[-1]
+    # Grouping by shape keeps the sort column.
+    view.shape_box.setChecked(True)
+    assert view.table.horizontalHeader().sortIndicatorSection() == 2  # Input shapes is 1
+    shape_calls = [
+        view.model.rows[int(view.proxy.index(r, 0).data(ROW_ROLE))].calls
+        for r in range(view.proxy.rowCount())
+    ]
+    assert shape_calls == sorted(shape_calls)
 
 
 def test_operators_bars_are_the_top_ops_without_the_step_marker(qtbot, breakdowns_of):

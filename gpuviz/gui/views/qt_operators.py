@@ -15,6 +15,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -74,15 +75,11 @@ class QtOperatorsView(QWidget):
     ----------
     breakdowns : Breakdowns or None
         None while they are being computed (:meth:`set_breakdowns` fills the view later).
-    error : str
-        Why there are none.
     """
 
     showKernels = Signal(object)
 
-    def __init__(
-        self, breakdowns: Breakdowns | None = None, error: str = "", parent: QWidget | None = None
-    ) -> None:
+    def __init__(self, breakdowns: Breakdowns | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.breakdowns: Breakdowns | None = None
         self.model = QtBreakdownTableModel(COLUMNS, self)
@@ -119,7 +116,7 @@ class QtOperatorsView(QWidget):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         body_layout.addWidget(self.split, 1)
-        self.message = message_widget(error or "Attributing kernels to ops…")
+        self.message = message_widget("Attributing kernels to ops…")
         self.stack = QStackedWidget()
         self.stack.addWidget(self.message)
         self.stack.addWidget(body)
@@ -135,8 +132,8 @@ class QtOperatorsView(QWidget):
         """The table shown: ``"op"`` or ``"op-shape"``."""
         return "op-shape" if self.shape_box.isChecked() else "op"
 
-    def set_breakdowns(self, breakdowns: Breakdowns | None, error: str = "") -> None:
-        """Show the op tables of ``breakdowns`` (or ``error`` when there are none)."""
+    def set_breakdowns(self, breakdowns: Breakdowns | None) -> None:
+        """Show the op tables of ``breakdowns`` (or why there are none)."""
         self.breakdowns = breakdowns
         self._update_table()
 
@@ -157,14 +154,13 @@ class QtOperatorsView(QWidget):
         )
         order = header.sortIndicatorOrder()
         self.model.columns = columns
-        total = int(table.kernel_rows.size and self._device_ns(table))
-        self.model.set_rows(table.rows, total)
+        # The share's denominator: all kernel time of the trace, as in the Kernels view.
+        att = bd.attribution if bd is not None else None
+        self.model.set_rows(table.rows, int(att.gpu_dur_ns.sum()) if att is not None else 0)
         new_col = next(
             (i for i, c in enumerate(columns) if c.attr == sort_attr and c.fmt != "share"), 2
         )
         self.table.sortByColumn(new_col, order)
-        from PySide6.QtWidgets import QHeaderView
-
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for i in range(1, len(columns)):
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
@@ -174,11 +170,6 @@ class QtOperatorsView(QWidget):
         self.stack.setCurrentIndex(1)
         self._update_count()
         self._update_bars()
-
-    def _device_ns(self, table: Any) -> int:
-        # All kernel time of the trace: the share's denominator, as the Kernels view's.
-        att = self.breakdowns.attribution if self.breakdowns is not None else None
-        return int(att.gpu_dur_ns.sum()) if att is not None else 0
 
     def _on_filter_changed(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
