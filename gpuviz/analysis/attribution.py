@@ -336,7 +336,9 @@ def _forest(trace: Trace) -> tuple[CallForest, npt.NDArray[np.uint8]]:
     # A Python frame that starts inside another and ends after it lost its exit (the tracer
     # closes such frames at the end of the window: torch.compile's FunctionMeta.apply). It
     # would swallow everything after it, so end it where the frame that called it ends.
-    partial = (kind == NodeKind.PYTHON) & (start_enclosing(forest) != forest.parent)
+    began_in = start_enclosing(forest)
+    partial = (kind == NodeKind.PYTHON) & (began_in != forest.parent) & (began_in >= 0)
+    partial &= kind[np.maximum(began_in, 0)] == NodeKind.PYTHON
     if partial.any():
         clamped = _clamp_python_ends(trace, forest, kind)
         if clamped is not None:
