@@ -267,18 +267,18 @@ def test_show_on_timeline_from_an_op_and_the_kernels_details(qtbot, tinylm_analy
     assert "aten::mm" in info and ctx.module in info and ctx.line in info
 
 
-def test_kernel_details_are_escaped(breakdowns_of):
+def test_kernel_details_are_escaped(breakdowns_of, monkeypatch):
+    import gpuviz.analysis.origin as origin
+
     bd = breakdowns_of(TINYLM)
-    k = int(np.flatnonzero(bd.op.kernel_row >= 0)[0])
-    row, i = int(bd.op.kernel_rows[k]), int(bd.op.kernel_row[k])
-    assert kernel_context(bd, row) is not None
-    saved = bd.op.rows[i].key
-    bd.op.rows[i].key = "<b>evil</b>"
-    try:
-        text = kernel_details(bd, row)
-    finally:
-        bd.op.rows[i].key = saved
-    assert "&lt;b&gt;evil&lt;/b&gt;" in text and "<b>evil</b>" not in text
+    row = int(bd.op.kernel_rows[0])
+    evil = origin.KernelOrigin("<b>op</b>", "M_0.<i>x</i>", "a&b.py:3\x1b[2J", True)
+    monkeypatch.setattr(origin, "kernel_origins", lambda trace, rows: [evil])
+    text = kernel_details(bd, row)
+    assert "op <b>&lt;b&gt;op&lt;/b&gt;</b>" in text
+    assert "M_0.&lt;i&gt;x&lt;/i&gt;" in text and "a&amp;b.py:3\\x1b[2J" in text
+    assert "backward" in text and "\x1b" not in text
+    monkeypatch.undo()
     assert kernel_details(bd, -5) == ""
 
 

@@ -188,26 +188,17 @@ class KernelContext:
 
 
 def kernel_context(bd: Breakdowns, slice_row: int) -> KernelContext | None:
-    """The op, module and line a kernel (copy, set) slice counts towards; None for other
-    slices."""
-    ops = bd.op
-    if ops is None:
-        return None
-    pos = int(np.searchsorted(ops.kernel_rows, slice_row))
-    if pos >= len(ops.kernel_rows) or int(ops.kernel_rows[pos]) != slice_row:
-        return None
+    """The op, module and line of a kernel (copy, set) slice, as
+    :func:`gpuviz.analysis.origin.kernel_origins` finds them; None for other slices or before
+    the attribution is there."""
+    from gpuviz.analysis.origin import kernel_origins
 
-    def key(table: Any) -> str:
-        if table is None or pos >= len(table.kernel_row):
-            return ""
-        i = int(table.kernel_row[pos])
-        return table.rows[i].key if i >= 0 else ""
-
-    backward = False
-    att = bd.attribution
-    if att is not None and int(att.gpu_launch[pos]) >= 0:
-        backward = bool(att.backward[int(att.gpu_launch[pos])])
-    return KernelContext(key(ops), key(bd.module), key(bd.line), backward)
+    if bd.attribution is None:
+        return None
+    found = kernel_origins(bd.trace, [int(slice_row)])[0]
+    if found is None:
+        return None
+    return KernelContext(found.op or "", found.module or "", found.line or "", found.backward)
 
 
 def kernel_details(bd: Breakdowns, slice_row: int) -> str:
