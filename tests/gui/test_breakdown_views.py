@@ -283,11 +283,18 @@ def test_kernel_details_are_escaped(breakdowns_of, monkeypatch):
 
 
 # -- Source --------------------------------------------------------------------------------------
-def _stack_trace(tmp_path: Path, source: Path, line: int) -> Path:
-    """A tiny Kineto trace: a Python frame at ``source:line`` running an op that launches a
-    kernel."""
+def _stack_trace(tmp_path: Path, source: Path, line: int, module: str = "") -> Path:
+    """A tiny Kineto trace: a Python frame at ``source:line`` (inside module frame ``module``
+    when given) running an op that launches a kernel."""
     frame = f"{source}({line}): step"
+    outer = []
+    if module:
+        outer = [
+            {"ph": "X", "cat": "python_function", "name": f"nn.Module: {module}", "pid": 1,
+             "tid": 1, "ts": 0, "dur": 100, "args": {"Python id": 9, "Python parent id": 0}}
+        ]  # fmt: skip
     events = [
+        *outer,
         {"ph": "X", "cat": "python_function", "name": frame, "pid": 1, "tid": 1, "ts": 0,
          "dur": 100, "args": {"Python id": 1, "Python parent id": 0}},
         {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10,
@@ -381,3 +388,35 @@ def test_a_kernel_clicked_on_the_timeline_gets_its_op_module_and_line(qtbot, tin
     info = tv.timeline.info_text
     assert f"op <b>{ctx.op}</b>" in info and f"module {ctx.module}" in info
     assert f"line {ctx.line}" in info
+
+
+def test_a_hostile_module_name_is_plain_text_in_the_tree_and_the_icicle(qtbot, tmp_path):
+    evil = "<b>Evil</b>\x1b[31m_0"
+    bd = compute_breakdowns(
+        load_trace(str(_stack_trace(tmp_path, tmp_path / "m.py", 1, module=evil)))
+    )
+    assert bd.module is not None, bd.errors
+    view = QtModulesView(bd)
+    qtbot.addWidget(view)
+    top = view.tree.topLevelItem(0)
+    assert top.text(0) == "<b>Evil</b>\\x1b[31m_0"  # shown as typed, the escape visible
+    assert "&lt;b&gt;Evil" in top.toolTip(0)  # a tooltip is rich text: escaped
+    assert view.paths() == [evil]  # the exact name, for selection
+    assert any(c.node.label == evil for c in view.icicle.cells)
+    view.resize(800, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    view.icicle.mouseMoveEvent(_Pos(10, 10))
+    assert "&lt;b&gt;Evil" in view.icicle.toolTip()
+
+
+class _Pos:
+    """A stand-in mouse event at (x, y)."""
+
+    def __init__(self, x: float, y: float) -> None:
+        from PySide6.QtCore import QPointF
+
+        self._p = QPointF(x, y)
+
+    def position(self):
+        return self._p
