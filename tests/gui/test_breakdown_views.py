@@ -420,3 +420,16 @@ class _Pos:
 
     def position(self):
         return self._p
+
+
+def test_a_row_without_gpu_work_has_nothing_to_show(qtbot, breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    view = QtOperatorsView(bd)
+    qtbot.addWidget(view)
+    idle = next(i for i, r in enumerate(bd.op.rows) if r.device_total_ns == 0)
+    assert view.select_row(idle)
+    assert not view.show_button.isEnabled()
+    with qtbot.assertNotEmitted(view.showKernels):
+        view.show_selected_on_timeline()
+    busy = next(i for i, r in enumerate(bd.op.rows) if r.device_total_ns > 0)
+    assert view.select_row(busy) and view.show_button.isEnabled()

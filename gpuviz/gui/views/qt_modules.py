@@ -232,13 +232,13 @@ class QtModulesView(QWidget):
         return np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
 
     def show_selected_on_timeline(self) -> None:
-        """Ask for the selected module's kernels on the Timeline."""
-        if self.selected_node() is not None:
+        """Ask for the selected module's kernels on the Timeline (none: nothing happens)."""
+        if self.show_button.isEnabled():
             self.showKernels.emit(self.selected_kernels())
 
     def _on_selection_changed(self) -> None:
         node = self.selected_node()
-        self.show_button.setEnabled(node is not None)
+        self.show_button.setEnabled(node is not None and node.device_ns > 0)
         self.icicle.selected = node
         self.icicle.update()
 

@@ -244,12 +244,16 @@ class QtOperatorsView(QWidget):
         return row_kernels(self.breakdowns, self.by(), i)
 
     def show_selected_on_timeline(self) -> None:
-        """Ask for the selected op's kernels on the Timeline."""
-        if self.selected_index() >= 0:
+        """Ask for the selected op's kernels on the Timeline (none: nothing happens)."""
+        if self.show_button.isEnabled():
             self.showKernels.emit(self.selected_kernels())
 
     def _on_selection_changed(self, *_: Any) -> None:
-        self.show_button.setEnabled(self.selected_index() >= 0)
+        # An op that launched nothing has nothing to show (its button says so).
+        i = self.selected_index()
+        has = i >= 0 and self.model.rows[i].device_total_ns > 0
+        self.show_button.setEnabled(has)
+        self.show_button.setToolTip("" if has or i < 0 else "this op launched no GPU work")
 
     def _on_bar_clicked(self, i: int) -> None:
         if 0 <= i < len(self._bar_rows):

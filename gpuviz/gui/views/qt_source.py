@@ -190,8 +190,8 @@ class QtSourceView(QWidget):
         return row_kernels(self.breakdowns, "line", i)
 
     def show_selected_on_timeline(self) -> None:
-        """Ask for the selected line's kernels on the Timeline."""
-        if self.selected_index() >= 0:
+        """Ask for the selected line's kernels on the Timeline (none: nothing happens)."""
+        if self.show_button.isEnabled():
             self.showKernels.emit(self.selected_kernels())
 
     def code_text(self) -> str:
@@ -207,7 +207,7 @@ class QtSourceView(QWidget):
 
     def _on_selection_changed(self, *_: Any) -> None:
         i = self.selected_index()
-        self.show_button.setEnabled(i >= 0)
+        self.show_button.setEnabled(i >= 0 and self.model.rows[i].device_self_ns > 0)
         if i < 0 or self.breakdowns is None or self.breakdowns.line is None:
             self._show_excerpt(None)
             return
