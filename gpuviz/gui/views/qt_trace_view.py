@@ -339,6 +339,12 @@ class QtTraceView(QWidget):
             QApplication.processEvents()  # delivers the worker's queued result
         return self.breakdowns is not None
 
+    def closeEvent(self, event: Any) -> None:
+        # A QThread must not outlive its parent: a closed tab waits for its attribution.
+        if self._breakdown_worker is not None:
+            self._breakdown_worker.wait()
+        super().closeEvent(event)
+
     def _on_breakdowns(self, bd: Breakdowns) -> None:
         self.breakdowns = bd
         for name in BREAKDOWN_VIEWS:
