@@ -424,6 +424,7 @@ def _op_at(forest: CallForest, kind: npt.NDArray[np.uint8], group: I64, ts: I64)
     if len(ops) == 0:
         return out
     g, st = forest.group[ops], forest.start_ns[ops]
+    op_anc: I64 | None = None
     for grp in np.unique(group).tolist():
         mine = np.flatnonzero(group == grp)
         lo, hi = np.searchsorted(g, [grp, grp + 1])
@@ -437,7 +438,8 @@ def _op_at(forest: CallForest, kind: npt.NDArray[np.uint8], group: I64, ts: I64)
         # Otherwise the last op starting before ts, or the op around it that still runs.
         j = np.searchsorted(starts, q, side="right") - 1
         cand = np.where(~exact & (j >= 0), ops[lo + np.maximum(j, 0)], -1)
-        op_anc = forest.nearest(kind == NodeKind.OP, inclusive=False) if (cand >= 0).any() else None
+        if op_anc is None and (cand >= 0).any():
+            op_anc = forest.nearest(kind == NodeKind.OP, inclusive=False)
         for _ in range(64):  # nesting levels; bounded so odd data cannot loop
             live = cand >= 0
             if op_anc is None or not live.any():
