@@ -24,6 +24,8 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
 _EMPTY = msgspec.Raw(b"")
+CHUNK_ROWS = 1 << 16
+"""Rows decoded by one msgspec call."""
 
 
 class _Args(msgspec.Struct):
@@ -169,15 +171,19 @@ def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
         base = int(o[lo])
     starts = (o[arg_rows] - base).tolist()
     ends = (o[arg_rows + 1] - base).tolist()
-    pieces = [whole[a:b] for a, b in zip(starts, ends)]
-    try:
-        return list(msgspec.json.decode(b"[" + b",".join(pieces) + b"]", type=list[_Args]))
-    except (msgspec.DecodeError, RecursionError):
-        pass
     out: list[_Args | None] = []
-    for p in pieces:  # a row that is not an object of the expected shape is left out
+    decoder = msgspec.json.Decoder(list[_Args])
+    # In chunks: one array of a million rows' text would be hundreds of MB at once.
+    for c in range(0, len(starts), CHUNK_ROWS):
+        pieces = [whole[a:b] for a, b in zip(starts[c : c + CHUNK_ROWS], ends[c : c + CHUNK_ROWS])]
         try:
-            out.append(msgspec.json.decode(p, type=_Args))
+            out.extend(decoder.decode(b"[" + b",".join(pieces) + b"]"))
+            continue
         except (msgspec.DecodeError, RecursionError):
-            out.append(None)
+            pass
+        for p in pieces:  # a row that is not an object of the expected shape is left out
+            try:
+                out.append(msgspec.json.decode(p, type=_Args))
+            except (msgspec.DecodeError, RecursionError):
+                out.append(None)
     return out

@@ -371,7 +371,10 @@ class MainWindow(QMainWindow):
         self.view_actions = []
         for i, name in enumerate(VIEWS):
             a = self._action(
-                self.view_menu, name.capitalize(), partial(self.set_view, name), f"Ctrl+{i + 1}"
+                self.view_menu,
+                name.capitalize(),
+                partial(self.set_view, name),
+                f"Ctrl+{i + 1}" if i < 9 else None,  # Ctrl+1 .. Ctrl+9
             )
             self.view_actions.append(a)
         self.view_menu.addSeparator()

@@ -72,6 +72,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -164,6 +165,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         self._match_index = -1
         self._links = SliceLinks(trace)
         self._selected = -1
+        self._details_provider: Callable[[int], str] | None = None
         self._linked = np.empty(0, dtype=np.int64)
         self._range: tuple[int, int] | None = None
         self._range_text = ""
@@ -601,8 +603,22 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         """The hover text of slice ``row``: name, category, duration, start, lane, main args."""
         return describe_slice(self.trace, row, rich)
 
+    def set_details_provider(self, provider: Callable[[int], str] | None) -> None:
+        """Add ``provider(row)`` (rich text, names escaped) to a selected slice's info line:
+        the trace view gives a kernel's op, module and source line this way."""
+        self._details_provider = provider
+        self._update_info()
+
+    def refresh_details(self) -> None:
+        """Ask the details provider again (its data has come)."""
+        self._update_info()
+
     def _update_info(self) -> None:
-        self._info.setText(info_line(self.trace, self._selected, self._linked, self._range_text))
+        provider = self._details_provider
+        more = provider(self._selected) if provider is not None and self._selected >= 0 else ""
+        self._info.setText(
+            info_line(self.trace, self._selected, self._linked, self._range_text, more)
+        )
 
     def _on_hover(self, pos: QPointF, global_pos: QPoint) -> None:
         row, count = self._hit(pos)
