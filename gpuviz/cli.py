@@ -164,6 +164,29 @@ def build_parser() -> argparse.ArgumentParser:
     ad.add_argument("--json", action="store_true")
     add_no_cache(ad)
 
+    b = sub.add_parser(
+        "breakdown",
+        help="where the time went: by op, op and shape, module, source line, kernel or step",
+    )
+    b.add_argument("trace", metavar="TRACE")
+    b.add_argument(
+        "--by",
+        choices=("op", "op-shape", "module", "line", "kernel", "step"),
+        default="op",
+        help="what the rows are (default op; module and line need a trace with Python stacks)",
+    )
+    b.add_argument(
+        "--mine",
+        action="store_true",
+        help="--by line: the innermost line in your own files (not torch, the standard "
+        "library or installed packages)",
+    )
+    b.add_argument("--json", action="store_true")
+    b.add_argument(
+        "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
+    )
+    add_no_cache(b)
+
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
     )

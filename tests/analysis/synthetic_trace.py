@@ -175,3 +175,114 @@ def make_trace(
         event_count=len(events) + len(memory) if event_count is None else event_count,
         warnings=ImportWarnings(),
     )
+
+
+# --- Kineto events, imported by the real importer (attribution tests) -----------------------
+# Attribution depends on how the importer lays events out (annotation lanes apart from their
+# thread, driver calls as runtime, flows), so its tests write Kineto JSON and import it.
+
+PID = 100
+
+
+def k_op(name: str, ts: float, dur: float, tid: int = 1, **args: Any) -> dict[str, Any]:
+    """A ``cpu_op`` (``args`` as Kineto names them: ``**{"Input Dims": ...}``)."""
+    return {
+        "ph": "X",
+        "cat": "cpu_op",
+        "name": name,
+        "pid": PID,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": args,
+    }
+
+
+def k_annotation(name: str, ts: float, dur: float, tid: int = 1) -> dict[str, Any]:
+    """A ``record_function`` range (``user_annotation``)."""
+    return {
+        "ph": "X",
+        "cat": "user_annotation",
+        "name": name,
+        "pid": PID,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+    }
+
+
+def k_launch(
+    ts: float, corr: int, tid: int = 1, dur: float = 2, driver: bool = False
+) -> dict[str, Any]:
+    """A launch: ``cudaLaunchKernel`` (runtime) or ``cuLaunchKernelEx`` (driver)."""
+    return {
+        "ph": "X",
+        "cat": "cuda_driver" if driver else "cuda_runtime",
+        "name": "cuLaunchKernelEx" if driver else "cudaLaunchKernel",
+        "pid": PID,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": {"correlation": corr},
+    }
+
+
+def k_kernel(name: str, ts: float, dur: float, corr: int, stream: int = 7) -> dict[str, Any]:
+    """A kernel on device 0."""
+    return {
+        "ph": "X",
+        "cat": "kernel",
+        "name": name,
+        "pid": 0,
+        "tid": stream,
+        "ts": ts,
+        "dur": dur,
+        "args": {"correlation": corr, "device": 0, "stream": stream},
+    }
+
+
+def k_py(
+    name: str,
+    ts: float,
+    dur: float,
+    tid: int = 1,
+    pid_: int | None = None,
+    parent: int | None = None,
+) -> dict[str, Any]:
+    """A ``python_function`` frame (``Python id``/``Python parent id`` when given)."""
+    args: dict[str, Any] = {}
+    if pid_ is not None:
+        args["Python id"] = pid_
+        args["Python parent id"] = parent
+    return {
+        "ph": "X",
+        "cat": "python_function",
+        "name": name,
+        "pid": PID,
+        "tid": tid,
+        "ts": ts,
+        "dur": dur,
+        "args": args,
+    }
+
+
+def k_fwdbwd(
+    flow_id: int, fwd_ts: float, bwd_ts: float, fwd_tid: int = 1, bwd_tid: int = 2
+) -> list[dict[str, Any]]:
+    """A ``fwdbwd`` flow from the forward op starting at ``fwd_ts`` to the backward op."""
+    common = {"cat": "fwdbwd", "name": "fwdbwd", "id": flow_id, "pid": PID, "bp": "e"}
+    return [
+        dict(common, ph="s", tid=fwd_tid, ts=fwd_ts),
+        dict(common, ph="f", tid=bwd_tid, ts=bwd_ts),
+    ]
+
+
+def kineto_trace(events: list[dict[str, Any]], folder: Any, name: str = "t.json") -> Trace:
+    """Write ``events`` as a Kineto trace file in ``folder`` and import it."""
+    import json
+
+    from gpuviz.trace.kineto import load_trace
+
+    path = folder / name
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events}))
+    return load_trace(path)

@@ -1,0 +1,147 @@
+"""``gpuviz breakdown``'s tables: one entry point over the attribution, by op, op and shape,
+module, source line, kernel or step.
+
+>>> table = breakdown(trace, "module")            # doctest: +SKIP
+>>> table.rows[0].key, table.rows[0].backward_device_ns  # doctest: +SKIP
+('TinyLM_0', 41250000)
+
+The op, module and line tables come from :mod:`gpuviz.analysis.op_table`,
+:mod:`gpuviz.analysis.modules` and :mod:`gpuviz.analysis.source_lines`; the kernel and step
+tables are here. Everything reads one cached :func:`gpuviz.analysis.attribution.attribute`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuviz.analysis.attribution import Attribution, attribute
+from gpuviz.analysis.breakdown_table import BY_VALUES, Breakdown, BreakdownRow
+from gpuviz.analysis.modules import module_table
+from gpuviz.analysis.op_table import node_times, op_table
+from gpuviz.analysis.source_lines import line_table
+from gpuviz.analysis.steps import find_steps
+from gpuviz.trace.model import Trace
+
+
+class NoStacksError(ValueError):
+    """``--by module``/``--by line`` on a trace recorded without Python stacks."""
+
+
+NO_STACKS = (
+    "has no Python stack (python_function events): record it with `gpuviz profile --stack`, "
+    "or torch.profiler.profile(with_stack=True)"
+)
+
+
+def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
+    """The breakdown table of ``trace``.
+
+    Parameters
+    ----------
+    trace : Trace
+    by : str
+        One of ``op``, ``op-shape``, ``module``, ``line``, ``kernel``, ``step``.
+    mine : bool
+        For ``line``: the user's own files only (see :mod:`gpuviz.analysis.source_lines`).
+
+    Returns
+    -------
+    Breakdown
+
+    Raises
+    ------
+    ValueError
+        ``by`` is not one of those.
+    NoStacksError
+        ``module`` or ``line`` of a trace without ``python_function`` events.
+    """
+    if by not in BY_VALUES:
+        raise ValueError(f"by={by!r}: expected one of {', '.join(BY_VALUES)}")
+    att = attribute(trace)
+    if by in ("module", "line") and not att.has_stacks():
+        raise NoStacksError(NO_STACKS)
+    if by == "op":
+        return op_table(att)
+    if by == "op-shape":
+        return op_table(att, by_shape=True)
+    if by == "module":
+        return module_table(att)
+    if by == "line":
+        return line_table(att, mine=mine)
+    if by == "kernel":
+        return kernel_breakdown(att)
+    return step_breakdown_table(att)
+
+
+def kernel_breakdown(att: Attribution) -> Breakdown:
+    """Kernels, copies and sets by exact name: launches and device time (no host time)."""
+    names = att.trace.slices.name[att.gpu_rows]
+    uniq, inv, counts = np.unique(names, return_inverse=True, return_counts=True)
+    inv = inv.reshape(-1)
+    total = np.bincount(inv, weights=att.gpu_dur_ns, minlength=len(uniq))
+    strings = att.trace.symbols.strings
+    rows = [
+        BreakdownRow(
+            key=strings[int(u)],
+            calls=int(c),
+            cpu_self_ns=0,
+            cpu_total_ns=0,
+            device_self_ns=round(t),
+            device_total_ns=round(t),
+            kind="kernel",
+        )
+        for u, c, t in zip(uniq.tolist(), counts.tolist(), total.tolist(), strict=True)
+    ]
+    return Breakdown(
+        by="kernel", rows=rows, kernel_rows=att.gpu_rows, kernel_row=inv.astype(np.int64)
+    ).sorted()
+
+
+def step_breakdown_table(att: Attribution) -> Breakdown:
+    """Steps (``gpuviz.analysis.steps.find_steps``) in order: wall time, host time, and the
+    device time of the kernels launched inside each step's host window."""
+    trace = att.trace
+    steps = find_steps(trace)
+    n = len(steps.number)
+    launch = att.gpu_launch
+    ok = launch >= 0
+    launch_ns = np.where(ok, att.forest.start_ns[np.maximum(launch, 0)], -1)
+    launch_rank = trace.tracks.rank[trace.slices.track[att.gpu_rows]].astype(np.int64)
+    kernel_row = np.full(len(att.gpu_rows), -1, dtype=np.int64)
+    # The step markers' own host time, to give each step torch's self time of its range.
+    _, cpu_self, _, _ = node_times(att)
+    marker = np.flatnonzero(att.step_marker())
+    m_rank = trace.tracks.rank[trace.slices.track[att.forest.rows[marker]]].astype(np.int64)
+    m_start = att.forest.start_ns[marker]
+    ranks = sorted({int(r) for r in steps.rank.tolist()})
+    rows = []
+    for i in range(n):
+        rank, c0, c1 = int(steps.rank[i]), int(steps.cpu_start_ns[i]), int(steps.cpu_end_ns[i])
+        mine = ok & (launch_rank == rank) & (launch_ns >= c0) & (launch_ns < c1)
+        kernel_row[mine] = i
+        dev = int(att.gpu_dur_ns[mine].sum())
+        hit = np.flatnonzero((m_rank == rank) & (m_start == c0))
+        self_ns = int(cpu_self[marker[hit[0]]]) if len(hit) else c1 - c0
+        label = f"{steps.source[i]}#{int(steps.number[i])}"
+        if len(ranks) > 1:
+            label = f"rank {rank} {label}"
+        rows.append(
+            BreakdownRow(
+                key=label,
+                calls=1,
+                cpu_self_ns=self_ns,
+                cpu_total_ns=c1 - c0,
+                device_self_ns=dev,
+                device_total_ns=dev,
+                kind="step",
+                duration_ns=int(steps.end_ns[i] - steps.start_ns[i]),
+                extra={"rank": None if rank < 0 else rank, "step": int(steps.number[i])},
+            )
+        )
+    return Breakdown(
+        by="step",
+        rows=rows,
+        kernel_rows=att.gpu_rows,
+        kernel_row=kernel_row,
+        unattributed_device_ns=int(att.gpu_dur_ns[kernel_row < 0].sum()),
+    )

@@ -1,0 +1,245 @@
+"""The operator table: ops by name, or by name and input shapes, as ``key_averages`` counts them.
+
+Definitions (torch's ``torch/autograd/profiler_util.py``, ``FunctionEvent``):
+
+- an op's children are the ops, ``record_function`` ranges and runtime calls directly inside
+  it on its thread (Python frames are not events there);
+- CPU total = its duration; CPU self = CPU total minus its children's CPU totals;
+- device self = the kernels, copies and sets it launched itself (see
+  :mod:`gpuviz.analysis.attribution`); device total = device self plus its children's device
+  totals. A ``record_function`` range launches nothing itself in torch's accounting (a kernel
+  launched directly under one is linked to no op), but its device total holds its ops';
+- rows are ops and ``record_function`` ranges, ``ProfilerStep#N`` named ``ProfilerStep*``, and
+  a row sums every call of its key (calls nested in a call of the same name too).
+
+FLOPs: Kineto's ``flops`` arg (``with_flops=True``) where the trace has it; otherwise
+:func:`formula_flops`, the hook where shape-based formulas plug in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.attribution import Attribution, NodeKind
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+FlopsFn = Callable[[str, Any, Any], "int | None"]
+
+
+def formula_flops(name: str, input_dims: Any, input_types: Any) -> int | None:
+    """FLOPs of one call of op ``name`` from its ``Input Dims`` and ``Input type``.
+
+    The hook for shape-based formulas: it calls ``gpuviz.analysis.flops.op_flops(name,
+    input_dims, input_types)`` when that module exists, and returns None otherwise (or where it
+    knows no formula).
+    """
+    module = _formula_module()
+    fn = getattr(module, "op_flops", None) if module is not None else None
+    if fn is None:
+        return None
+    value = fn(name, input_dims, input_types)
+    return None if value is None else int(value)
+
+
+def _formula_module() -> Any:
+    """``gpuviz.analysis.flops`` where it exists, else None."""
+    if importlib.util.find_spec("gpuviz.analysis.flops") is None:
+        return None
+    return importlib.import_module("gpuviz.analysis.flops")
+
+
+def op_display_name(name: str) -> str:
+    """The name an op's row goes under (torch's ``_rewrite_name(with_wildcard=True)``)."""
+    return "ProfilerStep*" if name.startswith("ProfilerStep#") else name
+
+
+def node_times(att: Attribution) -> tuple[I64, I64, F64, F64]:
+    """Per node of the call forest: CPU total and self (ns), device self and total (ns), as
+    :mod:`torch.autograd.profiler_util` defines them for ops."""
+
+    def make() -> tuple[I64, I64, F64, F64]:
+        f = att.forest
+        n = len(f)
+        dur: I64 = f.end_ns - f.start_ns
+        child = (att.kind <= NodeKind.RUNTIME) & (att.op_parent >= 0)
+        taken = np.bincount(att.op_parent[child], weights=dur[child], minlength=n)
+        cpu_self: I64 = dur - np.rint(taken).astype(np.int64)
+        ok = att.gpu_op >= 0
+        dev_self: F64 = np.bincount(att.gpu_op[ok], weights=att.gpu_dur_ns[ok], minlength=n).astype(
+            np.float64, copy=False
+        )
+        dev_total = f.subtree_sum(dev_self)
+        return dur, cpu_self, dev_self, dev_total
+
+    return att.memo("node_times", make)
+
+
+def op_table(
+    att: Attribution, by_shape: bool = False, flops_fn: FlopsFn | None = formula_flops
+) -> Breakdown:
+    """Ops (and ``record_function`` ranges) grouped by name, or by name and input shapes.
+
+    Parameters
+    ----------
+    att : Attribution
+        ``attribute(trace)``.
+    by_shape : bool
+        Group by ``(name, Input Dims, Input type)`` instead of by name.
+    flops_fn : callable, optional
+        FLOPs of one call from ``(name, input_dims, input_types)`` where Kineto wrote none;
+        None to use Kineto's only.
+
+    Returns
+    -------
+    Breakdown
+        ``by`` is ``"op"`` or ``"op-shape"``; largest device total first.
+    """
+    dur, cpu_self, dev_self, dev_total = node_times(att)
+    nodes = att.op_node_indices()
+    names = att.trace.symbols.strings
+    name_ids = att.name[nodes]
+    uniq_names, name_inv = np.unique(name_ids, return_inverse=True)
+    display = [op_display_name(names[i]) for i in uniq_names.tolist()]
+    disp_ids: dict[str, int] = {}
+    name_key = np.array([disp_ids.setdefault(d, len(disp_ids)) for d in display], dtype=np.int64)
+    key = name_key[name_inv] if len(nodes) else np.zeros(0, dtype=np.int64)
+    if flops_fn is formula_flops and _formula_module() is None:
+        flops_fn = None  # no formulas installed: decode no shapes for them
+    need_args = by_shape or flops_fn is not None or _has_flops_text(att)
+    args = att.op_args() if need_args else None
+    dims_key = types_key = None
+    if args is not None:
+        dims_key = _intern(args.input_dims)
+        types_key = _intern(args.input_types)
+    if by_shape and args is not None and dims_key is not None and types_key is not None:
+        combo = np.stack([key, dims_key[0], types_key[0]], axis=1)
+        _, key = np.unique(combo, axis=0, return_inverse=True)
+        key = key.reshape(-1)
+    groups, first, inverse, counts = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    inverse = inverse.reshape(-1)
+    g = len(groups)
+
+    def total(values: npt.ArrayLike) -> list[int]:
+        return np.rint(np.bincount(inverse, weights=values, minlength=g)).astype(np.int64).tolist()
+
+    cpu_t, cpu_s = total(dur[nodes]), total(cpu_self[nodes])
+    dev_s, dev_t = total(dev_self[nodes]), total(dev_total[nodes])
+    flops = _flops(att, nodes, inverse, g, args, dims_key, types_key, flops_fn)
+    kind = att.kind[nodes]
+    rows = []
+    for j in range(g):
+        i = int(first[j])
+        row = BreakdownRow(
+            key=display[int(name_inv[i])],
+            calls=int(counts[j]),
+            cpu_self_ns=cpu_s[j],
+            cpu_total_ns=cpu_t[j],
+            device_self_ns=dev_s[j],
+            device_total_ns=dev_t[j],
+            kind="annotation" if kind[i] == NodeKind.ANNOTATION else "op",
+            flops=flops[j],
+        )
+        if by_shape and args is not None:
+            row.input_shapes = _json(args.input_dims[i])
+            row.input_types = _json(args.input_types[i])
+        rows.append(row)
+    # The row of each kernel: its op's group.
+    group_of_node = np.full(len(att.forest), -1, dtype=np.int64)
+    group_of_node[nodes] = inverse
+    kernel_row = np.where(att.gpu_op >= 0, group_of_node[np.maximum(att.gpu_op, 0)], -1)
+    unattributed = int(att.gpu_dur_ns[att.gpu_op < 0].sum())
+    return Breakdown(
+        by="op-shape" if by_shape else "op",
+        rows=rows,
+        kernel_rows=att.gpu_rows,
+        kernel_row=kernel_row,
+        unattributed_device_ns=unattributed,
+    ).sorted()
+
+
+def _has_flops_text(att: Attribution) -> bool:
+    """Whether any args text mentions ``flops`` (one C search, before decoding any row)."""
+    text = att.trace.args.text
+    return b'"flops"' in text.read(0, len(text)) if len(text) else False
+
+
+def _intern(values: list[bytes]) -> tuple[I64, list[bytes]]:
+    """An id per value, and the distinct values."""
+    ids: dict[bytes, int] = {}
+    out = np.fromiter((ids.setdefault(v, len(ids)) for v in values), np.int64, len(values))
+    return out, list(ids)
+
+
+def _json(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None
+
+
+def _flops(
+    att: Attribution,
+    nodes: I64,
+    inverse: I64,
+    g: int,
+    args: Any,
+    dims_key: tuple[I64, list[bytes]] | None,
+    types_key: tuple[I64, list[bytes]] | None,
+    flops_fn: FlopsFn | None,
+) -> list[int | None]:
+    """Summed FLOPs per group: Kineto's where a group's calls have them, else the formula's
+    (per distinct name, shapes and types, times its calls); None where neither knows."""
+    out: list[int | None] = [None] * g
+    if args is None:
+        return out
+    have = ~np.isnan(args.flops)
+    if have.any():
+        sums = np.bincount(inverse[have], weights=args.flops[have], minlength=g)
+        seen = np.bincount(inverse[have], minlength=g) > 0
+        for j in np.flatnonzero(seen).tolist():
+            out[j] = int(sums[j])
+    if flops_fn is None or dims_key is None or types_key is None:
+        return out
+    missing = np.flatnonzero(~have & np.isin(inverse, [j for j in range(g) if out[j] is None]))
+    if len(missing) == 0:
+        return out
+    names = att.trace.symbols.strings
+    combo = np.stack(
+        [att.name[nodes[missing]].astype(np.int64), dims_key[0][missing], types_key[0][missing]],
+        axis=1,
+    )
+    uniq, first, inv = np.unique(combo, axis=0, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    per_combo = np.zeros(len(uniq))
+    known = np.zeros(len(uniq), dtype=bool)
+    for c in range(len(uniq)):
+        i = int(missing[first[c]])
+        value = flops_fn(
+            names[int(att.name[nodes[i]])],
+            _json(dims_key[1][int(dims_key[0][i])]),
+            _json(types_key[1][int(types_key[0][i])]),
+        )
+        if value is not None:
+            per_combo[c], known[c] = value, True
+    if not known.any():
+        return out
+    hit = known[inv]
+    sums = np.bincount(inverse[missing[hit]], weights=per_combo[inv[hit]], minlength=g)
+    seen = np.bincount(inverse[missing[hit]], minlength=g) > 0
+    for j in np.flatnonzero(seen).tolist():
+        out[j] = int(sums[j]) + (out[j] or 0)
+    return out

@@ -1,0 +1,129 @@
+"""``gpuviz breakdown TRACE --by op|op-shape|module|line|kernel|step``: where the time went.
+
+Prints one table of :func:`gpuviz.analysis.breakdown.breakdown`: ops (by name, or by name and
+input shapes), modules (forward and backward device time), source lines, kernels or steps;
+largest device time first (steps in order). ``--json`` prints
+``{"by", "source", "rows": [...], "unattributed_device_us"}``, each row with ``key``,
+``calls``, ``cpu_self_us``, ``cpu_total_us``, ``device_self_us``, ``device_total_us`` and the
+fields of its kind (see README). ``--top N`` keeps the first N rows (0: all).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpuviz.display import echo, json_text, terminal_safe
+from gpuviz.errors import BadInputError
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+
+DEFAULT_TOP = 20
+KEY_WIDTH = 100
+
+
+def main(args: argparse.Namespace) -> int:
+    """Load ``args.trace`` and print its breakdown ``args.by``."""
+    from gpuviz.analysis.breakdown import NoStacksError, breakdown
+    from gpuviz.commands.reading import read_trace
+
+    if args.top < 0:
+        raise BadInputError(f"--top {args.top}: expected 0 (all rows) or a positive count")
+    if args.mine and args.by != "line":
+        raise BadInputError("--mine: applies to --by line only")
+    path = Path(args.trace)
+    if not path.exists():
+        raise BadInputError(f"{args.trace}: no such file or folder")
+    trace = read_trace(path)
+    try:
+        table = breakdown(trace, args.by, mine=args.mine)
+    except NoStacksError as exc:
+        raise BadInputError(f"{args.trace}: --by {args.by}: the trace {exc}") from None
+    rows = table.rows if args.top == 0 else table.rows[: args.top]
+    source: Any = trace.sources[0] if len(trace.sources) == 1 else trace.sources
+    if args.json:
+        echo(
+            json_text(
+                {
+                    "by": table.by,
+                    "source": source,
+                    "rows": [r.to_json(table.by) for r in rows],
+                    "unattributed_device_us": round(table.unattributed_device_ns / 1000.0, 3),
+                }
+            )
+        )
+    else:
+        echo(format_breakdown(table, rows, source, len(table.rows)))
+    return 0
+
+
+def _ms(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e6:.3f}"
+
+
+def _short(text: str, width: int = KEY_WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_TITLES = {
+    "op": "Ops by name",
+    "op-shape": "Ops by name and input shapes",
+    "module": "Modules (device time forward and backward; rows outside any module marked *)",
+    "line": "Source lines (innermost line first)",
+    "kernel": "Kernels, copies and sets by name",
+    "step": "Steps",
+}
+
+
+def format_breakdown(
+    table: Breakdown, rows: list[BreakdownRow], source: Any, total_rows: int
+) -> str:
+    """The text form: a title, then a table of ``rows`` (times in ms), names escaped."""
+    from gpuviz.commands.summary import _table
+
+    by = table.by
+    src = source if isinstance(source, str) else ", ".join(source)
+    lines = [f"trace: {terminal_safe(src, one_line=True)}", ""]
+    shown = f"{len(rows)} of {total_rows} rows" if len(rows) < total_rows else f"{total_rows} rows"
+    lines.append(f"{_TITLES[by]}, {shown}, times in ms")
+    headers = ["device total", "device self"]
+    if by in ("module", "line"):
+        headers += ["forward", "backward"]
+    if by == "step":
+        headers += ["duration"]
+    headers += ["cpu total", "cpu self", "calls"]
+    if by in ("op", "op-shape"):
+        headers += ["GFLOP"]
+    headers += ["name" if by != "step" else "step"]
+    if by == "op-shape":
+        headers += ["input shapes"]
+    cells: list[Sequence[Any]] = []
+    for r in rows:
+        c: list[Any] = [_ms(r.device_total_ns), _ms(r.device_self_ns)]
+        if by in ("module", "line"):
+            c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns)]
+        if by == "step":
+            c += [_ms(r.duration_ns)]
+        c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
+        if by in ("op", "op-shape"):
+            c += ["-" if r.flops is None else f"{r.flops / 1e9:.3f}"]
+        key = ("* " if r.kind == "outside" else "") + r.key
+        c += [_short(terminal_safe(key, one_line=True))]
+        if by == "op-shape":
+            c += [_short(terminal_safe(str(r.input_shapes), one_line=True), 60)]
+        cells.append(c)
+    name_col = len(headers) - (2 if by == "op-shape" else 1)
+    left = (name_col, name_col + 1) if by == "op-shape" else (name_col,)
+    lines += _table(headers, cells, left=left) if cells else ["  (no rows)"]
+    if table.unattributed_device_ns:
+        lines += [
+            "",
+            f"Device time in no row: {_ms(table.unattributed_device_ns)} ms "
+            "(kernels whose launch is not in the trace, or launched outside any "
+            + {"op": "op", "op-shape": "op", "line": "source line"}.get(by, "step")
+            + ")",
+        ]
+    return "\n".join(lines)
