@@ -72,6 +72,36 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _peak(option: str) -> Any:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: expected a number") from None
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: must be a positive number")
+        return value
+
+    return parse
+
+
+def add_peak_options(p: argparse.ArgumentParser) -> None:
+    """``--peak-tflops X --peak-bandwidth Y``: the device's peaks, over gpuviz's table."""
+    p.add_argument(
+        "--peak-tflops",
+        type=_peak("--peak-tflops"),
+        metavar="X",
+        help="dense peak TFLOP/s to measure MFU and rooflines against (every precision), "
+        "instead of the table's for the trace's GPU",
+    )
+    p.add_argument(
+        "--peak-bandwidth",
+        type=_peak("--peak-bandwidth"),
+        metavar="Y",
+        help="peak memory bandwidth in TB/s, instead of the table's",
+    )
+
+
 def add_no_cache(p: argparse.ArgumentParser) -> None:
     """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
     p.add_argument(
@@ -140,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_peak_options(s)
     add_no_cache(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
@@ -185,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
     )
+    add_peak_options(b)
     add_no_cache(b)
 
     e = sub.add_parser(
