@@ -199,6 +199,54 @@ class StepFigures:
 
 
 @dataclass
+class OpCalls:
+    """Every counted op call (one entry per call), for rules that look at steps one by one.
+
+    Attributes
+    ----------
+    rows : int64
+        The op's slice row.
+    shape : int64
+        Its entry in :attr:`Hardware.shapes`.
+    flops : float64
+        NaN where not counted.
+    device_ns : int64
+        The device time of the kernels it launched.
+    precision : ndarray of str
+    rank : int64
+        The rank's code (-1 for a lone file).
+    start_ns : int64
+        The op's CPU start (a step holds the calls that start in its CPU range).
+    roof_share : float64
+        The call's achieved figure over its roof, as :attr:`OpShape.roof_share` (for its own
+        precision: calls of one shape may run fp32 and TF32); NaN where unknown.
+    """
+
+    rows: I64
+    shape: I64
+    flops: F64
+    device_ns: I64
+    precision: npt.NDArray[np.object_]
+    rank: I64
+    start_ns: I64
+    roof_share: F64 = field(default_factory=lambda: np.zeros(0))
+
+    @classmethod
+    def empty(cls) -> OpCalls:
+        """No calls."""
+        z = np.zeros(0, dtype=np.int64)
+        return cls(z, z, np.zeros(0), z, np.zeros(0, dtype=object), z, z, np.zeros(0))
+
+    def in_step(self, steps: Steps, i: int) -> I64:
+        """The indices of the calls that started in step ``i``'s CPU range on its rank."""
+        return np.flatnonzero(
+            (self.rank == steps.rank[i])
+            & (self.start_ns >= steps.cpu_start_ns[i])
+            & (self.start_ns < steps.cpu_end_ns[i])
+        )
+
+
+@dataclass
 class Hardware:
     """A trace's roofline figures and MFU.
 
@@ -210,11 +258,14 @@ class Hardware:
         Largest device time first.
     steps : list of StepFigures
         In the order of :func:`gpuviz.analysis.steps.find_steps`.
+    calls : OpCalls
+        Every counted call.
     """
 
     peaks: PeakMatch
     shapes: list[OpShape]
     steps: list[StepFigures]
+    calls: OpCalls = field(default_factory=OpCalls.empty)
     _by_key: dict[tuple[str, bytes, bytes], OpShape] | None = field(
         default=None, init=False, repr=False
     )
@@ -285,7 +336,7 @@ def _op_calls(trace: Trace) -> tuple[_Calls, list[tuple[str, Any, Any]]]:
     flops = np.full(len(rows), np.nan)
     nbytes = np.full(len(rows), np.nan)
     decoder = msgspec.json.Decoder(_Args)
-    memo: dict[tuple[int, bytes, bytes, bytes, Any], tuple[float, float]] = {}
+    memo: dict[tuple[Any, bytes, Any], tuple[float, float]] = {}
     names = trace.symbols.strings
     for i, row in enumerate(rows.tolist()):
         try:
@@ -295,14 +346,12 @@ def _op_calls(trace: Trace) -> tuple[_Calls, list[tuple[str, Any, Any]]]:
         name = names[int(s.name[row])]
         dims = a.input_dims if isinstance(a.input_dims, list) else []
         types = a.input_type if isinstance(a.input_type, list) else []
+        if not dims:
+            group[i] = -1  # recorded without shapes: nothing to count
+            continue
         key = _key(name, dims, types)
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = len(described)
-            described.append((name, dims, types))
-        group[i] = g
         # Calls of one shape differ only in their concrete inputs (stride, is_causal) and flops.
-        mkey = (g, *key[1:], msgspec.json.encode(a.concrete), a.flops)
+        mkey = (key, msgspec.json.encode(a.concrete), a.flops)
         got = memo.get(mkey)
         if got is None:
             args = {"Concrete Inputs": a.concrete, "flops": a.flops}
@@ -313,6 +362,16 @@ def _op_calls(trace: Trace) -> tuple[_Calls, list[tuple[str, Any, Any]]]:
                 np.nan if b is None else float(b),
             )
         flops[i], nbytes[i] = got
+        if np.isnan(got[0]) and np.isnan(got[1]):
+            group[i] = -1
+            continue
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = len(described)
+            described.append((name, dims, types))
+        group[i] = g
+    keep = group >= 0
+    rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
     device_ns, lo, hi, sorted_gpu = _kernels_in(trace, rows)
     return _Calls(rows, group, flops, nbytes, device_ns, lo, hi, sorted_gpu), described
 
@@ -377,7 +436,6 @@ def _shapes(
             row.intensity = _finite(intensity(f, b))
         _roof(row, peaks)
         out.append(row)
-    out.sort(key=lambda r: (-r.device_ns, r.name))
     return out
 
 
@@ -392,14 +450,36 @@ def _call_precisions(
     fp32_peak = match.peaks.fp32_tflops if match.peaks is not None else None
     for j, (_name, _dims, types) in enumerate(described):
         mine = np.flatnonzero(calls.group == j)
-        first = [calls.sorted_gpu[a:b] for a, b in zip(calls.lo[mine[:8]], calls.hi[mine[:8]])]
-        rows = np.concatenate(first) if first else np.zeros(0, dtype=np.int64)
-        base = op_precision(types, trace.symbols.lookup(np.unique(s.name[rows])))
+        base = op_precision(types)
         out[mine] = base
-        if base == "fp32" and fp32_peak is not None:
-            tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
-            for i, v in zip(mine.tolist(), tflops.tolist()):
-                out[i] = tf32_if_faster(base, v, fp32_peak)
+        if base != "fp32":
+            continue
+        tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
+        for i, v in zip(mine.tolist(), tflops.tolist()):
+            kernels = calls.sorted_gpu[calls.lo[i] : calls.hi[i]]
+            p = op_precision(types, trace.symbols.lookup(np.unique(s.name[kernels])))
+            out[i] = tf32_if_faster(p, v, fp32_peak) if fp32_peak is not None else p
+    return out
+
+
+def _call_shares(calls: _Calls, precision: npt.NDArray[np.object_], match: PeakMatch) -> F64:
+    """Each call's share of its roof (see :func:`_roof`), NaN where unknown."""
+    out = np.full(len(calls.rows), np.nan)
+    peaks = match.peaks
+    if peaks is None or not peaks.bandwidth_tb_s or len(out) == 0:
+        return out
+    bw = peaks.bandwidth_tb_s
+    flops_known = np.isfinite(calls.flops)
+    bytes_only = ~flops_known & np.isfinite(calls.nbytes)
+    out[bytes_only] = achieved_tb_s(calls.nbytes[bytes_only], calls.device_ns[bytes_only]) / bw
+    both = np.flatnonzero(flops_known & np.isfinite(calls.nbytes))
+    got = achieved_tflops(calls.flops[both], calls.device_ns[both])
+    ints = intensity(calls.flops[both], calls.nbytes[both])
+    for p in set(precision[both].tolist()):
+        peak = peaks.tflops(p)
+        if peak:
+            sel = precision[both] == p
+            out[both[sel]] = roof_share(got[sel], ints[sel], peak, bw)
     return out
 
 
@@ -498,9 +578,28 @@ def hardware(
     calls, described = _op_calls(trace)
     precision = _call_precisions(trace, calls, described, match)
     shapes = _shapes(calls, described, precision, match)
+    order = sorted(range(len(shapes)), key=lambda j: (-shapes[j].device_ns, shapes[j].name))
+    remap = np.zeros(len(shapes), dtype=np.int64)
+    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
     if steps is None:
         steps = find_steps(trace)
-    return Hardware(match, shapes, _steps(trace, steps, calls, precision, override))
+    s = trace.slices
+    per_call = OpCalls(
+        rows=calls.rows,
+        shape=remap[calls.group] if len(calls.group) else calls.group,
+        flops=calls.flops,
+        device_ns=calls.device_ns,
+        precision=precision,
+        rank=trace.tracks.rank[s.track[calls.rows]].astype(np.int64),
+        start_ns=s.start_ns[calls.rows].astype(np.int64),
+        roof_share=_call_shares(calls, precision, match),
+    )
+    return Hardware(
+        match,
+        [shapes[j] for j in order],
+        _steps(trace, steps, calls, precision, override),
+        per_call,
+    )
 
 
 def annotate_breakdown(table: Breakdown, hw: Hardware) -> None:

@@ -46,6 +46,8 @@ def main(args: argparse.Namespace) -> int:
         table = breakdown(trace, args.by, mine=args.mine)
     except NoStacksError as exc:
         raise BadInputError(f"{args.trace}: --by {args.by}: the trace {exc}") from None
+    from gpuviz.commands.peak_options import peak_override_of, peak_phrase
+
     hw = add_hardware_columns(table, trace, peak_override_of(args))
     peaks_line = peak_phrase(hw) if hw is not None else None
     rows = table.rows if args.top == 0 else table.rows[: args.top]
@@ -67,27 +69,6 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def peak_override_of(args: argparse.Namespace) -> PeakOverride | None:
-    """``--peak-tflops`` and ``--peak-bandwidth`` as a :class:`PeakOverride` (None if neither)."""
-    from gpuviz.analysis.peaks import PeakOverride
-
-    tflops = getattr(args, "peak_tflops", None)
-    bandwidth = getattr(args, "peak_bandwidth", None)
-    if tflops is None and bandwidth is None:
-        return None
-    return PeakOverride(tflops, bandwidth)
-
-
-def unknown_device_line(hw: Hardware) -> str | None:
-    """The one stderr line for a device with no peaks (None when its peaks are known)."""
-    if hw.peaks.peaks is not None or not hw.shapes:
-        return None  # known, or nothing counted that a peak would measure
-    return (
-        f"gpuviz: no peak figures: {terminal_safe(hw.peaks.reason, one_line=True)}; figures that "
-        "need a peak are null (give --peak-tflops X --peak-bandwidth Y)"
-    )
-
-
 def add_hardware_columns(
     table: Breakdown, trace: Trace, override: PeakOverride | None
 ) -> Hardware | None:
@@ -96,6 +77,7 @@ def add_hardware_columns(
     if table.by not in ("op-shape", "step"):
         return None
     from gpuviz.analysis.hardware import annotate_breakdown, hardware
+    from gpuviz.commands.peak_options import unknown_device_line
 
     hw = hardware(trace, override)
     annotate_breakdown(table, hw)
@@ -103,17 +85,6 @@ def add_hardware_columns(
     if line is not None:
         echo(line, file=sys.stderr)
     return hw
-
-
-def peak_phrase(hw: Hardware) -> str:
-    """``Peaks: NVIDIA H100 SXM5 80GB, bf16 989.4 TFLOP/s, 3.35 TB/s (source)``."""
-    p = hw.peaks.peaks
-    if p is None:
-        return f"Peaks: unknown ({terminal_safe(hw.peaks.reason, one_line=True)})"
-    used = sorted({s.precision for s in hw.steps if s.precision} | {"bf16"})
-    figures = ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used if p.tflops(k) is not None)
-    bw = "" if p.bandwidth_tb_s is None else f", {p.bandwidth_tb_s:g} TB/s"
-    return f"Peaks: {terminal_safe(p.label, one_line=True)}, dense {figures}{bw} ({p.source})"
 
 
 def _ms(ns: float | None) -> str:

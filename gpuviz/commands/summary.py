@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
 def _hardware(trace: Any, args: argparse.Namespace) -> Hardware:
     """The trace's MFU figures; the unknown-device line on stderr where they need a peak."""
     from gpuviz.analysis.hardware import hardware
-    from gpuviz.commands.breakdown import peak_override_of, unknown_device_line
+    from gpuviz.commands.peak_options import peak_override_of, unknown_device_line
 
     hw = hardware(trace, peak_override_of(args))
     line = unknown_device_line(hw)
@@ -57,7 +57,7 @@ MFU_ROWS = 20
 
 def format_mfu(hw: Hardware) -> list[str]:
     """The MFU section: the peak used, then one line per step (the first :data:`MFU_ROWS`)."""
-    from gpuviz.commands.breakdown import peak_phrase
+    from gpuviz.commands.peak_options import peak_phrase
 
     lines = ["MFU per step (FLOPs of GEMMs, convolutions and attention from the recorded shapes)"]
     lines.append("  " + peak_phrase(hw))
