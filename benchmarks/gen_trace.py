@@ -136,6 +136,14 @@ def _flow(ph: str, corr: int, pid: int, tid: int, ts: float) -> str:
   }},"""
 
 
+def _fwdbwd(ph: str, flow_id: int, pid: int, tid: int, ts: float) -> str:
+    return f"""
+  {{
+    "ph": "{ph}", "id": {flow_id}, "pid": {pid}, "tid": {tid}, "ts": {_us(ts)},
+    "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"
+  }},"""
+
+
 def _memory(
     tid: int,
     ts: float,
@@ -182,6 +190,7 @@ def write_trace(
     straggler: int = -1,
     skip_collectives: int = 0,
     collective_every: int = 250,
+    stack: bool = False,
 ) -> int:
     """Write the trace to ``f``; return the number of events (see the module docstring)."""
     rng = random.Random(seed)
@@ -190,6 +199,10 @@ def write_trace(
     seg_start = START_US + 50.0
     seg_events = 0
     threads = [PID + 10 + d for d in range(devices)]
+    bwd_threads = [PID + 50 + d for d in range(devices)]  # autograd engine threads (--stack)
+    bwd_t = [START_US + 50.0] * devices
+    last_fwd: list[tuple[int, float] | None] = [None] * devices
+    py_id = 0
     cpu_t = [START_US + 50.0] * devices
     gpu_t = {(d, s): START_US + 100.0 for d in range(devices) for s in STREAMS}
     allocated = [256 << 20] * devices
@@ -249,6 +262,51 @@ def write_trace(
             t += 8.0
         corr += 1
         op_dur = 12.0 + rng.random() * 8
+        backward = stack and k % 3 == 2 and last_fwd[d] is not None and parent is None
+        fwd_tid, fwd_t = tid, t
+        if backward:  # on the autograd thread, in evaluate_function, linked to a forward op
+            tid, t = bwd_threads[d], max(bwd_t[d], t)
+            out.append(
+                _x(
+                    "cpu_op",
+                    "autograd::engine::evaluate_function: MulBackward0",
+                    PID,
+                    tid,
+                    t,
+                    op_dur + 2.0,
+                    f'"External id": {ext}, "Ev Idx": {ev_idx}',
+                )
+            )
+            src = last_fwd[d]
+            assert src is not None
+            out.append(_fwdbwd("s", k, PID, src[0], src[1]))
+            out.append(_fwdbwd("f", k, PID, tid, t + 1.0))
+            n_events += 3
+            t += 1.0
+        elif stack:  # Python frames around the op: a module, its forward, torch's _call_impl
+            block = (k // 16) % 12
+            for j, (nm, pad) in enumerate(
+                (
+                    (f"nn.Module: Block_{block}", 0.6),
+                    ("model.py(40): forward", 0.4),
+                    ("torch/nn/modules/module.py(1751): _call_impl", 0.2),
+                )
+            ):
+                py_id += 1
+                parent_id = "null" if j == 0 else str(py_id - 1)
+                out.append(
+                    _x(
+                        "python_function",
+                        nm,
+                        PID,
+                        tid,
+                        t - pad,
+                        op_dur + 2 * pad,
+                        f'"Python parent id": {parent_id}, "Python id": {py_id}, "Ev Idx": {ev_idx}',
+                    )
+                )
+            n_events += 3
+            last_fwd[d] = (tid, t)
         out.append(
             _x(
                 "cpu_op",
@@ -325,6 +383,9 @@ def write_trace(
                 f'"External id": {p_ext},"Record function id": 0, "Sequence number": {k}, "Fwd thread id": 0, "Ev Idx": {p_idx}',
             )
             t += 0.5
+        if backward:
+            bwd_t[d] = t + op_dur + 2.0
+            tid, t = fwd_tid, fwd_t
         cpu_t[d] = t + op_dur + 1.0 + rng.random() * 4
         skipping = plan is not None and k // collective_every < skip_collectives
         if plan is not None and (k + 1) % collective_every == 0:
@@ -350,7 +411,7 @@ def write_trace(
         for s in STREAMS + ((COMM_STREAM,) if plan is not None and d == 0 else ()):
             meta.append(("thread_name", d, s, f'"name": "stream {s} "'))
     meta.append(("process_name", PID, 0, '"name": "python3"'))
-    for tid in threads:
+    for tid in threads + (bwd_threads if stack else []):
         meta.append(("thread_name", PID, tid, f'"name": "thread {tid} (python3)"'))
     parts = [
         f"""
@@ -446,6 +507,12 @@ def main(argv: list[str] | None = None) -> int:
         "--all-ranks", action="store_true", help="write every rank of --world into --out DIR"
     )
     p.add_argument("--gz", action="store_true", help="with --all-ranks: .json.gz files")
+    p.add_argument(
+        "--stack",
+        action="store_true",
+        help="Python frames (nn.Module, forward, _call_impl) around forward ops, and every "
+        "third op in backward on an autograd thread, linked by fwdbwd flows",
+    )
     a = p.parse_args(argv)
     if not 0 <= a.rank < a.world:
         p.error(f"--rank {a.rank}: must be in [0, --world)")
@@ -463,6 +530,7 @@ def _write_file(out: Path, a: argparse.Namespace, rank: int) -> None:
         "straggler": a.straggler,
         "skip_collectives": a.skip_collectives,
         "collective_every": max(a.collective_every, 1),
+        "stack": a.stack,
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.name.endswith(".gz"):

@@ -65,7 +65,7 @@ def test_against_diffs_kernels_and_ops(capsys: pytest.CaptureFixture[str]) -> No
     assert deltas == sorted(deltas, reverse=True)
     assert main(["advise", str(a), "--against", str(b)]) == 0
     out = capsys.readouterr().out
-    assert "Mean per step" in out and "Kernels and ops whose total time changed most" in out
+    assert "Mean per step" in out and "Kernels, ops and modules whose time changed most" in out
     assert "fp32_matmul" in out
 
 

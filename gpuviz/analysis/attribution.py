@@ -9,7 +9,9 @@ The rules (docs/attribution.md says them for users):
   op, belongs to no op.
 - Ops nest (``aten::linear`` -> ``aten::addmm``): the op tree is the nesting, on each thread, of
   ``cpu_op`` slices, ``record_function`` ranges (``user_annotation``) and runtime calls, as
-  torch's ``EventList._populate_cpu_children`` builds it. Python frames (``python_function``)
+  torch's ``EventList._populate_cpu_children`` builds it; an op whose parent has its name and no
+  other child is folded into that parent (``_remove_dup_nodes``: autocast records
+  ``aten::layer_norm`` twice, nested) and is marked :attr:`NodeKind.DUPLICATE`. Python frames (``python_function``)
   sit in the same forest (:mod:`gpuviz.analysis.call_forest`) but are never an op's child,
   as in torch, whose ``key_averages`` hides them.
 - Backward: the autograd engine's thread runs ops under ``autograd::engine::evaluate_function``;
@@ -33,9 +35,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.analysis.call_forest import CallForest, build_forest
+from gpuviz.analysis.call_forest import CallForest, build_forest, start_enclosing
 from gpuviz.analysis.names import HARNESS_STEP, PROFILER_STEP, name_mask
-from gpuviz.analysis.arg_columns import ArgColumns, decode_args
+from gpuviz.analysis.node_args import FIELDS, ArgColumns, decode_args
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
@@ -68,6 +70,7 @@ class NodeKind(IntEnum):
     ANNOTATION = 1  # record_function (user_annotation)
     RUNTIME = 2  # cuda_runtime / cuda_driver call
     PYTHON = 3  # python_function frame
+    DUPLICATE = 4  # an op inside an op of its name, its only child: torch folds it into it
 
 
 @dataclass
@@ -115,6 +118,7 @@ class Attribution:
     gpu_launch: I64
     gpu_op: I64
     _op_args: ArgColumns | None = field(default=None, repr=False)
+    _decoded: set[str] = field(default_factory=set, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
@@ -135,15 +139,21 @@ class Attribution:
                 self._memo[key] = make()
             return self._memo[key]
 
-    def op_args(self) -> ArgColumns:
-        """The args of every node (shapes, types, sequence numbers, flops) where the node is an
-        op or annotation; decoded once, on first use."""
-        if self._op_args is None:
-            with self._lock:
+    def op_args(self, fields: tuple[str, ...] = FIELDS) -> ArgColumns:
+        """The args ``fields`` of the ops and annotations (in :meth:`op_node_indices` order):
+        shapes, types, sequence numbers, flops; each field decoded once, on first use."""
+        with self._lock:
+            missing = tuple(f for f in fields if f not in self._decoded)
+            if missing or self._op_args is None:
+                rows = self.forest.rows[self.is_op_or_annotation]
+                got = decode_args(self.trace, rows, missing)
                 if self._op_args is None:
-                    rows = self.forest.rows[self.is_op_or_annotation]
-                    self._op_args = decode_args(self.trace, rows)
-        return self._op_args
+                    self._op_args = got
+                else:
+                    for f in missing:
+                        setattr(self._op_args, f, getattr(got, f))
+                self._decoded.update(missing)
+            return self._op_args
 
     def op_node_indices(self) -> I64:
         """The node indices that :meth:`op_args` entries belong to, in its order."""
@@ -227,6 +237,9 @@ def _attribute(trace: Trace) -> Attribution:
     forest, kind = _forest(trace)
     name = s.name[forest.rows]
     is_op = kind == NodeKind.OP
+    dup = _duplicates(forest, kind, name)
+    kind = np.where(dup, np.uint8(NodeKind.DUPLICATE), kind).astype(np.uint8)
+    is_op = kind == NodeKind.OP
     op_parent = forest.nearest(kind <= NodeKind.ANNOTATION, inclusive=False)
 
     gpu_rows = np.flatnonzero(trace.gpu_activity_mask()).astype(np.int64)
@@ -239,6 +252,14 @@ def _attribute(trace: Trace) -> Attribution:
     fwd_of = _fwdbwd_links(trace, forest, kind)
     if not (fwd_of >= 0).any() and evaluate.any():
         fwd_of = _sequence_links(trace, forest, kind, evaluate)
+    # The engine's work around a backward node (summing a broadcast gradient, casting it under
+    # autocast) runs in evaluate_function outside the node's op: it is that node's too.
+    linked = np.flatnonzero(fwd_of >= 0)
+    wrapper = forest.nearest(evaluate, inclusive=False)[linked]
+    ok = wrapper >= 0
+    fwd_of[wrapper[ok]] = np.where(
+        fwd_of[wrapper[ok]] >= 0, fwd_of[wrapper[ok]], fwd_of[linked[ok]]
+    )
     target = fwd_of >= 0
     backward = forest.nearest(target | evaluate) >= 0
     anchor = forest.nearest(target)
@@ -257,6 +278,21 @@ def _attribute(trace: Trace) -> Attribution:
         gpu_launch=gpu_launch,
         gpu_op=gpu_op,
     )
+
+
+def _duplicates(
+    forest: CallForest, kind: npt.NDArray[np.uint8], name: npt.NDArray[np.int32]
+) -> Mask:
+    """Ops that torch's ``EventList._remove_dup_nodes`` folds into their parent: an op whose
+    parent op has its name and no other child (autocast re-dispatching ``aten::layer_norm``
+    records it twice, nested). Judged on the unfolded tree, which gives the same answer as
+    torch's repeated passes (a folded op's parent inherits its children and its name)."""
+    torch_node = kind <= NodeKind.RUNTIME
+    parent = forest.nearest(kind <= NodeKind.ANNOTATION, inclusive=False)
+    has = torch_node & (parent >= 0)
+    children = np.bincount(parent[has], minlength=len(forest))
+    p = np.maximum(parent, 0)
+    return (kind <= NodeKind.ANNOTATION) & has & (name[p] == name) & (children[p] == 1)
 
 
 def thread_groups(trace: Trace) -> I64:
@@ -292,10 +328,59 @@ def _forest(trace: Trace) -> tuple[CallForest, npt.NDArray[np.uint8]]:
         parts.append((rows, np.full(len(rows), int(node_kind), dtype=np.uint8)))
     rows = np.concatenate([p[0] for p in parts])
     kinds = np.concatenate([p[1] for p in parts])
-    forest = build_forest(
-        rows, group_of_track[s.track[rows]], s.start_ns[rows].astype(np.int64), s.dur_ns[rows]
+    group = group_of_track[s.track[rows]]
+    start = s.start_ns[rows].astype(np.int64)
+    dur = s.dur_ns[rows].astype(np.int64)
+    forest = build_forest(rows, group, start, dur)
+    kind = kinds[forest.given]
+    # A Python frame that starts inside another and ends after it lost its exit (the tracer
+    # closes such frames at the end of the window: torch.compile's FunctionMeta.apply). It
+    # would swallow everything after it, so end it where the frame that called it ends.
+    partial = (kind == NodeKind.PYTHON) & (start_enclosing(forest) != forest.parent)
+    if partial.any():
+        clamped = _clamp_python_ends(trace, forest, kind)
+        if clamped is not None:
+            end = np.empty_like(start)
+            end[forest.given] = clamped
+            forest = build_forest(rows, group, start, end - start)
+            kind = kinds[forest.given]
+    return forest, kind
+
+
+def _clamp_python_ends(trace: Trace, forest: CallForest, kind: npt.NDArray[np.uint8]) -> I64 | None:
+    """Python frames' ends, each at most its caller's (by ``Python parent id``); None where the
+    frames carry no ids (time nesting is all there is)."""
+    py = np.flatnonzero(kind == NodeKind.PYTHON)
+    ids = decode_args(trace, forest.rows[py], ("python_id", "python_parent_id"))
+    if not (ids.python_parent_id >= 0).any():
+        return None
+    # Ids are per process: key them by rank and pid.
+    t = trace.tracks
+    track = trace.slices.track[forest.rows[py]]
+    proc = (t.rank[track].astype(np.int64) + 1) << 40 | (
+        t.pid[track].astype(np.int64) & 0xFFFFFFFFFF
     )
-    return forest, kinds[forest.given]
+    key = proc * (1 << 22) + ids.python_id  # python ids stay far below 2^22 in one window
+    order = np.argsort(key, kind="stable")
+    want = proc * (1 << 22) + ids.python_parent_id
+    pos = np.minimum(np.searchsorted(key[order], want), len(order) - 1)
+    found = (key[order][pos] == want) & (ids.python_parent_id >= 0) & (ids.python_id >= 0)
+    caller = np.where(found, order[pos], -1)
+    caller[caller == np.arange(len(py))] = -1
+    end = forest.end_ns[py].copy()
+    up = caller.copy()
+    # The least end over each frame's callers, by pointer doubling (callers have smaller ids,
+    # so the chains end).
+    live = np.flatnonzero(up >= 0)
+    for _ in range(64):
+        if not len(live):
+            break
+        a = up[live]
+        end[live], up[live] = np.minimum(end[live], end[a]), up[a]
+        live = live[up[live] >= 0]
+    out = forest.end_ns.copy()
+    out[py] = end
+    return out
 
 
 def _fwdbwd_links(trace: Trace, forest: CallForest, kind: npt.NDArray[np.uint8]) -> I64:
@@ -374,7 +459,7 @@ def _sequence_links(
     out = np.full(n, -1, dtype=np.int64)
     att_nodes = np.flatnonzero(kind <= NodeKind.ANNOTATION)
     seq = np.full(n, -1, dtype=np.int64)
-    seq[att_nodes] = decode_args(trace, forest.rows[att_nodes]).sequence
+    seq[att_nodes] = decode_args(trace, forest.rows[att_nodes], ("sequence",)).sequence
     numbered = (seq >= 0) & (kind == NodeKind.OP)
     under_eval = forest.nearest(evaluate, inclusive=False) >= 0
     in_backward = under_eval | evaluate

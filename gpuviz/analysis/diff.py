@@ -1,7 +1,12 @@
-"""Kernel and op diff of two traces: count and total time per name, deltas, new and gone names.
+"""Kernel, op and module diff of two traces: count and total time per name, deltas, new and gone
+names.
 
 Like HTA's TraceDiff, but by exact name over whole traces: for each kernel name and each
-PyTorch op name, how often it ran and for how long in trace A and in trace B.
+PyTorch op name, how often it ran and for how long in trace A and in trace B; for each op, the
+device time it launched itself (``op_device``); and where both traces have Python stacks, for
+each module path (and each row outside modules) its calls and the device time its own code
+launched, forward and backward (``module``: self time, so the deltas of nested modules do not
+count the same kernels twice). Ops and modules come from :mod:`gpuviz.analysis.attribution`.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import numpy as np
 from gpuviz.analysis.names import is_pytorch_op, name_mask
 from gpuviz.trace.model import Kind, Trace
 
-WHAT = ("kernel", "op")
+WHAT = ("kernel", "op", "op_device", "module")
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,8 @@ class NameDiff:
     Attributes
     ----------
     what : str
-        ``kernel`` or ``op``.
+        ``kernel``, ``op`` (host time of the op), ``op_device`` (device time the op launched
+        itself) or ``module`` (device self time of a module path, or of a row outside modules).
     name : str
     count_a, count_b : int
         How often it ran in A and in B (0 where it did not).
@@ -54,7 +60,10 @@ class NameDiff:
 
 
 def name_totals(trace: Trace, what: str) -> dict[str, tuple[int, int]]:
-    """Name -> (count, total ns) of the trace's kernels or PyTorch ops."""
+    """Name -> (count, total ns) of the trace's kernels, PyTorch ops (host time), ops (device
+    self time) or modules (device self time); ``{}`` for modules of a trace without stacks."""
+    if what in ("op_device", "module"):
+        return _attributed_totals(trace, what)
     s = trace.slices
     if what == "kernel":
         rows = np.flatnonzero(s.kind == Kind.KERNEL)
@@ -69,6 +78,21 @@ def name_totals(trace: Trace, what: str) -> dict[str, tuple[int, int]]:
     np.add.at(total, inverse, s.dur_ns[rows])
     names = trace.symbols.lookup(ids)
     return {n: (int(c), int(t)) for n, c, t in zip(names, count, total)}
+
+
+def _attributed_totals(trace: Trace, what: str) -> dict[str, tuple[int, int]]:
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.modules import module_table
+    from gpuviz.analysis.op_table import op_table
+
+    att = attribute(trace)
+    if what == "module":
+        if not att.has_stacks():
+            return {}
+        rows = module_table(att).rows
+    else:
+        rows = [r for r in op_table(att, flops_fn=None).rows if r.kind == "op"]
+    return {r.key: (r.calls, r.device_self_ns) for r in rows if r.device_self_ns or r.calls}
 
 
 def trace_diff(a: Trace, b: Trace) -> list[NameDiff]:
@@ -86,6 +110,8 @@ def trace_diff(a: Trace, b: Trace) -> list[NameDiff]:
     out = []
     for what in WHAT:
         ta, tb = name_totals(a, what), name_totals(b, what)
+        if what == "module" and not (ta and tb):
+            continue  # one side has no Python stacks: its modules are unknown, not gone
         for name in set(ta) | set(tb):
             ca, na = ta.get(name, (0, 0))
             cb, nb = tb.get(name, (0, 0))

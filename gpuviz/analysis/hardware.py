@@ -269,10 +269,43 @@ class Hardware:
     _by_key: dict[tuple[str, bytes, bytes], OpShape] | None = field(
         default=None, init=False, repr=False
     )
+    _by_dims: dict[tuple[str, bytes], list[OpShape]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def shape(self, name: str, input_dims: Any, input_types: Any) -> OpShape | None:
-        """The figures of one op and shapes (as a breakdown row names them), or None."""
+        """The figures of one op, shapes and types, or None."""
         return self._index().get(_key(name, input_dims, input_types))
+
+    def by_dims(self, name: str, input_dims: Any) -> OpShape | None:
+        """The figures of one op and shapes over all its input types (``breakdown --by
+        op-shape`` groups rows as ``key_averages(group_by_input_shape=True)``: by dims only),
+        or None when no call of them was counted."""
+        if self._by_dims is None:
+            self._by_dims = {}
+            for s in self.shapes:
+                key = (s.name, msgspec.json.encode(s.input_dims))
+                self._by_dims.setdefault(key, []).append(s)
+        found = self._by_dims.get((name, msgspec.json.encode(input_dims)), [])
+        if len(found) <= 1:
+            return found[0] if found else None
+        flops = [s.flops for s in found if s.flops is not None]
+        nbytes = [s.nbytes for s in found if s.nbytes is not None]
+        by: dict[str, float] = {}
+        for s in found:
+            by[s.precision] = by.get(s.precision, 0.0) + (s.flops or 0.0)
+        row = OpShape(
+            name,
+            input_dims,
+            found[0].input_types,
+            sum(s.calls for s in found),
+            float(sum(flops)) if flops else None,
+            float(sum(nbytes)) if nbytes else None,
+            sum(s.device_ns for s in found),
+            max(by, key=lambda k: by[k]),
+        )
+        row.kernels = np.concatenate([s.kernels for s in found])
+        return _fill(row, self.peaks.peaks)
 
     def _index(self) -> dict[tuple[str, bytes, bytes], OpShape]:
         if self._by_key is None:
@@ -425,18 +458,21 @@ def _shapes(
         )
         f = float(flops[j]) if have_f[j] else None
         b = float(nbytes[j]) if have_b[j] else None
-        t = int(dev[j])
-        tflops = float(achieved_tflops(f, t)) if f is not None else None
         precision = _majority(precision_of[mine], calls.flops[mine])
-        row = OpShape(name, dims, types, int(count[j]), f, b, t, precision, kernels=kernels)
-        row.tflops = tflops if tflops is not None and math.isfinite(tflops) else None
-        if b is not None:
-            row.tb_s = _finite(achieved_tb_s(b, t))
-        if f is not None and b is not None:
-            row.intensity = _finite(intensity(f, b))
-        _roof(row, peaks)
-        out.append(row)
+        row = OpShape(name, dims, types, int(count[j]), f, b, int(dev[j]), precision)
+        row.kernels = kernels
+        out.append(_fill(row, peaks))
     return out
+
+
+def _fill(row: OpShape, peaks: Any) -> OpShape:
+    """Achieved figures, intensity, bound and roof share from the row's sums."""
+    f, b, t = row.flops, row.nbytes, row.device_ns
+    row.tflops = _finite(achieved_tflops(f, t)) if f is not None else None
+    row.tb_s = _finite(achieved_tb_s(b, t)) if b is not None else None
+    row.intensity = _finite(intensity(f, b)) if f is not None and b is not None else None
+    _roof(row, peaks)
+    return row
 
 
 def _call_precisions(
@@ -613,7 +649,7 @@ def annotate_breakdown(table: Breakdown, hw: Hardware) -> None:
     if table.by == "op-shape":
         empty = dict.fromkeys(("flops", "bytes", "tflops", "intensity", "bound", "roof_share"))
         for row in table.rows:
-            found = hw.shape(row.key, row.input_shapes or [], row.input_types or [])
+            found = hw.by_dims(row.key, row.input_shapes or [])
             cols = found.columns() if found is not None else {**empty, "precision": None}
             if cols["flops"] is None and row.flops is not None:
                 cols["flops"] = row.flops  # Kineto's or the attribution's own figure

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -29,25 +30,28 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.node_args import args_text
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
-FlopsFn = Callable[[str, Any, Any], "int | None"]
+FlopsFn = Callable[[str, Any, Any, Any], "int | None"]
 
 
-def formula_flops(name: str, input_dims: Any, input_types: Any) -> int | None:
-    """FLOPs of one call of op ``name`` from its ``Input Dims`` and ``Input type``.
+def formula_flops(name: str, input_dims: Any, input_types: Any, args: Any = None) -> int | None:
+    """FLOPs of one call of op ``name`` from its ``Input Dims``, ``Input type`` and ``args``
+    (``{"Concrete Inputs": ...}``).
 
     The hook for shape-based formulas: it calls ``gpuviz.analysis.flops.op_flops(name,
-    input_dims, input_types)`` when that module exists, and returns None otherwise (or where it
-    knows no formula).
+    input_dims, input_types, args)`` when that module exists, and returns None otherwise (or
+    where it knows no formula: elementwise ops, and parents such as ``aten::linear`` whose
+    child op is counted).
     """
     module = _formula_module()
     fn = getattr(module, "op_flops", None) if module is not None else None
     if fn is None:
         return None
-    value = fn(name, input_dims, input_types)
+    value = fn(name, input_dims, input_types, args)
     return None if value is None else int(value)
 
 
@@ -94,7 +98,8 @@ def op_table(
     att : Attribution
         ``attribute(trace)``.
     by_shape : bool
-        Group by ``(name, Input Dims, Input type)`` instead of by name.
+        Group by ``(name, Input Dims)`` instead of by name, as ``key_averages(
+        group_by_input_shape=True)`` does; a row's ``input_types`` are its first call's.
     flops_fn : callable, optional
         FLOPs of one call from ``(name, input_dims, input_types)`` where Kineto wrote none;
         None to use Kineto's only.
@@ -116,15 +121,18 @@ def op_table(
     if flops_fn is formula_flops and _formula_module() is None:
         flops_fn = None  # no formulas installed: decode no shapes for them
     need_args = by_shape or flops_fn is not None or _has_flops_text(att)
-    args = att.op_args() if need_args else None
+    wanted: tuple[str, ...] = ("flops",)
+    if by_shape or flops_fn is not None:
+        wanted += ("input_dims", "input_types", "concrete_inputs")
+    args = att.op_args(wanted) if need_args else None
     dims_key = types_key = None
-    if args is not None:
+    if args is not None and (by_shape or flops_fn is not None):
         dims_key = _intern(args.input_dims)
         types_key = _intern(args.input_types)
     if by_shape and args is not None and dims_key is not None and types_key is not None:
-        combo = np.stack([key, dims_key[0], types_key[0]], axis=1)
-        _, key = np.unique(combo, axis=0, return_inverse=True)
-        key = key.reshape(-1)
+        # By name and Input Dims only, as key_averages(group_by_input_shape=True) groups (an
+        # op under autocast runs in float and bfloat16 with the same shapes: one row).
+        key = key * (len(dims_key[1]) + 1) + dims_key[0]
     groups, first, inverse, counts = np.unique(
         key, return_index=True, return_inverse=True, return_counts=True
     )
@@ -152,8 +160,8 @@ def op_table(
             flops=flops[j],
         )
         if by_shape and args is not None:
-            row.input_shapes = _json(args.input_dims[i])
-            row.input_types = _json(args.input_types[i])
+            row.input_shapes = _json(args.input_dims[i]) or []
+            row.input_types = _json(args.input_types[i]) or []
         rows.append(row)
     # The row of each kernel: its op's group.
     group_of_node = np.full(len(att.forest), -1, dtype=np.int64)
@@ -171,14 +179,14 @@ def op_table(
 
 def _has_flops_text(att: Attribution) -> bool:
     """Whether any args text mentions ``flops`` (one C search, before decoding any row)."""
-    text = att.trace.args.text
-    return b'"flops"' in text.read(0, len(text)) if len(text) else False
+    return re.search(rb'"flops"', args_text(att.trace)) is not None
 
 
 def _intern(values: list[bytes]) -> tuple[I64, list[bytes]]:
     """An id per value, and the distinct values."""
     ids: dict[bytes, int] = {}
-    out = np.fromiter((ids.setdefault(v, len(ids)) for v in values), np.int64, len(values))
+    put = ids.setdefault
+    out = np.array([put(v, len(ids)) for v in values], dtype=np.int64)
     return out, list(ids)
 
 
@@ -218,8 +226,14 @@ def _flops(
     if len(missing) == 0:
         return out
     names = att.trace.symbols.strings
+    conc = _intern([args.concrete_inputs[i] for i in missing.tolist()])
     combo = np.stack(
-        [att.name[nodes[missing]].astype(np.int64), dims_key[0][missing], types_key[0][missing]],
+        [
+            att.name[nodes[missing]].astype(np.int64),
+            dims_key[0][missing],
+            types_key[0][missing],
+            conc[0],
+        ],
         axis=1,
     )
     uniq, first, inv = np.unique(combo, axis=0, return_index=True, return_inverse=True)
@@ -228,10 +242,14 @@ def _flops(
     known = np.zeros(len(uniq), dtype=bool)
     for c in range(len(uniq)):
         i = int(missing[first[c]])
+        if not dims_key[1][int(dims_key[0][i])]:
+            continue  # no shapes recorded: nothing to count from
+        concrete = _json(conc[1][int(conc[0][first[c]])])
         value = flops_fn(
             names[int(att.name[nodes[i]])],
             _json(dims_key[1][int(dims_key[0][i])]),
             _json(types_key[1][int(types_key[0][i])]),
+            None if concrete is None else {"Concrete Inputs": concrete},
         )
         if value is not None:
             per_combo[c], known[c] = value, True

@@ -35,8 +35,8 @@ I64 = npt.NDArray[np.int64]
 FRAME = re.compile(r"^(?P<file>.+)\((?P<line>\d+)\): (?P<func>.*)$")
 """A ``python_function`` name that is a source frame."""
 
-TORCH_PACKAGES = frozenset({"torch", "torchgen", "functorch", "triton"})
-"""Top-level packages that count as torch."""
+TORCH_PACKAGES = frozenset({"torch", "torchgen", "functorch", "triton", "gpuviz"})
+"""Top-level packages that count as torch (gpuviz: the hooks of `gpuviz profile` around a step)."""
 
 THIRD_PARTY = frozenset(
     {

@@ -178,7 +178,22 @@ def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
         )
     if len(f.evidence) > evidence:
         lines.append(f"   - … {len(f.evidence) - evidence} more")
+    for label, key in (("Ops", "ops"), ("Modules", "modules"), ("Lines", "lines")):
+        found = _code_names(f, key)
+        if found:
+            lines.append(f"   {label}: " + "; ".join(_short(x, 80) for x in found))
     return lines
+
+
+def _code_names(f: Finding, key: str) -> list[str]:
+    """The top :data:`TOP` names of one kind (ops, modules, lines) over a finding's evidence,
+    most telling evidence first."""
+    out: list[str] = []
+    for e in f.evidence:
+        for name in getattr(e, key) or ():
+            if name not in out:
+                out.append(name)
+    return out[:TOP]
 
 
 def format_advice(advice: Advice) -> str:
@@ -227,7 +242,11 @@ def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
         ]
         rows.append([kind, *cell])
     lines += _table(["kind", "A", "B"], rows, left=(0, 1, 2)) if rows else ["  none in either"]
-    lines += ["", f"Kernels and ops whose total time changed most (top {DIFF_ROWS}; ms)"]
+    lines += [
+        "",
+        f"Kernels, ops and modules whose time changed most (top {DIFF_ROWS}; ms; op: host "
+        "time, op_device and module: device time launched there)",
+    ]
     rows = [
         [
             d.what,

@@ -116,6 +116,12 @@ def advise(trace: Trace, kinds: list[str] | None = None) -> Advice:
             findings.extend(check(ctx))
         except Exception as exc:  # one broken rule must not hide the others' findings
             errors[kind] = f"{type(exc).__name__}: {exc}"
+    try:
+        from gpuviz.analysis.advisor.where import with_code
+
+        findings = with_code(trace, findings)
+    except Exception as exc:  # the findings stand without their code locations
+        errors["where"] = f"{type(exc).__name__}: {exc}"
     order = {s: i for i, s in enumerate(SEVERITIES)}
     findings.sort(key=lambda f: (-f.saving_ns, -order[f.severity], f.kind))
     samples = list(getattr(trace.warnings, "samples", []) or [])

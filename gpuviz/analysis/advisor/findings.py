@@ -70,6 +70,11 @@ class Evidence:
         The kernels, copies, ops or calls involved (as in the trace: data, not markup).
     count : int or None
         How many events the range stands for.
+    ops, modules, lines : tuple of str or None
+        Where in the code the range's work comes from, most first (at most three each): the
+        ops that launched it, their module paths and source lines
+        (:mod:`gpuviz.analysis.advisor.where`); None where the trace cannot tell (no ops, no
+        Python stacks).
     """
 
     rank: int | None
@@ -80,6 +85,9 @@ class Evidence:
     thread: int | None = None
     names: tuple[str, ...] | None = None
     count: int | None = None
+    ops: tuple[str, ...] | None = None
+    modules: tuple[str, ...] | None = None
+    lines: tuple[str, ...] | None = None
 
     @property
     def where(self) -> str:
@@ -97,7 +105,8 @@ class Evidence:
         return ", ".join(parts) or "trace"
 
     def to_json(self) -> dict[str, Any]:
-        """``{rank, device, stream?, thread?, start_us, end_us, names?, count?}``."""
+        """``{rank, device, stream?, thread?, start_us, end_us, names?, count?, ops?, modules?,
+        lines?}``."""
         out: dict[str, Any] = {"rank": self.rank, "device": self.device}
         if self.stream is not None:
             out["stream"] = self.stream
@@ -109,6 +118,10 @@ class Evidence:
             out["names"] = list(self.names)
         if self.count is not None:
             out["count"] = self.count
+        for key in ("ops", "modules", "lines"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = list(value)
         return out
 
 

@@ -318,7 +318,9 @@ class ScriptSession:
 
     def _activities(self, cuda: bool) -> list[Any]:
         acts = [self._torch.profiler.ProfilerActivity.CPU]
-        if cuda:
+        # GPUVIZ_PROFILE_CUPTI=0 (an experiment switch, benchmarks/bench_profile.py): CPU
+        # activity only, so CUPTI never attaches.
+        if cuda and os.environ.get("GPUVIZ_PROFILE_CUPTI") != "0":
             acts.append(self._torch.profiler.ProfilerActivity.CUDA)
         return acts
 
@@ -459,6 +461,9 @@ class ScriptSession:
         self._timer.end(k, profiled, device)
         self.step = k + 1
         heavy = self._advance_profiler(k)
+        if self._prof is None and os.environ.get("GPUVIZ_PROFILE_STEP_HOOK") == "0":
+            assert self._sources is not None  # the sources called this
+            self._sources.pause()  # an experiment switch (benchmarks/bench_profile.py)
         if heavy:
             self._timer.restart(device)
         self._emit_steps(self._timer.ready())
@@ -525,7 +530,8 @@ class ScriptSession:
             # The profiler was made before the script ran: CUDA activity only once the script
             # uses CUDA (before that it would start CUDA itself, on GPU 0, from every rank).
             prof.activities = set(self._activities(cuda))
-            prof.use_device = "cuda" if cuda else None
+            cuda_activity = torch.profiler.ProfilerActivity.CUDA in prof.activities
+            prof.use_device = "cuda" if cuda_activity else None  # "cuda" adds CUDA activity
         if self.options.memory_snapshot and self._history is None:
             self._start_history(cuda)
         return True

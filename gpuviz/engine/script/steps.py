@@ -29,6 +29,7 @@ import contextlib
 import functools
 import importlib.abc
 import inspect
+import os
 import sys
 import threading
 import time
@@ -110,6 +111,11 @@ class StepSources:
                 self._wrap_in_module(sys.modules[self.step_fn[0]])
             else:
                 sys.meta_path.insert(0, self._finder)
+
+    def pause(self) -> None:
+        """Ignore step boundaries from now on. The hooks stay in place and return at once
+        (removing one from inside a hook would change the dict torch iterates over)."""
+        self._enabled = False
 
     def uninstall(self) -> None:
         """Remove the hooks (idempotent). Wrapped classes stay wrapped but pass calls through."""
@@ -361,9 +367,14 @@ class StepTimer:
         self._pending: deque[tuple[int, float, Any, Any, bool]] = deque()
         self._free: dict[int, list[Any]] = {}
         self._torch: Any = None
+        # GPUVIZ_PROFILE_EVENTS=0 (an experiment switch, benchmarks/bench_profile.py): no
+        # CUDA events at the boundaries, so no GPU time per step.
+        self._events = os.environ.get("GPUVIZ_PROFILE_EVENTS") != "0"
 
     def _cuda_event(self, device: Any) -> tuple[Any, Any] | None:
         """Record an event on ``device``'s current stream, or None (CPU, capture, no CUDA)."""
+        if not self._events:
+            return None
         torch = self._torch
         if torch is None:
             import torch

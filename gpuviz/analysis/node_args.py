@@ -1,5 +1,5 @@
-"""The few args attribution reads (input shapes, sequence numbers, flops, Python ids), decoded in
-bulk.
+"""The few args of many slices that attribution reads (input shapes, sequence numbers, flops,
+Python ids), decoded in bulk.
 
 A trace keeps each event's ``args`` as JSON text (:class:`gpuviz.trace.model.ArgsStore`).
 Decoding a million rows one ``get`` at a time costs seconds; here the rows' texts are joined
@@ -10,6 +10,7 @@ their raw JSON text, so that grouping by shape is grouping by bytes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +29,23 @@ _EMPTY = msgspec.Raw(b"")
 class _Args(msgspec.Struct):
     input_dims: msgspec.Raw = msgspec.field(default=_EMPTY, name="Input Dims")
     input_type: msgspec.Raw = msgspec.field(default=_EMPTY, name="Input type")
+    concrete: msgspec.Raw = msgspec.field(default=_EMPTY, name="Concrete Inputs")
     sequence: Any = msgspec.field(default=None, name="Sequence number")
     flops: Any = None
     python_id: Any = msgspec.field(default=None, name="Python id")
     python_parent_id: Any = msgspec.field(default=None, name="Python parent id")
+
+
+FIELDS = (
+    "input_dims",
+    "input_types",
+    "concrete_inputs",
+    "sequence",
+    "flops",
+    "python_id",
+    "python_parent_id",
+)
+"""The fields :func:`decode_args` can fill."""
 
 
 @dataclass
@@ -40,8 +54,9 @@ class ArgColumns:
 
     Attributes
     ----------
-    input_dims, input_types : list of bytes
-        ``Input Dims`` and ``Input type`` as their JSON text (``b""`` where absent).
+    input_dims, input_types, concrete_inputs : list of bytes
+        ``Input Dims``, ``Input type`` and ``Concrete Inputs`` as their JSON text (``b""``
+        where absent).
     sequence : int64
         ``Sequence number``, -1 where absent.
     flops : float64
@@ -52,6 +67,7 @@ class ArgColumns:
 
     input_dims: list[bytes]
     input_types: list[bytes]
+    concrete_inputs: list[bytes]
     sequence: I64
     flops: F64
     python_id: I64
@@ -66,7 +82,7 @@ def _num(v: Any) -> float:
     return float(v) if type(v) in (int, float) else float("nan")
 
 
-def decode_args(trace: Trace, rows: npt.ArrayLike) -> ArgColumns:
+def decode_args(trace: Trace, rows: npt.ArrayLike, fields: Iterable[str] = FIELDS) -> ArgColumns:
     """The wanted args of slice ``rows``.
 
     Parameters
@@ -74,6 +90,9 @@ def decode_args(trace: Trace, rows: npt.ArrayLike) -> ArgColumns:
     trace : Trace
     rows : array_like of int
         Slice rows.
+    fields : iterable of str
+        The :class:`ArgColumns` fields to fill (the others stay absent): filling a field
+        costs a Python step per row.
 
     Returns
     -------
@@ -82,28 +101,55 @@ def decode_args(trace: Trace, rows: npt.ArrayLike) -> ArgColumns:
         another type.
     """
     rows = np.asarray(rows, dtype=np.int64)
+    want = set(fields)
     arg_rows = trace.slices.args[rows].astype(np.int64)
     have = np.flatnonzero(arg_rows >= 0)
     n = len(rows)
-    dims: list[bytes] = [b""] * n
-    types: list[bytes] = [b""] * n
-    seq = np.full(n, -1, dtype=np.int64)
-    flops = np.full(n, np.nan)
-    pid = np.full(n, -1, dtype=np.int64)
-    ppid = np.full(n, -1, dtype=np.int64)
+    out = ArgColumns(
+        [b""] * n,
+        [b""] * n,
+        [b""] * n,
+        np.full(n, -1, dtype=np.int64),
+        np.full(n, np.nan),
+        np.full(n, -1, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
+    )
     decoded = _decode(trace, arg_rows[have])
-    for i, a in zip(have.tolist(), decoded):
-        if a is None:
-            continue
-        if a.input_dims:
-            dims[i] = bytes(a.input_dims)
-        if a.input_type:
-            types[i] = bytes(a.input_type)
-        seq[i] = _int(a.sequence)
-        flops[i] = _num(a.flops)
-        pid[i] = _int(a.python_id)
-        ppid[i] = _int(a.python_parent_id)
-    return ArgColumns(dims, types, seq, flops, pid, ppid)
+    if any(a is None for a in decoded):  # rows that did not decode: left absent
+        keep = [i for i, a in enumerate(decoded) if a is not None]
+        have = have[keep]
+        decoded = [decoded[i] for i in keep]
+    items: list[_Args] = decoded  # type: ignore[assignment]
+    idx = have.tolist()
+    if "input_dims" in want:
+        for i, a in zip(idx, items):
+            if a.input_dims:
+                out.input_dims[i] = bytes(a.input_dims)
+    if "input_types" in want:
+        for i, a in zip(idx, items):
+            if a.input_type:
+                out.input_types[i] = bytes(a.input_type)
+    if "concrete_inputs" in want:
+        for i, a in zip(idx, items):
+            if a.concrete:
+                out.concrete_inputs[i] = bytes(a.concrete)
+    if "sequence" in want:
+        out.sequence[have] = [_int(a.sequence) for a in items]
+    if "flops" in want:
+        out.flops[have] = [_num(a.flops) for a in items]
+    if "python_id" in want:
+        out.python_id[have] = [_int(a.python_id) for a in items]
+    if "python_parent_id" in want:
+        out.python_parent_id[have] = [_int(a.python_parent_id) for a in items]
+    return out
+
+
+def args_text(trace: Trace) -> bytes | memoryview:
+    """The whole args text of ``trace`` (uncompressed text is not copied)."""
+    store = trace.args
+    if len(store) == 0:
+        return b""
+    return store.span(0, len(store) - 1)[0]
 
 
 def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
@@ -115,7 +161,7 @@ def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
     if len(arg_rows) > 256:
         # One read of the whole text (a decompression per block, not per row) is cheaper than
         # a lookup per row once rows are many.
-        whole = memoryview(store.text.read(0, len(store.text)))
+        whole = memoryview(args_text(trace))
         base = 0
     else:
         lo, hi = int(arg_rows.min()), int(arg_rows.max())

@@ -1,0 +1,98 @@
+"""Training steps for ``benchmarks/bench_profile.py``: no gpuviz code in it, like ``examples/``.
+
+    python benchmarks/profile_workload.py --kind launch --steps 300 --times t.json
+    gpuviz profile benchmarks/profile_workload.py --kind gemm --steps 40
+
+- ``--kind launch``: launch-bound. Each step runs ``--ops`` small elementwise ops on 4096
+  values and a tiny MLP's forward, backward and ``Adam.step()``: many tiny kernels, each
+  costing more to launch than to run (about 5 ms a step on an H100 at the defaults, about 700
+  launches).
+- ``--kind gemm``: compute-bound. Two bias-free ``--dim`` x ``--dim`` layers in bfloat16
+  autocast on a ``--dim`` x ``--dim`` batch, forward and backward, then ``SGD.step()``: five
+  large GEMMs a step (about 8 ms on an H100 at ``--dim 8192``; the batch needs no gradient).
+
+Steps end at ``optimizer.step()``, as ``gpuviz profile`` counts them. ``--times FILE`` writes
+each step's wall time in ms (``perf_counter`` at each step's end), the format of
+``examples/gpt_train.py``. The host syncs with the GPU every ``--sync-every`` steps (a loss
+read), as a training loop that logs does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import torch
+from torch import nn
+
+
+def launch_step(
+    x: torch.Tensor, mlp: nn.Module, opt: torch.optim.Optimizer, ops: int
+) -> torch.Tensor:
+    """One launch-bound step; returns the loss (not read: no sync)."""
+    y = x
+    for _ in range(ops // 3):
+        y = torch.sin(y * 1.0001 + 0.0001)
+    loss = mlp(y.view(64, 64)).square().mean()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def main() -> None:
+    cuda = torch.cuda.is_available()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kind", choices=("launch", "gemm"), default="launch")
+    p.add_argument("--device", default="cuda" if cuda else "cpu")
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--ops", type=int, default=600, help="elementwise ops a launch step (600)")
+    p.add_argument("--dim", type=int, default=8192 if cuda else 256, help="GEMM size (gemm)")
+    p.add_argument("--sync-every", type=int, default=20, metavar="N")
+    p.add_argument("--times", metavar="FILE.json", help="write each step's wall time (ms)")
+    args = p.parse_args()
+    device = torch.device(args.device)
+    torch.manual_seed(0)
+    if args.kind == "launch":
+        mlp = nn.Sequential(
+            nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64)
+        ).to(device)
+        opt: torch.optim.Optimizer = torch.optim.Adam(mlp.parameters(), lr=1e-4, foreach=False)
+        x = torch.randn(4096, device=device)
+
+        def step() -> torch.Tensor:
+            return launch_step(x, mlp, opt, args.ops)
+
+    else:
+        layers = nn.Sequential(
+            nn.Linear(args.dim, args.dim, bias=False), nn.Linear(args.dim, args.dim, bias=False)
+        ).to(device)
+        opt = torch.optim.SGD(layers.parameters(), lr=1e-6)
+        amp = torch.autocast(device.type, dtype=torch.bfloat16)
+        batch = torch.randn(args.dim, args.dim, device=device)
+
+        def step() -> torch.Tensor:
+            with amp:
+                loss = layers(batch).float().square().mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            return loss
+
+    times: list[float] = []
+    last = time.perf_counter()
+    for k in range(args.steps):
+        loss = step()
+        if (k + 1) % args.sync_every == 0:
+            loss.item()
+        now = time.perf_counter()
+        times.append((now - last) * 1e3)
+        last = now
+    if args.times:
+        with open(args.times, "w") as f:
+            json.dump(times, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Where in the code a finding's evidence comes from: its ops, modules and source lines.
+
+Each evidence range is mapped to the work it stands for, and that work to the code through the
+attribution (:mod:`gpuviz.analysis.attribution`):
+
+- a GPU range (``device`` set): the kernels, copies and sets on that device (and stream) that
+  overlap it (for the kinds of :data:`NAMED_KINDS`, those the evidence names); weighted by their time, or by
+  their count for ``launch_bound`` (the modules issuing the most launches);
+- a CPU range: the runtime calls on that rank (and thread) inside it (``host_sync``: those the
+  evidence names, the synchronizing calls), weighted by duration.
+
+Each call or kernel goes to its op (the innermost ``cpu_op`` around the launch), its module path
+(outside modules: the outermost op or range, as in ``gpuviz breakdown --by module``) and its
+line; backward kernels go where their forward op ran. The three most weighty names of each are
+kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.advisor.findings import Evidence, Finding
+from gpuviz.analysis.attribution import Attribution, NodeKind, attribute
+from gpuviz.analysis.modules import module_paths, outside_keys
+from gpuviz.analysis.source_lines import line_frames
+from gpuviz.trace.model import NONE, Trace
+
+TOP = 3
+NAMED_KINDS = frozenset({"host_sync", "fp32_matmul", "low_occupancy", "pageable_copy"})
+"""Kinds whose evidence names the culprits (the sync call, the GEMMs): only those count. The
+others' names are examples, and all the work in the range counts."""
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+
+def with_code(trace: Trace, findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` with ``ops``, ``modules`` and ``lines`` on each evidence range where the
+    trace can tell them.
+
+    Parameters
+    ----------
+    trace : Trace
+    findings : iterable of Finding
+
+    Returns
+    -------
+    list of Finding
+        The same findings, evidence filled in.
+    """
+    findings = list(findings)
+    if not findings:
+        return findings
+    att = attribute(trace)
+    if not att.is_op.any():
+        return findings
+    index = _Index(att)
+    out = []
+    for f in findings:
+        ev = tuple(index.fill(f.kind, e) for e in f.evidence)
+        out.append(dataclasses.replace(f, evidence=ev))
+    return out
+
+
+class _Index:
+    """The per-kernel and per-node arrays the mapping reads, made once per trace."""
+
+    def __init__(self, att: Attribution) -> None:
+        self.att = att
+        tr = att.trace
+        s, t = tr.slices, tr.tracks
+        self.k_track = s.track[att.gpu_rows]
+        self.k_rank = t.rank[self.k_track]
+        self.k_device = t.device[self.k_track]
+        self.k_stream = t.stream[self.k_track]
+        self.k_start = s.start_ns[att.gpu_rows]
+        self.k_end = self.k_start + att.gpu_dur_ns
+        self.k_name = s.name[att.gpu_rows]
+        f = att.forest
+        track = s.track[f.rows]
+        self.n_rank = t.rank[track]
+        self.n_tid = t.tid[track]
+        launch = np.maximum(att.gpu_launch, 0)
+        back = (att.gpu_launch >= 0) & att.backward[launch]
+        src = np.where(back, att.forward_op[launch], -1)
+        self.k_holder = np.where(att.gpu_launch < 0, -1, np.where(src >= 0, src, launch))
+        self.op_of = f.nearest(att.is_op)
+        self.stacks = att.has_stacks()
+        if self.stacks:
+            frame, path, paths = module_paths(att)
+            inner = f.nearest(frame)
+            out_key, out_names = outside_keys(att)
+            self.module_name = np.array(
+                [
+                    paths[int(path[i])] if i >= 0 else out_names[int(k)]
+                    for i, k in zip(inner, out_key)
+                ],
+                dtype=object,
+            )
+            lframe, lkey, lkeys = line_frames(att)
+            linner = f.nearest(lframe)
+            self.line_name = np.array(
+                [lkeys[int(lkey[i])] if i >= 0 else "" for i in linner.tolist()], dtype=object
+            )
+
+    def fill(self, kind: str, e: Evidence) -> Evidence:
+        nodes, weight = self._work(kind, e)
+        ok = nodes >= 0
+        nodes, weight = nodes[ok], weight[ok]
+        if len(nodes) == 0:
+            return e
+        att = self.att
+        ops = self.op_of[nodes]
+        has_op = ops >= 0
+        op_names = att.trace.symbols.lookup(att.name[ops[has_op]])
+        out = dataclasses.replace(e, ops=_top(op_names, weight[has_op]))
+        if self.stacks:
+            mods = list(self.module_name[nodes])
+            lines = list(self.line_name[nodes])
+            keep = [i for i, x in enumerate(lines) if x]
+            out = dataclasses.replace(
+                out,
+                modules=_top(mods, weight),
+                lines=_top([lines[i] for i in keep], weight[keep]),
+            )
+        return out
+
+    def _work(self, kind: str, e: Evidence) -> tuple[I64, F64]:
+        """The nodes of the work an evidence range stands for, and their weights."""
+        rank = NONE if e.rank is None else e.rank
+        sym = self.att.trace.symbols
+        names = e.names if kind in NAMED_KINDS else ()
+        named = [i for i in (sym.find(n) for n in (names or ())) if i >= 0]
+        if e.device is not None:
+            sel = (self.k_rank == rank) & (self.k_device == e.device)
+            if e.stream is not None:
+                sel &= self.k_stream == e.stream
+            sel &= (self.k_start < e.end_ns) & (self.k_end > e.start_ns)
+            if named and np.isin(self.k_name[sel], named).any():
+                sel &= np.isin(self.k_name, named)
+            rows = np.flatnonzero(sel)
+            w = np.ones(len(rows)) if kind == "launch_bound" else self.att.gpu_dur_ns[rows]
+            return self.k_holder[rows], np.asarray(w, dtype=np.float64)
+        att = self.att
+        f = att.forest
+        sel = (att.kind == NodeKind.RUNTIME) & (self.n_rank == rank)
+        if e.thread is not None:
+            sel &= self.n_tid == e.thread
+        sel &= (f.start_ns >= e.start_ns) & (f.start_ns < e.end_ns)
+        if named and np.isin(att.name[sel], named).any():
+            sel &= np.isin(att.name, named)
+        nodes = np.flatnonzero(sel)
+        return nodes, (f.end_ns - f.start_ns)[nodes].astype(np.float64)
+
+
+def _top(names: list[str], weight: F64) -> tuple[str, ...] | None:
+    """The :data:`TOP` names of most weight."""
+    if not names:
+        return None
+    total: dict[str, float] = {}
+    for n, w in zip(names, weight.tolist()):
+        total[n] = total.get(n, 0.0) + w
+    return tuple(sorted(total, key=lambda n: (-total[n], n))[:TOP])
