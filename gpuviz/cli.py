@@ -22,7 +22,7 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks", "roofline")
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
 """What ``gpuviz PATH`` takes for a path to open even when it does not exist (to say so)."""

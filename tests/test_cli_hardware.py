@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "analysis"))
-from hardware_synth import gemm_flops, write_run  # noqa: E402
+from hardware_synth import gemm_flops, write_run
 
-from gpuviz.cli import main  # noqa: E402
+from gpuviz.cli import main
 
 ODD = {"id": 0, "name": "Imaginary GPU 9000", "numSms": 7, "computeMajor": 12}
 
@@ -72,7 +72,8 @@ def test_unknown_device_one_line_and_null_figures(
     mfu = json.loads(out)["mfu"]
     assert mfu["peak"]["tflops"]["bf16"] == 1000.0 and "override" in mfu["peak"]["source"]
     assert all(
-        s["mfu"] == pytest.approx(s["flops"] / (s["duration_us"] * 1e9), abs=1e-5) for s in mfu["steps"]
+        s["mfu"] == pytest.approx(s["flops"] / (s["duration_us"] * 1e9), abs=1e-5)
+        for s in mfu["steps"]
     )
 
 

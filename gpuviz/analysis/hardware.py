@@ -266,16 +266,26 @@ class Hardware:
     shapes: list[OpShape]
     steps: list[StepFigures]
     calls: OpCalls = field(default_factory=OpCalls.empty)
-    _by_key: dict[tuple[str, bytes, bytes], OpShape] | None = field(
+    _by_key: dict[tuple[str, bytes, bytes], list[OpShape]] | None = field(
         default=None, init=False, repr=False
     )
     _by_dims: dict[tuple[str, bytes], list[OpShape]] | None = field(
         default=None, init=False, repr=False
     )
 
-    def shape(self, name: str, input_dims: Any, input_types: Any) -> OpShape | None:
-        """The figures of one op, shapes and types, or None."""
-        return self._index().get(_key(name, input_dims, input_types))
+    def shape(
+        self, name: str, input_dims: Any, input_types: Any, precision: str | None = None
+    ) -> OpShape | None:
+        """The figures of one op, shapes and types (of one precision, or all of them merged:
+        fp32 and TF32 calls of a shape are rows of their own), or None."""
+        if self._by_key is None:
+            self._by_key = {}
+            for s in self.shapes:
+                self._by_key.setdefault(_key(s.name, s.input_dims, s.input_types), []).append(s)
+        found = self._by_key.get(_key(name, input_dims, input_types), [])
+        if precision is not None:
+            found = [s for s in found if s.precision == precision]
+        return self._merge(found)
 
     def by_dims(self, name: str, input_dims: Any) -> OpShape | None:
         """The figures of one op and shapes over all its input types (``breakdown --by
@@ -286,7 +296,10 @@ class Hardware:
             for s in self.shapes:
                 key = (s.name, msgspec.json.encode(s.input_dims))
                 self._by_dims.setdefault(key, []).append(s)
-        found = self._by_dims.get((name, msgspec.json.encode(input_dims)), [])
+        return self._merge(self._by_dims.get((name, msgspec.json.encode(input_dims)), []))
+
+    def _merge(self, found: list[OpShape]) -> OpShape | None:
+        """One row for several (the sums; the precision doing most of the FLOPs)."""
         if len(found) <= 1:
             return found[0] if found else None
         flops = [s.flops for s in found if s.flops is not None]
@@ -295,8 +308,8 @@ class Hardware:
         for s in found:
             by[s.precision] = by.get(s.precision, 0.0) + (s.flops or 0.0)
         row = OpShape(
-            name,
-            input_dims,
+            found[0].name,
+            found[0].input_dims,
             found[0].input_types,
             sum(s.calls for s in found),
             float(sum(flops)) if flops else None,
@@ -306,11 +319,6 @@ class Hardware:
         )
         row.kernels = np.concatenate([s.kernels for s in found])
         return _fill(row, self.peaks.peaks)
-
-    def _index(self) -> dict[tuple[str, bytes, bytes], OpShape]:
-        if self._by_key is None:
-            self._by_key = {_key(s.name, s.input_dims, s.input_types): s for s in self.shapes}
-        return self._by_key
 
     def peak_json(self) -> dict[str, Any]:
         """``{device, label, source, reason, tflops: {precision: peak}, bandwidth_tb_s}``."""
@@ -498,6 +506,24 @@ def _call_precisions(
     return out
 
 
+def _split_by_precision(
+    calls: _Calls, described: list[tuple[str, Any, Any]], precision: npt.NDArray[np.object_]
+) -> list[tuple[str, Any, Any]]:
+    """One group per op, shapes, types *and* precision (fp32 and TF32 calls of one GEMM shape
+    have different roofs); regroups ``calls.group`` in place and returns the groups."""
+    ids: dict[tuple[int, str], int] = {}
+    out: list[tuple[str, Any, Any]] = []
+    group = np.zeros(len(calls.group), dtype=np.int64)
+    for i, (g, p) in enumerate(zip(calls.group.tolist(), precision.tolist())):
+        j = ids.get((g, p))
+        if j is None:
+            j = ids[(g, p)] = len(out)
+            out.append(described[g])
+        group[i] = j
+    calls.group = group
+    return out
+
+
 def _call_shares(calls: _Calls, precision: npt.NDArray[np.object_], match: PeakMatch) -> F64:
     """Each call's share of its roof (see :func:`_roof`), NaN where unknown."""
     out = np.full(len(calls.rows), np.nan)
@@ -613,6 +639,7 @@ def hardware(
     match = device_peaks(trace, override=override)
     calls, described = _op_calls(trace)
     precision = _call_precisions(trace, calls, described, match)
+    described = _split_by_precision(calls, described, precision)
     shapes = _shapes(calls, described, precision, match)
     order = sorted(range(len(shapes)), key=lambda j: (-shapes[j].device_ns, shapes[j].name))
     remap = np.zeros(len(shapes), dtype=np.int64)

@@ -43,12 +43,21 @@ def test_recorded_gemms_against_cuda_events() -> None:
 
 
 def test_recorded_fp32_and_tf32_calls_of_one_shape() -> None:
-    """fp32 and TF32 8192³ GEMMs share a shape; the row's precision is that of most FLOPs, and
-    the step counts each call at its own precision."""
+    """fp32 and TF32 GEMMs share a shape and types: each precision is a row of its own, at
+    its own roof; merged, they are one row of 6 calls."""
     hw = hardware(load_trace(GPU / "roofline.json.gz"))
-    row = hw.shape("aten::mm", [[8192, 8192], [8192, 8192]], ["float", "float"])
-    assert row is not None and row.calls == 6
-    assert row.precision in ("fp32", "tf32")
+    dims, types = [[8192, 8192], [8192, 8192]], ["float", "float"]
+    cases = _cases()
+    fp32 = hw.shape("aten::mm", dims, types, "fp32")
+    tf32 = hw.shape("aten::mm", dims, types, "tf32")
+    assert fp32 is not None and tf32 is not None and fp32.calls == tf32.calls == 3
+    assert fp32.tflops == pytest.approx(cases["mm_fp32_8192"]["tflops"], rel=0.05)
+    assert tf32.tflops == pytest.approx(cases["mm_tf32_8192"]["tflops"], rel=0.05)
+    assert fp32.roof_share == pytest.approx(fp32.tflops / 66.9)
+    assert tf32.roof_share == pytest.approx(tf32.tflops / 494.7)
+    both = hw.shape("aten::mm", dims, types)
+    assert both is not None and both.calls == 6
+    assert len(both.kernels) == len(fp32.kernels) + len(tf32.kernels)
 
 
 def test_recorded_step_flops_are_every_counted_call() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from gpuviz.gui import app as gui_app
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks", "roofline")
 
 
 def _gpuviz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
