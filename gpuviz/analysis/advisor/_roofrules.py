@@ -120,7 +120,7 @@ def evidence(ctx: AdviceContext, rank: int, shapes: list[int]) -> list[Evidence]
                     end_ns=start + int(s.dur_ns[row]),
                     stream=ctx.stream_of(row),
                     names=(label, ctx.trace.name_of(row)),
-                    count=shape.calls,
+                    count=1,
                 )
             )
     return out[:MAX_EVIDENCE]
