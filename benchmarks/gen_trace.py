@@ -287,9 +287,10 @@ def write_trace(
             block = (k // 16) % 12
             for j, (nm, pad) in enumerate(
                 (
-                    (f"nn.Module: Block_{block}", 0.6),
-                    ("model.py(40): forward", 0.4),
-                    ("torch/nn/modules/module.py(1751): _call_impl", 0.2),
+                    # inside a parent op (1.5 µs before, 0.5 after), as real frames are
+                    (f"nn.Module: Block_{block}", 0.3),
+                    ("model.py(40): forward", 0.2),
+                    ("torch/nn/modules/module.py(1751): _call_impl", 0.1),
                 )
             ):
                 py_id += 1

@@ -336,7 +336,9 @@ def _forest(trace: Trace) -> tuple[CallForest, npt.NDArray[np.uint8]]:
     # A Python frame that starts inside another and ends after it lost its exit (the tracer
     # closes such frames at the end of the window: torch.compile's FunctionMeta.apply). It
     # would swallow everything after it, so end it where the frame that called it ends.
-    partial = (kind == NodeKind.PYTHON) & (start_enclosing(forest) != forest.parent)
+    began_in = start_enclosing(forest)
+    partial = (kind == NodeKind.PYTHON) & (began_in != forest.parent) & (began_in >= 0)
+    partial &= kind[np.maximum(began_in, 0)] == NodeKind.PYTHON
     if partial.any():
         clamped = _clamp_python_ends(trace, forest, kind)
         if clamped is not None:
@@ -422,6 +424,7 @@ def _op_at(forest: CallForest, kind: npt.NDArray[np.uint8], group: I64, ts: I64)
     if len(ops) == 0:
         return out
     g, st = forest.group[ops], forest.start_ns[ops]
+    op_anc: I64 | None = None
     for grp in np.unique(group).tolist():
         mine = np.flatnonzero(group == grp)
         lo, hi = np.searchsorted(g, [grp, grp + 1])
@@ -435,7 +438,8 @@ def _op_at(forest: CallForest, kind: npt.NDArray[np.uint8], group: I64, ts: I64)
         # Otherwise the last op starting before ts, or the op around it that still runs.
         j = np.searchsorted(starts, q, side="right") - 1
         cand = np.where(~exact & (j >= 0), ops[lo + np.maximum(j, 0)], -1)
-        op_anc = forest.nearest(kind == NodeKind.OP, inclusive=False) if (cand >= 0).any() else None
+        if op_anc is None and (cand >= 0).any():
+            op_anc = forest.nearest(kind == NodeKind.OP, inclusive=False)
         for _ in range(64):  # nesting levels; bounded so odd data cannot loop
             live = cand >= 0
             if op_anc is None or not live.any():

@@ -114,12 +114,22 @@ def step_breakdown_table(att: Attribution) -> Breakdown:
     m_rank = trace.tracks.rank[trace.slices.track[att.forest.rows[marker]]].astype(np.int64)
     m_start = att.forest.start_ns[marker]
     ranks = sorted({int(r) for r in steps.rank.tolist()})
+    # Each launch to the step whose host window holds it: one search per rank, not per step.
+    for rank in ranks:
+        of_rank = np.flatnonzero(steps.rank == rank)
+        of_rank = of_rank[np.argsort(steps.cpu_start_ns[of_rank], kind="stable")]
+        w0, w1 = steps.cpu_start_ns[of_rank], steps.cpu_end_ns[of_rank]
+        k = np.flatnonzero(ok & (launch_rank == rank))
+        at = np.searchsorted(w0, launch_ns[k], side="right") - 1
+        inside = (at >= 0) & (launch_ns[k] < w1[np.maximum(at, 0)])
+        kernel_row[k[inside]] = of_rank[at[inside]]
+    device = np.bincount(
+        kernel_row[kernel_row >= 0], weights=att.gpu_dur_ns[kernel_row >= 0], minlength=n
+    )
     rows = []
     for i in range(n):
         rank, c0, c1 = int(steps.rank[i]), int(steps.cpu_start_ns[i]), int(steps.cpu_end_ns[i])
-        mine = ok & (launch_rank == rank) & (launch_ns >= c0) & (launch_ns < c1)
-        kernel_row[mine] = i
-        dev = int(att.gpu_dur_ns[mine].sum())
+        dev = round(device[i])
         hit = np.flatnonzero((m_rank == rank) & (m_start == c0))
         self_ns = int(cpu_self[marker[hit[0]]]) if len(hit) else c1 - c0
         label = f"{steps.source[i]}#{int(steps.number[i])}"

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
-from gpuviz.analysis.node_args import args_text
+from gpuviz.analysis.node_args import args_text, decode_args
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -120,19 +120,12 @@ def op_table(
     key = name_key[name_inv] if len(nodes) else np.zeros(0, dtype=np.int64)
     if flops_fn is formula_flops and _formula_module() is None:
         flops_fn = None  # no formulas installed: decode no shapes for them
-    need_args = by_shape or flops_fn is not None or _has_flops_text(att)
-    wanted: tuple[str, ...] = ("flops",)
-    if by_shape or flops_fn is not None:
-        wanted += ("input_dims", "input_types", "concrete_inputs")
-    args = att.op_args(wanted) if need_args else None
-    dims_key = types_key = None
-    if args is not None and (by_shape or flops_fn is not None):
-        dims_key = _intern(args.input_dims)
-        types_key = _intern(args.input_types)
-    if by_shape and args is not None and dims_key is not None and types_key is not None:
+    args = att.op_args(("input_dims", "input_types")) if by_shape else None
+    if args is not None:
         # By name and Input Dims only, as key_averages(group_by_input_shape=True) groups (an
         # op under autocast runs in float and bfloat16 with the same shapes: one row).
-        key = key * (len(dims_key[1]) + 1) + dims_key[0]
+        dims_id, _ = _intern(args.input_dims)
+        key = key * (int(dims_id.max(initial=0)) + 1) + dims_id
     groups, first, inverse, counts = np.unique(
         key, return_index=True, return_inverse=True, return_counts=True
     )
@@ -144,7 +137,7 @@ def op_table(
 
     cpu_t, cpu_s = total(dur[nodes]), total(cpu_self[nodes])
     dev_s, dev_t = total(dev_self[nodes]), total(dev_total[nodes])
-    flops = _flops(att, nodes, inverse, g, args, dims_key, types_key, flops_fn)
+    flops = _flops(att, nodes, inverse, g, flops_fn)
     kind = att.kind[nodes]
     rows = []
     for j in range(g):
@@ -200,64 +193,79 @@ def _json(raw: bytes) -> Any:
 
 
 def _flops(
-    att: Attribution,
-    nodes: I64,
-    inverse: I64,
-    g: int,
-    args: Any,
-    dims_key: tuple[I64, list[bytes]] | None,
-    types_key: tuple[I64, list[bytes]] | None,
-    flops_fn: FlopsFn | None,
+    att: Attribution, nodes: I64, inverse: I64, g: int, flops_fn: FlopsFn | None
 ) -> list[int | None]:
     """Summed FLOPs per group: Kineto's where a group's calls have them, else the formula's
-    (per distinct name, shapes and types, times its calls); None where neither knows."""
+    (once per distinct name, shapes, types and scalar inputs, times its calls); None where
+    neither knows. Only the calls of ops that have a formula are decoded."""
     out: list[int | None] = [None] * g
-    if args is None:
-        return out
-    have = ~np.isnan(args.flops)
-    if have.any():
-        sums = np.bincount(inverse[have], weights=args.flops[have], minlength=g)
+    have = np.zeros(len(nodes), dtype=bool)
+    if _has_flops_text(att):
+        kineto = att.op_args(("flops",)).flops
+        have = ~np.isnan(kineto)
+        sums = np.bincount(inverse[have], weights=kineto[have], minlength=g)
         seen = np.bincount(inverse[have], minlength=g) > 0
         for j in np.flatnonzero(seen).tolist():
             out[j] = int(sums[j])
-    if flops_fn is None or dims_key is None or types_key is None:
-        return out
-    missing = np.flatnonzero(~have & np.isin(inverse, [j for j in range(g) if out[j] is None]))
-    if len(missing) == 0:
+    if flops_fn is None:
         return out
     names = att.trace.symbols.strings
-    conc = _intern([args.concrete_inputs[i] for i in missing.tolist()])
-    combo = np.stack(
-        [
-            att.name[nodes[missing]].astype(np.int64),
-            dims_key[0][missing],
-            types_key[0][missing],
-            conc[0],
-        ],
-        axis=1,
-    )
-    uniq, first, inv = np.unique(combo, axis=0, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    per_combo = np.zeros(len(uniq))
-    known = np.zeros(len(uniq), dtype=bool)
-    for c in range(len(uniq)):
-        i = int(missing[first[c]])
-        if not dims_key[1][int(dims_key[0][i])]:
-            continue  # no shapes recorded: nothing to count from
-        concrete = _json(conc[1][int(conc[0][first[c]])])
-        value = flops_fn(
-            names[int(att.name[nodes[i]])],
-            _json(dims_key[1][int(dims_key[0][i])]),
-            _json(types_key[1][int(types_key[0][i])]),
-            None if concrete is None else {"Concrete Inputs": concrete},
-        )
-        if value is not None:
-            per_combo[c], known[c] = value, True
-    if not known.any():
+    counted = _formula_names()
+    name_ids = att.name[nodes]
+    if counted is not None:
+        known = np.zeros(len(names), dtype=bool)
+        known[[i for i in (att.trace.symbols.find(n) for n in counted) if i >= 0]] = True
+        todo = np.flatnonzero(known[name_ids] & ~have)
+    else:
+        todo = np.flatnonzero(~have)
+    todo = todo[np.isin(inverse[todo], [j for j in range(g) if out[j] is None])]
+    if len(todo) == 0:
         return out
-    hit = known[inv]
-    sums = np.bincount(inverse[missing[hit]], weights=per_combo[inv[hit]], minlength=g)
-    seen = np.bincount(inverse[missing[hit]], minlength=g) > 0
+    got = decode_args(
+        att.trace, att.forest.rows[nodes[todo]], ("input_dims", "input_types", "concrete_inputs")
+    )
+    per_call = np.zeros(len(todo))
+    hit = np.zeros(len(todo), dtype=bool)
+    memo: dict[tuple[int, bytes, bytes, bytes], int | None] = {}
+    for k, (nm, dims, types, conc) in enumerate(
+        zip(
+            name_ids[todo].tolist(),
+            got.input_dims,
+            got.input_types,
+            got.concrete_inputs,
+            strict=True,
+        )
+    ):
+        if not dims:
+            continue  # no shapes recorded: nothing to count from
+        combo = (nm, dims, types, conc)
+        if combo not in memo:
+            concrete = _json(conc)
+            memo[combo] = flops_fn(
+                names[nm],
+                _json(dims),
+                _json(types) or [],
+                None if concrete is None else {"Concrete Inputs": concrete},
+            )
+        value = memo[combo]
+        if value is not None:
+            per_call[k], hit[k] = value, True
+    if not hit.any():
+        return out
+    sums = np.bincount(inverse[todo[hit]], weights=per_call[hit], minlength=g)
+    seen = np.bincount(inverse[todo[hit]], minlength=g) > 0
     for j in np.flatnonzero(seen).tolist():
         out[j] = int(sums[j]) + (out[j] or 0)
     return out
+
+
+def _formula_names() -> frozenset[str] | None:
+    """The op names the shape formulas count (None: unknown, try every op)."""
+    try:
+        from gpuviz.analysis import op_args
+    except ImportError:
+        return None
+    tables = ("GEMMS", "CONV_LEAVES", "CONV_BACKWARDS", "ATTENTION_LEAVES")
+    if not all(hasattr(op_args, t) for t in tables):
+        return None
+    return frozenset(n for t in tables for n in getattr(op_args, t))

@@ -358,3 +358,32 @@ def test_steps_table(tmp_path: Path) -> None:
     assert [r.device_total_ns for r in t.rows] == [5_000, 7_000]
     assert [r.cpu_self_ns for r in t.rows] == [80_000, 80_000]
     assert all(r.duration_ns and r.duration_ns >= 100_000 for r in t.rows)
+
+
+def test_kernel_origins(tmp_path: Path) -> None:
+    from gpuviz.analysis.origin import kernel_origins
+
+    tr = kineto_trace(_model_events(), tmp_path)
+    a = attribute(tr)
+    names = tr.symbols.lookup(tr.slices.name[a.gpu_rows])
+    got = dict(zip(names, kernel_origins(tr, a.gpu_rows)))
+    fwd, bwd = got["fwd_gemm"], got["bwd_gemm"]
+    assert fwd is not None and (fwd.op, fwd.module, fwd.line) == (
+        "aten::addmm",
+        "TinyLM_0.Linear_0",
+        "model.py:12",
+    )
+    assert bwd is not None and bwd.backward and bwd.op == "aten::mm"
+    assert got["adam"] is not None and got["adam"].module == "Optimizer.step#AdamW.step"
+    assert kernel_origins(tr, [int(a.forest.rows[0])]) == [None]  # not a kernel
+
+
+def test_mine_falls_back_without_user_frames(tmp_path: Path) -> None:
+    ev = [
+        k_py("transformers/models/gpt2/modeling_gpt2.py(50): forward", 0, 100),
+        k_op("aten::mm", 10, 50),
+        k_launch(20, corr=1),
+        k_kernel("gemm", 30, 9, corr=1),
+    ]
+    mine = tables(ev, tmp_path, "line", mine=True)
+    assert [r.key for r in mine.rows] == ["transformers/models/gpt2/modeling_gpt2.py:50"]

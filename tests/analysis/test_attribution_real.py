@@ -14,6 +14,7 @@ import pytest
 from gpuviz.analysis.attribution import attribute
 from gpuviz.analysis.breakdown import breakdown
 from gpuviz.analysis.breakdown_table import Breakdown
+from gpuviz.analysis.source_lines import classify
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Trace
 
@@ -40,15 +41,19 @@ def _close(ours: float, theirs: float) -> bool:
 
 def _cpu_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # key_averages also lists kernels and the GPU side of record_function ranges (CUDA rows),
-    # and runtime calls (cudaLaunchKernel...), which are no ops of ours.
+    # runtime calls (cudaLaunchKernel...), and since torch 2.13 Python frames: no ops of ours.
     return [
         r
         for r in rows
-        if r["device_type"] == "DeviceType.CPU" and not r["key"].startswith(("cuda", "cu"))
+        if r["device_type"] == "DeviceType.CPU"
+        and not r["key"].startswith(("cuda", "cu", "nn.Module: ", "<"))
+        and classify(r["key"]) is None
     ]
 
 
-def _compare(ours: dict[Any, Any], theirs: list[tuple[Any, dict[str, Any]]]) -> list[str]:
+def _compare(
+    ours: dict[Any, Any], theirs: list[tuple[Any, dict[str, Any]]], range_self: bool = True
+) -> list[str]:
     bad = []
     for key, r in theirs:
         m = ours.get(key)
@@ -63,17 +68,54 @@ def _compare(ours: dict[Any, Any], theirs: list[tuple[Any, dict[str, Any]]]) -> 
             ("device_total_us", "device_time_total_us"),
             ("device_self_us", "self_device_time_total_us"),
         ):
+            if mine == "cpu_self_us" and not range_self and r["is_user_annotation"]:
+                continue
             if not _close(m[mine], r[torch_key]):
                 bad.append(f"{key}: {mine} {m[mine]:.3f} != {r[torch_key]:.3f}")
     return bad
 
 
-def test_op_table_matches_key_averages(tiny: Trace, torch_rows: dict[str, Any]) -> None:
-    table = breakdown(tiny, "op")
+def op_table_mismatches(
+    trace: Trace, torch_rows: dict[str, Any], range_self: bool = True
+) -> list[str]:
+    """Where the op table differs from torch's key_averages() rows (by name)."""
+    table = breakdown(trace, "op")
     ours = {r.key: r.to_json("op") for r in table.rows}
     theirs = [(r["key"], r) for r in _cpu_rows(torch_rows["by_name"])]
-    assert len(theirs) > 90
-    assert _compare(ours, theirs) == []
+    assert len(theirs) > 50
+    return _compare(ours, theirs, range_self)
+
+
+def test_op_table_matches_key_averages(tiny: Trace, torch_rows: dict[str, Any]) -> None:
+    assert op_table_mismatches(tiny, torch_rows) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_fresh_recording_matches_key_averages(device: str, tmp_path: Path) -> None:
+    """Record the same tiny LM now, with this machine's torch, and compare again (the H100 data
+    above is one torch version; this is whichever is installed)."""
+    import subprocess
+    import sys
+
+    torch = pytest.importorskip("torch")
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU: run with -m gpu on the device machine")
+    script = Path(__file__).parents[2] / "scripts" / "gpu" / "record_attribution.py"
+    small = ["--dim", "64", "--seq", "32", "--batch", "2"] if device == "cpu" else []
+    subprocess.run(
+        [sys.executable, str(script), str(tmp_path), "--device", device, *small],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    rows = json.loads((tmp_path / "tinylm_train.key_averages.json").read_text())
+    trace = load_trace(tmp_path / "tinylm_train.json.gz")
+    # torch 2.13 makes Python frames events of key_averages, children of the record_function
+    # ranges around them: a range's self CPU time is then what no frame or op covers. Ops'
+    # figures are the same either way (docs/attribution.md).
+    version = tuple(int(x) for x in str(torch.__version__).split("+")[0].split(".")[:2])
+    assert op_table_mismatches(trace, rows, range_self=version < (2, 13)) == []
 
 
 def test_gemm_flops_match_torch(tiny: Trace, torch_rows: dict[str, Any]) -> None:

@@ -25,8 +25,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.advisor.findings import Evidence, Finding
 from gpuviz.analysis.attribution import Attribution, NodeKind, attribute
-from gpuviz.analysis.modules import module_paths, outside_keys
-from gpuviz.analysis.source_lines import line_frames
+from gpuviz.analysis.origin import CodeOrigin
 from gpuviz.trace.model import NONE, Trace
 
 TOP = 3
@@ -90,21 +89,7 @@ class _Index:
         self.op_of = f.nearest(att.is_op)
         self.stacks = att.has_stacks()
         if self.stacks:
-            frame, path, paths = module_paths(att)
-            inner = f.nearest(frame)
-            out_key, out_names = outside_keys(att)
-            self.module_name = np.array(
-                [
-                    paths[int(path[i])] if i >= 0 else out_names[int(k)]
-                    for i, k in zip(inner, out_key)
-                ],
-                dtype=object,
-            )
-            lframe, lkey, lkeys = line_frames(att)
-            linner = f.nearest(lframe)
-            self.line_name = np.array(
-                [lkeys[int(lkey[i])] if i >= 0 else "" for i in linner.tolist()], dtype=object
-            )
+            self.origin = CodeOrigin(att)
 
     def fill(self, kind: str, e: Evidence) -> Evidence:
         nodes, weight = self._work(kind, e)
@@ -118,8 +103,8 @@ class _Index:
         op_names = att.trace.symbols.lookup(att.name[ops[has_op]])
         out = dataclasses.replace(e, ops=_top(op_names, weight[has_op]))
         if self.stacks:
-            mods = list(self.module_name[nodes])
-            lines = list(self.line_name[nodes])
+            mods = self.origin.modules(nodes)
+            lines = self.origin.lines(nodes)
             keep = [i for i, x in enumerate(lines) if x]
             out = dataclasses.replace(
                 out,

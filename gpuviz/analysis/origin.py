@@ -1,0 +1,123 @@
+"""Where one kernel (or CPU call) comes from: its op, module path and source line.
+
+What the Timeline's details show for a kernel, and what the advisor's evidence names. Names are
+made only for the nodes asked about; the arrays behind them are the attribution's, computed once
+per trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.attribution import Attribution, attribute
+from gpuviz.analysis.modules import module_paths, outside_keys
+from gpuviz.analysis.source_lines import line_frames
+from gpuviz.trace.model import Trace
+
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class KernelOrigin:
+    """One kernel's place in the code.
+
+    Attributes
+    ----------
+    op : str or None
+        The op that launched it (innermost ``cpu_op`` around its launch); None where none did.
+    module : str or None
+        Its module path (``TinyLM_0.Block_0.Attn_0``), or the row outside modules it counts in
+        (``Optimizer.step#AdamW.step``); None without Python stacks or a launch.
+    line : str or None
+        Its source line (``model.py:42``); None where no frame is the user's or the model's.
+    backward : bool
+        Whether it ran in backward (module and line are then its forward op's).
+    """
+
+    op: str | None
+    module: str | None
+    line: str | None
+    backward: bool
+
+
+class CodeOrigin:
+    """Module and line names of forest nodes, for a few nodes at a time.
+
+    Parameters
+    ----------
+    att : Attribution
+    """
+
+    def __init__(self, att: Attribution) -> None:
+        self.att = att
+        self.stacks = att.has_stacks()
+        f = att.forest
+        self.op_of = f.nearest(att.is_op)
+        if self.stacks:
+            frame, self.path, self.paths = module_paths(att)
+            self.mod_inner = f.nearest(frame)
+            self.out_key, self.out_names = outside_keys(att)
+            lframe, self.lkey, self.lkeys = line_frames(att)
+            self.line_inner = f.nearest(lframe)
+
+    def ops(self, nodes: I64) -> list[str | None]:
+        """The op around each node (innermost ``cpu_op``), None where there is none."""
+        op = self.op_of[nodes]
+        names = self.att.trace.symbols.strings
+        return [names[int(self.att.name[o])] if o >= 0 else None for o in op.tolist()]
+
+    def modules(self, nodes: I64) -> list[str]:
+        """Each node's module path, or its row outside modules."""
+        inner = self.mod_inner[nodes]
+        return [
+            self.paths[int(self.path[i])] if i >= 0 else self.out_names[int(k)]
+            for i, k in zip(inner.tolist(), self.out_key[nodes].tolist(), strict=True)
+        ]
+
+    def lines(self, nodes: I64) -> list[str]:
+        """Each node's ``file:line`` (``""`` where none counts)."""
+        inner = self.line_inner[nodes]
+        return [self.lkeys[int(self.lkey[i])] if i >= 0 else "" for i in inner.tolist()]
+
+
+def kernel_origins(trace: Trace, rows: npt.ArrayLike) -> list[KernelOrigin | None]:
+    """The op, module and line of kernel, copy or set slice ``rows`` (None for other rows).
+
+    Parameters
+    ----------
+    trace : Trace
+    rows : array_like of int
+        Slice rows (a kernel the Timeline shows).
+
+    Returns
+    -------
+    list of KernelOrigin or None
+    """
+    att = attribute(trace)
+    origin: CodeOrigin = att.memo("code_origin", lambda: CodeOrigin(att))
+    rows = np.asarray(rows, dtype=np.int64)
+    pos = np.searchsorted(att.gpu_rows, rows)
+    pos_c = np.minimum(pos, max(len(att.gpu_rows) - 1, 0))
+    out: list[KernelOrigin | None] = []
+    for r, p in zip(rows.tolist(), pos_c.tolist(), strict=True):
+        if len(att.gpu_rows) == 0 or att.gpu_rows[p] != r:
+            out.append(None)
+            continue
+        launch = int(att.gpu_launch[p])
+        op = int(att.gpu_op[p])
+        op_name = att.trace.symbols[int(att.name[op])] if op >= 0 else None
+        if launch < 0:
+            out.append(KernelOrigin(op_name, None, None, False))
+            continue
+        back = bool(att.backward[launch])
+        holder = int(att.forward_op[launch]) if back and att.forward_op[launch] >= 0 else launch
+        module = line = None
+        if origin.stacks:
+            at = np.array([holder], dtype=np.int64)
+            module = origin.modules(at)[0]
+            line = origin.lines(at)[0] or None
+        out.append(KernelOrigin(op_name, module, line, back))
+    return out
