@@ -36,6 +36,7 @@ import numpy.typing as npt
 from gpuviz.analysis.dtypes import op_precision
 from gpuviz.analysis.flops import op_bytes, op_flops
 from gpuviz.analysis.names import name_mask
+from gpuviz.analysis.node_args import decode_args
 from gpuviz.analysis.op_args import (
     ATTENTION_LEAVES,
     COMPARISONS,
@@ -86,13 +87,6 @@ def counted_op(name: str) -> bool:
         or base in WRITE_ONLY
         or (base in REDUCTIONS)
     )
-
-
-class _Args(msgspec.Struct):
-    input_dims: Any = msgspec.field(default=None, name="Input Dims")
-    input_type: Any = msgspec.field(default=None, name="Input type")
-    concrete: Any = msgspec.field(default=None, name="Concrete Inputs")
-    flops: Any = None
 
 
 @dataclass
@@ -230,6 +224,7 @@ class OpCalls:
     rank: I64
     start_ns: I64
     roof_share: F64 = field(default_factory=lambda: np.zeros(0))
+    _sorted: tuple[I64, I64, I64] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def empty(cls) -> OpCalls:
@@ -239,11 +234,14 @@ class OpCalls:
 
     def in_step(self, steps: Steps, i: int) -> I64:
         """The indices of the calls that started in step ``i``'s CPU range on its rank."""
-        return np.flatnonzero(
-            (self.rank == steps.rank[i])
-            & (self.start_ns >= steps.cpu_start_ns[i])
-            & (self.start_ns < steps.cpu_end_ns[i])
-        )
+        if self._sorted is None:
+            order = np.lexsort((self.start_ns, self.rank))
+            self._sorted = (order, self.rank[order], self.start_ns[order])
+        order, rank, start = self._sorted
+        r = int(steps.rank[i])
+        a, b = np.searchsorted(rank, [r, r + 1])
+        lo, hi = a + np.searchsorted(start[a:b], [steps.cpu_start_ns[i], steps.cpu_end_ns[i]])
+        return np.sort(order[lo:hi])
 
 
 @dataclass
@@ -373,48 +371,70 @@ def _op_calls(trace: Trace) -> tuple[_Calls, list[tuple[str, Any, Any]]]:
     rows = rows[counted[s.name[rows]]] if len(counted) else rows[:0]
     groups: dict[tuple[str, bytes, bytes], int] = {}
     described: list[tuple[str, Any, Any]] = []
-    group = np.zeros(len(rows), dtype=np.int64)
+    group = np.full(len(rows), -1, dtype=np.int64)
     flops = np.full(len(rows), np.nan)
     nbytes = np.full(len(rows), np.nan)
-    decoder = msgspec.json.Decoder(_Args)
-    memo: dict[tuple[Any, bytes, Any], tuple[float, float]] = {}
+    args = decode_args(trace, rows, ("input_dims", "input_types", "concrete_inputs", "flops"))
+    # Calls of one op and shapes differ only in their concrete inputs (stride, is_causal) and
+    # Kineto's flops: count each distinct raw text once.
+    memo: dict[tuple[int, bytes, bytes, bytes, float], tuple[float, float, int]] = {}
     names = trace.symbols.strings
-    for i, row in enumerate(rows.tolist()):
-        try:
-            a = decoder.decode(trace.args.raw(int(s.args[row])))
-        except (msgspec.DecodeError, RecursionError):
-            a = _Args()
-        name = names[int(s.name[row])]
-        dims = a.input_dims if isinstance(a.input_dims, list) else []
-        types = a.input_type if isinstance(a.input_type, list) else []
-        if not dims:
-            group[i] = -1  # recorded without shapes: nothing to count
-            continue
-        key = _key(name, dims, types)
-        # Calls of one shape differ only in their concrete inputs (stride, is_causal) and flops.
-        mkey = (key, msgspec.json.encode(a.concrete), a.flops)
+    name_ids = s.name[rows].tolist()
+    for i, (nid, raw_d, raw_t, raw_c, kf) in enumerate(
+        zip(
+            name_ids,
+            args.input_dims,
+            args.input_types,
+            args.concrete_inputs,
+            args.flops.tolist(),
+        )
+    ):
+        if not raw_d:
+            continue  # recorded without shapes: nothing to count
+        mkey = (nid, raw_d, raw_t, raw_c, -1.0 if kf != kf else kf)  # NaN never equals itself
         got = memo.get(mkey)
         if got is None:
-            args = {"Concrete Inputs": a.concrete, "flops": a.flops}
-            f = op_flops(name, dims, types, args)
-            b = op_bytes(name, dims, types, args)
-            got = memo[mkey] = (
-                np.nan if f is None else float(f),
-                np.nan if b is None else float(b),
-            )
-        flops[i], nbytes[i] = got
-        if np.isnan(got[0]) and np.isnan(got[1]):
-            group[i] = -1
-            continue
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = len(described)
-            described.append((name, dims, types))
-        group[i] = g
+            got = memo[mkey] = _count(names[nid], raw_d, raw_t, raw_c, kf, groups, described)
+        flops[i], nbytes[i], group[i] = got
     keep = group >= 0
     rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
     device_ns, lo, hi, sorted_gpu = _kernels_in(trace, rows)
     return _Calls(rows, group, flops, nbytes, device_ns, lo, hi, sorted_gpu), described
+
+
+def _count(
+    name: str,
+    raw_dims: bytes,
+    raw_types: bytes,
+    raw_concrete: bytes,
+    kineto_flops: float,
+    groups: dict[tuple[str, bytes, bytes], int],
+    described: list[tuple[str, Any, Any]],
+) -> tuple[float, float, int]:
+    """FLOPs, bytes and group of one distinct call (group -1: nothing counted)."""
+    dims, types, concrete = (_decode(raw_dims), _decode(raw_types), _decode(raw_concrete))
+    dims = dims if isinstance(dims, list) else []
+    types = types if isinstance(types, list) else []
+    args = {"Concrete Inputs": concrete, "flops": None if np.isnan(kineto_flops) else kineto_flops}
+    f = op_flops(name, dims, types, args)
+    b = op_bytes(name, dims, types, args)
+    if f is None and b is None:
+        return np.nan, np.nan, -1
+    key = _key(name, dims, types)
+    g = groups.get(key)
+    if g is None:
+        g = groups[key] = len(described)
+        described.append((name, dims, types))
+    return (np.nan if f is None else float(f)), (np.nan if b is None else float(b)), g
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _kernels_in(trace: Trace, rows: I64) -> tuple[I64, I64, I64, I64]:
@@ -457,8 +477,9 @@ def _shapes(
     dev = np.bincount(g, weights=calls.device_ns, minlength=n)
     peaks = match.peaks
     out = []
+    members = _members(g, n)
     for j, (name, dims, types) in enumerate(described):
-        mine = np.flatnonzero(g == j)
+        mine = members[j]
         kernels = (
             np.concatenate([calls.sorted_gpu[a:b] for a, b in zip(calls.lo[mine], calls.hi[mine])])
             if len(mine)
@@ -471,6 +492,13 @@ def _shapes(
         row.kernels = kernels
         out.append(_fill(row, peaks))
     return out
+
+
+def _members(group: I64, n: int) -> list[I64]:
+    """The call indices of each of ``n`` groups (one sort, not a pass per group)."""
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(n + 1))
+    return [order[bounds[j] : bounds[j + 1]] for j in range(n)]
 
 
 def _fill(row: OpShape, peaks: Any) -> OpShape:
@@ -492,8 +520,9 @@ def _call_precisions(
     s = trace.slices
     out = np.empty(len(calls.rows), dtype=object)
     fp32_peak = match.peaks.fp32_tflops if match.peaks is not None else None
+    members = _members(calls.group, len(described))
     for j, (_name, _dims, types) in enumerate(described):
-        mine = np.flatnonzero(calls.group == j)
+        mine = members[j]
         base = op_precision(types)
         out[mine] = base
         if base != "fp32":
@@ -576,16 +605,9 @@ def _roof(row: OpShape, peaks: Any) -> None:
 
 
 def _steps(
-    trace: Trace,
-    steps: Steps,
-    calls: _Calls,
-    precision: npt.NDArray[np.object_],
-    override: PeakOverride | None,
+    trace: Trace, steps: Steps, calls: OpCalls, override: PeakOverride | None
 ) -> list[StepFigures]:
-    s, t = trace.slices, trace.tracks
-    rank = t.rank[s.track[calls.rows]].astype(np.int64)
-    start = s.start_ns[calls.rows]
-    has = np.isfinite(calls.flops)
+    precision = calls.precision
     match_of: dict[int, PeakMatch] = {}
     out = []
     for i in range(len(steps)):
@@ -593,9 +615,8 @@ def _steps(
         if r not in match_of:
             match_of[r] = device_peaks(trace, None if r < 0 else r, override=override)
         peaks = match_of[r].peaks
-        inside = (
-            has & (rank == r) & (start >= steps.cpu_start_ns[i]) & (start < steps.cpu_end_ns[i])
-        )
+        inside = calls.in_step(steps, i)
+        inside = inside[np.isfinite(calls.flops[inside])]
         by: dict[str, float] = {}
         for p, f in zip(precision[inside].tolist(), calls.flops[inside].tolist()):
             by[p] = by.get(p, 0.0) + f
@@ -660,7 +681,7 @@ def hardware(
     return Hardware(
         match,
         [shapes[j] for j in order],
-        _steps(trace, steps, calls, precision, override),
+        _steps(trace, steps, per_call, override),
         per_call,
     )
 
