@@ -24,6 +24,10 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
 _EMPTY = msgspec.Raw(b"")
+SPAN_ROWS = 1 << 17
+"""Store rows one msgspec call covers at most (a span's text, not the whole store, at once)."""
+DENSE = 8
+"""Wanted rows at least one in this many of a span's: decode the whole span."""
 
 
 class _Args(msgspec.Struct):
@@ -153,31 +157,55 @@ def args_text(trace: Trace) -> bytes | memoryview:
 
 
 def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
-    """Decode args rows: all at once as one JSON array; row by row where that fails."""
+    """Decode args rows, in the order given.
+
+    Where the wanted rows are dense in the store (an op's args among its launch's and kernel's),
+    every row of a span is decoded at once -- the span's text with a comma put between rows by
+    numpy, one msgspec call -- and the wanted ones picked: cheaper than cutting each row out.
+    Sparse rows are cut out one by one. A span that does not decode is done row by row.
+    """
     store = trace.args
     if len(arg_rows) == 0:
         return []
     o = store.offsets
-    if len(arg_rows) > 256:
-        # One read of the whole text (a decompression per block, not per row) is cheaper than
-        # a lookup per row once rows are many.
-        whole = memoryview(args_text(trace))
-        base = 0
-    else:
-        lo, hi = int(arg_rows.min()), int(arg_rows.max())
-        whole = memoryview(store.text.read(int(o[lo]), int(o[hi + 1])))
-        base = int(o[lo])
-    starts = (o[arg_rows] - base).tolist()
-    ends = (o[arg_rows + 1] - base).tolist()
-    pieces = [whole[a:b] for a, b in zip(starts, ends)]
-    try:
-        return list(msgspec.json.decode(b"[" + b",".join(pieces) + b"]", type=list[_Args]))
-    except (msgspec.DecodeError, RecursionError):
-        pass
-    out: list[_Args | None] = []
-    for p in pieces:  # a row that is not an object of the expected shape is left out
+    order = np.argsort(arg_rows, kind="stable")
+    rows = arg_rows[order]
+    whole = memoryview(args_text(trace)) if len(rows) > 256 else None
+    decoder = msgspec.json.Decoder(list[_Args])
+    got: list[_Args | None] = []
+    i = 0
+    while i < len(rows):
+        lo = int(rows[i])
+        j = int(np.searchsorted(rows, lo + SPAN_ROWS, side="left"))
+        hi = int(rows[j - 1])
+        a, b = int(o[lo]), int(o[hi + 1])
+        text = whole[a:b] if whole is not None else memoryview(store.text.read(a, b))
+        want = rows[i:j] - lo
+        if (j - i) * DENSE >= hi - lo + 1:
+            # Every row of the span, commas between them.
+            buf = np.frombuffer(text, dtype=np.uint8)
+            cuts = o[lo + 1 : hi + 1] - a
+            joined = np.insert(buf, cuts, np.uint8(ord(","))).tobytes()
+            try:
+                every = decoder.decode(b"[" + joined + b"]")
+                got.extend(every[k] for k in want.tolist())
+                i = j
+                continue
+            except (msgspec.DecodeError, RecursionError):
+                pass
+        starts = (o[rows[i:j]] - a).tolist()
+        ends = (o[rows[i:j] + 1] - a).tolist()
+        pieces = [text[x:y] for x, y in zip(starts, ends)]
         try:
-            out.append(msgspec.json.decode(p, type=_Args))
+            got.extend(decoder.decode(b"[" + b",".join(pieces) + b"]"))
         except (msgspec.DecodeError, RecursionError):
-            out.append(None)
+            for p in pieces:  # a row that is not an object of the expected shape is left out
+                try:
+                    got.append(msgspec.json.decode(p, type=_Args))
+                except (msgspec.DecodeError, RecursionError):
+                    got.append(None)
+        i = j
+    out: list[_Args | None] = [None] * len(rows)
+    for k, v in zip(order.tolist(), got):
+        out[k] = v
     return out

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,10 +29,13 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
-from gpuviz.analysis.node_args import args_text, decode_args
+from gpuviz.analysis.node_args import decode_args
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
+
+SAMPLE = 4096
+"""Ops whose args are probed for Kineto's ``flops`` before decoding every op's."""
 
 FlopsFn = Callable[[str, Any, Any, Any], "int | None"]
 
@@ -170,9 +172,20 @@ def op_table(
     ).sorted()
 
 
-def _has_flops_text(att: Attribution) -> bool:
-    """Whether any args text mentions ``flops`` (one C search, before decoding any row)."""
-    return re.search(rb'"flops"', args_text(att.trace)) is not None
+def _has_kineto_flops(att: Attribution, nodes: I64) -> bool:
+    """Whether the ops carry Kineto's ``flops`` arg (``with_flops=True``; torch 2.11 writes none
+    into the JSON): asked of the ops that have a formula and of a spread sample of the others,
+    not of every op (whose args text may be compressed)."""
+    counted = _formula_names() or frozenset()
+    sym = att.trace.symbols
+    ids = [i for i in (sym.find(n) for n in counted) if i >= 0]
+    probe = np.flatnonzero(np.isin(att.name[nodes], ids))[:SAMPLE]
+    spread = np.linspace(0, len(nodes) - 1, min(SAMPLE, len(nodes))).astype(np.int64)
+    probe = np.union1d(probe, spread) if len(nodes) else probe
+    if len(probe) == 0:
+        return False
+    got = decode_args(att.trace, att.forest.rows[nodes[probe]], ("flops",))
+    return bool((~np.isnan(got.flops)).any())
 
 
 def _intern(values: list[bytes]) -> tuple[I64, list[bytes]]:
@@ -200,7 +213,7 @@ def _flops(
     neither knows. Only the calls of ops that have a formula are decoded."""
     out: list[int | None] = [None] * g
     have = np.zeros(len(nodes), dtype=bool)
-    if _has_flops_text(att):
+    if _has_kineto_flops(att, nodes):
         kineto = att.op_args(("flops",)).flops
         have = ~np.isnan(kineto)
         sums = np.bincount(inverse[have], weights=kineto[have], minlength=g)
