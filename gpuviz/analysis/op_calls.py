@@ -142,8 +142,45 @@ def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
         flops[i], nbytes[i], group[i] = got
     keep = group >= 0
     rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
-    device_ns, lo, hi, sorted_gpu = _kernels_in(trace, rows)
+    parent = _counted_parents(trace, rows)
+    # Counted once, at the innermost op (flops.py, rule 2): a call that holds a counted call is
+    # dropped (zero_ around fill_, a wrapper around mm), but a FLOP op keeps its byte-only
+    # helpers (the fill_ inside an attention backward) beside it.
+    has_child = np.zeros(len(rows), dtype=bool)
+    flop_child = np.zeros(len(rows), dtype=bool)
+    inner = parent >= 0
+    has_child[parent[inner]] = True
+    flop_child[parent[inner & np.isfinite(flops)]] = True
+    drop = has_child & (flop_child | ~np.isfinite(flops))
+    keep = ~drop
+    rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
+    used, group = np.unique(group, return_inverse=True)
+    described = [described[int(g)] for g in used]
+    group = group.reshape(-1).astype(np.int64)
+    device_ns, lo, hi, sorted_gpu = _kernels_in(trace, rows, _counted_parents(trace, rows))
     return Calls(rows, group, flops, nbytes, device_ns, lo, hi, sorted_gpu), described
+
+
+def _counted_parents(trace: Trace, rows: I64) -> I64:
+    """For each call, the innermost other call of ``rows`` on its thread whose range holds it
+    (-1 for none)."""
+    s = trace.slices
+    start = s.start_ns[rows].astype(np.int64)
+    end = start + s.dur_ns[rows].astype(np.int64)
+    track = s.track[rows].astype(np.int64)
+    order = np.lexsort((-end, start, track))  # parents before their children
+    parent = np.full(len(rows), -1, dtype=np.int64)
+    stack: list[int] = []
+    last_track = -1
+    for i in order.tolist():
+        if track[i] != last_track:
+            stack, last_track = [], int(track[i])
+        while stack and end[stack[-1]] <= start[i]:
+            stack.pop()
+        if stack and end[i] <= end[stack[-1]]:
+            parent[i] = stack[-1]
+        stack.append(i)
+    return parent
 
 
 def _count(
@@ -181,9 +218,10 @@ def _decode(raw: bytes) -> Any:
         return None
 
 
-def _kernels_in(trace: Trace, rows: I64) -> tuple[I64, I64, I64, I64]:
-    """For op rows: the device time of the GPU work launched on their thread inside their range,
-    and where those kernels lie in the returned order of GPU rows (``sorted[lo:hi]``)."""
+def _kernels_in(trace: Trace, rows: I64, parent: I64) -> tuple[I64, I64, I64, I64]:
+    """For op rows: the device time of the GPU work launched on their thread inside their range
+    and in none of their counted children (``parent``), and where those kernels lie in the
+    returned order of GPU rows (``sorted[lo:hi]``)."""
     s = trace.slices
     gpu = np.flatnonzero(trace.gpu_activity_mask())
     launch = trace.launches_of(gpu) if len(gpu) else np.zeros(0, dtype=np.int64)
@@ -191,17 +229,32 @@ def _kernels_in(trace: Trace, rows: I64) -> tuple[I64, I64, I64, I64]:
     gpu, launch = gpu[ok], launch[ok]
     order = np.lexsort((s.start_ns[launch], s.track[launch]))
     gpu, launch = gpu[order], launch[order]
-    l_track, l_start = s.track[launch].astype(np.int64), s.start_ns[launch]
+    l_track, l_start = s.track[launch].astype(np.int64), s.start_ns[launch].astype(np.int64)
+    # Each launch to the call that started last before it on its thread, then up its counted
+    # parents until one holds it: the innermost counted call around the launch.
+    end = (s.start_ns[rows] + s.dur_ns[rows]).astype(np.int64)
+    r_order = np.lexsort((-end, s.start_ns[rows], s.track[rows]))  # a child after its parent
+    r_track = s.track[rows[r_order]].astype(np.int64)
+    r_start = s.start_ns[rows[r_order]].astype(np.int64)
+    owner = np.full(len(gpu), -1, dtype=np.int64)
+    for tr in np.unique(r_track).tolist():
+        a, b = np.searchsorted(l_track, [tr, tr + 1])
+        c, d = np.searchsorted(r_track, [tr, tr + 1])
+        pos = np.searchsorted(r_start[c:d], l_start[a:b], side="right") - 1
+        owner[a:b] = np.where(pos >= 0, r_order[c + np.maximum(pos, 0)], -1)
+    for _ in range(64):  # nesting depth; counted ops nest a level or two
+        out = owner >= 0
+        out[out] = end[owner[out]] <= l_start[out]
+        if not out.any():
+            break
+        owner[out] = parent[owner[out]]
+    mine = owner >= 0
+    gpu, owner = gpu[mine], owner[mine]
+    by = np.argsort(owner, kind="stable")
+    gpu, owner = gpu[by], owner[by]
     cum = np.concatenate([[0], np.cumsum(s.dur_ns[gpu].astype(np.int64))])
-    lo = np.zeros(len(rows), dtype=np.int64)
-    hi = np.zeros(len(rows), dtype=np.int64)
-    tracks = s.track[rows].astype(np.int64)
-    for t in np.unique(tracks).tolist():
-        mine = np.flatnonzero(tracks == t)
-        a, b = np.searchsorted(l_track, [t, t + 1])
-        starts = s.start_ns[rows[mine]]
-        lo[mine] = a + np.searchsorted(l_start[a:b], starts, side="left")
-        hi[mine] = a + np.searchsorted(l_start[a:b], starts + s.dur_ns[rows[mine]], side="left")
+    lo = np.searchsorted(owner, np.arange(len(rows)), side="left")
+    hi = np.searchsorted(owner, np.arange(len(rows)), side="right")
     return (cum[hi] - cum[lo]).astype(np.int64), lo, hi, gpu
 
 

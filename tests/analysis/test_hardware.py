@@ -123,3 +123,33 @@ def test_breakdown_rows_gain_the_columns(tmp_path: Path) -> None:
     got = [r.to_json("step") for r in steps.rows]
     assert [g["mfu"] for g in got] == [round(s.mfu, 5) for s in hw.steps]
     assert all(g["flops"] == 4 * gemm_flops(8192, 8192, 8192) for g in got)
+
+
+def test_nested_counted_ops_are_counted_once_at_the_innermost(tmp_path: Path) -> None:
+    """zero_ around fill_: the fill_ alone (its kernel, its bytes); an mm inside an op that
+    also has a FLOP figure (Kineto's flops arg): the inner mm alone, with its own kernel."""
+    from synthetic_trace import k_kernel, k_launch, k_op, kineto_trace
+
+    bf16 = "c10::BFloat16"
+    mm = {"Input Dims": [[64, 64], [64, 64]], "Input type": [bf16, bf16]}
+    events = [
+        k_op("aten::zero_", 0, 50, **{"Input Dims": [[1024]], "Input type": [bf16]}),
+        k_op("aten::fill_", 5, 40, **{"Input Dims": [[1024], []], "Input type": [bf16, "Scalar"]}),
+        k_launch(10, 1),
+        k_kernel("fill", 100, 5, 1),
+        k_op("aten::mm", 200, 50, **mm, flops=999),  # an outer op with a FLOP figure
+        k_op("aten::mm", 205, 40, **mm),
+        k_launch(210, 2),
+        k_kernel("gemm", 300, 7, 2),
+        k_launch(246, 3),  # after the inner mm: the outer mm's own kernel
+        k_kernel("gemm_tail", 320, 3, 3),
+    ]
+    trace = kineto_trace(events, tmp_path)
+    hw = hardware(trace)
+    fill = hw.shape("aten::fill_", [[1024], []], [bf16, "Scalar"])
+    assert fill is not None and fill.calls == 1 and fill.device_ns == 5000
+    assert fill.nbytes == 1024 * 2
+    assert hw.shape("aten::zero_", [[1024]], [bf16]) is None
+    mms = [s for s in hw.shapes if s.name == "aten::mm"]
+    assert len(mms) == 1 and mms[0].calls == 1 and mms[0].flops == 2 * 64**3
+    assert mms[0].device_ns == 7000
