@@ -26,8 +26,9 @@ F64 = npt.NDArray[np.float64]
 _EMPTY = msgspec.Raw(b"")
 SPAN_ROWS = 1 << 17
 """Store rows one msgspec call covers at most (a span's text, not the whole store, at once)."""
-DENSE = 8
-"""Wanted rows at least one in this many of a span's: decode the whole span."""
+DENSE = 2
+"""Wanted rows at least one byte in this many of a span's text: decode the whole span (the
+other rows cost their text's scan; cutting out each wanted row costs a Python step)."""
 
 
 class _Args(msgspec.Struct):
@@ -118,8 +119,8 @@ def decode_args(trace: Trace, rows: npt.ArrayLike, fields: Iterable[str] = FIELD
         np.full(n, -1, dtype=np.int64),
         np.full(n, -1, dtype=np.int64),
     )
-    decoded = _decode(trace, arg_rows[have])
-    if any(a is None for a in decoded):  # rows that did not decode: left absent
+    decoded, failed = _decode(trace, arg_rows[have])
+    if failed:  # rows that did not decode: left absent
         keep = [i for i, a in enumerate(decoded) if a is not None]
         have = have[keep]
         decoded = [decoded[i] for i in keep]
@@ -156,18 +157,18 @@ def args_text(trace: Trace) -> bytes | memoryview:
     return store.span(0, len(store) - 1)[0]
 
 
-def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
-    """Decode args rows, in the order given.
+def _decode(trace: Trace, arg_rows: I64) -> tuple[list[_Args | None], bool]:
+    """Decode args rows, in the order given; and whether any row failed (is None).
 
-    Where the wanted rows are dense in the store (an op's args among its launch's and kernel's),
-    every row of a span is decoded at once -- the span's text with a comma put between rows by
+    Where the wanted rows are most of a span's text, every row of the span is decoded at once -- the span's text with a comma put between rows by
     numpy, one msgspec call -- and the wanted ones picked: cheaper than cutting each row out.
     Sparse rows are cut out one by one. A span that does not decode is done row by row.
     """
     store = trace.args
     if len(arg_rows) == 0:
-        return []
+        return [], False
     o = store.offsets
+    failed = False
     order = np.argsort(arg_rows, kind="stable")
     rows = arg_rows[order]
     whole = memoryview(args_text(trace)) if len(rows) > 256 else None
@@ -181,7 +182,8 @@ def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
         a, b = int(o[lo]), int(o[hi + 1])
         text = whole[a:b] if whole is not None else memoryview(store.text.read(a, b))
         want = rows[i:j] - lo
-        if (j - i) * DENSE >= hi - lo + 1:
+        wanted_bytes = int((o[rows[i:j] + 1] - o[rows[i:j]]).sum())
+        if wanted_bytes * DENSE >= b - a:
             # Every row of the span, commas between them.
             buf = np.frombuffer(text, dtype=np.uint8)
             cuts = o[lo + 1 : hi + 1] - a
@@ -195,7 +197,9 @@ def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
                 pass
         starts = (o[rows[i:j]] - a).tolist()
         ends = (o[rows[i:j] + 1] - a).tolist()
-        pieces = [text[x:y] for x, y in zip(starts, ends)]
+        # Slices of bytes cost a third of a memoryview's (a span's copy is a few MB).
+        chunk = bytes(text)
+        pieces = [chunk[x:y] for x, y in zip(starts, ends)]
         try:
             got.extend(decoder.decode(b"[" + b",".join(pieces) + b"]"))
         except (msgspec.DecodeError, RecursionError):
@@ -204,8 +208,9 @@ def _decode(trace: Trace, arg_rows: I64) -> list[_Args | None]:
                     got.append(msgspec.json.decode(p, type=_Args))
                 except (msgspec.DecodeError, RecursionError):
                     got.append(None)
+                    failed = True
         i = j
     out: list[_Args | None] = [None] * len(rows)
     for k, v in zip(order.tolist(), got):
         out[k] = v
-    return out
+    return out, failed
