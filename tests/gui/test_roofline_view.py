@@ -94,3 +94,12 @@ def test_insights_shows_mfu_per_step(qtbot, tmp_path) -> None:
     assert "MFU" in view.status.text() and "989.4" in view.status.text()
     bars = [i for i in view.mfu_plot.items if hasattr(i, "opts") and "height" in i.opts]
     assert len(bars) == 1 and np.allclose(bars[0].opts["height"], view.mfu.percent)
+
+
+def test_insights_without_shapes_has_no_mfu_chart(qtbot) -> None:
+    advice = advise(load_trace(DATA / "advisor" / "adv_clean.json.gz"))
+    view = QtInsightsView(advice, "clean")
+    qtbot.addWidget(view)
+    assert view.mfu is None
+    assert view.mfu_plot not in view.graphics.ci.items
+    assert "MFU" not in view.status.text()

@@ -190,6 +190,9 @@ class QtInsightsView(QWidget):
         if self.gpu_box.count() == 0:  # no GPU work at all: the CPU chart alone
             self.graphics.removeItem(self.gpu_plot)
             self.graphics.ci.layout.setColumnStretchFactor(0, 0)
+        if step_mfu(advice) is None:  # no FLOPs counted (no shapes): no MFU chart
+            self.graphics.removeItem(self.mfu_plot)
+            self.graphics.ci.layout.setColumnStretchFactor(2, 0)
         self._update_chart()
         self._update_findings()
 
@@ -294,7 +297,6 @@ class QtInsightsView(QWidget):
         plot = self.mfu_plot
         plot.clear()
         if mfu is None:
-            plot.setTitle("MFU per step: no FLOPs (record shapes)", color="#555")
             return
         n = len(mfu.percent)
         heights = np.nan_to_num(mfu.percent)
