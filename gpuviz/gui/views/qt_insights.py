@@ -308,7 +308,7 @@ class QtInsightsView(QWidget):
         mean = mfu.mean()
         title = "MFU per step" + (f" (mean {mean:.1f}%)" if mean is not None else ": no peak")
         plot.setTitle(title, color="#222")
-        plot.setToolTip(mfu.peak)
+        plot.setToolTip(tooltip_html(mfu.peak))
         ticks = self.bars.ticks if self.bars is not None else []
         every = max(1, int(np.ceil(n / max(MAX_TICK_LABELS // 4, 1))))
         plot.getAxis("bottom").setTicks(

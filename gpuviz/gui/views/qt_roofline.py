@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpuviz.display import terminal_safe
-from gpuviz.gui.qt_text import set_plain
+from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.views.qt_plot_style import PALETTE, make_plot_widget
 from gpuviz.gui.views.roofline_model import (
     Roof,
@@ -213,7 +213,7 @@ class QtRooflineView(QWidget):
         i = int(points[0].data())
         text = terminal_safe(point_text(self.hardware, self.points.shapes[i]))
         set_plain(self.detail, text)
-        self.scatter.setToolTip(text)
+        set_tooltip(self.scatter, text)
 
     def _on_clicked(self, _item: Any, points: Any, ev: Any) -> None:
         if len(points) == 0:
