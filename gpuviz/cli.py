@@ -31,6 +31,7 @@ VIEWS = (
     "operators",
     "modules",
     "source",
+    "roofline",
     "summary",
     "ranks",
 )
@@ -81,6 +82,36 @@ def _size(text: str) -> tuple[int, int]:
             f"{MAX_PIXELS // 2**20} Mpx in all (e.g. 8192x8192)"
         )
     return w, h
+
+
+def _peak(option: str) -> Any:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: expected a number") from None
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: must be a positive number")
+        return value
+
+    return parse
+
+
+def add_peak_options(p: argparse.ArgumentParser) -> None:
+    """``--peak-tflops X --peak-bandwidth Y``: the device's peaks, over gpuviz's table."""
+    p.add_argument(
+        "--peak-tflops",
+        type=_peak("--peak-tflops"),
+        metavar="X",
+        help="dense peak TFLOP/s to measure MFU and rooflines against (every precision), "
+        "instead of the table's for the trace's GPU",
+    )
+    p.add_argument(
+        "--peak-bandwidth",
+        type=_peak("--peak-bandwidth"),
+        metavar="Y",
+        help="peak memory bandwidth in TB/s, instead of the table's",
+    )
 
 
 def add_no_cache(p: argparse.ArgumentParser) -> None:
@@ -151,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_peak_options(s)
     add_no_cache(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
@@ -196,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
     )
+    add_peak_options(b)
     add_no_cache(b)
 
     e = sub.add_parser(

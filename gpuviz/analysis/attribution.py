@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.analysis.call_forest import CallForest, build_forest, start_enclosing
+from gpuviz.analysis.call_forest import CallForest, build_forest
 from gpuviz.analysis.names import HARNESS_STEP, PROFILER_STEP, name_mask
 from gpuviz.analysis.node_args import FIELDS, ArgColumns, decode_args
 from gpuviz.trace.model import Kind, Trace, TrackKind
@@ -336,10 +336,7 @@ def _forest(trace: Trace) -> tuple[CallForest, npt.NDArray[np.uint8]]:
     # A Python frame that starts inside another and ends after it lost its exit (the tracer
     # closes such frames at the end of the window: torch.compile's FunctionMeta.apply). It
     # would swallow everything after it, so end it where the frame that called it ends.
-    began_in = start_enclosing(forest)
-    partial = (kind == NodeKind.PYTHON) & (began_in != forest.parent) & (began_in >= 0)
-    partial &= kind[np.maximum(began_in, 0)] == NodeKind.PYTHON
-    if partial.any():
+    if _lost_exits(forest, kind):
         clamped = _clamp_python_ends(trace, forest, kind)
         if clamped is not None:
             end = np.empty_like(start)
@@ -347,6 +344,29 @@ def _forest(trace: Trace) -> tuple[CallForest, npt.NDArray[np.uint8]]:
             forest = build_forest(rows, group, start, end - start)
             kind = kinds[forest.given]
     return forest, kind
+
+
+def _lost_exits(forest: CallForest, kind: npt.NDArray[np.uint8]) -> bool:
+    """Whether a Python frame lost its exit: it was closed at the end of the window (it ends
+    where its thread's last frame ends) and began inside a Python frame that ended before it.
+    Only the frames still open at the end are looked at (tens), each by a walk up its thread."""
+    py = np.flatnonzero(kind == NodeKind.PYTHON)
+    if len(py) == 0:
+        return False
+    g = forest.group[py]
+    last = np.zeros(int(g.max()) + 1, dtype=np.int64)
+    np.maximum.at(last, g, forest.end_ns[py])
+    open_at_end = py[forest.end_ns[py] == last[g]]
+    start, end, parent = forest.start_ns, forest.end_ns, forest.parent
+    for i in open_at_end.tolist():
+        x = i - 1
+        # The innermost slice running when the frame began (whatever its end).
+        while x >= 0 and forest.group[x] == forest.group[i] and end[x] <= start[i]:
+            x = int(parent[x])
+        if x >= 0 and forest.group[x] == forest.group[i] and x != parent[i]:
+            if kind[x] == NodeKind.PYTHON:
+                return True
+    return False
 
 
 def _clamp_python_ends(trace: Trace, forest: CallForest, kind: npt.NDArray[np.uint8]) -> I64 | None:

@@ -206,6 +206,16 @@ def _enclosing(group: I64, start_ns: I64, end_ns: I64, contain: bool = True) -> 
         nxt[1:][group[1:] != group[:-1]] = -1
     parent = np.full(n, -1, dtype=np.int64)
     todo = np.flatnonzero(nxt >= 0)
+    if contain and len(todo):
+        # A slice that ends after every earlier slice of its thread is a root: no pointer
+        # needs to walk back through the thread's earlier roots (a million top-level ops
+        # would take 20 doubling rounds over all of them).
+        t0 = int(start_ns.min())
+        span = int(end_ns.max()) - t0 + 1
+        if int(group.max()) < (1 << 62) // span:
+            key = group * span + (end_ns - t0)
+            reach = np.maximum.accumulate(key)
+            todo = todo[reach[todo - 1] >= key[todo]]
     while len(todo):
         p = nxt[todo]
         ok = end_ns[p] > start_ns[todo]

@@ -92,14 +92,27 @@ def outside_keys(att: Attribution) -> tuple[I64, list[str]]:
     markers aside), or :data:`NO_OP`; and the row names by id."""
 
     def make() -> tuple[I64, list[str]]:
-        eligible = att.is_op_or_annotation & ~att.step_marker()
-        top = att.forest.outermost(eligible)
-        ids = np.where(top >= 0, att.name[np.maximum(top, 0)].astype(np.int64), -1)
-        uniq, inv = np.unique(ids, return_inverse=True)
-        names = [NO_OP if u < 0 else att.trace.symbols[int(u)] for u in uniq.tolist()]
-        return inv.reshape(-1).astype(np.int64), names
+        top = outermost_ops(att)
+        ids = np.where(top >= 0, att.name[np.maximum(top, 0)].astype(np.int64) + 1, 0)
+        # Symbol ids to dense row ids through a table (a sort of every node would cost more).
+        used = np.zeros(len(att.trace.symbols) + 1, dtype=bool)
+        used[ids] = True
+        dense = np.cumsum(used) - 1
+        uniq = np.flatnonzero(used)
+        names = [NO_OP if u == 0 else att.trace.symbols[int(u) - 1] for u in uniq.tolist()]
+        return dense[ids].astype(np.int64), names
 
     return att.memo("outside_keys", make)
+
+
+def outermost_ops(att: Attribution) -> I64:
+    """For each node, its outermost op or range (step markers aside), -1 for none."""
+
+    def make() -> I64:
+        eligible = att.is_op_or_annotation & ~att.step_marker()
+        return att.forest.outermost(eligible)
+
+    return att.memo("outermost_ops", make)
 
 
 def module_table(att: Attribution) -> Breakdown:
@@ -145,12 +158,10 @@ def module_table(att: Attribution) -> Breakdown:
     n_out = len(out_names)
     fwd = np.bincount(out_key[outside], weights=fwd_w[outside], minlength=n_out)
     bwd = np.bincount(out_key[outside], weights=bwd_w[outside], minlength=n_out)
-    eligible = att.is_op_or_annotation & ~att.step_marker()
     # Backward ops tied to a forward op count in that op's row (or module), not here.
-    linked = f.subtree_sum(att.forward_op >= 0) > 0
-    tops = np.flatnonzero(
-        eligible & outside & (f.outermost(eligible) == np.arange(len(f))) & ~linked
-    )
+    tops = np.flatnonzero(outside & (outermost_ops(att) == np.arange(len(f))))
+    linked = f.subtree_sum(att.forward_op >= 0)[tops] > 0
+    tops = tops[~linked]
     dur = (f.end_ns - f.start_ns)[tops].astype(np.float64)
     calls = np.bincount(out_key[tops], minlength=n_out)
     cpu = np.bincount(out_key[tops], weights=dur, minlength=n_out)

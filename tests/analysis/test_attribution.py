@@ -387,3 +387,25 @@ def test_mine_falls_back_without_user_frames(tmp_path: Path) -> None:
     ]
     mine = tables(ev, tmp_path, "line", mine=True)
     assert [r.key for r in mine.rows] == ["transformers/models/gpt2/modeling_gpt2.py:50"]
+
+
+def test_python_frame_that_lost_its_exit(tmp_path: Path) -> None:
+    # torch.compile's FunctionMeta.apply: its exit lost, the tracer closed it at the window's
+    # end. It must not swallow the loss computed after the module returned.
+    ev = [
+        k_py("train.py(10): main", 0, 1000, pid_=1, parent=None),
+        k_py("nn.Module: Net_0", 10, 90, pid_=2, parent=1),
+        k_py("<built-in method apply of FunctionMeta object>", 50, 950, pid_=3, parent=2),
+        k_op("CompiledFunction", 55, 40),
+        k_launch(60, corr=1),
+        k_kernel("triton_fused", 70, 5, corr=1),
+        k_op("aten::cross_entropy_loss", 200, 50),
+        k_launch(210, corr=2),
+        k_kernel("loss", 220, 3, corr=2),
+    ]
+    t = tables(ev, tmp_path, "module")
+    assert row(t, "Net_0").device_total_ns == 5_000
+    assert (
+        row(t, "aten::cross_entropy_loss").kind,
+        row(t, "aten::cross_entropy_loss").device_total_ns,
+    ) == ("outside", 3_000)

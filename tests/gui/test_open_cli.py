@@ -21,6 +21,7 @@ VIEWS = (
     "operators",
     "modules",
     "source",
+    "roofline",
     "summary",
     "ranks",
 )

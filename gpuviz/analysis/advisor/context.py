@@ -97,6 +97,13 @@ class AdviceContext:
         return rank_analysis(self.trace, self.breakdown)
 
     @cached_property
+    def hardware(self) -> Any:
+        """Roofline figures and MFU per step (:class:`~gpuviz.analysis.hardware.Hardware`)."""
+        from gpuviz.analysis.hardware import hardware
+
+        return hardware(self.trace, steps=self.steps)
+
+    @cached_property
     def splits(self) -> list[Any]:
         """DataParallel replicas (:func:`~gpuviz.analysis.splits.find_splits`)."""
         from gpuviz.analysis.splits import find_splits

@@ -31,6 +31,8 @@ KINDS = (
     "exposed_comm",
     "straggler",
     "low_occupancy",
+    "low_mfu",
+    "memory_bound_hot",
 )
 """Every finding kind, by its contract id."""
 

@@ -1,5 +1,5 @@
 """One open trace: its Insights, Timeline, Splits, Memory, Kernels, Operators, Modules, Source,
-Summary and Ranks views, as one tab."""
+Roofline, Summary and Ranks views, as one tab."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ VIEWS = (
     "operators",
     "modules",
     "source",
+    "roofline",
     "summary",
     "ranks",
 )
@@ -166,7 +167,34 @@ class QtTraceView(QWidget):
             ranks = QtRanksView(a.ranks, len(self.trace.ranks), err.get("ranks", ""))
             ranks.jumpRequested.connect(self._on_rank_jump)
             return ranks
+        if name == "roofline":
+            from gpuviz.gui.views.qt_roofline import QtRooflineView
+
+            hw, error = self._hardware()
+            roofline = QtRooflineView(hw, error)
+            roofline.rowsActivated.connect(self._on_rows_activated)
+            return roofline
         raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
+
+    def _hardware(self) -> tuple[Any, str]:
+        """The roofline figures: the advisor's (its low_mfu rule computed them in the
+        background), else computed now."""
+        from gpuviz.gui.views.insights_model import hardware_of
+
+        hw = hardware_of(self.analyses.advice)
+        if hw is not None:
+            return hw, ""
+        try:
+            from gpuviz.analysis.hardware import hardware
+
+            return hardware(self.trace), ""
+        except Exception as exc:  # the view says so; the other views still work
+            return None, f"{type(exc).__name__}: {exc}"
+
+    @property
+    def roofline_view(self) -> Any:
+        """The Roofline view (``QtRooflineView``)."""
+        return self.view("roofline")
 
     @property
     def timeline(self) -> Any:
@@ -274,6 +302,26 @@ class QtTraceView(QWidget):
         timeline.set_view_range(t0 - pad, t1 + pad)
         if show_timeline:
             self.set_view("timeline")
+
+    def show_rows(self, rows: np.ndarray, show_timeline: bool = False) -> None:
+        """Outline slice ``rows`` on the Timeline, select their span and zoom there (as
+        :meth:`show_evidence` does for a finding)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) == 0:
+            return
+        s = self.trace.slices
+        t0 = int(s.start_ns[rows].min())
+        t1 = int((s.start_ns[rows] + s.dur_ns[rows]).max())
+        timeline = self.timeline
+        timeline.highlight_rows(rows)
+        pad = max((t1 - t0) // 10, 1000)
+        timeline.select_range(t0, max(t1, t0 + 1))
+        timeline.set_view_range(t0 - pad, t1 + pad)
+        if show_timeline:
+            self.set_view("timeline")
+
+    def _on_rows_activated(self, rows: np.ndarray, show_timeline: bool) -> None:
+        self.show_rows(rows, show_timeline)
 
     def _on_evidence_activated(self, evidence: list[Any], show_timeline: bool) -> None:
         self.show_evidence(evidence, show_timeline)
