@@ -299,7 +299,7 @@ class QtInsightsView(QWidget):
             plot.setYRange(0, peak * BAR_HEADROOM if peak > 0 else 1, padding=0)
         self._update_mfu(key, sources)
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
         self._place_mfu()
 
