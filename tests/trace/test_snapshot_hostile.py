@@ -179,13 +179,16 @@ def test_the_bomb_writer_makes_a_snapshot(tmp_path: Path) -> None:
 
 def _peak_rss_mib(path: Path) -> tuple[int, str]:
     code = (
-        "import resource, sys\n"
+        "import re\n"
         "from gpuviz.trace.allocator_snapshot import load_snapshot\n"
         "try:\n"
         f"    load_snapshot({str(path)!r})\n"
         "except Exception as e:\n"
         "    print(e)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+        # VmHWM, this process's own peak: getrusage's ru_maxrss carries the forking parent's
+        # peak across exec (pytest's 1.5 GB late in a full run read as the child's).
+        "status = open('/proc/self/status').read()\n"
+        "print(int(re.search(r'VmHWM:\\s+(\\d+)', status).group(1)) // 1024)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=gpuviz_env()
