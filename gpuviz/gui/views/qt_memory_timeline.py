@@ -31,6 +31,7 @@ from gpuviz.trace.allocator_lod import row_at, stack_raster
 NS_PER_MS = 1e6
 REDRAW_MS = 30  # the raster follows pans and zooms at about 30 Hz
 LEFT_AXIS_PX = 60
+COMPACT_ANNOTATIONS_PX = 30
 
 # 20 distinct colours (Tableau 20), then grey for allocations without a site
 SITE_COLOURS = (
@@ -383,6 +384,17 @@ class QtMemoryTimeline(QWidget):
             t = pg.TextItem(lanes.names[i], color="#222", anchor=(0, 0.5))
             t.setPos(max(rects[i, 0], x0), rects[i, 1] + 0.4)
             self.ann_view.addItem(t)
+
+    def set_compact(self, legend: bool = False, time_label: bool = False) -> None:
+        """Fewer rows, for a lane among others (the ranks' view): the annotations a thin strip
+        without its label, and the legend and the time axis's label only where asked."""
+        item = getattr(self.plot, "legend", None)
+        if item is not None and not legend:
+            self.plot.layout.removeItem(item)
+            item.hide()
+        self.plot.getAxis("bottom").showLabel(time_label)
+        self.ann_axis.showLabel(False)
+        self.ann_row.setMaximumHeight(COMPACT_ANNOTATIONS_PX)
 
     # -- the raster ------------------------------------------------------------------------------
     def _on_range_changed(self, *args: Any) -> None:
