@@ -9,7 +9,9 @@ Writes ``--ranks`` copies of a synthetic ``--entries``-entry snapshot
 what ``gpuviz memory DIR --json`` computes (every rank's figures) three ways, best of
 ``--repeat``: in this process one file after the other, in a thread pool of one thread per
 core, and in :func:`gpuviz.analysis.allocator_ranks.map_ranks`'s process pool; and the whole
-``gpuviz memory DIR --json`` process. Prints one JSON object with the machine's core count and
+``gpuviz memory DIR --json`` process; the app's drawing models (what ``gpuviz open DIR``
+reads) one after the other and in processes, and a ``gpuviz open DIR --screenshot`` process
+(which includes the app's start and the views' settling, about 0.3 s). Prints one JSON object with the machine's core count and
 load.
 """
 
@@ -45,7 +47,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    from gpuviz.analysis.allocator_ranks import map_ranks, rank_figures_of, rank_snapshot_files
+    from gpuviz.analysis.allocator_ranks import (
+        RankTimelines,
+        map_ranks,
+        rank_figures_of,
+        rank_snapshot_files,
+    )
     from gpuviz.trace.kineto_worker import usable_cores
     from gpuviz.trace.synthetic_snapshot import make_snapshot, write_snapshot
 
@@ -73,12 +80,32 @@ def main() -> None:
         "file_bytes": first.stat().st_size,
         "sequential_s": _best(lambda: map_ranks(rank_figures_of, files, workers=0), args.repeat),
         "threads_s": _best(threads, args.repeat),
+        # the default count (idle cores only), and one process a core whatever the load
         "processes_s": _best(lambda: map_ranks(rank_figures_of, files), args.repeat),
+        "processes_all_cores_s": _best(
+            lambda: map_ranks(rank_figures_of, files, workers=min(cores, len(files))),
+            args.repeat,
+        ),
+        # what the app's loader does: every rank's drawing model (figures, curves, pyramid)
+        "app_models_sequential_s": _best(
+            lambda: map_ranks(RankTimelines(), files, workers=0), args.repeat
+        ),
+        "app_models_processes_s": _best(
+            lambda: map_ranks(RankTimelines(), files, workers=min(cores, len(files))),
+            args.repeat,
+        ),
     }
     cmd = [sys.executable, "-m", "gpuviz", "memory", str(folder), "--json"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out["cli_process_s"] = _best(
         lambda: subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL), args.repeat
+    )
+    # the app, as a user starts it: `gpuviz open DIR --screenshot` (load, first frames, PNG)
+    shot = folder / "shot.png"
+    cmd = [sys.executable, "-m", "gpuviz", "open", str(folder), "--screenshot", str(shot)]
+    env_qt = dict(env, QT_QPA_PLATFORM="offscreen")
+    out["app_screenshot_process_s"] = _best(
+        lambda: subprocess.run(cmd, check=True, env=env_qt, capture_output=True), 1
     )
     print(json.dumps(out))
 

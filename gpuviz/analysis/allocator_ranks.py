@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -272,9 +273,13 @@ def map_ranks(
     else:
         pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(start_method()))
         try:
-            pending: dict[Future[tuple[bool, Any]], int] = {
-                pool.submit(_guarded, func, f): i for i, f in enumerate(files)
-            }
+            with warnings.catch_warnings():
+                # Python 3.12 warns of any fork in a process that has threads (the app reads
+                # on one): a child runs the reader alone, needing no lock those threads hold.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pending: dict[Future[tuple[bool, Any]], int] = {
+                    pool.submit(_guarded, func, f): i for i, f in enumerate(files)
+                }
             done_count = 0
             while pending:
                 done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)

@@ -73,6 +73,11 @@ def test_one_lane_per_rank_linked_time_axes_and_the_table(
     assert "highest peak" in ranks.lane_titles[best].text()
     assert sum("highest peak" in x.text() for x in ranks.lane_titles) == 1
 
+    # one byte scale: every lane as tall as the highest rank's reserved memory
+    tops = ranks.y_tops_bytes()
+    assert all(t == pytest.approx(tops[0]) for t in tops)
+    assert tops[0] >= max(d.reserved_bytes for r in expected.ranks for d in r.figures.devices)
+
     # one time axis: a zoom in one lane moves them all
     first = ranks.lanes[0].plot
     lo, hi = ranks.x_ranges()[0]

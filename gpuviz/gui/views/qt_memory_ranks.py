@@ -5,7 +5,7 @@ free block, OOM, per rank and device), the row of the rank whose peak is highest
 the line that names it. Below: each rank's active memory timeline
 (:class:`~gpuviz.gui.views.qt_memory_timeline.QtMemoryTimeline`, the single-snapshot view's own
 widget and colours), one lane per rank, their time axes linked, so a pan or zoom in one moves
-them all. A double-click on a table row asks for that rank's detail (segments and sites).
+them all, and one byte scale, so the lanes' heights compare. A double-click on a table row asks for that rank's detail (segments and sites).
 """
 
 from __future__ import annotations
@@ -108,6 +108,7 @@ class QtMemoryRanksView(QWidget):
             self.lanes.append(lane)
             self.lane_titles.append(title)
         self._link_time_axes()
+        self._share_byte_scale()
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(lanes)
@@ -149,6 +150,19 @@ class QtMemoryRanksView(QWidget):
                 t.setItem(i, j, item)
         t.cellDoubleClicked.connect(self._on_row_activated)
         return t
+
+    def _share_byte_scale(self) -> None:
+        """One byte scale: every lane reaches the highest lane's top, so heights compare."""
+        if not self.lanes:
+            return
+        top = max(lane.y_top * lane.unit_bytes for lane in self.lanes)
+        for lane in self.lanes:
+            lane.y_top = top / lane.unit_bytes
+            lane.plot.setYRange(0, lane.y_top, padding=0)
+
+    def y_tops_bytes(self) -> list[float]:
+        """Each lane's visible top, in bytes."""
+        return [lane.plot.getViewBox().viewRange()[1][1] * lane.unit_bytes for lane in self.lanes]
 
     def _link_time_axes(self) -> None:
         """One time axis: every lane's x follows the first's, over the union of their spans."""
