@@ -73,6 +73,20 @@ def test_one_lane_per_rank_linked_time_axes_and_the_table(
     assert "highest peak" in ranks.lane_titles[best].text()
     assert sum("highest peak" in x.text() for x in ranks.lane_titles) == 1
 
+    # a site (file, line, function) is one colour in every lane
+    shared = 0
+    for a in ranks.lanes:
+        for b in ranks.lanes:
+            sites_b = {
+                (s.filename, s.line, s.function): s.frame for s in b.tl.figures.top_sites_at_peak
+            }
+            for s in a.tl.figures.top_sites_at_peak:
+                frame_b = sites_b.get((s.filename, s.line, s.function))
+                if s.frame >= 0 and frame_b is not None and a is not b:
+                    shared += 1
+                    assert a.colours[s.frame].rgb() == b.colours[frame_b].rgb()
+    assert shared > 0
+
     # one byte scale: every lane as tall as the highest rank's reserved memory
     tops = ranks.y_tops_bytes()
     assert all(t == pytest.approx(tops[0]) for t in tops)

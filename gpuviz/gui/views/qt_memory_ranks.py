@@ -4,8 +4,9 @@ Top: the ranks' table (``gpuviz memory DIR``'s: peak allocated, reserved, fragme
 free block, OOM, per rank and device), the row of the rank whose peak is highest marked, and
 the line that names it. Below: each rank's active memory timeline
 (:class:`~gpuviz.gui.views.qt_memory_timeline.QtMemoryTimeline`, the single-snapshot view's own
-widget and colours), one lane per rank, their time axes linked, so a pan or zoom in one moves
-them all, and one byte scale, so the lanes' heights compare. A double-click on a table row asks for that rank's detail (segments and sites).
+widget and palette, a site one colour in every lane), one lane per rank, their time axes
+linked, so a pan or zoom in one moves them all, and one byte scale, so the lanes' heights
+compare. A double-click on a table row asks for that rank's detail (segments and sites).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from gpuviz.analysis.allocator_ranks import COLUMNS, RankTable, highest_peak_lin
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_text import wrap_label
-from gpuviz.gui.views.qt_memory_timeline import QtMemoryTimeline
+from gpuviz.gui.views.qt_memory_timeline import QtMemoryTimeline, shared_site_colours
 
 LANE_MIN_PX = 150
 """A lane's least height: its annotations and plot stay legible; more ranks scroll."""
@@ -90,7 +91,8 @@ class QtMemoryRanksView(QWidget):
         lane_layout = QVBoxLayout(lanes)
         lane_layout.setContentsMargins(0, 0, 0, 0)
         series = list(trace_series or [])
-        for tl, rank in zip(self.timelines, self.ranks):
+        colours = shared_site_colours(self.timelines)
+        for tl, rank, palette in zip(self.timelines, self.ranks, colours):
             best = rank == self.highest_peak_rank
             title = QLabel(
                 terminal_safe(tl.label, one_line=True) + ("  ▲ highest peak" if best else "")
@@ -98,7 +100,7 @@ class QtMemoryRanksView(QWidget):
             title.setTextFormat(Qt.TextFormat.PlainText)
             if best:
                 title.setStyleSheet("font-weight: bold;")
-            lane = QtMemoryTimeline(tl, _series_for(series, tl, rank))
+            lane = QtMemoryTimeline(tl, _series_for(series, tl, rank), colours=palette)
             last = len(self.lanes) == len(self.timelines) - 1
             lane.set_compact(legend=last, time_label=last)  # one legend and label, at the bottom
             lane.setMinimumHeight(LANE_MIN_PX + (LEGEND_PX if last else 0))

@@ -60,6 +60,27 @@ def site_colours(tl: MemoryTimeline) -> dict[int, QColor]:
     return colours
 
 
+def shared_site_colours(timelines: list[MemoryTimeline]) -> list[dict[int, QColor]]:
+    """Colours for several snapshots (ranks): a site (file, line, function) has one colour in
+    all of them, the sites holding the most bytes at the peaks, over all, a distinct one."""
+    held: dict[tuple[str, int, str], int] = {}
+    for tl in timelines:
+        for s in [*tl.figures.top_sites_at_peak, *tl.figures.top_sites]:
+            if s.frame >= 0:
+                key = (s.filename, s.line, s.function)
+                held[key] = max(held.get(key, 0), s.bytes)
+    order = sorted(held, key=lambda k: -held[k])
+    colour_of = {k: QColor(SITE_COLOURS[i % len(SITE_COLOURS)]) for i, k in enumerate(order)}
+    out = []
+    for tl in timelines:
+        colours = {NO_SITE: QColor(NO_SITE_COLOUR), BEFORE_HISTORY: QColor(BEFORE_COLOUR)}
+        for s in [*tl.figures.top_sites_at_peak, *tl.figures.top_sites]:
+            if s.frame >= 0:
+                colours[s.frame] = colour_of[(s.filename, s.line, s.function)]
+        out.append(colours)
+    return out
+
+
 def colour_of_site(colours: dict[int, QColor], frame: int) -> QColor:
     """The colour of a site (hashed into the palette when it is not among the top ones)."""
     c = colours.get(frame)
@@ -193,11 +214,16 @@ class QtMemoryTimeline(QWidget):
     timeClicked = Signal(object)
 
     def __init__(
-        self, tl: MemoryTimeline, trace_series: Any = None, parent: QWidget | None = None
+        self,
+        tl: MemoryTimeline,
+        trace_series: Any = None,
+        parent: QWidget | None = None,
+        colours: dict[int, QColor] | None = None,
     ) -> None:
         super().__init__(parent)
         self.tl = tl
-        self.colours = site_colours(tl)
+        # a view of several snapshots gives the same site the same colour in each
+        self.colours = site_colours(tl) if colours is None else colours
         self.values = row_values(tl, self.colours)
         top = max(
             int(tl.reserved.max()) if len(tl.reserved) else 0,
