@@ -49,7 +49,7 @@ def test_one_lane_per_rank_linked_time_axes_and_the_table(
     memory = view.memory_view
     ranks = memory.ranks_view
     assert ranks is not None and ranks.isVisible()
-    assert ranks.ranks == [0, 1, 2] and len(ranks.lanes) == 3
+    assert ranks.ranks == [0, 1, 2] and len(ranks.build_all()) == 3
     assert [lane.tl.label for lane in ranks.lanes] == [f"rank {r} cuda:0" for r in range(3)]
     ranks.render_now()
     assert all(lane.frames_drawn >= 1 and lane.raster._pixels.any() for lane in ranks.lanes)
@@ -154,5 +154,37 @@ def test_a_trace_folder_keeps_its_trace_and_its_snapshots(
     assert view.current_view() != "memory"  # a trace opens on the default view
     win.set_view("memory")
     memory = view.memory_view
-    assert memory.ranks_view is not None and len(memory.ranks_view.lanes) == 3
+    assert memory.ranks_view is not None and len(memory.ranks_view.build_all()) == 3
     assert memory.snapshot_view.picker.count() == 3
+
+
+def test_lanes_are_built_as_they_scroll_into_view(qtbot, tmp_path: Path, rank_snapshots: Path):
+    from gpuviz.gui.views.qt_memory_ranks import QtMemoryRanksView
+
+    folder = tmp_path / "eight"
+    folder.mkdir()
+    sources = sorted(rank_snapshots.iterdir())
+    for r in range(8):
+        shutil.copy(sources[r % 3], folder / f"rank-{r}.memory.pickle")
+    a = load_and_analyze(str(folder))
+    view = QtMemoryRanksView(a.snapshots, a.snapshot_ranks, a.snapshot_table)
+    qtbot.addWidget(view)
+    view.resize(1200, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: view.lanes[1] is not None)
+    built = [lane is not None for lane in view.lanes]
+    assert built[0] and not built[-1], built  # what is out of sight waits
+    bar = view.scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    qtbot.waitUntil(lambda: view.lanes[-1] is not None)
+    # a lane built late is on the same time axis and byte scale as the first
+    first, last = view.lanes[0], view.lanes[-1]
+    assert last.plot.getViewBox().viewRange()[0] == pytest.approx(
+        first.plot.getViewBox().viewRange()[0]
+    )
+    tops = view.y_tops_bytes()
+    assert all(t == pytest.approx(tops[0]) for t in tops)
+    first.plot.setXRange(1.0, 2.0, padding=0)
+    qtbot.wait(10)
+    assert last.plot.getViewBox().viewRange()[0] == pytest.approx([1.0, 2.0])
