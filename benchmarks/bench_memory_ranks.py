@@ -101,6 +101,12 @@ def main() -> None:
         lambda: subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL), args.repeat
     )
     # the app, as a user starts it: `gpuviz open DIR --screenshot` (load, first frames, PNG)
+    import importlib.util
+
+    if importlib.util.find_spec("PySide6") is None:  # a GPU host without the app's Qt
+        out["app_screenshot_process_s"] = None
+        print(json.dumps(out))
+        return
     shot = folder / "shot.png"
     cmd = [sys.executable, "-m", "gpuviz", "open", str(folder), "--screenshot", str(shot)]
     env_qt = dict(env, QT_QPA_PLATFORM="offscreen")
