@@ -106,3 +106,17 @@ def test_a_trace_folder_with_snapshots(
         (rank_snapshots / f"rank-{r}.json.gz").write_bytes(b"not read by gpuviz memory")
     j = _json(capsys, str(rank_snapshots))
     assert [r["rank"] for r in j["ranks"]] == [0, 1, 2]
+
+
+def test_a_folder_name_cannot_drive_the_terminal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, rank_snapshots: Path
+) -> None:
+    evil = tmp_path / "ev\x1b[31mil"
+    rank_snapshots.rename(evil)
+    assert main(["memory", str(evil)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "ev\\x1b[31mil" in out
+    (evil / "rank-4.memory.pickle").write_bytes(b"junk")
+    assert main(["memory", str(evil)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and err.count("\n") == 1 and "rank-4.memory.pickle" in err
