@@ -6,11 +6,13 @@ rank, ``rank-N.memory.pickle`` beside ``rank-N.json.gz``. :func:`rank_snapshot_f
 rank are exactly those of ``gpuviz memory FILE`` (:func:`~gpuviz.analysis.allocator.
 snapshot_figures`), and :class:`RankTable` names the rank whose peak is highest.
 
-Reading a snapshot is the standard library's C unpickler and numpy passes over Python lists,
-both under the GIL, so threads do not share the work; processes do. Measured on a shared
-2-core box (load 3-5 from other work), 8 copies of a 100k-entry snapshot (8.9 MB each), their
-figures: 1.4 s one after the other in this process, 2.0 s in two threads, 1.6 s in two forked
-processes (``benchmarks/bench_memory_ranks.py``). The ranks go to a process pool (forked on
+Reading a snapshot is the standard library's C unpickler (which never releases the GIL) and
+Python loops and numpy passes over Python lists, so threads cannot share the work; processes
+can. On the shared 2-core box this was written on (load 3-6 from other work; this process got
+about half a core) no way of reading showed a speed-up: 8 copies of a 100k-entry snapshot
+(8.9 MB each), their figures, took 1.4-3.9 s one after the other, 2.0-4.1 s in two threads and
+1.6-3.2 s in two forked processes over four runs (``benchmarks/bench_memory_ranks.py``, which
+gives the figures of a machine with idle cores). The ranks go to a process pool (forked on
 Linux, as the trace importer's children: :func:`~gpuviz.trace.kineto_worker.start_method`)
 only where cores are idle (:func:`worker_count`). Only the figures come back to the CLI (a few
 kB a rank); the app gets each rank's drawing model, whose columns pickle as raw buffers
