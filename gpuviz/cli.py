@@ -194,7 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
         "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
     )
     m.add_argument(
-        "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
+        "snapshot",
+        metavar="SNAP.pickle",
+        help="torch.cuda.memory._dump_snapshot output, or a folder of rank-N.memory.pickle "
+        "files (one table of the ranks)",
     )
     m.add_argument("--json", action="store_true")
     m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")

@@ -1,5 +1,7 @@
 """``gpuviz memory SNAP [--json]``: a CUDA allocator snapshot's figures, sites and OOM.
 
+A folder of per-rank snapshots is :mod:`gpuviz.commands.memory_ranks`'s.
+
 The snapshot is read by an unpickler that loads no class (nothing in the file runs). The
 text report: per device, the totals, the peak over the recorded window (counting what was live
 before it began), the out-of-memory failure (what was asked, what was free, the biggest live
@@ -31,6 +33,10 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.snapshot)
     if not path.exists():
         raise BadInputError(f"{args.snapshot}: no such file")
+    if path.is_dir():  # a folder of rank-N.memory.pickle files
+        from gpuviz.commands.memory_ranks import main as ranks_main
+
+        return ranks_main(args)
     snap = load_snapshot(path)
     figures = snapshot_figures(snap, top=args.top)
     from gpuviz.display import echo, json_text

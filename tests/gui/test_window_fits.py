@@ -72,3 +72,28 @@ def test_every_view_fits_1280x800(qtbot, app_window: MainWindow, data_dir: Path,
             memory.set_mode(mode)
             _assert_fits(qtbot, win, f"{name}, memory {mode}")
         assert memory.snapshot_view is not None and memory.snapshot_view.isVisible()
+
+
+def test_a_folder_of_rank_snapshots_fits_1280x800(qtbot, app_window: MainWindow, rank_snapshots):
+    win = app_window
+    with qtbot.waitSignal(win.idle, timeout=LOAD_TIMEOUT_MS):
+        win.open_trace(rank_snapshots)
+    assert not win.errors
+    view = win.current_trace_view()
+    assert view is not None
+    for v in VIEWS:
+        win.set_view(v)
+        _assert_fits(qtbot, win, f"rank snapshots, {v}")
+    win.set_view("memory")
+    memory = view.view("memory")
+    assert memory.ranks_view is not None and memory.ranks_view.isVisible()
+    _assert_fits(qtbot, win, "rank snapshots, all ranks")
+    for i in range(len(memory.ranks_view.timelines)):
+        memory.show_rank_detail(i)  # each rank's own panels
+        assert memory.snapshot_view.isVisible()
+        _assert_fits(qtbot, win, f"rank snapshots, one rank ({i})")
+    memory.rank_pages.setCurrentIndex(0)
+    for mode in ("counters", "snapshot"):
+        memory.set_mode(mode)
+        _assert_fits(qtbot, win, f"rank snapshots, memory {mode}")
+    assert memory.ranks_view.isVisible()

@@ -63,11 +63,17 @@ class QtMemoryView(QWidget):
         parent: QWidget | None = None,
         snapshots: list[Any] | None = None,
         snapshot_error: str = "",
+        snapshot_ranks: list[int] | None = None,
+        snapshot_table: Any = None,
     ) -> None:
         super().__init__(parent)
         self.series = series or []
         self.end_ns = int(end_ns)
         self.snapshot_view: Any = None
+        self.ranks_view: Any = None
+        self.rank_pages: Any = None
+        self._snapshot_ranks = snapshot_ranks or []
+        self._snapshot_table = snapshot_table
         counters = QWidget()
         self.plot = make_plot_widget("GPU memory (caching allocator)")
         self.info = QLabel()
@@ -109,6 +115,8 @@ class QtMemoryView(QWidget):
                 self.snapshot_view = QtMemorySnapshotView(snapshots, self.series)
                 self.snapshot_view.timeClicked.connect(self._on_snapshot_time_clicked)
                 page: QWidget = self.snapshot_view
+                if self._snapshot_table is not None and len(set(self._snapshot_ranks)) >= 2:
+                    page = self._rank_pages(snapshots)
             else:
                 page = QLabel(f"The allocator snapshot could not be read: {snapshot_error}")
                 page.setTextFormat(Qt.TextFormat.PlainText)
@@ -120,6 +128,30 @@ class QtMemoryView(QWidget):
             outer.addWidget(self.modes)
         self.pages.addWidget(counters)
         outer.addWidget(self.pages, 1)
+
+    def _rank_pages(self, snapshots: list[Any]) -> QWidget:
+        """Snapshots of several ranks: "All ranks" (stacked, :mod:`qt_memory_ranks`) first,
+        then "One rank" (the single-snapshot panels, with a choice of rank and device)."""
+        from PySide6.QtWidgets import QTabWidget
+
+        from gpuviz.gui.views.qt_memory_ranks import QtMemoryRanksView
+
+        self.ranks_view = QtMemoryRanksView(
+            snapshots, self._snapshot_ranks, self._snapshot_table, self.series
+        )
+        self.ranks_view.timeClicked.connect(self._on_snapshot_time_clicked)
+        self.ranks_view.detailRequested.connect(self.show_rank_detail)
+        self.rank_pages = QTabWidget()
+        self.rank_pages.setDocumentMode(True)
+        self.rank_pages.addTab(self.ranks_view, "All ranks")
+        self.rank_pages.addTab(self.snapshot_view, "One rank")
+        return self.rank_pages
+
+    def show_rank_detail(self, index: int) -> None:
+        """Show one (rank, device) snapshot's panels: timeline, segments and sites."""
+        if self.rank_pages is not None and self.snapshot_view is not None:
+            self.snapshot_view.picker.setCurrentIndex(index)
+            self.rank_pages.setCurrentWidget(self.snapshot_view)
 
     def set_mode(self, name: str) -> None:
         """Show ``"snapshot"`` or ``"counters"`` (when the view has both)."""
@@ -224,6 +256,10 @@ class QtMemoryView(QWidget):
 
     def export_target(self) -> Any:
         """The graphics scene that Export → Plot writes."""
-        if self.snapshot_view is not None and self.pages.currentWidget() is self.snapshot_view:
+        page = self.pages.currentWidget()
+        if page is not None and page is self.rank_pages:
+            shown = self.rank_pages.currentWidget()
+            return shown.export_target()
+        if self.snapshot_view is not None and page is self.snapshot_view:
             return self.snapshot_view.export_target()
         return self.plot.getPlotItem() if self.series else None

@@ -151,6 +151,8 @@ class QtTraceView(QWidget):
                 err.get("memory", ""),
                 snapshots=a.snapshots,
                 snapshot_error=err.get("snapshot", ""),
+                snapshot_ranks=a.snapshot_ranks,
+                snapshot_table=a.snapshot_table,
             )
             memory.timeClicked.connect(self._on_memory_time_clicked)
             return memory
