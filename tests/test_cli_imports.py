@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.subproc import gpuviz_env
+from subproc import gpuviz_env
 
 DATA = Path(__file__).parent / "data"
 HEAVY = ("torch", "PySide6", "shiboken6", "pyqtgraph")
