@@ -18,8 +18,23 @@ if TYPE_CHECKING:
     from gpuviz.trace.model import Trace
 
 
-def read_trace(path: str | os.PathLike[str]) -> Trace:
-    """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal."""
+def read_trace(path: str | os.PathLike[str], *, json_out: bool = False) -> Trace:
+    """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
+
+    With ``json_out`` (a command printing JSON, whose object has no room for it), what the
+    import left out to fit the memory limit is said on stderr; a text report lists it among
+    its import warnings.
+    """
+    trace = _read(path)
+    if json_out and trace.dropped:
+        from gpuviz.display import echo, terminal_safe
+
+        for w in trace.warnings.samples[:1]:
+            echo(f"gpuviz: warning: {terminal_safe(w, one_line=True)}", file=sys.stderr)
+    return trace
+
+
+def _read(path: str | os.PathLike[str]) -> Trace:
     from gpuviz.trace.kineto import load_trace
 
     if not _stderr_is_terminal():
