@@ -26,9 +26,13 @@ kineto tb_plugin resnet50                      31 MB   0.12     0.59 (CPU ops 77
 tl h100 Falconsai (with_stack)                2.3 MB   0.13     0.48 (CPU+py 90 %)
 ============================================  ======  =======  ===================
 
-The import's peak holds the columns about twice (the chunks' parts and the joined table), so
-:data:`COLUMN_BYTES` is twice the largest measured share; the args text is held once, plain,
-or a tenth of it where the import compresses it (rank folders, several children).
+The import's peak holds more than its result: the columns about twice (the chunks' parts
+and the joined table) and a chunk's decoded events. Its peak resident set above the
+interpreter's, measured per JSON byte (one process): 0.99 (gen_trace 20k), 1.00 (hta), 1.20
+(resnet50); leaving out the CPU args and python slices: 0.89, 0.91, 0.75. So
+:data:`COLUMN_BYTES` (0.5) and :data:`ARGS_BYTES` (0.6) add up to 1.1 a byte, 0.8 without the
+CPU args; the args text is held once, plain, or a tenth of it where the import compresses it
+(rank folders, several children).
 """
 
 from __future__ import annotations
@@ -49,8 +53,8 @@ DROP_ORDER = (DROP_CPU_ARGS, DROP_PYTHON)
 DROP_ENV = "GPUVIZ_IMPORT_DROP"
 """How a spawned import child is told what to leave out (comma-separated; set by its importer)."""
 
-COLUMN_BYTES = 0.4
-"""The columns at the import's peak, per JSON byte (measured 0.12-0.20, held twice)."""
+COLUMN_BYTES = 0.5
+"""The columns and the import's working memory at its peak, per JSON byte."""
 ARGS_BYTES = 0.6
 """The args text, per JSON byte (measured 0.25-0.59)."""
 CPU_ARGS_SHARE = 0.5
