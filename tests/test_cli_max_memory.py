@@ -169,3 +169,10 @@ def test_a_gzip_file_counts_its_inflated_size(tmp_path: Path) -> None:
     f.write_bytes(gzip.compress(b"[" + b" " * 1_000_000 + b"]"))
     assert mb.json_bytes(str(f)) == 1_000_002
     assert mb.json_bytes(str(WITH_STACK)) > 8 * WITH_STACK.stat().st_size  # it's 18x
+
+
+def test_check_says_what_was_left_out(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", str(WITH_STACK), "--against", str(WITH_STACK), "--max-memory", "1M"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert err.count("left out") == 2  # both traces

@@ -61,7 +61,7 @@ def _advise_path(path: str, json_out: bool = False) -> Advice:
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder")
-    return advise(read_trace(path, json_out=json_out))
+    return advise(read_trace(path, say_dropped=json_out))
 
 
 def _trace_of(advice: Advice) -> Any:

@@ -42,8 +42,8 @@ def main(args: argparse.Namespace) -> int:
     """Compare ``args.new`` with ``args.against``; 0 within the limits, else 1."""
     from gpuviz.analysis.run_compare import Limits, compare_runs, regressions
 
-    baseline = _advise(args.against, "--against", args.json)
-    new = _advise(args.new, "NEW", args.json)
+    baseline = _advise(args.against, "--against")
+    new = _advise(args.new, "NEW")
     limits = Limits(args.max_step_regression, args.max_memory_regression, args.fail_on)
     cmp = compare_runs(baseline, new)
     regs = regressions(cmp, limits)
@@ -58,13 +58,14 @@ def main(args: argparse.Namespace) -> int:
     return 1 if regs else 0
 
 
-def _advise(path: str, what: str, json_out: bool = False) -> Advice:
+def _advise(path: str, what: str) -> Advice:
     from gpuviz.analysis.advisor import advise
     from gpuviz.commands.reading import read_trace
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder ({what})")
-    advice = advise(read_trace(path, json_out=json_out))
+    # Its report lists no import warnings: what a memory limit left out is said on stderr.
+    advice = advise(read_trace(path, say_dropped=True))
     if len(advice.breakdown.steps) == 0:
         raise BadInputError(f"{path}: no steps: the trace has no events with a duration")
     return advice

@@ -18,15 +18,15 @@ if TYPE_CHECKING:
     from gpuviz.trace.model import Trace
 
 
-def read_trace(path: str | os.PathLike[str], *, json_out: bool = False) -> Trace:
+def read_trace(path: str | os.PathLike[str], *, say_dropped: bool = False) -> Trace:
     """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
 
-    With ``json_out`` (a command printing JSON, whose object has no room for it), what the
-    import left out to fit the memory limit is said on stderr; a text report lists it among
-    its import warnings.
+    With ``say_dropped`` (for output with no place for it: JSON, ``check``'s brief report),
+    what the import left out to fit the memory limit is said on stderr; a text report lists
+    it among its import warnings instead.
     """
     trace = _read(path)
-    if json_out and trace.dropped:
+    if say_dropped and trace.dropped:
         from gpuviz.display import echo, terminal_safe
 
         for w in trace.warnings.samples[:1]:

@@ -23,7 +23,7 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
-    summary = summarize(read_trace(path, json_out=args.json))
+    summary = summarize(read_trace(path, say_dropped=args.json))
     if args.json:
         echo(json_text(summary.to_json()))
     else:
