@@ -154,14 +154,26 @@ def test_parse_size(text: str, size: int) -> None:
 
 def test_the_plan_drops_in_order_only_what_it_must(tmp_path: Path) -> None:
     f = tmp_path / "t.json"
-    f.write_bytes(b" " * (100 << 20))
-    full = mb.estimate_bytes(100 << 20, False)
-    no_args = mb.estimate_bytes(100 << 20, False, mb.DROP_ORDER[:1])
+    head = b'[{"ph": "X", "cat": "python_function"}, {"ph": "X", "cat": "cpu_op"}'
+    f.write_bytes(head + b" " * (100 << 20) + b"]")
+    assert mb.python_share(str(f)) == 0.5
+    size = mb.json_bytes(str(f))
+    full = mb.estimate_bytes(size, False)
+    no_args = mb.estimate_bytes(size, False, mb.DROP_ORDER[:1])
     assert mb.plan_import([str(f)], False, full).drop == ()
     assert mb.plan_import([str(f)], False, full - 1).drop == mb.DROP_ORDER[:1]
-    assert mb.plan_import([str(f)], False, no_args - 1).drop == mb.DROP_ORDER
+    plan = mb.plan_import([str(f)], False, no_args - 1)
+    assert plan.drop == mb.DROP_ORDER and plan.kept_bytes < no_args
     assert mb.plan_import([str(f)], False, 0).drop == ()  # no limit
     assert not mb.plan_import([str(f)], False, 1).fits
+
+
+def test_no_python_functions_none_to_leave_out(tmp_path: Path) -> None:
+    f = tmp_path / "t.json"
+    f.write_bytes(b'[{"ph": "X", "cat": "kernel"}' + b" " * (10 << 20) + b"]")
+    assert mb.python_share(str(f)) == 0.0
+    assert mb.plan_import([str(f)], False, 1).drop == mb.DROP_ORDER[:1]
+    assert 0.3 < mb.python_share(str(WITH_STACK)) < 0.7  # 2,117 of its 5,138 events
 
 
 def test_a_gzip_file_counts_its_inflated_size(tmp_path: Path) -> None:
