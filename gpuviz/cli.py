@@ -123,6 +123,29 @@ def add_no_cache(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _max_memory(text: str) -> str:
+    from gpuviz.trace.memory_budget import parse_size  # only when the option is given
+
+    try:
+        parse_size(text)
+    except BadInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
+
+
+def add_max_memory(p: argparse.ArgumentParser) -> None:
+    """``--max-memory`` for a command that loads traces (``main`` turns it into the env var)."""
+    p.add_argument(
+        "--max-memory",
+        type=_max_memory,
+        default=None,
+        metavar="SIZE",
+        help="memory the import may take, e.g. 8G (GPUVIZ_MAX_MEMORY; default: half the RAM); "
+        "a trace that would take more is read without the args text of its CPU ops, then "
+        "without its python_function slices, and the command says so",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for every command, with the flags of DESIGN.md's CLI contract."""
     p = _Parser(prog="gpuviz", description="See how PyTorch work runs on GPUs.")
@@ -137,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
     add_no_cache(o)
+    add_max_memory(o)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.add_argument("--json", action="store_true")
@@ -184,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     add_peak_options(s)
     add_no_cache(s)
+    add_max_memory(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
     sp.add_argument("--batch", type=int, required=True)
@@ -209,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
     ad.add_argument("--json", action="store_true")
     add_no_cache(ad)
+    add_max_memory(ad)
 
     b = sub.add_parser(
         "breakdown",
@@ -233,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_peak_options(b)
     add_no_cache(b)
+    add_max_memory(b)
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
@@ -242,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
     add_no_cache(e)
+    add_max_memory(e)
 
     _add_profile_parser(sub)
     _add_agent_parsers(sub)
@@ -286,6 +314,7 @@ def _add_agent_parsers(sub: Any) -> None:
     )
     c.add_argument("--json", action="store_true")
     add_no_cache(c)
+    add_max_memory(c)
 
     m = sub.add_parser(
         "mcp", help="serve gpuviz's analyses to coding agents (an MCP server on stdio)"
@@ -500,6 +529,24 @@ def install_safe_excepthooks() -> None:
 
 
 @contextmanager
+def _env_switch(name: str, value: str | None) -> Iterator[None]:
+    """``name=value`` in the environment while the command runs (``--max-memory``); nothing
+    when ``value`` is None. Restored after, for in-process callers."""
+    if value is None:
+        yield
+        return
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+@contextmanager
 def _cache_switch(off: bool) -> Iterator[None]:
     """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
 
@@ -555,7 +602,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_safe_excepthooks()
     try:
         module = importlib.import_module(f"gpuviz.commands.{command}")
-        with _cache_switch(getattr(args, "no_cache", False)):
+        with (
+            _cache_switch(getattr(args, "no_cache", False)),
+            _env_switch("GPUVIZ_MAX_MEMORY", getattr(args, "max_memory", None)),
+        ):
             return int(module.main(args) or 0)
     except BadInputError as exc:
         echo(f"gpuviz {command}: {exc}", file=sys.stderr)

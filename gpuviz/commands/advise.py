@@ -29,11 +29,11 @@ DIFF_ROWS = 15
 
 def main(args: argparse.Namespace) -> int:
     """Load the trace(s), advise, print text or JSON."""
-    advice = _advise_path(args.trace)
+    advice = _advise_path(args.trace, args.json)
     if args.against:
         from gpuviz.analysis.diff import trace_diff
 
-        other = _advise_path(args.against)
+        other = _advise_path(args.against, args.json)
         diff = trace_diff(_trace_of(advice), _trace_of(other))
         if args.json:
             echo(
@@ -55,13 +55,13 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _advise_path(path: str) -> Advice:
+def _advise_path(path: str, json_out: bool = False) -> Advice:
     from gpuviz.analysis.advisor import advise
     from gpuviz.commands.reading import read_trace
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder")
-    return advise(read_trace(path))
+    return advise(read_trace(path, say_dropped=json_out))
 
 
 def _trace_of(advice: Advice) -> Any:

@@ -41,10 +41,18 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
-    trace = read_trace(path)
+    # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
+    trace = read_trace(path, say_dropped=True)
     try:
         table = breakdown(trace, args.by, mine=args.mine)
     except NoStacksError as exc:
+        from gpuviz.trace.memory_budget import DROP_PYTHON
+
+        if DROP_PYTHON in trace.dropped:
+            raise BadInputError(
+                f"{args.trace}: --by {args.by}: its Python stacks were left out to fit the "
+                "memory limit; raise --max-memory (or GPUVIZ_MAX_MEMORY) to keep them"
+            ) from None
         raise BadInputError(f"{args.trace}: --by {args.by}: the trace {exc}") from None
     from gpuviz.commands.peak_options import peak_override_of, peak_phrase
 

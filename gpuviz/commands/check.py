@@ -64,7 +64,8 @@ def _advise(path: str, what: str) -> Advice:
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder ({what})")
-    advice = advise(read_trace(path))
+    # Its report lists no import warnings: what a memory limit left out is said on stderr.
+    advice = advise(read_trace(path, say_dropped=True))
     if len(advice.breakdown.steps) == 0:
         raise BadInputError(f"{path}: no steps: the trace has no events with a duration")
     return advice

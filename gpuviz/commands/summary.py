@@ -25,7 +25,7 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
-    trace = read_trace(path)
+    trace = read_trace(path, say_dropped=args.json)
     summary = summarize(trace)
     hw = _hardware(trace, args)
     if args.json:
