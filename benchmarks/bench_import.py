@@ -159,26 +159,7 @@ def run_one(
         stderr=subprocess.PIPE,
         text=True,
     )
-    tree_peak = tree_pss_peak = scratch_peak = 0
-    if _smaps_rollup(proc.pid) is not None:
-        # Every 10 ms, the whole tree: an import's children live for a fraction of a second
-        # (forked ones start in ms), so they are looked for at every sample, through the
-        # kernel's lists of children, which is quick, not by scanning /proc.
-        # A lone process's resident set is read from statm, which costs nothing; smaps_rollup
-        # walks the page tables, which held json.load (800 MB) back by a quarter on 2 cores.
-        while proc.poll() is None:
-            pids = _tree(proc.pid)
-            rss = pss = 0
-            for pid in pids:
-                got = _smaps_rollup(pid) if len(pids) > 1 else _statm_rss(pid)
-                if got is not None:
-                    rss += got[0]
-                    pss += got[1]
-            scratch = _scratch_bytes(pids)
-            scratch_peak = max(scratch_peak, scratch)
-            tree_peak = max(tree_peak, rss + scratch)
-            tree_pss_peak = max(tree_pss_peak, pss + scratch)
-            time.sleep(0.01)
+    tree_peak, tree_pss_peak, scratch_peak = sample_tree_memory(proc)
     out, err = proc.communicate()
     wall = time.perf_counter() - start
     if proc.returncode != 0:
@@ -194,6 +175,36 @@ def run_one(
     else:  # no sampling: the process's peak plus its largest child's (a bound)
         result["tree_peak_mb"] = float(result["maxrss_mb"]) + float(result["child_maxrss_mb"])
     return result
+
+
+def sample_tree_memory(proc: subprocess.Popen[str]) -> tuple[int, int, int]:
+    """Sample a running process's tree until it exits: the peaks of the sum of its resident
+    sets, of its proportional sets (PSS), and of its memory-backed scratch files, in bytes
+    (the first two include the scratch files; all 0 where Linux does not tell them).
+
+    Every 10 ms, the whole tree: an import's children live for a fraction of a second
+    (forked ones start in ms), so they are looked for at every sample, through the kernel's
+    lists of children, which is quick, not by scanning /proc. A lone process's resident set
+    is read from statm, which costs nothing; smaps_rollup walks the page tables, which held
+    json.load (800 MB) back by a quarter on 2 cores.
+    """
+    tree_peak = tree_pss_peak = scratch_peak = 0
+    if _smaps_rollup(proc.pid) is None:
+        return 0, 0, 0
+    while proc.poll() is None:
+        pids = _tree(proc.pid)
+        rss = pss = 0
+        for pid in pids:
+            got = _smaps_rollup(pid) if len(pids) > 1 else _statm_rss(pid)
+            if got is not None:
+                rss += got[0]
+                pss += got[1]
+        scratch = _scratch_bytes(pids)
+        scratch_peak = max(scratch_peak, scratch)
+        tree_peak = max(tree_peak, rss + scratch)
+        tree_pss_peak = max(tree_pss_peak, pss + scratch)
+        time.sleep(0.01)
+    return tree_peak, tree_pss_peak, scratch_peak
 
 
 def _scratch_bytes(pids: list[int]) -> int:

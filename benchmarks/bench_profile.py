@@ -36,10 +36,7 @@ the component costs). The switches, environment variables that ``gpuviz profile`
 - ``hook``: ``GPUVIZ_PROFILE_STEP_HOOK=0``, once the last window is written, step boundaries are
   ignored (the optimizer hook returns at once): no timing, events or progress per step after
   the window; the steps before the window keep it (the schedule needs it);
-- ``cupti``: ``GPUVIZ_PROFILE_CUPTI=0``, CPU activity only, so CUPTI never attaches (gpuviz
-  already sets ``TEARDOWN_CUPTI=1`` so that Kineto detaches CUPTI after a window; this shows
-  whether anything of it stays);
-- ``all``: the four above at once (what is left is gpuviz's plain presence);
+- ``all``: the three above at once (what is left is gpuviz's plain presence);
 - ``teardown``: ``TEARDOWN_CUPTI=0``, CUPTI left attached after the window (what the teardown
   saves); ``provisional``: ``GPUVIZ_PROFILE_PROVISIONAL=0``, no recording before the first step.
 
@@ -92,13 +89,10 @@ SWITCHES = {
     "sampler": {"GPUVIZ_PROFILE_SAMPLER": "0"},
     "events": {"GPUVIZ_PROFILE_EVENTS": "0"},
     "hook": {"GPUVIZ_PROFILE_STEP_HOOK": "0"},
-    "cupti": {"GPUVIZ_PROFILE_CUPTI": "0"},
     "teardown": {"TEARDOWN_CUPTI": "0"},
     "provisional": {"GPUVIZ_PROFILE_PROVISIONAL": "0"},
 }
-SWITCHES["all"] = {
-    k: v for n in ("sampler", "events", "hook", "cupti") for k, v in SWITCHES[n].items()
-}
+SWITCHES["all"] = {k: v for n in ("sampler", "events", "hook") for k, v in SWITCHES[n].items()}
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
 WORKLOADS = {
     "launch": (WORKLOAD_SCRIPT, ("--kind", "launch"), 300),
@@ -557,7 +551,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--post", type=int, default=1, help="steps left out after the window (1)")
     p.add_argument(
         "--variants",
-        default="sampler,events,hook,cupti",
+        default="sampler,events,hook,teardown",
         help=f"of {','.join(SWITCHES)}; '' for none",
     )
     p.add_argument("--variant-workloads", default="launch", help="where variants run (launch)")

@@ -22,7 +22,19 @@ from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = (
+    "insights",
+    "timeline",
+    "splits",
+    "memory",
+    "kernels",
+    "operators",
+    "modules",
+    "source",
+    "roofline",
+    "summary",
+    "ranks",
+)
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
 """What ``gpuviz PATH`` takes for a path to open even when it does not exist (to say so)."""
@@ -72,12 +84,65 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _peak(option: str) -> Any:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: expected a number") from None
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: must be a positive number")
+        return value
+
+    return parse
+
+
+def add_peak_options(p: argparse.ArgumentParser) -> None:
+    """``--peak-tflops X --peak-bandwidth Y``: the device's peaks, over gpuviz's table."""
+    p.add_argument(
+        "--peak-tflops",
+        type=_peak("--peak-tflops"),
+        metavar="X",
+        help="dense peak TFLOP/s to measure MFU and rooflines against (every precision), "
+        "instead of the table's for the trace's GPU",
+    )
+    p.add_argument(
+        "--peak-bandwidth",
+        type=_peak("--peak-bandwidth"),
+        metavar="Y",
+        help="peak memory bandwidth in TB/s, instead of the table's",
+    )
+
+
 def add_no_cache(p: argparse.ArgumentParser) -> None:
     """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
     p.add_argument(
         "--no-cache",
         action="store_true",
         help="import the trace files again, without the import cache (GPUVIZ_NO_CACHE=1)",
+    )
+
+
+def _max_memory(text: str) -> str:
+    from gpuviz.trace.memory_budget import parse_size  # only when the option is given
+
+    try:
+        parse_size(text)
+    except BadInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
+
+
+def add_max_memory(p: argparse.ArgumentParser) -> None:
+    """``--max-memory`` for a command that loads traces (``main`` turns it into the env var)."""
+    p.add_argument(
+        "--max-memory",
+        type=_max_memory,
+        default=None,
+        metavar="SIZE",
+        help="memory the import may take, e.g. 8G (GPUVIZ_MAX_MEMORY; default: half the RAM); "
+        "a trace that would take more is read without the args text of its CPU ops, then "
+        "without its python_function slices, and the command says so",
     )
 
 
@@ -95,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
     o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
     add_no_cache(o)
+    add_max_memory(o)
 
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.add_argument("--json", action="store_true")
@@ -140,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_peak_options(s)
     add_no_cache(s)
+    add_max_memory(s)
 
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
     sp.add_argument("--batch", type=int, required=True)
@@ -151,7 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
         "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
     )
     m.add_argument(
-        "snapshot", metavar="SNAP.pickle", help="torch.cuda.memory._dump_snapshot output"
+        "snapshot",
+        metavar="SNAP.pickle",
+        help="torch.cuda.memory._dump_snapshot output, or a folder of rank-N.memory.pickle "
+        "files (one table of the ranks)",
     )
     m.add_argument("--json", action="store_true")
     m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
@@ -163,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
     ad.add_argument("--json", action="store_true")
     add_no_cache(ad)
+    add_max_memory(ad)
 
     b = sub.add_parser(
         "breakdown",
@@ -185,7 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
     )
+    add_peak_options(b)
     add_no_cache(b)
+    add_max_memory(b)
 
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
@@ -195,10 +269,69 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-o", dest="output", metavar="OUT.json[.gz]")
     g.add_argument("--per-rank", metavar="DIR")
     add_no_cache(e)
+    add_max_memory(e)
 
     _add_profile_parser(sub)
+    _add_agent_parsers(sub)
     p.commands = dict(sub.choices)
     return p
+
+
+def _percent(text: str) -> float:
+    # The parser's type for check's limits; the command module holds the rule.
+    from gpuviz.commands.check import percent
+
+    return percent(text)
+
+
+def _add_agent_parsers(sub: Any) -> None:
+    """``gpuviz check`` (the CI gate) and ``gpuviz mcp`` (the coding agents' server)."""
+    c = sub.add_parser(
+        "check",
+        help="CI gate: exit 1 when NEW regressed against BASELINE (step time, memory, findings)",
+    )
+    c.add_argument("new", metavar="NEW", help="the new run's trace (file or rank folder)")
+    c.add_argument("--against", required=True, metavar="BASELINE", help="the baseline run's trace")
+    c.add_argument(
+        "--max-step-regression",
+        type=_percent,
+        default=0.05,
+        metavar="PCT",
+        help="allowed growth of the mean step (default 5%%)",
+    )
+    c.add_argument(
+        "--max-memory-regression",
+        type=_percent,
+        default=0.10,
+        metavar="PCT",
+        help="allowed growth of the peak GPU memory, when both runs recorded it (default 10%%)",
+    )
+    c.add_argument(
+        "--fail-on",
+        choices=("critical", "warning"),
+        default="critical",
+        help="fail on new findings at this level or above (default critical)",
+    )
+    c.add_argument("--json", action="store_true")
+    add_no_cache(c)
+    add_max_memory(c)
+
+    m = sub.add_parser(
+        "mcp", help="serve gpuviz's analyses to coding agents (an MCP server on stdio)"
+    )
+    m.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="serve files under DIR only (repeatable; default: the current folder)",
+    )
+    m.add_argument(
+        "--allow-run",
+        action="store_true",
+        help="let the profile tool run scripts under the roots (off by default)",
+    )
 
 
 PROFILE_USAGE = (
@@ -249,7 +382,16 @@ def _add_profile_parser(sub: Any) -> None:
     )
     rec = pr.add_argument_group("recording")
     rec.add_argument("--record-shapes", action="store_true", help="record input shapes")
-    rec.add_argument("--stack", action="store_true", help="record Python stacks")
+    rec.add_argument(
+        "--stack",
+        action="store_true",
+        help="record Python stacks in the no-step range too (the profiled windows have them)",
+    )
+    rec.add_argument(
+        "--no-stack",
+        action="store_true",
+        help="no Python stacks (the Modules and Source views and breakdown --by module/line need them)",
+    )
     rec.add_argument("--memory", action="store_true", help="record allocations (profile_memory)")
     rec.add_argument(
         "--memory-snapshot",
@@ -387,6 +529,24 @@ def install_safe_excepthooks() -> None:
 
 
 @contextmanager
+def _env_switch(name: str, value: str | None) -> Iterator[None]:
+    """``name=value`` in the environment while the command runs (``--max-memory``); nothing
+    when ``value`` is None. Restored after, for in-process callers."""
+    if value is None:
+        yield
+        return
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+@contextmanager
 def _cache_switch(off: bool) -> Iterator[None]:
     """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
 
@@ -442,7 +602,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_safe_excepthooks()
     try:
         module = importlib.import_module(f"gpuviz.commands.{command}")
-        with _cache_switch(getattr(args, "no_cache", False)):
+        with (
+            _cache_switch(getattr(args, "no_cache", False)),
+            _env_switch("GPUVIZ_MAX_MEMORY", getattr(args, "max_memory", None)),
+        ):
             return int(module.main(args) or 0)
     except BadInputError as exc:
         echo(f"gpuviz {command}: {exc}", file=sys.stderr)

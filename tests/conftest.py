@@ -55,3 +55,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.get_closest_marker("gpu"):
                 item.add_marker(skip)
+
+
+RANK_SNAPSHOTS = (
+    ("snap_train.pickle.gz", "rank-0.memory.pickle.gz"),
+    ("snap_oom.pickle", "rank-1.memory.pickle"),
+    ("snap_wrapped.pickle.gz", "rank-2.memory.pickle.gz"),
+)
+
+
+@pytest.fixture
+def rank_snapshots(tmp_path: Path) -> Path:
+    """A folder of three recorded allocator snapshots as ranks 0-2 (copied here, not committed)."""
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    for src, dst in RANK_SNAPSHOTS:
+        shutil.copyfile(DATA / "snapshots" / src, folder / dst)
+    return folder

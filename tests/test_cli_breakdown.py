@@ -127,7 +127,7 @@ def test_no_stacks_exits_2(by: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["breakdown", str(NS), "--by", by]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "gpuviz profile --stack" in err and "with_stack=True" in err
+    assert "gpuviz profile" in err and "--no-stack" in err and "with_stack=True" in err
 
 
 @pytest.mark.parametrize(

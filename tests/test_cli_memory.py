@@ -140,3 +140,50 @@ def test_synthetic_figures_through_the_cli(
     assert d["peak_allocated_bytes"] == truth.window_peak_bytes
     assert d["allocated_bytes"] == truth.live_bytes
     assert d["reserved_bytes"] == truth.reserved_bytes
+
+
+def test_top_must_be_a_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", str(SNAPS / "snap_oom.pickle"), "--top", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gpuviz memory: --top -1: must be 0 or more\n"
+    assert main(["memory", str(SNAPS / "snap_oom.pickle"), "--top", "0", "--json"]) == 0
+    assert all(d["top_sites"] == [] for d in json.loads(capsys.readouterr().out)["devices"])
+
+
+def _hostile(kind: str) -> dict[str, Any]:
+    raw, _ = make_snapshot(200, seed=1)
+    if kind == "negative block":
+        raw["segments"][0]["blocks"][0]["size"] = -(2**40)
+    elif kind == "negative segment":
+        raw["segments"][0]["total_size"] = -5
+    elif kind == "negative entry":
+        raw["device_traces"][0][3]["size"] = -1
+    elif kind == "no frames":
+        for e in raw["device_traces"][0]:
+            e["frames"] = []
+        for s in raw["segments"]:
+            s["frames"] = []
+            for b in s["blocks"]:
+                b["frames"] = []
+    return raw
+
+
+@pytest.mark.parametrize("kind", ["negative block", "negative segment", "negative entry"])
+def test_negative_sizes_exit_2_one_line(
+    kind: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write_snapshot(tmp_path / "neg.pickle", _hostile(kind))
+    assert main(["memory", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "GiB" not in captured.err
+    assert captured.err.count("\n") == 1 and "cannot be negative" in captured.err
+
+
+def test_a_snapshot_without_frames_reports_one_site(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write_snapshot(tmp_path / "noframes.pickle", _hostile("no frames"))
+    (d,) = _json(capsys, path)["devices"]
+    assert [s["site"] for s in d["top_sites_at_peak"]] == ["(no stack recorded)"]
+    assert d["window_start_live_bytes"] == 0  # history from the start: nothing from before it
+    assert d["top_sites_at_peak"][0]["bytes"] == d["peak_allocated_bytes"]

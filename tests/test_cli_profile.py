@@ -22,6 +22,7 @@ from typing import Any
 
 import psutil
 import pytest
+from subproc import gpuviz_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "data" / "scripts"
@@ -29,8 +30,9 @@ TIMEOUT_S = 300
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    """:func:`subproc.gpuviz_env` without a launcher's rank (unless ``extra`` sets one)."""
+    launcher = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
+    env = {k: v for k, v in gpuviz_env().items() if k not in launcher}
     env.update(extra or {})
     return env
 
@@ -352,3 +354,129 @@ def test_memory_snapshot_needs_cuda_and_the_run_goes_on(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "--memory-snapshot: needs CUDA" in r.stderr
     assert out.exists() and not (tmp_path / "m.memory.pickle").exists()
+
+
+def _report_heads(stderr: str) -> list[str]:
+    """The first line of each end-of-run report (``gpuviz: SCRIPT: N steps (...)``)."""
+    return re.findall(r"^gpuviz: \S+: \d+ steps \(.*$", stderr, flags=re.M)
+
+
+@pytest.mark.slow
+def test_a_forked_child_ends_with_its_own_status_and_leaves_the_trace_to_its_parent(
+    tmp_path: Path,
+) -> None:
+    out, ev = tmp_path / "f.json.gz", tmp_path / "e.jsonl"
+    r = profile(
+        "--skip", "2", "--warmup", "1", "--active", "3", "--out", str(out),
+        "--events", str(ev), "forks.py", "fork",
+    )  # fmt: skip
+    # As under plain python: the child's sys.exit(4) reaches the parent, its atexit runs.
+    assert r.returncode == 4, r.stderr
+    assert "child stepped 12" in r.stdout and "child atexit ran" in r.stdout
+    assert "parent saw the child end with 4" in r.stdout
+    assert len(_report_heads(r.stderr)) == 1, r.stderr  # the parent's report only
+    assert "std::system_error" not in r.stderr and "failed" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl", "f.json.gz"]
+    # The parent's steps 0..14 and its window of ProfilerStep#3..5; nothing of the child's.
+    stream = events(ev)
+    assert [e["type"] for e in stream].count("Started") == 1
+    assert [e["step"] for e in stream if e["type"] == "StepTimed"] == list(range(15))
+    assert [e["type"] for e in stream][-1] == "Failed"
+    assert sorted({e["name"] for e in step_ranges(trace_events(out))}) == [
+        f"ProfilerStep#{k}" for k in (3, 4, 5)
+    ]
+
+
+@pytest.mark.slow
+def test_fork_start_dataloader_workers_leave_the_run_alone(tmp_path: Path) -> None:
+    out, ev = tmp_path / "l.json.gz", tmp_path / "e.jsonl"
+    r = profile(
+        "--skip", "2", "--warmup", "1", "--active", "3", "--out", str(out),
+        "--events", str(ev), "forks.py", "loader",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "loader stepped 12" in r.stdout
+    assert len(_report_heads(r.stderr)) == 1 and "Traceback" not in r.stderr
+    stream = events(ev)
+    assert [e["step"] for e in stream if e["type"] == "StepTimed"] == list(range(12))
+    assert stream[-1]["type"] == "Finished"
+    assert len({e["name"] for e in step_ranges(trace_events(out))}) == 3
+
+
+def _file_in_the_way(tmp_path: Path) -> Path:
+    f = tmp_path / "a-file"
+    f.write_text("not a folder")
+    return f
+
+
+@pytest.mark.parametrize(
+    ("flag", "where", "message"),
+    [
+        ("--out", "in-the-way/t.json.gz", "cannot write in "),
+        ("--out", "in-the-way/sub/t.json.gz", "cannot write in "),
+        ("--events", "a-folder", "is a folder; name a file (E.jsonl)"),
+        ("--events", "in-the-way/e.jsonl", "cannot write in "),
+    ],
+)
+@pytest.mark.parametrize("command", ["profile", "run"])
+def test_an_output_that_cannot_be_written_is_refused_before_the_script_runs(
+    tmp_path: Path, command: str, flag: str, where: str, message: str
+) -> None:
+    (tmp_path / "a-folder").mkdir()
+    in_the_way = _file_in_the_way(tmp_path)
+    value = str(tmp_path / where.replace("in-the-way", in_the_way.name))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    what = ["ends.py", "none"] if command == "profile" else ["loops", "--steps", "1"]
+    r = subprocess.run(
+        [sys.executable, "-m", "gpuviz", command, flag, value, *what],
+        cwd=SCRIPTS,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert f"gpuviz {command}: {flag} {value}: {message}" in r.stderr
+    assert r.stdout == ""  # nothing ran
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("step_fn", "why"),
+    [
+        ("__main__:nosuch", "infer.py defines no such function"),
+        ("nosuchmod:f", "the script did not import nosuchmod"),
+        ("infer_model:Nope", "infer_model has no Nope"),
+    ],
+)
+def test_a_step_fn_that_never_resolves_falls_back_to_the_duration_range(
+    tmp_path: Path, step_fn: str, why: str
+) -> None:
+    out = tmp_path / "s.json.gz"
+    r = profile("--step-fn", step_fn, "--out", str(out), "infer.py", "4")
+    assert r.returncode == 0, r.stderr
+    assert "generated 4" in r.stdout
+    said = [ln for ln in r.stderr.splitlines() if ln.startswith("gpuviz: --step-fn")]
+    assert len(said) == 1, r.stderr
+    assert said[0].startswith(f"gpuviz: --step-fn {step_fn}: {why}, so no step was marked")
+    assert "recorded as one range instead (--duration)" in said[0]
+    rng = [e for e in trace_events(out)["traceEvents"] if e.get("name") == "gpuviz/no-step range"]
+    assert len(rng) == 1
+
+
+@pytest.mark.slow
+def test_a_step_fn_that_never_resolves_records_the_first_duration_seconds(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "n.json.gz"
+    r = profile(
+        "--duration", "1", "--step-fn", "nosuchmod:f", "--out", str(out), "no_steps.py", "3"
+    )
+    assert r.returncode == 0, r.stderr
+    assert "ran " in r.stdout  # the script went on after the range
+    assert "the script did not import nosuchmod" in r.stderr
+    assert "the first 1.0 s were recorded as one range" in r.stderr
+    rng = [e for e in trace_events(out)["traceEvents"] if e.get("name") == "gpuviz/no-step range"]
+    assert 0.5e6 < rng[0]["dur"] < 3e6  # about the first --duration second (µs)

@@ -23,6 +23,7 @@ TOP_KEYS = {
     "top_kernels",
     "memory",
     "overlap",
+    "mfu",  # issue 24: MFU per step and the peak it used
 }
 STREAM_KEYS = {
     "rank",

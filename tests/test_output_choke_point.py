@@ -16,6 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "gpuviz"
 USER_FACING = [ROOT / "cli.py", *sorted((ROOT / "commands").rglob("*.py"))]
 USER_FACING += sorted((ROOT / "gui").rglob("*.py"))
+# The agents' server answers through the MCP SDK; a bare print would also corrupt its stdout.
+USER_FACING += sorted((ROOT / "agents").rglob("*.py"))
 TRACEBACK_PRINTERS = {"print_exc", "print_exception", "print_tb", "print_stack", "print_last"}
 
 

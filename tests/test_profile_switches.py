@@ -39,17 +39,16 @@ def test_step_hook_and_sampler_switches(tmp_path: Path) -> None:
 
 
 @pytest.mark.gpu
-def test_cupti_and_events_switches_on_the_gpu(tmp_path: Path) -> None:
+def test_the_events_switch_on_the_gpu(tmp_path: Path) -> None:
     out, ev = tmp_path / "t.json.gz", tmp_path / "e.jsonl"
     r = profile(
         *("--skip", "3", "--warmup", "1", "--active", "4", "--out", str(out), "--events", str(ev)),
         *(str(WORKLOAD), "--device", "cuda", "--steps", "20"),
         cwd=ROOT,
-        env={"GPUVIZ_PROFILE_CUPTI": "0", "GPUVIZ_PROFILE_EVENTS": "0"},
+        env={"GPUVIZ_PROFILE_EVENTS": "0"},
     )
     assert r.returncode == 0, r.stderr
     trace = trace_events(out)["traceEvents"]
-    assert any(e.get("cat") == "cpu_op" for e in trace)
-    assert not [e for e in trace if e.get("cat") in ("kernel", "cuda_runtime", "cuda_driver")]
+    assert any(e.get("cat") == "kernel" for e in trace)  # the trace itself is untouched
     timed = [e for e in events(ev) if e["type"] == "StepTimed"]
     assert len(timed) == 20 and all("gpu_ms" not in e for e in timed)

@@ -13,7 +13,13 @@ That equals the snapshot's allocated bytes minus the window's net change (allocs
 Sizes are block bytes (what ``memory_allocated`` counts), not the requests the trace records.
 
 A site is the first frame of the user's own code (not torch, not the standard library, not
-site-packages), innermost first; else the first Python frame; else the first frame.
+site-packages), innermost first; else the first Python frame; else the first C++ frame that is
+not the machinery every allocation passes through (the unwinder and ``CapturedTraceback`` that
+record the stack, the caching allocator, tensor creation and the dispatcher); else the first
+frame. A stack with no Python frame comes from a C++ thread: allocations made in backward run on
+the autograd engine's thread, and their site is marked so ("backward: MmBackward0", the
+autograd node, when the stack names one). Allocations recorded without frames (``frames: []``)
+are one site, "(no stack recorded)".
 """
 
 from __future__ import annotations
@@ -32,8 +38,8 @@ I32 = npt.NDArray[np.int32]
 
 TOP_SITES = 10
 NO_SITE = -1
-"""Allocations without a single frame: made by a C++ thread (autograd's backward runs in
-one, and has no Python stack), or recorded with ``context=None``."""
+"""Allocations recorded without a single frame: history recorded with ``context=None``, or a
+C++ thread's allocations (autograd's backward) under ``stacks="python"``."""
 BEFORE_HISTORY = -2
 """Allocations from before the history began whose stack was not recorded."""
 
@@ -47,6 +53,19 @@ _LIBRARY = re.compile(
     r"|^<frozen "
     r"|(/|\\)gpuviz(/|\\)(engine|trace|analysis|gui|cli)"
 )
+# C++ frames every allocation passes through: the stack's capture, the caching allocator,
+# tensor creation and the dispatcher's plumbing (function names, innermost first).
+_MACHINERY = re.compile(
+    r"^(torch::unwind::|torch::CapturedTraceback|torch::cuda::.*gather_with_cpp"
+    r"|c10::cuda::CUDACachingAllocator::|c10::CachingDeviceAllocator|c10::.*Allocator"
+    r"|c10::alloc|c10::StorageImpl|c10::TensorImpl|c10::impl::|c10::Dispatcher|c10::BoxedKernel"
+    r"|c10::KernelFunction|c10::Operator|at::detail::empty|at::native::empty|at::empty"
+    r"|at::_ops::|at::\(anonymous namespace\)::|at::native::\(anonymous namespace\)::wrapper"
+    r"|at::.*::wrapper_|torch::autograd::VariableType::|std::|__|_Py|Py|\?\?$)"
+)
+# Frames of the autograd engine's thread (backward), and the autograd node being run.
+_AUTOGRAD_ENGINE = re.compile(r"torch::autograd::(Engine|Node|generated|.*Backward|AccumulateGrad)")
+_AUTOGRAD_NODE = re.compile(r"torch::autograd::(?:generated::)?(\w+)::apply")
 # gpuviz's built-in workloads are the code a `gpuviz run NAME` user looks at.
 _USER_EVEN_IF_INSTALLED = re.compile(r"(/|\\)gpuviz(/|\\)workloads(/|\\)")
 
@@ -65,31 +84,90 @@ def is_user_frame(filename: str) -> bool:
     return _LIBRARY.search(filename) is None
 
 
+def is_machinery_frame(function: str) -> bool:
+    """Whether a C++ frame is machinery every allocation passes through (see the module doc)."""
+    return _MACHINERY.search(function) is not None
+
+
 def stack_sites(snap: AllocatorSnapshot) -> I32:
     """Per stack, the frame id of its site (:data:`NO_SITE` for an empty stack)."""
-    cache = getattr(snap, "_stack_sites", None)
+    return _site_tables(snap)[0]
+
+
+def stack_is_backward(snap: AllocatorSnapshot) -> npt.NDArray[np.bool_]:
+    """Per stack, whether it ran on the autograd engine's thread with no Python frame."""
+    return _site_tables(snap)[1]
+
+
+def _site_tables(snap: AllocatorSnapshot) -> tuple[I32, npt.NDArray[np.bool_]]:
+    cache = getattr(snap, "_site_tables", None)
     if cache is not None:
         return cache
     sym = snap.symbols.strings
     files = snap.frame_filename.tolist()
-    user = np.fromiter((is_user_frame(sym[f]) for f in files), dtype=bool, count=len(files))
-    python = np.fromiter((is_python_frame(sym[f]) for f in files), dtype=bool, count=len(files))
+    names = snap.frame_name.tolist()
+    n_frames = len(files)
+    user = np.fromiter((is_user_frame(sym[f]) for f in files), dtype=bool, count=n_frames)
+    python = np.fromiter((is_python_frame(sym[f]) for f in files), dtype=bool, count=n_frames)
+    meaningful = python | np.fromiter(
+        (not is_machinery_frame(sym[n]) for n in names), dtype=bool, count=n_frames
+    )
+    engine = np.fromiter(
+        (_AUTOGRAD_ENGINE.search(sym[n]) is not None for n in names), dtype=bool, count=n_frames
+    )
     ids = snap.stack_frame_ids
     starts = snap.stack_offsets[:-1]
     nonempty = np.flatnonzero(np.diff(snap.stack_offsets) > 0)
     out = np.full(snap.n_stacks, NO_SITE, dtype=np.int32)
+    backward = np.zeros(snap.n_stacks, dtype=bool)
     if len(nonempty):
         pos = np.arange(len(ids), dtype=np.int64)
         never = np.int64(len(ids))
         chosen = np.full(len(nonempty), never, dtype=np.int64)
-        # the innermost user frame, else the innermost Python frame, else the innermost frame
-        for mask in (user, python):
+        # the innermost user frame, else Python frame, else meaningful C++ frame, else the first
+        for mask in (user, python, meaningful):
             first = np.minimum.reduceat(np.where(mask[ids], pos, never), starts[nonempty])
             chosen = np.where(chosen == never, first, chosen)
         chosen = np.where(chosen == never, starts[nonempty], chosen)
         out[nonempty] = ids[chosen]
-    snap._stack_sites = out  # type: ignore[attr-defined]
+        no_python = ~np.maximum.reduceat(python[ids], starts[nonempty])
+        on_engine = np.maximum.reduceat(engine[ids], starts[nonempty])
+        backward[nonempty] = no_python & on_engine
+    tables = (out, backward)
+    snap._site_tables = tables  # type: ignore[attr-defined]
+    return tables
+
+
+def site_of(snap: AllocatorSnapshot, stacks: npt.ArrayLike) -> I64:
+    """The site (frame id) of each stack id; :data:`NO_SITE` for a stack id below 0."""
+    stacks = np.asarray(stacks, dtype=np.int64)
+    sites = stack_sites(snap)
+    out = np.full(len(stacks), NO_SITE, dtype=np.int64)
+    has = (stacks >= 0) & (stacks < len(sites))
+    out[has] = sites[stacks[has]]
     return out
+
+
+def _short_function(name: str) -> str:
+    """A C++ function without its parameter list (``at::native::mm(...)`` -> ``at::native::mm``)."""
+    depth, cut = 0, len(name)
+    for i, ch in enumerate(name):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0 and i > 0 and not name.startswith("(anonymous", i):
+            cut = i
+            break
+    return name[:cut] or name
+
+
+def _autograd_node(snap: AllocatorSnapshot, stack: int) -> str | None:
+    for _fn, _line, name in snap.stack_frames(stack):
+        m = _AUTOGRAD_NODE.search(name)
+        if m:
+            return m.group(1)
+    return None
 
 
 @dataclass
@@ -147,8 +225,7 @@ def site_rows(
     """
     if len(stacks) == 0:
         return []
-    sites = stack_sites(snap)
-    site_frame = np.where(stacks >= 0, sites[np.maximum(stacks, 0)], NO_SITE).astype(np.int64)
+    site_frame = site_of(snap, stacks)
     if before is not None:
         site_frame[(stacks < 0) & before] = BEFORE_HISTORY
     key = site_frame + 2  # BEFORE_HISTORY -> 0, NO_SITE -> 1
@@ -172,12 +249,15 @@ def site_rows(
         ):
             best_stack.setdefault(k, s)
     sym = snap.symbols.strings
+    backward = stack_is_backward(snap)
     rows = []
     for k in order.tolist():
         frame = k - 2
+        best = best_stack.get(k, -1)
         if frame == NO_SITE:
-            fn, line, func = "", 0, "C++ thread (autograd backward) or no context recorded"
-            site = "(no Python frames)"
+            fn, line = "", 0
+            func = "recorded without frames (stacks off, or a C++ thread under stacks='python')"
+            site = "(no stack recorded)"
         elif frame == BEFORE_HISTORY:
             fn, line, func = "", 0, "allocated before the history began"
             site = "(before the history)"
@@ -186,6 +266,13 @@ def site_rows(
             line = int(snap.frame_line[frame])
             func = sym[snap.frame_name[frame]]
             site = f"{_base_name(fn)}:{line}"
+            if not is_python_frame(fn):  # a C++ site: no Python frame in its stacks
+                func = _short_function(func)
+                if best >= 0 and backward[best]:
+                    node = _autograd_node(snap, best)
+                    site = f"backward: {node}" if node else "backward (autograd thread)"
+                else:
+                    site = "C++ thread" if line == 0 else site
         rows.append(
             SiteRow(
                 frame=frame,
@@ -195,7 +282,7 @@ def site_rows(
                 function=func,
                 bytes=int(total[k]),
                 blocks=int(count[k]),
-                stack=best_stack.get(k, -1),
+                stack=best,
             )
         )
     return rows

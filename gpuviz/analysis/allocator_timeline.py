@@ -15,11 +15,10 @@ import numpy.typing as npt
 
 from gpuviz.analysis.allocator import (
     BEFORE_HISTORY,
-    NO_SITE,
     DeviceFigures,
     device_figures,
     live_bytes_curve,
-    stack_sites,
+    site_of,
 )
 from gpuviz.analysis.allocator_state import AnnotationRange, annotation_ranges, reserved_bytes_curve
 from gpuviz.trace.allocator_columns import Allocations, AllocatorSnapshot
@@ -174,11 +173,10 @@ def build_timeline(
         and clocks_match(first, last, trace_zero_ns, trace_end_ns)
     )
     origin = int(trace_zero_ns) if shared and trace_zero_ns is not None else first * 1000
-    t_ns = tr.time_us.astype(np.int64) * 1000 - origin
-    sites = stack_sites(snap)
-    row_site = np.where(alloc.stack >= 0, sites[np.maximum(alloc.stack, 0)], NO_SITE).astype(
-        np.int64
-    )
+    # The pyramid needs non-decreasing times, and a file's may step back (an entry recorded
+    # without a time reads 0): such an entry is drawn at the latest time before it.
+    t_ns = np.maximum.accumulate(tr.time_us.astype(np.int64)) * 1000 - origin
+    row_site = site_of(snap, alloc.stack)
     row_site[(alloc.stack < 0) & (alloc.start < 0)] = BEFORE_HISTORY
     site_ids, row_site_index = np.unique(row_site, return_inverse=True)
     ranges = annotation_ranges(snap, device)

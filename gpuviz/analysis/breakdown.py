@@ -28,8 +28,8 @@ class NoStacksError(ValueError):
 
 
 NO_STACKS = (
-    "has no Python stack (python_function events): record it with `gpuviz profile --stack`, "
-    "or torch.profiler.profile(with_stack=True)"
+    "has no Python stack (python_function events): record it with `gpuviz profile` "
+    "(stacks are on unless --no-stack), or torch.profiler.profile(with_stack=True)"
 )
 
 

@@ -12,6 +12,7 @@ count the same kernels twice). Ops and modules come from :mod:`gpuviz.analysis.a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +58,19 @@ class NameDiff:
         if self.count_b == 0:
             return "gone"
         return "both"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{what, name, status, count_a, count_b, total_a_us, total_b_us, delta_us}``."""
+        return {
+            "what": self.what,
+            "name": self.name,
+            "status": self.status,
+            "count_a": self.count_a,
+            "count_b": self.count_b,
+            "total_a_us": self.total_a_ns / 1000.0,
+            "total_b_us": self.total_b_ns / 1000.0,
+            "delta_us": self.delta_ns / 1000.0,
+        }
 
 
 def name_totals(trace: Trace, what: str) -> dict[str, tuple[int, int]]:

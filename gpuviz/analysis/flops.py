@@ -328,6 +328,7 @@ def op_flops(
         :data:`COMPOSITE_OPS` (their child op is counted) and where the shapes are missing.
     """
     del input_types  # FLOPs depend on shapes only
+    input_dims = input_dims or []  # an op recorded without shapes
     if name in GEMMS:
         own = _gemm(name, input_dims)
     elif name in CONV_LEAVES:
@@ -442,6 +443,7 @@ def op_bytes(
         None for ops of other kinds, parents in :data:`COMPOSITE_OPS`, and inputs of unknown
         type.
     """
+    input_dims, input_types = input_dims or [], input_types or []  # recorded without shapes
     tensors = _tensors(input_dims, input_types)
     if not tensors or name in COMPOSITE_OPS:
         return None

@@ -9,9 +9,10 @@ GPUs in ``deviceProperties`` (``name``, ``numSms``, ``computeMajor``/``computeMi
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from gpuviz.analysis.dtypes import Precision
 from gpuviz.trace.model import Trace, TrackKind, rank_code
@@ -271,8 +272,9 @@ def _busiest_device(trace: Trace, code: int) -> int | None:
         return None
     tracks = s.track[gpu]
     keep = (t.rank[tracks] == code) & (t.kind[tracks] == TrackKind.GPU_STREAM)
-    counts = Counter(int(d) for d in t.device[tracks[keep]] if d >= 0)
-    return counts.most_common(1)[0][0] if counts else None
+    devices = t.device[tracks[keep]]
+    found, counts = np.unique(devices[devices >= 0], return_counts=True)
+    return int(found[np.argmax(counts)]) if len(found) else None
 
 
 def device_peaks(

@@ -29,11 +29,11 @@ DIFF_ROWS = 15
 
 def main(args: argparse.Namespace) -> int:
     """Load the trace(s), advise, print text or JSON."""
-    advice = _advise_path(args.trace)
+    advice = _advise_path(args.trace, args.json)
     if args.against:
         from gpuviz.analysis.diff import trace_diff
 
-        other = _advise_path(args.against)
+        other = _advise_path(args.against, args.json)
         diff = trace_diff(_trace_of(advice), _trace_of(other))
         if args.json:
             echo(
@@ -41,7 +41,7 @@ def main(args: argparse.Namespace) -> int:
                     {
                         "a": advice.to_json(),
                         "b": other.to_json(),
-                        "diff": [_diff_json(d) for d in diff],
+                        "diff": [d.to_json() for d in diff],
                     }
                 )
             )
@@ -55,13 +55,13 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _advise_path(path: str) -> Advice:
+def _advise_path(path: str, json_out: bool = False) -> Advice:
     from gpuviz.analysis.advisor import advise
     from gpuviz.commands.reading import read_trace
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder")
-    return advise(read_trace(path))
+    return advise(read_trace(path, say_dropped=json_out))
 
 
 def _trace_of(advice: Advice) -> Any:
@@ -157,11 +157,11 @@ def _table(headers: Sequence[str], rows: list[list[str]], left: Sequence[int] = 
 
 def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
     """One finding as text: headline, numbers, fix, saving, evidence."""
-    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+    from gpuviz.analysis.advisor.findings import saving_phrase
 
     lines = [
         f"{n}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}",
-        f"   could save {fmt_ms(f.saving_ns)} ({fmt_pct(f.share)} of the step time)",
+        f"   could save {saving_phrase(f.saving_ns, f.share, f.step_ns)}",
         f"   {_safe(f.detail)}",
         f"   Fix: {_safe(f.fix)}",
         f"   Saving: {_safe(f.saving_how)}",
@@ -231,13 +231,13 @@ def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
         ratio = f"{mb[k] / ma[k]:.2f}x" if ma[k] else "-"
         rows.append([k, _ms(ma[k]), _ms(mb[k]), f"{delta / 1e6:+.3f}", ratio])
     lines += _table(["", "A", "B", "B-A", "B/A"], rows, left=(0,))
-    lines += ["", "Findings (severity, saving)"]
+    lines += ["", "Findings (severity, saving per step)"]
     fa = {f.kind: f for f in a.findings}
     fb = {f.kind: f for f in b.findings}
     rows = []
     for kind in [f.kind for f in a.findings] + [k for k in fb if k not in fa]:
         cell = [
-            (f"{x.severity} {fmt_ms(x.saving_ns)}" if (x := side.get(kind)) else "-")
+            (f"{x.severity} {fmt_ms(x.saving_per_step_ns)}/step" if (x := side.get(kind)) else "-")
             for side in (fa, fb)
         ]
         rows.append([kind, *cell])
@@ -268,19 +268,6 @@ def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
     return "\n".join(lines)
 
 
-def _diff_json(d: NameDiff) -> dict[str, Any]:
-    return {
-        "what": d.what,
-        "name": d.name,
-        "status": d.status,
-        "count_a": d.count_a,
-        "count_b": d.count_b,
-        "total_a_us": d.total_a_ns / 1000.0,
-        "total_b_us": d.total_b_ns / 1000.0,
-        "delta_us": d.delta_ns / 1000.0,
-    }
-
-
 # -- for gpuviz run / gpuviz profile ---------------------------------------------------------------
 def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = None) -> int:
     """Advise on the trace at ``path`` and print its ``n`` top findings, briefly.
@@ -289,7 +276,7 @@ def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = No
     many findings were printed.
     """
     out = file if file is not None else sys.stdout
-    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+    from gpuviz.analysis.advisor.findings import saving_phrase
 
     try:
         advice = _advise_path(str(path))
@@ -313,7 +300,7 @@ def print_top_findings(path: str | Path, n: int = TOP, file: IO[str] | None = No
     for i, f in enumerate(advice.findings[:n], 1):
         echo(
             f"  {i}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}; could save "
-            f"{fmt_ms(f.saving_ns)} ({fmt_pct(f.share)})",
+            f"{saving_phrase(f.saving_ns, f.share, f.step_ns)}",
             file=out,
         )
         echo(f"     fix: {_safe(f.fix, one_line=True)}", file=out)

@@ -11,6 +11,7 @@ fields of its kind (see README). ``--top N`` keeps the first N rows (0: all).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,9 @@ from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+    from gpuviz.analysis.hardware import Hardware
+    from gpuviz.analysis.peaks import PeakOverride
+    from gpuviz.trace.model import Trace
 
 DEFAULT_TOP = 20
 KEY_WIDTH = 100
@@ -37,11 +41,23 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
-    trace = read_trace(path)
+    # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
+    trace = read_trace(path, say_dropped=True)
     try:
         table = breakdown(trace, args.by, mine=args.mine)
     except NoStacksError as exc:
+        from gpuviz.trace.memory_budget import DROP_PYTHON
+
+        if DROP_PYTHON in trace.dropped:
+            raise BadInputError(
+                f"{args.trace}: --by {args.by}: its Python stacks were left out to fit the "
+                "memory limit; raise --max-memory (or GPUVIZ_MAX_MEMORY) to keep them"
+            ) from None
         raise BadInputError(f"{args.trace}: --by {args.by}: the trace {exc}") from None
+    from gpuviz.commands.peak_options import peak_override_of, peak_phrase
+
+    hw = add_hardware_columns(table, trace, peak_override_of(args))
+    peaks_line = peak_phrase(hw) if hw is not None else None
     rows = table.rows if args.top == 0 else table.rows[: args.top]
     source: Any = trace.sources[0] if len(trace.sources) == 1 else trace.sources
     if args.json:
@@ -52,16 +68,39 @@ def main(args: argparse.Namespace) -> int:
                     "source": source,
                     "rows": [r.to_json(table.by) for r in rows],
                     "unattributed_device_us": round(table.unattributed_device_ns / 1000.0, 3),
+                    **({"peaks": hw.peak_json()} if hw is not None else {}),
                 }
             )
         )
     else:
-        echo(format_breakdown(table, rows, source, len(table.rows)))
+        echo(format_breakdown(table, rows, source, len(table.rows), peaks_line))
     return 0
+
+
+def add_hardware_columns(
+    table: Breakdown, trace: Trace, override: PeakOverride | None
+) -> Hardware | None:
+    """Roofline columns on ``op-shape`` rows, FLOPs and MFU on ``step`` rows; says on stderr
+    when the device's peaks are unknown. Returns the figures (None for other tables)."""
+    if table.by not in ("op-shape", "step"):
+        return None
+    from gpuviz.analysis.hardware import annotate_breakdown, hardware
+    from gpuviz.commands.peak_options import unknown_device_line
+
+    hw = hardware(trace, override)
+    annotate_breakdown(table, hw)
+    line = unknown_device_line(hw)
+    if line is not None:
+        echo(line, file=sys.stderr)
+    return hw
 
 
 def _ms(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1e6:.3f}"
+
+
+def _num(value: Any, scale: float, digits: int, unit: str = "") -> str:
+    return "-" if value is None else f"{value * scale:.{digits}f}{unit}"
 
 
 def _short(text: str, width: int = KEY_WIDTH) -> str:
@@ -79,7 +118,11 @@ _TITLES = {
 
 
 def format_breakdown(
-    table: Breakdown, rows: list[BreakdownRow], source: Any, total_rows: int
+    table: Breakdown,
+    rows: list[BreakdownRow],
+    source: Any,
+    total_rows: int,
+    peaks_line: str | None = None,
 ) -> str:
     """The text form: a title, then a table of ``rows`` (times in ms), names escaped."""
     from gpuviz.commands.summary import _table
@@ -89,6 +132,8 @@ def format_breakdown(
     lines = [f"trace: {terminal_safe(src, one_line=True)}", ""]
     shown = f"{len(rows)} of {total_rows} rows" if len(rows) < total_rows else f"{total_rows} rows"
     lines.append(f"{_TITLES[by]}, {shown}, times in ms")
+    if peaks_line:
+        lines.insert(-1, peaks_line)
     headers = ["device total", "device self"]
     if by in ("module", "line"):
         headers += ["forward", "backward"]
@@ -97,6 +142,10 @@ def format_breakdown(
     headers += ["cpu total", "cpu self", "calls"]
     if by in ("op", "op-shape"):
         headers += ["GFLOP"]
+    if by == "op-shape":
+        headers += ["TFLOP/s", "FLOP/B", "bound", "roof"]
+    if by == "step":
+        headers += ["GFLOP", "MFU"]
     headers += ["name" if by != "step" else "step"]
     if by == "op-shape":
         headers += ["input shapes"]
@@ -108,8 +157,19 @@ def format_breakdown(
         if by == "step":
             c += [_ms(r.duration_ns)]
         c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
-        if by in ("op", "op-shape"):
+        if by == "op":
             c += ["-" if r.flops is None else f"{r.flops / 1e9:.3f}"]
+        if by == "op-shape":
+            x = r.extra
+            c += [
+                _num(x.get("flops", r.flops), 1e-9, 3),
+                _num(x.get("tflops"), 1, 1),
+                _num(x.get("intensity"), 1, 1),
+                x.get("bound") or "-",
+                _num(x.get("roof_share"), 100, 0, "%"),
+            ]
+        if by == "step":
+            c += [_num(r.extra.get("flops"), 1e-9, 1), _num(r.extra.get("mfu"), 100, 1, "%")]
         key = ("* " if r.kind == "outside" else "") + r.key
         c += [_short(terminal_safe(key, one_line=True))]
         if by == "op-shape":

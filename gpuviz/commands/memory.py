@@ -1,5 +1,7 @@
 """``gpuviz memory SNAP [--json]``: a CUDA allocator snapshot's figures, sites and OOM.
 
+A folder of per-rank snapshots is :mod:`gpuviz.commands.memory_ranks`'s.
+
 The snapshot is read by an unpickler that loads no class (nothing in the file runs). The
 text report: per device, the totals, the peak over the recorded window (counting what was live
 before it began), the out-of-memory failure (what was asked, what was free, the biggest live
@@ -26,9 +28,15 @@ def main(args: argparse.Namespace) -> int:
     from gpuviz.errors import BadInputError
     from gpuviz.trace.allocator_snapshot import load_snapshot
 
+    if args.top < 0:
+        raise BadInputError(f"--top {args.top}: must be 0 or more")
     path = Path(args.snapshot)
     if not path.exists():
         raise BadInputError(f"{args.snapshot}: no such file")
+    if path.is_dir():  # a folder of rank-N.memory.pickle files
+        from gpuviz.commands.memory_ranks import main as ranks_main
+
+        return ranks_main(args)
     snap = load_snapshot(path)
     figures = snapshot_figures(snap, top=args.top)
     from gpuviz.display import echo, json_text
@@ -77,7 +85,8 @@ def fold_stack(
     return out
 
 
-def _site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> list[str]:
+def site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> list[str]:
+    """Sites as report lines: bytes, blocks, ``file:line  function``, and folded stacks."""
     from gpuviz.display import format_bytes, terminal_safe
 
     lines = []
@@ -129,11 +138,11 @@ def _device_report(snap: AllocatorSnapshot, d: DeviceFigures) -> list[str]:
             "was allocated",
             "  biggest live sites then:",
         ]
-        lines += _site_lines(snap, o.top_sites[:5], stacks=False)
+        lines += site_lines(snap, o.top_sites[:5], stacks=False)
     lines += ["", "  top sites at the peak:"]
-    lines += _site_lines(snap, d.top_sites_at_peak, stacks=True) or ["    (none)"]
+    lines += site_lines(snap, d.top_sites_at_peak, stacks=True) or ["    (none)"]
     lines += ["", "  top sites at the snapshot:"]
-    lines += _site_lines(snap, d.top_sites, stacks=False) or ["    (none)"]
+    lines += site_lines(snap, d.top_sites, stacks=False) or ["    (none)"]
     return lines
 
 

@@ -6,8 +6,8 @@ The script runs in this process, as ``python SCRIPT.py ARGS`` would run it; see
 ``torch.distributed.run`` itself (:mod:`gpuviz.engine.script.launch`).
 
 Exit status: the script's own (``sys.exit(n)`` gives n, an uncaught exception 1, Ctrl-C 130);
-2 for bad usage before the script starts (a missing script or module, a bad option), with one
-line on stderr. The script's stdout and stderr are untouched; gpuviz's lines go to stderr,
+2 for bad usage before the script starts (a missing script or module, a bad option, an
+``--out`` or ``--events`` place that cannot be written), with one line on stderr. The script's stdout and stderr are untouched; gpuviz's lines go to stderr,
 prefixed ``gpuviz:``. ``--json`` prints the result object as the last line of stdout.
 """
 
@@ -37,7 +37,8 @@ def options_from_args(args: argparse.Namespace) -> object:
         events=args.events,
         events_fd=args.events_fd,
         record_shapes=args.record_shapes,
-        stack=args.stack,
+        stack=not args.no_stack,
+        stack_no_step=args.stack and not args.no_stack,
         memory=args.memory,
         memory_snapshot=args.memory_snapshot,
         snapshot_entries=args.snapshot_entries,
@@ -64,6 +65,11 @@ def main(args: argparse.Namespace) -> int:
     rank = launcher_rank()
     target = resolve_target(options.script, options.module, options.args)
     plan = plan_output(options.out, target.stem, rank)
+    from gpuviz.engine.writable import check_out_folder
+
+    # Before the script runs: a place that cannot take the trace would be found out only at
+    # the end of its first window (exit 2, one line). --events is opened by the session.
+    check_out_folder(plan.base, plan.is_folder, "--out" if options.out else "the trace")
     if options.events:
         from gpuviz.engine.script.options import rank_events_path
 

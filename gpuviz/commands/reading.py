@@ -2,7 +2,8 @@
 
 The app shows how far a long read has come; the CLI does the same, so that a large file (or a
 small gzip file that inflates to gigabytes) is never a silent wait. When stderr is not a
-terminal (scripts, pipes, tests) nothing is drawn. Ctrl-C stops the read at once: the
+terminal (scripts, pipes, tests) nothing is drawn. Past its first second the bar says about
+how long is left (:class:`gpuviz.trace.progress_estimate.TimeLeft`). Ctrl-C stops the read at once: the
 importer's threads and children stop with it, and ``gpuviz`` exits 130.
 """
 
@@ -10,14 +11,30 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpuviz.trace.model import Trace
 
 
-def read_trace(path: str | os.PathLike[str]) -> Trace:
-    """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal."""
+def read_trace(path: str | os.PathLike[str], *, say_dropped: bool = False) -> Trace:
+    """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
+
+    With ``say_dropped`` (for output with no place for it: JSON, ``check``'s brief report),
+    what the import left out to fit the memory limit is said on stderr; a text report lists
+    it among its import warnings instead.
+    """
+    trace = _read(path)
+    if say_dropped and trace.dropped:
+        from gpuviz.display import echo, terminal_safe
+
+        for w in trace.warnings.samples[:1]:
+            echo(f"gpuviz: warning: {terminal_safe(w, one_line=True)}", file=sys.stderr)
+    return trace
+
+
+def _read(path: str | os.PathLike[str]) -> Trace:
     from gpuviz.trace.kineto import load_trace
 
     if not _stderr_is_terminal():
@@ -25,11 +42,16 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+    from gpuviz.trace.progress_estimate import TimeLeft, describe_time_left
+
     bar = Progress(
         TextColumn("reading {task.description}"),
         BarColumn(),
         TaskProgressColumn(),
         TimeElapsedColumn(),
+        # Our own estimate, not rich's TimeRemainingColumn: rich's rate over the last
+        # samples jumps with the importer's bursty reports (see progress_estimate).
+        TextColumn("{task.fields[left]}"),
         console=Console(stderr=True),
         transient=True,  # gone once read: the command's own output follows
     )
@@ -39,9 +61,16 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
 
     # A file name is data: its control characters shown, its "[...]" not read as markup.
     name = os.path.basename(os.fspath(path).rstrip("/")) or os.fspath(path)
+    estimate = TimeLeft()
+    start = time.monotonic()
+
+    def progress(frac: float) -> None:
+        left = describe_time_left(estimate.update(frac, time.monotonic() - start))
+        bar.update(task, completed=frac, left=left)
+
     with bar:
-        task = bar.add_task(escape(terminal_safe(name, one_line=True)), total=1.0)
-        return load_trace(path, progress=lambda frac: bar.update(task, completed=frac))
+        task = bar.add_task(escape(terminal_safe(name, one_line=True)), total=1.0, left="")
+        return load_trace(path, progress=progress)
 
 
 def _stderr_is_terminal() -> bool:

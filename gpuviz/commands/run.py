@@ -36,6 +36,7 @@ def _request(args: argparse.Namespace) -> Any:
         raise BadInputError(f"--rank-timeout {args.rank_timeout}: must be positive")
     if args.out and not spec.multi_process and not args.out.endswith((".json", ".json.gz")):
         raise BadInputError(f"--out {args.out}: a trace file must end in .json or .json.gz")
+    _check_outputs(args, spec)
     return RunRequest(
         workload=args.workload,
         params=params,
@@ -48,6 +49,19 @@ def _request(args: argparse.Namespace) -> Any:
         memory_snapshot=bool(getattr(args, "memory_snapshot", False)),
         snapshot_entries=_snapshot_entries(args),
     )
+
+
+def _check_outputs(args: argparse.Namespace, spec: Any) -> None:
+    """Refuse ``--out`` and ``--events`` places that cannot be written, before the workload
+    runs (the trace is written only once its steps are done)."""
+    from gpuviz.engine.request import default_trace_path
+    from gpuviz.engine.writable import check_file_place, check_out_folder
+
+    if not args.no_profile:
+        out = Path(args.out) if args.out else default_trace_path(spec.name, spec.multi_process)
+        check_out_folder(out, spec.multi_process, "--out" if args.out else "the trace")
+    if args.events:
+        check_file_place(Path(args.events), "--events", "a file (E.jsonl)")
 
 
 def _snapshot_entries(args: argparse.Namespace) -> int:
@@ -161,9 +175,10 @@ def _markup_safe(text: str) -> str:
 
 
 def _drive(runner: Any, args: argparse.Namespace) -> int:
-    from gpuviz.engine.events import Cancelled, EventWriter, Failed, Finished, TraceReady
+    from gpuviz.engine.events import Cancelled, Failed, Finished, TraceReady
+    from gpuviz.engine.writable import open_event_writer
 
-    writer = EventWriter(args.events) if args.events else None
+    writer = open_event_writer(args.events) if args.events else None
     interrupted = False
     terminal: Any = None
     trace: str | None = None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import echo, json_text, terminal_safe, warning_lines
 
 if TYPE_CHECKING:
+    from gpuviz.analysis.hardware import Hardware
     from gpuviz.analysis.summary import Summary
 
 
@@ -23,12 +25,70 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
-    summary = summarize(read_trace(path))
+    trace = read_trace(path, say_dropped=args.json)
+    summary = summarize(trace)
+    hw = _hardware(trace, args)
     if args.json:
-        echo(json_text(summary.to_json()))
+        out = summary.to_json()
+        out["mfu"] = hw.mfu_json()
+        echo(json_text(out))
     else:
-        echo(format_summary(summary))
+        text = format_summary(summary)
+        if summary.has_gpu_events:
+            text += "\n\n" + "\n".join(format_mfu(hw))
+        echo(text)
     return 0
+
+
+def _hardware(trace: Any, args: argparse.Namespace) -> Hardware:
+    """The trace's MFU figures; the unknown-device line on stderr where they need a peak."""
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.commands.peak_options import peak_override_of, unknown_device_line
+
+    hw = hardware(trace, peak_override_of(args))
+    line = unknown_device_line(hw)
+    if line is not None:
+        echo(line, file=sys.stderr)
+    return hw
+
+
+MFU_ROWS = 20
+
+
+def format_mfu(hw: Hardware) -> list[str]:
+    """The MFU section: the peak used, then one line per step (the first :data:`MFU_ROWS`)."""
+    from gpuviz.commands.peak_options import peak_phrase
+
+    lines = ["MFU per step (FLOPs of GEMMs, convolutions and attention from the recorded shapes)"]
+    lines.append("  " + peak_phrase(hw))
+    if not any(s.flops > 0 for s in hw.steps):
+        lines.append(
+            "  no FLOPs counted: record shapes (torch.profiler record_shapes=True, "
+            "gpuviz profile --record-shapes)"
+        )
+        return lines
+    shown = hw.steps[:MFU_ROWS]
+    lines += _table(
+        ["rank", "step", "ms", "GFLOP", "precision", "peak TFLOP/s", "MFU"],
+        [
+            [
+                _rank(s.rank),
+                terminal_safe(s.label, one_line=True),
+                _ms(s.duration_ns),
+                f"{s.flops / 1e9:.1f}",
+                s.precision or "-",
+                "-" if s.peak_tflops is None else f"{s.peak_tflops:g}",
+                "-" if s.mfu is None else f"{100 * s.mfu:.1f}%",
+            ]
+            for s in shown
+        ],
+        left=(1,),
+    )
+    if len(hw.steps) > len(shown):
+        known = [s.mfu for s in hw.steps if s.mfu is not None]
+        mean = f"; mean MFU {100 * sum(known) / len(known):.1f}%" if known else ""
+        lines.append(f"  … {len(hw.steps) - len(shown)} more steps{mean}")
+    return lines
 
 
 def _table(

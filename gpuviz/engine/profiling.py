@@ -86,6 +86,13 @@ def write_trace(kineto_results: Any, path: Path, compresslevel: int = 1) -> floa
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp_json = path.with_name(path.name + ".tmp.json")
     kineto_results.save(str(tmp_json))
+    if not tmp_json.exists():
+        # Kineto logs its own failure and returns: find the cause by writing there (a read-only
+        # place was reported as "No such file", the next step's error).
+        from gpuviz.engine.writable import probe_folder
+
+        probe_folder(path.parent)
+        raise OSError(f"the profiler wrote no file at {tmp_json}")
     if path.name.endswith(".gz"):
         tmp_gz = path.with_name(path.name + ".tmp")
         gzip_file(tmp_json, tmp_gz, compresslevel)

@@ -180,6 +180,11 @@ def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int
         wait_ready = getattr(view.timeline, "wait_ready", None)
         if wait_ready is not None:
             wait_ready(SCREENSHOT_TIMEOUT_MS / 1000)
+    # Operators, Modules and Source show the attribution, computed in a thread of its own too.
+    for view in window.trace_views():
+        wait = getattr(view, "wait_breakdowns", None)
+        if wait is not None:
+            wait(SCREENSHOT_TIMEOUT_MS / 1000)
     # Let the views lay out and draw (timers, deferred resizes) before grabbing.
     QTimer.singleShot(SETTLE_MS, loop.quit)
     loop.exec()

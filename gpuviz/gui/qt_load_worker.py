@@ -44,7 +44,12 @@ class TraceAnalyses:
     snapshots : list of MemoryTimeline
         Allocator snapshots shown with the trace (one per snapshot and device).
     snapshot_only : bool
-        True when a snapshot was opened alone (the trace is empty).
+        True when a snapshot (or a folder of rank snapshots) was opened alone (the trace is
+        empty).
+    snapshot_ranks : list of int
+        With snapshots of several ranks: the rank of each of ``snapshots``.
+    snapshot_table : RankTable or None
+        With snapshots of several ranks: their figures (``gpuviz memory DIR``'s table).
     """
 
     trace: Trace
@@ -57,6 +62,8 @@ class TraceAnalyses:
     errors: dict[str, str] = field(default_factory=dict)
     snapshots: list[Any] = field(default_factory=list)
     snapshot_only: bool = False
+    snapshot_ranks: list[int] = field(default_factory=list)
+    snapshot_table: Any = None
 
 
 class ImportCancelled(Exception):
@@ -155,6 +162,8 @@ def load_and_analyze(
 
     if is_snapshot_path(path):
         return load_snapshot_alone(path, progress, cancelled)
+    if is_snapshot_folder(path):
+        return load_rank_snapshots(path, progress, cancelled)
 
     def load_progress(*args: Any) -> None:
         if progress is None or not args:
@@ -184,31 +193,91 @@ def load_and_analyze(
 
 def snapshot_files(path: str) -> list[Path]:
     """The allocator snapshots recorded with a trace: ``NAME.memory.pickle`` beside a file,
-    ``rank-N.memory.pickle`` in a rank folder."""
-    from gpuviz.trace.allocator_snapshot import SNAPSHOT_SUFFIX, snapshot_path_for
+    ``rank-N.memory.pickle`` (or ``.pickle.gz``) in a rank folder."""
+    from gpuviz.analysis.allocator_ranks import rank_snapshot_files
+    from gpuviz.trace.allocator_snapshot import snapshot_path_for
 
     p = Path(path)
     if p.is_dir():
-        return sorted(q for q in p.iterdir() if q.name.endswith(SNAPSHOT_SUFFIX))
+        return [f for _, f in rank_snapshot_files(p)]
     snap = snapshot_path_for(p)
     return [snap] if snap.is_file() else []
 
 
+def is_snapshot_folder(path: str) -> bool:
+    """Whether ``path`` is a folder of rank snapshots with no trace file in it (a folder with
+    traces opens as a trace, its snapshots attached)."""
+    from gpuviz.analysis.allocator_ranks import has_rank_snapshots
+
+    p = Path(path)
+    if not has_rank_snapshots(p):
+        return False
+    return not any(q.name.lower().endswith((".json", ".json.gz")) for q in p.iterdir())
+
+
 def attach_snapshots(out: TraceAnalyses, path: str) -> None:
-    """Load the snapshots recorded with the trace at ``path`` into ``out`` (errors noted)."""
-    from gpuviz.analysis.allocator_timeline import build_timelines
-    from gpuviz.trace.allocator_snapshot import load_snapshot
+    """Load the snapshots recorded with the trace at ``path`` into ``out`` (errors noted).
+
+    A rank folder's snapshots are read side by side (:func:`~gpuviz.analysis.allocator_ranks.
+    map_ranks`), and get the ranks' table.
+    """
+    from gpuviz.analysis.allocator_ranks import RANK_SNAPSHOT, RankTimelines, map_ranks
 
     files = snapshot_files(path)
-    end_ns = _trace_span_ns(out.trace)
-    for f in files:
-        try:
-            snap = load_snapshot(f)
-        except Exception as exc:
-            out.errors["snapshot"] = _one_line(exc)
-            continue
-        name = f.name[: -len(".memory.pickle")] if len(files) > 1 else ""
-        out.snapshots += build_timelines(snap, name, out.trace.zero_ns, end_ns)
+    if not files:
+        return
+
+    def note(message: str) -> None:
+        out.errors["snapshot"] = message
+
+    folder = Path(path).is_dir()
+    read = RankTimelines(out.trace.zero_ns, _trace_span_ns(out.trace), named=folder)
+    per_file = map_ranks(read, files, on_error=note)
+    if not folder:
+        out.snapshots += per_file[0] or []
+        return
+    ranks = [int(m.group(1)) for f in files if (m := RANK_SNAPSHOT.fullmatch(f.name))]
+    _add_rank_timelines(out, path, ranks, per_file)
+
+
+def _add_rank_timelines(
+    out: TraceAnalyses, path: str, ranks: list[int], per_file: list[Any]
+) -> None:
+    from gpuviz.analysis.allocator_ranks import on_common_origin, table_of_timelines
+
+    for rank, tls in zip(ranks, per_file):
+        out.snapshots += tls or []
+        out.snapshot_ranks += [rank] * len(tls or [])
+    out.snapshots = on_common_origin(out.snapshots)
+    kept = [(r, t) for r, t in zip(ranks, per_file) if t]
+    out.snapshot_table = table_of_timelines(path, [r for r, _ in kept], [t for _, t in kept])
+
+
+def load_rank_snapshots(
+    path: str, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+) -> TraceAnalyses:
+    """Open a folder of rank snapshots without a trace: an empty trace, each rank's models
+    and the ranks' table. A file that cannot be read fails the whole folder (one line naming
+    it), as ``gpuviz memory DIR`` does."""
+    from gpuviz.analysis.allocator_ranks import RankTimelines, map_ranks, rank_snapshot_files
+
+    files = rank_snapshot_files(path)
+
+    def read_progress(frac: float) -> None:
+        if progress is not None:
+            progress(0.95 * frac, f"reading {len(files)} rank snapshots (no code in them runs)")
+
+    try:
+        per_file = map_ranks(RankTimelines(), [f for _, f in files], read_progress, cancelled)
+    except Exception as exc:
+        if type(exc).__name__ == "ImportCancelledError":
+            raise ImportCancelled() from exc
+        raise
+    out = TraceAnalyses(Trace.empty(path), snapshot_only=True)
+    _add_rank_timelines(out, path, [r for r, _ in files], per_file)
+    if not out.snapshots:
+        out.errors["snapshot"] = f"{path}: no allocator activity in any rank's snapshot"
+    return out
 
 
 def _trace_span_ns(trace: Trace) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -45,6 +46,7 @@ from gpuviz.gui.qt_text import set_plain, set_rich, tooltip_html
 from gpuviz.gui.samples import list_samples
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
 from gpuviz.trace.model import Trace
+from gpuviz.trace.progress_estimate import TimeLeft, describe_time_left
 
 RECENT_KEY = "recent_traces"
 RECENT_MAX = 10
@@ -98,6 +100,7 @@ class MainWindow(QMainWindow):
         self.errors: list[tuple[str, str]] = []
         self._queue: list[_Job] = []
         self._worker: QtTraceWorker | None = None
+        self._time_left = (TimeLeft(), 0.0)  # the running job's estimate and start
         self._current_job: _Job | None = None
         self._default_view = "insights"  # the advisor's view comes first after an open or a run
         self._export_workers: list[QtTraceWorker] = []
@@ -219,6 +222,8 @@ class MainWindow(QMainWindow):
         worker.cancelled.connect(self._on_worker_cancelled)
         worker.finished.connect(self._on_worker_finished)
         self._worker = worker
+        # "about N s left" beside the bar; the clock starts with the job.
+        self._time_left = (TimeLeft(), time.monotonic())
         self.progress.setValue(0)
         left = f" (+{len(self._queue)} queued)" if self._queue else ""
         set_plain(self.status_label, f"Opening {label}…{left}")
@@ -229,7 +234,10 @@ class MainWindow(QMainWindow):
         self.progress.setValue(round(fraction * 1000))
         if self._current_job is not None:
             left = f" (+{len(self._queue)} queued)" if self._queue else ""
-            set_plain(self.status_label, f"Opening {self._current_job[0]}: {what}…{left}")
+            estimate, start = self._time_left
+            eta = describe_time_left(estimate.update(fraction, time.monotonic() - start))
+            eta = f" {eta}" if eta else ""
+            set_plain(self.status_label, f"Opening {self._current_job[0]}: {what}…{eta}{left}")
 
     def _on_worker_succeeded(self, analyses: TraceAnalyses) -> None:
         assert self._current_job is not None
@@ -371,7 +379,10 @@ class MainWindow(QMainWindow):
         self.view_actions = []
         for i, name in enumerate(VIEWS):
             a = self._action(
-                self.view_menu, name.capitalize(), partial(self.set_view, name), f"Ctrl+{i + 1}"
+                self.view_menu,
+                name.capitalize(),
+                partial(self.set_view, name),
+                f"Ctrl+{i + 1}" if i < 9 else None,  # Ctrl+1 .. Ctrl+9
             )
             self.view_actions.append(a)
         self.view_menu.addSeparator()

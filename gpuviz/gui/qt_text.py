@@ -19,6 +19,8 @@ from gpuviz.display import html_safe, menu_safe, terminal_safe, title_safe, tool
 
 PLAIN = Qt.TextFormat.PlainText
 RICH = Qt.TextFormat.RichText
+WRAP_MIN_WIDTH = 160
+"""The narrowest a wrapping label asks to be (px): its text, however long, never sets it."""
 
 
 def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
@@ -40,6 +42,19 @@ def set_rich(label: QLabel, html: str) -> None:
     label.setText(html)
 
 
+def wrap_label(label: QLabel) -> QLabel:
+    """Make ``label`` wrap its lines instead of widening its window; returns it.
+
+    A one-line label asks for its whole text's width, and a window grows to the widest label
+    it holds (a snapshot's figures made it 1722 px wide). Wrapped, a label still asks for its
+    longest word; with a set minimum width it asks for :data:`WRAP_MIN_WIDTH`, and takes more
+    lines when narrow. A single word longer than the window (a path) is clipped at its edge.
+    """
+    label.setWordWrap(True)
+    label.setMinimumWidth(WRAP_MIN_WIDTH)
+    return label
+
+
 def set_tooltip(widget: QWidget, text: str) -> None:
     """Give ``widget`` a tooltip that shows ``text`` literally (Qt guesses rich text)."""
     widget.setToolTip(tooltip_html(text) if text else "")
@@ -57,4 +72,5 @@ __all__ = [
     "terminal_safe",
     "title_safe",
     "tooltip_html",
+    "wrap_label",
 ]

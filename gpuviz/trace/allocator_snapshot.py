@@ -20,6 +20,11 @@ identities of their frames first, by value only on a miss. Only the stacks that 
 view shows are interned: those of allocs, OOMs, segments, and of frees whose alloc came before
 the window; a free's own stack is otherwise never shown (its allocation shows the alloc's).
 
+Refused (:class:`~gpuviz.trace.errors.TraceFormatError`, naming the entry and the key): a size,
+address, stream, time or device that is negative, not a number or absurd: a size or free byte
+count over :data:`MAX_BYTES` (no GPU holds that much, and sums of such sizes would overflow), a
+device index of :data:`MAX_DEVICES` or more (each device is a loop of its own).
+
 Tolerated: missing keys, older layouts (blocks without ``address``, no
 ``external_annotations``, ``free`` instead of ``free_requested``/``free_completed``, frames
 without C++ entries, ``history`` instead of ``frames`` on blocks) and empty traces.
@@ -69,6 +74,14 @@ __all__ = [
 SNAPSHOT_SUFFIX = ".memory.pickle"
 """A snapshot recorded with a trace sits beside it: ``NAME.json.gz`` -> ``NAME.memory.pickle``."""
 
+MAX_BYTES = 1 << 40
+"""The largest size a block, segment or request may claim: 1 TiB (the largest GPU holds 288 GB)."""
+MAX_TIME_US = (1 << 62) // 1000
+"""The latest ``time_us`` (in 2116): in ns it still fits int64, with room for differences."""
+MAX_DEVICES = 1024
+"""Device indices (and ``device_traces``) a snapshot may have."""
+_MAX_LINE = (1 << 31) - 1
+
 _PROBE_CANDIDATES = 8
 """Stacks remembered per probe in :meth:`_Interner.stacks_of` (more fall back to a dict)."""
 
@@ -101,7 +114,7 @@ class _Interner:
             fn, ln, nm = f.get("filename", ""), f.get("line", 0), f.get("name", "")
         else:
             fn, ln, nm = "?", 0, str(f)[:200]
-        if not isinstance(ln, int) or isinstance(ln, bool):
+        if not isinstance(ln, int) or isinstance(ln, bool) or not 0 <= ln <= _MAX_LINE:
             ln = 0
         key = (str(fn), ln, str(nm))
         i = self.frame_by_key.get(key)
@@ -221,6 +234,25 @@ def _int_column(items: Sequence[Any], key: str, default: int, src: str, where: s
     return out
 
 
+def _check_range(
+    column: I64, key: str, src: str, where: str, high: int | None, rows: Any = None
+) -> I64:
+    """Refuse a value below 0 or above ``high``; the message names its entry (``rows[i]``)."""
+    bad = column < 0
+    if high is not None:
+        bad |= column > high
+    if bad.any():
+        i = int(np.argmax(bad))
+        v = int(column[i])
+        at = i if rows is None else int(rows[i])
+        if v < 0:
+            what = f"{key!r} is {v}: it cannot be negative"
+        else:
+            what = f"{key!r} is {v:,}: more than {high:,}, which no snapshot can hold"
+        raise TraceFormatError(src, f"{where}[{at}]", what)
+    return column
+
+
 def _as_list(value: Any, src: str, where: str) -> list[Any]:
     if value is None:
         return []
@@ -236,16 +268,18 @@ _FREES = (int(Action.FREE_REQUESTED), int(Action.FREE_COMPLETED), int(Action.FRE
 def _actions(items: list[Any]) -> npt.NDArray[np.int8]:
     n = len(items)
     try:  # all in C when every entry is a dict with a known action
+        # (checked to be strings first: hashing a value from the file could recurse as deep as
+        # a nested tuple goes, in C; see gpuviz.trace.snapshot_pickle)
+        if not set(map(type, map(itemgetter("action"), items))) <= {str}:
+            raise TypeError
         return np.fromiter(
             map(_ACTION_CODES.__getitem__, map(itemgetter("action"), items)), dtype=np.int8, count=n
         )
     except (KeyError, TypeError):
         other = int(Action.OTHER)
+        names = (e.get("action") if isinstance(e, dict) else None for e in items)
         return np.fromiter(
-            (
-                _ACTION_CODES.get(str(e.get("action")), other) if isinstance(e, dict) else other
-                for e in items
-            ),
+            (_ACTION_CODES.get(a, other) if isinstance(a, str) else other for a in names),
             dtype=np.int8,
             count=n,
         )
@@ -261,19 +295,35 @@ def _trace_entries(items: list[Any], interner: _Interner, src: str, where: str) 
             raise TraceFormatError(
                 src, f"{where}[{i}]", f"expected a dict, got {type(items[i]).__name__}"
             )
-    size = _int_column(items, "size", 0, src, where)
-    stream = _int_column(items, "stream", 0, src, where)
-    time_us = _int_column(items, "time_us", 0, src, where)
+    size = _check_range(_int_column(items, "size", 0, src, where), "size", src, where, MAX_BYTES)
+    stream = _check_range(_int_column(items, "stream", 0, src, where), "stream", src, where, None)
+    time_us = _check_range(
+        _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US
+    )
     oom = np.flatnonzero(action == Action.OOM)
     if len(oom):  # an OOM entry carries device_free where the others carry addr
         ok = np.ones(n, dtype=bool)
         ok[oom] = False
         addr = np.zeros(n, dtype=np.int64)
         rest = np.flatnonzero(ok)
-        addr[rest] = _int_column([items[i] for i in rest.tolist()], "addr", 0, src, where)
-        addr[oom] = _int_column([items[i] for i in oom.tolist()], "device_free", 0, src, where)
+        addr[rest] = _check_range(
+            _int_column([items[i] for i in rest.tolist()], "addr", 0, src, where),
+            "addr",
+            src,
+            where,
+            None,
+            rest,
+        )
+        addr[oom] = _check_range(
+            _int_column([items[i] for i in oom.tolist()], "device_free", 0, src, where),
+            "device_free",
+            src,
+            where,
+            MAX_BYTES,
+            oom,
+        )
     else:
-        addr = _int_column(items, "addr", 0, src, where)
+        addr = _check_range(_int_column(items, "addr", 0, src, where), "addr", src, where, None)
     entries = TraceEntries(action, addr, size, stream, time_us, np.full(n, NO_STACK, np.int32))
     # intern the stacks that are shown: all but frees, plus frees of pre-window allocations
     want = ~np.isin(action, _FREES)
@@ -290,8 +340,19 @@ def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tupl
             raise TraceFormatError(
                 src, f"segments[{i}]", f"expected a dict, got {type(s).__name__}"
             )
-    address = _int_column(segs, "address", 0, src, "segments")
-    total = _int_column(segs, "total_size", 0, src, "segments")
+    address = _check_range(
+        _int_column(segs, "address", 0, src, "segments"), "address", src, "segments", None
+    )
+    total = _check_range(
+        _int_column(segs, "total_size", 0, src, "segments"),
+        "total_size",
+        src,
+        "segments",
+        MAX_BYTES,
+    )
+    device = _check_range(
+        _int_column(segs, "device", 0, src, "segments"), "device", src, "segments", MAX_DEVICES - 1
+    )
     block_lists = [
         _as_list(s.get("blocks"), src, f"segments[{i}].blocks") for i, s in enumerate(segs)
     ]
@@ -304,14 +365,12 @@ def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tupl
             raise TraceFormatError(src, f"block {j}", f"expected a dict, got {type(b).__name__}")
     nb = len(flat)
     seg_of_block = np.repeat(np.arange(n, dtype=np.int32), counts)
-    bsize = _int_column(flat, "size", 0, src, "blocks")
-    breq = np.fromiter(
-        (
-            v if isinstance(v, int) else 0
-            for v in (b.get("requested_size", b.get("size")) for b in flat)
-        ),
-        dtype=np.int64,
-        count=nb,
+    bsize = _check_blocks(_int_column(flat, "size", 0, src, "blocks"), "size", src, offsets)
+    breq = _check_blocks(
+        _optional_ints(b.get("requested_size", b.get("size")) for b in flat),
+        "requested_size",
+        src,
+        offsets,
     )
     # Older snapshots name no block address: blocks tile their segment in order.
     before = np.cumsum(bsize) - bsize
@@ -319,39 +378,51 @@ def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tupl
     has = counts > 0
     seg_first[has] = before[offsets[:-1][has]]
     implied = np.repeat(address - seg_first, counts) + before
-    baddr = np.fromiter(
-        (a if isinstance(a, int) else -1 for a in (b.get("address", -1) for b in flat)),
-        dtype=np.int64,
-        count=nb,
-    )
-    missing = baddr < 0
+    has_addr = np.fromiter((isinstance(b.get("address"), int) for b in flat), bool, count=nb)
+    baddr = np.full(nb, -1, dtype=np.int64)
+    given_rows = np.flatnonzero(has_addr)
+    if len(given_rows):
+        baddr[given_rows] = _int_column(
+            [flat[j] for j in given_rows.tolist()], "address", 0, src, "blocks"
+        )
+        _check_blocks(np.where(has_addr, baddr, 0), "address", src, offsets)
+    missing = ~has_addr
     baddr[missing] = implied[missing]
     state_codes = {k: int(v) for k, v in BLOCK_STATE_NAMES.items()}
     inactive = int(BlockState.INACTIVE)
     bstate = np.fromiter(
-        (state_codes.get(b.get("state"), inactive) for b in flat), dtype=np.int8, count=nb
+        (
+            state_codes.get(st, inactive) if isinstance(st, str) else inactive
+            for st in (b.get("state") for b in flat)
+        ),
+        dtype=np.int8,
+        count=nb,
     )
     bstack = interner.stacks_of(flat)
 
-    def per_segment(key: str, mask: npt.NDArray[np.bool_]) -> I64:
+    def per_segment(key: str, mask: npt.NDArray[np.bool_] | None) -> I64:
         given = [s.get(key) for s in segs]
-        from_blocks = np.bincount(seg_of_block[mask], weights=bsize[mask], minlength=n)
-        return np.asarray(
-            [v if isinstance(v, int) else int(from_blocks[i]) for i, v in enumerate(given)],
-            dtype=np.int64,
+        from_blocks = (
+            np.bincount(seg_of_block[mask], weights=bsize[mask], minlength=n)
+            if mask is not None
+            else np.zeros(n)
         )
+        values = _optional_ints(
+            v if isinstance(v, int) and not isinstance(v, bool) else int(from_blocks[i])
+            for i, v in enumerate(given)
+        )
+        return _check_range(values, key, src, "segments", MAX_BYTES)
 
     segments = Segments(
-        device=_int_column(segs, "device", 0, src, "segments").astype(np.int32),
+        device=device.astype(np.int32),
         address=address,
         total_size=total,
         allocated_size=per_segment("allocated_size", bstate == BlockState.ACTIVE_ALLOCATED),
         active_size=per_segment("active_size", bstate != BlockState.INACTIVE),
-        requested_size=np.asarray(
-            [v if isinstance(v, int) else 0 for v in (s.get("requested_size") for s in segs)],
-            dtype=np.int64,
+        requested_size=per_segment("requested_size", None),
+        stream=_check_range(
+            _int_column(segs, "stream", 0, src, "segments"), "stream", src, "segments", None
         ),
-        stream=_int_column(segs, "stream", 0, src, "segments"),
         is_large=np.asarray([s.get("segment_type", "large") != "small" for s in segs], dtype=bool),
         is_expandable=np.asarray([bool(s.get("is_expandable", False)) for s in segs], dtype=bool),
         stack=interner.stacks_of(segs),
@@ -360,15 +431,49 @@ def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tupl
     return segments, Blocks(seg_of_block, baddr, bsize, breq, bstate, bstack)
 
 
+def _optional_ints(values: Any) -> I64:
+    """Python ints as int64 (a value out of int64's range becomes -1, refused by the range check)."""
+    return np.asarray(
+        [v if isinstance(v, int) and -(1 << 63) <= v < (1 << 63) else -1 for v in values],
+        dtype=np.int64,
+    )
+
+
+def _check_blocks(column: I64, key: str, src: str, offsets: I64) -> I64:
+    """:func:`_check_range` for a column of blocks, naming the segment a bad block is in."""
+    high = None if key == "address" else MAX_BYTES
+    bad = column < 0
+    if high is not None:
+        bad |= column > high
+    if bad.any():
+        j = int(np.argmax(bad))
+        seg = int(np.searchsorted(offsets, j, side="right")) - 1
+        first = int(offsets[seg])
+        _check_range(column[j : j + 1], key, src, f"segments[{seg}].blocks", high, [j - first])
+    return column
+
+
 def _annotations(items: list[Any], interner: _Interner, src: str) -> Annotations:
     items = [a for a in items if isinstance(a, dict)]
     n = len(items)
     codes = {"START": int(AnnotationStage.START), "END": int(AnnotationStage.END)}
     other = int(AnnotationStage.OTHER)
+    where = "external_annotations"
     return Annotations(
-        device=_int_column(items, "device", 0, src, "external_annotations").astype(np.int32),
-        time_us=_int_column(items, "time_us", 0, src, "external_annotations"),
-        stage=np.fromiter((codes.get(a.get("stage"), other) for a in items), np.int8, count=n),
+        device=_check_range(
+            _int_column(items, "device", 0, src, where), "device", src, where, MAX_DEVICES - 1
+        ).astype(np.int32),
+        time_us=_check_range(
+            _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US
+        ),
+        stage=np.fromiter(
+            (
+                codes.get(st, other) if isinstance(st, str) else other
+                for st in (a.get("stage") for a in items)
+            ),
+            np.int8,
+            count=n,
+        ),
         name=np.fromiter(
             (interner.symbols.intern(str(a.get("name", ""))) for a in items), np.int32, count=n
         ),
@@ -399,6 +504,10 @@ def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnaps
     interner = _Interner()
     segs = _as_list(data.get("segments"), source, "segments")
     traces_raw = _as_list(data.get("device_traces"), source, "device_traces")
+    if len(traces_raw) > MAX_DEVICES:
+        raise TraceFormatError(
+            source, "device_traces", f"{len(traces_raw):,} devices: more than {MAX_DEVICES:,}"
+        )
     traces = [
         _trace_entries(
             _as_list(t, source, f"device_traces[{d}]"), interner, source, f"device_traces[{d}]"
@@ -430,7 +539,9 @@ def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnaps
     active = blocks.state != BlockState.INACTIVE
     n_dev = max(len(traces), int(segments.device.max()) + 1 if len(segments) else 0)
     mss = settings.get("max_split_size")
-    max_split_size = int(mss) if isinstance(mss, int) and not isinstance(mss, bool) else -1
+    max_split_size = (
+        int(mss) if isinstance(mss, int) and not isinstance(mss, bool) and mss <= MAX_BYTES else -1
+    )
     for d in range(n_dev):
         rows = np.flatnonzero(active & (block_dev == d))
         segs_d = np.flatnonzero(segments.device == d)
@@ -479,8 +590,15 @@ def load_snapshot(
     data = load_snapshot_data(path, progress, cancelled)
     # the raw tree is millions of containers that are all reachable: collecting is wasted work
     with gc_paused():
-        snap = snapshot_from_data(data, str(path))
-        release(data)
+        try:
+            snap = snapshot_from_data(data, str(path))
+        except RecursionError:
+            # a value nested deeper than the interpreter follows, where a name or number belongs
+            raise TraceFormatError(
+                str(path), "", "a value is nested too deeply to be part of an allocator snapshot"
+            ) from None
+        finally:
+            release(data)
     return snap
 
 

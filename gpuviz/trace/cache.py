@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
 import shutil
 import time
 import uuid
@@ -56,6 +55,7 @@ from gpuviz.trace.cache_entry import (
     write_entry,
 )
 from gpuviz.trace.errors import ImportCancelledError
+from gpuviz.trace.memory_budget import parse_bytes
 from gpuviz.trace.model import Trace
 
 __all__ = [
@@ -110,26 +110,6 @@ class CacheEntryInfo:
     path: Path
     size_bytes: int
     last_used: float
-
-
-_UNITS = {
-    "": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
-    "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
-}  # fmt: skip
-
-
-def parse_bytes(text: str) -> int:
-    """A byte count from ``"5000000000"``, ``"500M"``, ``"5 GB"`` or ``"1GiB"``.
-
-    Raises
-    ------
-    ValueError
-        ``text`` is not a non-negative size.
-    """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*", text)
-    if m is None or m.group(2).lower() not in _UNITS:
-        raise ValueError(f"not a size: {text!r} (examples: 5000000000, 500M, 5GB, 1GiB)")
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
 def cache_enabled() -> bool:
@@ -391,7 +371,8 @@ def load_cached(
     # A file that changed while it was read is not cached under the old key, nor is one
     # written just now: a rewrite within the file system's timestamp granularity could keep
     # its size and mtime (git's "racy clean" problem).
-    if unchanged and not _racy(key):
+    # Nor is an import that left parts out to fit its memory limit: it is not the trace.
+    if unchanged and not _racy(key) and not trace.dropped:
         cache.put(key, trace, sources)
     return trace
 

@@ -22,17 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from gpuviz.trace.args_text import TextWriter
+from gpuviz.trace import memory_budget
+from gpuviz.trace.args_text import TextWriter, compression_for
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
 from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
 from gpuviz.trace.kineto_parallel import read_files
+from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
 from gpuviz.trace.model import (
     NONE,
     ArgsStore,
     Flows,
     Instants,
+    Kind,
     MemoryEvents,
     RankInfo,
     Slices,
@@ -140,6 +143,7 @@ def import_trace(
     *,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    max_memory: int | None = None,
 ) -> Trace:
     """Read a Kineto trace file, or a folder of per-rank trace files, into one Trace.
 
@@ -155,6 +159,12 @@ def import_trace(
     cancelled : callable, optional
         Polled between chunks; when it returns True the import stops with
         :class:`ImportCancelledError`.
+    max_memory : int, optional
+        Bytes the import may take (0: no limit); default
+        :func:`~gpuviz.trace.memory_budget.memory_limit` (``GPUVIZ_MAX_MEMORY``, else half
+        the RAM). Where the whole trace would not fit, the import leaves out the args text
+        of CPU ops, then python_function slices, and says so in ``warnings`` and
+        ``Trace.dropped``.
 
     Returns
     -------
@@ -184,6 +194,7 @@ def import_trace(
     symbols = SymbolTable()
     interner = Interner(symbols)
     on_read: list[Callable[[int], None] | None] = [None] * len(files)
+    plan = _plan(files, max_memory)
     if progress is not None:
         before = 0
         for i, size in enumerate(sizes):
@@ -197,10 +208,13 @@ def import_trace(
     # collector only costs time here (measured: a third of the import's wall time).
     with gc_paused():
         parts = read_files(
-            [str(f) for f in files], interner, on_read, cancelled, release_freed_memory
-        )
+            [str(f) for f in files], interner, on_read, cancelled, release_freed_memory,
+            plan.drop,
+        )  # fmt: skip
         ranks, rank_note = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols, rank_note)
+        if plan.drop:
+            _say_dropped(trace, plan, sum(p.dropped_python for p in parts))
         del parts
     # What the import freed (the parts, the assembly's temporaries: 15 MB at 100k kernels)
     # goes back before the caller's next work, whose own temporaries (a summary's: 18 MB)
@@ -209,6 +223,25 @@ def import_trace(
     if progress is not None:
         progress(1.0)
     return trace
+
+
+def _plan(files: list[Path], max_memory: int | None) -> memory_budget.ImportPlan:
+    """What the import keeps within its memory limit (how the children are counted and
+    whether the args text is compressed decide the estimate, as in ``read_files``)."""
+    sizes = [estimated_bytes(str(f)) for f in files]
+    compressed = compression_for(len(files), worker_count(sum(sizes)))
+    return memory_budget.plan_import([str(f) for f in files], compressed, max_memory)
+
+
+def _say_dropped(trace: Trace, plan: memory_budget.ImportPlan, python_slices: int) -> None:
+    """Name what the import left out: first among the warnings, and in ``trace.dropped``."""
+    s = trace.slices
+    cpu = (s.kind == Kind.CPU_OP) | (s.kind == Kind.PYTHON_FUNCTION)
+    message = memory_budget.dropped_warning(plan, int(cpu.sum()), python_slices)
+    w = trace.warnings
+    w.samples.insert(0, message)
+    del w.samples[w.limit :]
+    trace.dropped = plan.drop
 
 
 # --------------------------------------------------------------------------- ranks

@@ -11,13 +11,13 @@ done", and the importer reads that chunk itself. It runs in a child process
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 import numpy as np
 
-from gpuviz.trace import args_text
+from gpuviz.trace import args_text, memory_budget
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.jsonscan import EventChunks
 from gpuviz.trace.kineto_columns import ColumnBuilder
@@ -34,10 +34,12 @@ importer merged with a pass over every column)."""
 class ChunkDecoder:
     """A chunk of events in, its columns and what it numbered anew out (a child's work)."""
 
-    def __init__(self, compress: bool | None = None) -> None:
+    def __init__(self, compress: bool | None = None, drop: Sequence[str] | None = None) -> None:
         # Its replies' args text as zlib blocks (a child: as its importer says, in its env).
         self.compress = args_text.compression_on() if compress is None else compress
-        self.columns = ColumnBuilder("<import worker>", Interner(SymbolTable()))
+        # What the import leaves out to fit its memory limit (a spawned child: from its env).
+        self.drop = memory_budget.drop_from_env() if drop is None else tuple(drop)
+        self.columns = ColumnBuilder("<import worker>", Interner(SymbolTable()), drop=self.drop)
         self.symbols = 0
         self.file = -1
         self.lanes = 0
@@ -117,6 +119,7 @@ class ChunkDecoder:
             "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
             "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob, "blocks": blocks,
             "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
+            "dropped_python": r.dropped_python,
         }  # fmt: skip
         r.clear_parts()
         return out
@@ -174,7 +177,7 @@ class ChunkDecoder:
             raise
         except Exception:  # the importer reads the file itself and says what is wrong
             # The numbering of the chunks done is lost with them: start afresh, both sides.
-            self.__init__(self.compress)  # type: ignore[misc]
+            self.__init__(self.compress, self.drop)  # type: ignore[misc]
             return {"ok": False, "why": "error", "reset": True}
         return {
             "ok": True, "whole": True, "parts": parts if emit is None else count,

@@ -44,6 +44,7 @@ from gpuviz.trace.kineto_events import (
     us_to_ns,
 )
 from gpuviz.trace.kineto_tracks import TrackTable
+from gpuviz.trace.memory_budget import DROP_CPU_ARGS, DROP_PYTHON
 from gpuviz.trace.model import NONE, Kind, TrackKind
 
 Array = npt.NDArray[Any]
@@ -89,6 +90,7 @@ class Mark:
     n_events: int
     meta_events: int
     begin_end: int
+    dropped_python: int = 0
 
 
 class ColumnBuilder:
@@ -118,13 +120,25 @@ class ColumnBuilder:
     meta_events, begin_end
         Metadata events as dicts; ``B``/``E`` events (with their index), paired at the end.
     warnings : ImportWarnings
+    drop : tuple of str
+        What is left out (:data:`gpuviz.trace.memory_budget.DROP_ORDER`): CPU-side args
+        text, python_function slices.
     """
 
     def __init__(
-        self, path: str, interner: Interner, blob: bytearray | TextWriter | None = None
+        self,
+        path: str,
+        interner: Interner,
+        blob: bytearray | TextWriter | None = None,
+        drop: Sequence[str] = (),
     ) -> None:
         self.path = path
         self.it = interner
+        # What the import leaves out to fit its memory limit (gpuviz.trace.memory_budget).
+        self.drop = tuple(drop)
+        self._drop_args = DROP_CPU_ARGS in self.drop
+        self._drop_python = DROP_PYTHON in self.drop
+        self.dropped_python = 0  # python_function slices left out
         self.warnings = ImportWarnings()
         self.tracks = TrackTable()
         self.n_events = 0
@@ -151,6 +165,7 @@ class ColumnBuilder:
         self.warnings = ImportWarnings()
         self.meta_events.clear()
         self.begin_end.clear()
+        self.dropped_python = 0
 
     def mark(self) -> Mark:
         """Where the columns stand now, for :meth:`rollback`."""
@@ -158,7 +173,7 @@ class ColumnBuilder:
             parts=[len(parts) for _, table in self.tables for parts in table.values()],
             blob=len(self.blob), arg_lengths=len(self.arg_lengths), n_args=self.n_args,
             n_events=self.n_events, meta_events=len(self.meta_events),
-            begin_end=len(self.begin_end),
+            begin_end=len(self.begin_end), dropped_python=self.dropped_python,
         )  # fmt: skip
 
     def rollback(self, mark: Mark) -> None:
@@ -173,6 +188,7 @@ class ColumnBuilder:
         del self.arg_lengths[mark.arg_lengths :]
         self.n_args = mark.n_args
         self.n_events = mark.n_events
+        self.dropped_python = mark.dropped_python
         del self.meta_events[mark.meta_events :]
         del self.begin_end[mark.begin_end :]
         self.warnings = ImportWarnings()
@@ -327,7 +343,7 @@ class ColumnBuilder:
         self.warnings.count += int(bad.sum())
         return np.flatnonzero(~bad)
 
-    def _store_args(self, raws: list[msgspec.Raw]) -> Array:
+    def _store_args(self, raws: Sequence[msgspec.Raw | bytes]) -> Array:
         """Append raw args to the store; each one's row, -1 for an event without args."""
         n = len(raws)
         lengths = np.fromiter(map(len, raws), np.int64, n)
@@ -361,10 +377,25 @@ class ColumnBuilder:
             n = len(sub)
             if not n:
                 return
+        if self._drop_python:
+            keep = np.flatnonzero(kind != Kind.PYTHON_FUNCTION)
+            if keep.size < n:
+                self.dropped_python += n - int(keep.size)
+                sub = _take(sub, keep)
+                ts, dur, kind, pre = ts[keep], dur[keep], kind[keep], _rows(pre, keep)
+                n = len(sub)
+                if not n:
+                    return
         name, cat, pid, tid, lane = pre["name"], pre["cat"], pre["pid"], pre["tid"], pre["lane"]
         raws = list(map(_ARGS, sub))
-        args = self._store_args(raws)
-        has = args >= 0
+        if self._drop_args:
+            # Their ids (External id) are read below from the text all the same.
+            has = np.fromiter(map(len, raws), np.int64, n) > 0
+            cpu = ((kind == Kind.CPU_OP) | (kind == Kind.PYTHON_FUNCTION)).tolist()
+            args = self._store_args([b"" if c else r for r, c in zip(raws, cpu)])
+        else:
+            args = self._store_args(raws)
+            has = args >= 0
         k = int(has.sum())
         on_gpu = GPU_KINDS[kind] | (kind == Kind.GPU_USER_ANNOTATION)
         if k == n:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +62,7 @@ class FileColumns:
     tracks: TrackTable
     metadata_events: list[dict[str, Any]]
     warnings: ImportWarnings
+    dropped_python: int = 0  # python_function slices left out (memory_budget)
 
 
 class FileReader:
@@ -84,6 +85,8 @@ class FileReader:
         The args text of the trace's files, shared by files read one after another (each
         appends its own after the earlier files'), compressed as it comes. Default: the
         file's own.
+    drop : sequence of str
+        What the import leaves out to fit its memory limit (:mod:`gpuviz.trace.memory_budget`).
     """
 
     def __init__(
@@ -93,12 +96,13 @@ class FileReader:
         on_read: Callable[[int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         blob: TextWriter | None = None,
+        drop: Sequence[str] = (),
     ) -> None:
         self.path = path
         self.on_read = on_read
         self.cancelled = cancelled
         self.writer = TextWriter() if blob is None else blob
-        self.columns = ColumnBuilder(path, interner, self.writer)
+        self.columns = ColumnBuilder(path, interner, self.writer, drop)
 
     def chunks(self, guess: bool = True) -> EventChunks:
         """The file's chunks of events (see :class:`EventChunks`)."""
@@ -108,7 +112,7 @@ class FileReader:
         """Drop what was read so far (the file is read again from its start)."""
         c = self.columns
         del c.blob[len(c.blob) - sum(int(a.sum()) for a in c.arg_lengths) :]  # its args: last
-        self.columns = ColumnBuilder(self.path, c.it, c.blob)
+        self.columns = ColumnBuilder(self.path, c.it, c.blob, c.drop)
 
     def read(self) -> FileColumns:
         """Read the whole file, in this process."""
@@ -132,6 +136,7 @@ class FileReader:
             args_start=len(self.writer) - int(offsets[-1]),
             tracks=c.tracks,
             metadata_events=c.meta_events, warnings=c.warnings,
+            dropped_python=c.dropped_python,
         )  # fmt: skip
 
     def merge(self, reply: dict[str, Any], w: Decoder, file: int) -> None:
@@ -201,6 +206,7 @@ class FileReader:
             cb.n_args += len(lengths)
         cb.meta_events.extend(reply.get("meta") or ())
         cb.n_events += int(reply["n"])
+        cb.dropped_python += int(reply.get("dropped_python", 0))
 
     def merge_file(self, reply: dict[str, Any], w: Decoder, file: int) -> FileColumns:
         """The file's columns from a decoder's reply for the whole of it (see

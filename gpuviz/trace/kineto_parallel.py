@@ -74,6 +74,7 @@ def read_files(
     on_read: Sequence[Callable[[int], None] | None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     after_file: Callable[[], None] | None = None,
+    drop: Sequence[str] = (),
 ) -> list[FileColumns]:
     """Read the files of one trace, in order, decoding on as many cores as it pays to.
 
@@ -89,6 +90,8 @@ def read_files(
         Polled between blocks (raises :class:`ImportCancelledError` when it returns True).
     after_file : callable, optional
         Called once each file is done (the importer gives freed memory back there).
+    drop : sequence of str
+        What to leave out to fit the memory limit (:mod:`gpuviz.trace.memory_budget`).
 
     Returns
     -------
@@ -100,7 +103,9 @@ def read_files(
     workers = worker_count(sum(sizes))
     # The args text of every file, one after another: never joined.
     blob = TextWriter(compress=compression_for(len(paths), workers))
-    readers = [FileReader(str(p), interner, r, cancelled, blob) for p, r in zip(paths, reports)]
+    readers = [
+        FileReader(str(p), interner, r, cancelled, blob, drop) for p, r in zip(paths, reports)
+    ]
     out: list[FileColumns | None] = [None] * len(readers)
     start = 0
     while start < len(readers):
@@ -145,7 +150,8 @@ class _Pipeline:
         self.after_file = after_file
         self.pool: WorkerPool | None = None
         self.compress = readers[0].writer.compress if readers else False
-        self.local = LocalDecoder(self.compress)
+        self.drop = readers[0].columns.drop if readers else ()
+        self.local = LocalDecoder(self.compress, self.drop)
         self.inflight: deque[_Job] = deque()  # in file order
         self.waiting: dict[Worker, deque[_Job]] = {}  # per child, the jobs it has not answered
         self.merging = -1  # the file of the job being merged
@@ -157,7 +163,7 @@ class _Pipeline:
         stops: that file is read again here, exactly, and the caller goes on after it.
         """
         try:
-            self.pool = WorkerPool(self.n_workers, self.compress)
+            self.pool = WorkerPool(self.n_workers, self.compress, self.drop)
             self.waiting = {w: deque() for w in self.pool.workers}
         except OSError:  # children cannot be started here: decode in this process only
             self.pool = None

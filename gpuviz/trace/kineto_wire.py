@@ -117,6 +117,7 @@ class Reply(msgspec.Struct):
     blocks: memoryview = memoryview(b"")
     arg_lengths: memoryview = memoryview(b"")
     meta: list[dict[str, Any]] = []
+    dropped_python: int = 0  # python_function slices left out (gpuviz.trace.memory_budget)
 
 
 REPLY_DECODER = msgspec.msgpack.Decoder(Reply)

@@ -51,7 +51,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from gpuviz.trace import args_text, gcpause
+from gpuviz.trace import args_text, gcpause, memory_budget
 from gpuviz.trace.kineto_chunk_decoder import ChunkDecoder
 from gpuviz.trace.kineto_wire import (
     CHUNK,
@@ -256,6 +256,8 @@ class Worker(Decoder):
     inherited : sequence of int
         The importer's descriptors of the children started before this one, which a forked
         child closes (:attr:`fds`).
+    drop : sequence of str
+        What the child's decoder leaves out (:mod:`gpuviz.trace.memory_budget`).
 
     Attributes
     ----------
@@ -264,7 +266,11 @@ class Worker(Decoder):
     """
 
     def __init__(
-        self, compress: bool = False, start: str = "spawn", inherited: Sequence[int] = ()
+        self,
+        compress: bool = False,
+        start: str = "spawn",
+        inherited: Sequence[int] = (),
+        drop: Sequence[str] = (),
     ) -> None:
         super().__init__()
         self.queued = 0
@@ -275,14 +281,18 @@ class Worker(Decoder):
         try:
             if start == "fork":
                 self.proc: subprocess.Popen[bytes] | _Forked = _Forked(
-                    self._in, self._out, compress, inherited
+                    self._in, self._out, compress, inherited, drop
                 )
             else:
                 fds = self._in + self._out
                 self.proc = subprocess.Popen(
                     [sys.executable, "-S", "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, pass_fds=fds,
-                    env=dict(_child_env(), **{args_text.ENV: "1" if compress else "0"}),
+                    env=dict(
+                        _child_env(),
+                        **{args_text.ENV: "1" if compress else "0"},
+                        **{memory_budget.DROP_ENV: ",".join(drop)},
+                    ),
                 )  # fmt: skip
         except BaseException:
             self._close_scratch()
@@ -420,14 +430,20 @@ class _Forked:
     """
 
     def __init__(
-        self, chunks: list[int], replies: list[int], compress: bool, inherited: Sequence[int]
+        self,
+        chunks: list[int],
+        replies: list[int],
+        compress: bool,
+        inherited: Sequence[int],
+        drop: Sequence[str] = (),
     ) -> None:
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
         close = [to_w, from_r, *inherited]
         self.returncode: int | None = None
         self.process = multiprocessing.get_context("fork").Process(
-            target=_forked_main, args=(to_r, from_w, chunks, replies, compress, close),
+            target=_forked_main,
+            args=(to_r, from_w, chunks, replies, compress, close, tuple(drop)),
             daemon=True, name="gpuviz-import",
         )  # fmt: skip
         try:
@@ -467,25 +483,25 @@ class _Forked:
 
 def _forked_main(
     stdin: int, stdout: int, chunks: list[int], replies: list[int], compress: bool,
-    close: list[int],
+    close: list[int], drop: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
     """A forked child's life (see :class:`_Forked`)."""
     for fd in close:
         with contextlib.suppress(OSError):
             os.close(fd)
-    os._exit(serve(stdin, stdout, chunks, replies, ChunkDecoder(compress)))
+    os._exit(serve(stdin, stdout, chunks, replies, ChunkDecoder(compress, drop)))
 
 
 class WorkerPool:
     """Children that take chunks in turn, started the way :func:`start_method` says."""
 
-    def __init__(self, n: int, compress: bool = False) -> None:
+    def __init__(self, n: int, compress: bool = False, drop: Sequence[str] = ()) -> None:
         self.workers: list[Worker] = []
         start = start_method()
         try:
             for _ in range(n):
                 inherited = [fd for w in self.workers for fd in w.fds]
-                self.workers.append(Worker(compress, start, inherited))
+                self.workers.append(Worker(compress, start, inherited, drop))
         except OSError:  # no way to start a child here: whatever started is closed
             self.close()
             raise
@@ -511,9 +527,9 @@ class WorkerPool:
 class LocalDecoder(Decoder):
     """A decoder in the importer's own process, with a numbering of its own like a child's."""
 
-    def __init__(self, compress: bool = False) -> None:
+    def __init__(self, compress: bool = False, drop: Sequence[str] = ()) -> None:
         super().__init__()
-        self._state = ChunkDecoder(compress)
+        self._state = ChunkDecoder(compress, drop)
 
     def decode(self, file: int, buf: bytes) -> dict[str, Any]:
         """Decode a chunk (a JSON array of events) of ``file`` now; the reply, as a child's."""
@@ -643,7 +659,7 @@ def _read_whole_file(
     except (TypeError, OverflowError, ValueError):  # metadata msgpack cannot carry
         # What this child numbered for the file is lost with it: both sides start their
         # numbering afresh (``reset``), and the importer reads the file itself.
-        state = ChunkDecoder(state.compress)
+        state = ChunkDecoder(state.compress, state.drop)
         out.size = 0
         out.add(encoder.encode({"ok": False, "why": "error", "reset": True}))
     # A file's structs leave freed heap pages that glibc keeps: about 8 MB a child on a

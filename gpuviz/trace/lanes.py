@@ -258,6 +258,22 @@ def _track_label(trace: Trace, t: int) -> str:
     return name
 
 
+def lane_titles(trace: Trace) -> list[str]:
+    """Every track's whole name, as the Timeline labels its group and row.
+
+    ``rank 1 · GPU 0 · stream 7``, ``python (pid 12) · MainThread``: one string per track
+    (names from the file, unescaped: escape them where they are shown).
+    """
+    tr = trace.tracks
+    names = process_names(trace)
+    out = []
+    for t in range(len(tr)):
+        rank, where, key = _track_order_key(trace, t)[:3]
+        group = _group_label(trace, rank, where == 0, key, names)
+        out.append(f"{group} · {_track_label(trace, t)}")
+    return out
+
+
 def rank_label(rank: int) -> str:
     """A rank row's label: ``rank 3`` (``no rank`` for a lone file's -1)."""
     return f"rank {rank}" if rank >= 0 else "no rank"

@@ -485,6 +485,10 @@ class Trace:
         Events in all files, of every phase (``gpuviz summary``'s ``events``).
     warnings : ImportWarnings
         Events skipped on import.
+    dropped : tuple of str
+        What the import left out to stay within its memory limit
+        (:data:`gpuviz.trace.memory_budget.DROP_ORDER`; named in ``warnings`` too). Such a
+        trace is never cached as if it were whole.
     metadata_events : list of dict
         ``ph: M`` events (process/thread names, sort indexes), kept for export; their ``pid``
         and ``tid`` are as in the file, with ``"rank"`` added.
@@ -502,6 +506,7 @@ class Trace:
     event_count: int = 0
     warnings: Any = None
     metadata_events: list[dict[str, Any]] = field(default_factory=list)
+    dropped: tuple[str, ...] = ()
     _track_offsets: I64 | None = field(default=None, repr=False)
     _correlation_index: dict[str, Any] | None = field(default=None, repr=False)
     _slices_end_ns: int | None = field(default=None, repr=False)

@@ -102,8 +102,16 @@ def test_json_contract() -> None:
             "saving_us",
             "saving_how",
             "share",
+            "step_us",
+            "saving_per_step_us",
             "evidence",
         }
+        # Per step, never more than the step; over the trace's steps, the saving again.
+        assert 0 < f["saving_per_step_us"] <= f["step_us"]
+        assert f["saving_per_step_us"] == pytest.approx(min(f["share"], 1) * f["step_us"])
+        n_steps = len(out["steps"]) if {s["rank"] for s in out["steps"]} == {None} else 0
+        if n_steps and f["share"] <= 1:
+            assert f["saving_per_step_us"] * n_steps == pytest.approx(f["saving_us"], rel=1e-6)
         assert f["kind"] in KINDS and f["severity"] in ("info", "warning", "critical")
         assert f["evidence"] and all(
             {"rank", "device", "start_us", "end_us"} <= set(e) for e in f["evidence"]
@@ -477,3 +485,22 @@ def test_gpu_starved_inside_dataparallel_says_so() -> None:
         "DataParallel.forward"
         not in _kinds(_advice(ADV / "adv_gpu_starved.json.gz"))["gpu_starved"].detail
     )
+
+
+def test_a_saving_per_step_is_never_more_than_the_step() -> None:
+    # A saving summed over several GPUs can exceed the steps' time (share above 1); one
+    # step can still save no more than it takes.
+    from gpuviz.analysis.advisor.findings import Finding, fmt_ms, saving_phrase
+
+    def finding(share: float) -> Finding:
+        step_ns = 2_000_000.0
+        return Finding("idle_devices", "critical", "t", "d", "f", round(share * 5 * step_ns),
+                       "h", share, step_ns=step_ns)  # fmt: skip
+
+    assert finding(0.25).saving_per_step_ns == pytest.approx(500_000)
+    assert finding(1.6).saving_per_step_ns == pytest.approx(2_000_000)
+    assert finding(1.6).to_json()["saving_per_step_us"] == pytest.approx(2000)
+    text = saving_phrase(16_000_000, 1.6, 2_000_000)
+    assert text.startswith(f"{fmt_ms(2_000_000)} a step (100% of its {fmt_ms(2_000_000)} step")
+    assert "measured under the profiler" in text
+    assert saving_phrase(16_000_000, 1.6, 2_000_000, pace_ns=1_000_000).startswith("~1.0 ms a step")

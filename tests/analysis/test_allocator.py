@@ -154,3 +154,19 @@ def test_site_is_first_user_frame_then_python_then_first() -> None:
         (torch_f["filename"], 1, "f"),
         ("/pytorch/c10/Alloc.cpp", 4, "malloc"),
     ]
+
+
+def test_entries_recorded_without_frames_are_one_site() -> None:
+    # frames: [] everywhere (history recorded with context=None): no stack at all in the file
+    trace = [
+        {"action": "alloc", "addr": 512 * (i + 1), "size": 512, "time_us": i, "frames": []}
+        for i in range(3)
+    ]
+    snap = snapshot_from_data({"segments": [], "device_traces": [trace]}, "s")
+    assert snap.n_stacks == 0
+    fig = device_figures(snap, 0)
+    (row,) = fig.top_sites_at_peak
+    assert row.site == "(no stack recorded)" and row.blocks == 3 and row.bytes == 3 * 512
+    from gpuviz.analysis.allocator_timeline import build_timeline
+
+    assert build_timeline(snap, 0).row_site.tolist() == [-1, -1, -1]  # the timeline's sites too

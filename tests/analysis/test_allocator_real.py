@@ -10,7 +10,7 @@ import pytest
 
 from gpuviz.analysis.allocator import device_figures
 from gpuviz.trace.allocator_columns import Action
-from gpuviz.trace.allocator_snapshot import load_snapshot
+from gpuviz.trace.allocator_snapshot import load_snapshot, snapshot_from_data
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.snapshot_pickle import load_snapshot_data
 
@@ -101,3 +101,47 @@ def test_block_bytes_match_the_profiler_trace_of_the_same_run() -> None:
         assert al.block_bytes[j] == size
         checked += 1
     assert checked > 1000
+
+
+def test_backward_site_is_named_past_the_capture_machinery() -> None:
+    # A backward allocation (autograd's thread) has no Python frame: its stack is the real
+    # recording's C++ frames, from the unwinder down to tensor creation, then the autograd node
+    # and the engine. Only the frames below tensor creation are swapped for backward's.
+    data = load_snapshot_data(SNAPS / "snap_cpp_frames.pickle")
+    entry = next(e for e in data["device_traces"][0] if e["action"] == "alloc")
+    names = [f["name"] for f in entry["frames"]]
+    creation = next(i for i, n in enumerate(names) if n.startswith("at::empty("))
+    backward_frames = [
+        {"filename": "??", "line": 0, "name": n}
+        for n in (
+            "at::native::structured_mm_out_cuda::impl(at::Tensor const&, at::Tensor const&)",
+            "torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)",
+            "torch::autograd::Node::operator()(std::vector<at::Tensor>&&)",
+            "torch::autograd::Engine::evaluate_function(std::shared_ptr<GraphTask>&)",
+            "torch::autograd::Engine::thread_main(std::shared_ptr<GraphTask> const&)",
+            "start_thread",
+        )
+    ]
+    stack = entry["frames"][: creation + 1] + backward_frames
+    assert stack[0]["name"] == "torch::unwind::unwind()"  # what the site was named before
+    for e in data["device_traces"][0]:
+        if e["action"] in ("alloc", "free_requested", "free_completed"):
+            e["frames"] = stack
+    snap = snapshot_from_data(data, "backward")
+    rows = device_figures(snap, 0).top_sites_at_peak
+    site = next(r for r in rows if r.site.startswith("backward"))
+    assert site.site == "backward: MmBackward0"
+    assert site.function == "at::native::structured_mm_out_cuda::impl"
+    assert not any("unwind" in r.function or r.site.startswith("??") for r in rows)
+
+
+def test_real_snapshots_name_no_site_after_the_machinery() -> None:
+    for name in ("snap_train.pickle.gz", "snap_cpp_frames.pickle"):
+        fig = device_figures(load_snapshot(SNAPS / name), 0)
+        for r in fig.top_sites_at_peak + fig.top_sites:
+            assert "unwind" not in r.function and not r.site.startswith("??"), (name, r)
+        # the sites are the recording script's lines, or the known placeholders
+        assert all(
+            r.filename.endswith("record_round2.py") or r.site.startswith("(")
+            for r in fig.top_sites_at_peak
+        )

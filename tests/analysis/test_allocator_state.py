@@ -105,3 +105,21 @@ def test_timeline_model() -> None:
     assert len(tl.row_site_index) == len(tl.allocations)
     assert np.array_equal(tl.site_ids[tl.row_site_index], tl.row_site)
     assert tl.lanes is not None and len(tl.lanes) == len(tl.annotations)
+
+
+@pytest.mark.parametrize("time_us", [0, None, "jump"])
+def test_timeline_of_times_that_step_back(time_us: int | str | None) -> None:
+    # an entry without a time (0), or a clock that jumps ahead and back: drawn, not an
+    # IndexError in the pyramid (it needs non-decreasing times)
+    raw, _ = make_snapshot(2000, seed=3)
+    entry = raw["device_traces"][0][5]
+    if time_us is None:
+        del entry["time_us"]
+    elif time_us == "jump":
+        entry["time_us"] += 10**13
+    else:
+        entry["time_us"] = time_us
+    tl = build_timeline(snapshot_from_data(raw, "t"), 0)
+    assert np.all(np.diff(tl.t_ns) >= 0)
+    cols = tl.pyramid.columns(float(tl.t_ns[0]), float(tl.t_ns[-1]), 800)
+    assert len(cols) > 0 and int(cols.entry.max()) < len(tl.t_ns)

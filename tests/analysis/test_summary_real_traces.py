@@ -12,12 +12,15 @@ from gpuviz.trace.kineto import load_trace
 
 DATA = Path(__file__).parent.parent / "data"
 TRACE_SUFFIXES = (".json", ".json.gz")
+EXPECTED_SUFFIXES = ("_expected.json", ".key_averages.json")
 
 
 def _is_trace(p: Path) -> bool:
-    # A trace file, or a folder of per-rank trace files (tests/data/events holds event streams).
+    # A trace file, or a folder of per-rank trace files (tests/data/events holds event streams;
+    # attribution/ and roofline*/ hold traces beside the expected figures, a JSON of their own).
     if p.is_dir():
-        return any(q.is_file() and q.name.endswith(TRACE_SUFFIXES) for q in p.iterdir())
+        files = [q for q in p.iterdir() if q.is_file() and q.name.endswith(TRACE_SUFFIXES)]
+        return bool(files) and not any(q.name.endswith(EXPECTED_SUFFIXES) for q in files)
     return p.name.endswith(TRACE_SUFFIXES)
 
 

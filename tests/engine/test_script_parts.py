@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import itertools
+import json
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -101,6 +105,26 @@ def test_profile_argv_round_trips_through_the_cli_split() -> None:
     assert options_from_args(args) == opts
     mod = ProfileOptions(module="pkg.train", args=["a"])
     assert profile_argv(mod) == ["-m", "pkg.train", "a"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "stack", "stack_no_step"),
+    [([], True, False), (["--no-stack"], False, False), (["--stack"], True, True)],
+)
+def test_stacks_are_on_in_the_windows_by_default(flags, stack, stack_no_step) -> None:
+    from gpuviz.cli import build_parser, split_profile_argv
+    from gpuviz.commands.profile import options_from_args
+
+    head, target = split_profile_argv(["profile", *flags, "t.py"], 0)
+    args = build_parser().parse_args(head)
+    args.script, args.module, args.script_args = (
+        target["script"],
+        target["module"],
+        target["script_args"],
+    )
+    opts = options_from_args(args)
+    assert (opts.stack, opts.stack_no_step) == (stack, stack_no_step)
+    assert profile_argv(opts) == [*flags, "t.py"]  # a rank or the app's child gets the same
 
 
 @pytest.mark.parametrize("text", ["nocolon", "a:", ":f", "a:b c", "a:class.f", "1a:f", "a:f-g"])
@@ -337,18 +361,53 @@ def test_the_launcher_advises_over_every_rank(tmp_path: Path) -> None:
     data = Path(__file__).resolve().parents[1] / "data"
     lines = job_advice(str(data / "nccl_2rank_h200"))
     assert lines[0].startswith("advisor (all 2 ranks), critical: Rank 1 is a straggler")
-    assert "(could save ~55.5 ms)" in lines[0]
+    # Per step: the wait summed over the trace's steps, over its steps (ProfilerStep ranges).
+    from gpuviz.analysis.advisor import advise
+    from gpuviz.analysis.advisor.findings import fmt_ms
+    from gpuviz.trace.kineto import load_trace
+
+    with gzip.open(data / "nccl_2rank_h200" / "rank-0.json.gz", "rt") as f:
+        names = {e.get("name", "") for e in json.load(f)["traceEvents"]}
+    steps = len([n for n in names if n.startswith("ProfilerStep#")])
+    straggler = advise(load_trace(str(data / "nccl_2rank_h200"))).findings[0]
+    assert f"; could save {fmt_ms(straggler.saving_ns / steps)} a step (" in lines[0]
+    assert "measured under the profiler" in lines[0]
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "rank-0.json.gz").write_bytes(b"not gzip")
     [line] = job_advice(str(bad))
     assert line.startswith("advisor: cannot read the rank traces back: ") and "rank-0" in line
-    finding = {"severity": "critical", "title": "T", "saving_us": 2000.0}
+    finding = {"severity": "critical", "title": "T", "saving_us": 2000.0, "share": 0.4,
+               "step_us": 1000.0}  # fmt: skip
     window = {"window": "steps", "profiler_steps": 1, "devices": [], "findings": [finding]}
     result = {"workload": "profile:t.py", "rank": 0, "steps": 3, "exit_code": 0,
               "windows": [window], "trace": "t"}  # fmt: skip
-    assert "advisor (rank 0's trace), critical: T (could save ~2 ms)" in report_lines(result)
-    assert "advisor, critical: T (could save ~2 ms)" in report_lines(dict(result, rank=None))
+    own = "advisor (rank 0's trace), critical: T; could save 400 µs a step (40% of its 1.0 ms"
+    assert any(ln.startswith(own) for ln in report_lines(result))
+    assert any(
+        ln.startswith("advisor, critical: T; could") for ln in report_lines(dict(result, rank=None))
+    )
+
+
+def test_a_saving_is_per_step_at_the_unprofiled_pace_and_never_more_than_the_step() -> None:
+    # On an H100 a launch-bound window of 5 profiled steps of 35 ms "could save ~173 ms",
+    # while an unprofiled step took 24.7 ms.
+    from gpuviz.engine.script.report import report_lines
+
+    finding = {"severity": "critical", "title": "T", "saving_us": 173_000.0,
+               "share": 173 / 175, "step_us": 35_000.0}  # fmt: skip
+    window = {"window": "steps", "profiler_steps": 5, "devices": [], "findings": [finding]}
+    wall = {"median": 24.7, "p90": 25.0, "min": 24.0, "max": 26.0, "mean": 24.7}
+    result = {"workload": "profile:t.py", "rank": None, "steps": 30, "exit_code": 0,
+              "unprofiled_steps": 20, "wall_ms": wall, "windows": [window], "trace": "t"}  # fmt: skip
+    [line] = [ln for ln in report_lines(result) if ln.startswith("advisor")]
+    saving = float(re.search(r"could save ~([\d.]+) ms a step", line).group(1))
+    assert saving == pytest.approx(24.7 * 173 / 175, abs=0.05) and saving <= 24.7
+    assert "of the 24.7 ms unprofiled step" in line
+    over = dict(finding, share=1.6)  # summed over GPUs: a share above the step
+    result["windows"] = [dict(window, findings=[over])]
+    [line] = [ln for ln in report_lines(result) if ln.startswith("advisor")]
+    assert "could save ~24.7 ms a step (100% of the 24.7 ms unprofiled step)" in line
 
 
 def test_a_scripts_globals_outlive_its_last_line(tmp_path: Path) -> None:
@@ -372,3 +431,40 @@ def test_a_scripts_globals_outlive_its_last_line(tmp_path: Path) -> None:
     finally:
         if hasattr(sys, "gpuviz_thing"):
             del sys.gpuviz_thing  # type: ignore[attr-defined]
+
+
+def test_a_trace_the_profiler_could_not_write_names_the_real_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Kineto logs its failure and returns; the next step then found no file ("No such file")
+    # where the cause was a read-only place.
+    import errno
+    import tempfile
+
+    from gpuviz.engine.script.writing import EventSink, TraceFiles
+
+    class KinetoThatFailed:
+        def save(self, path: str) -> None:
+            del path
+
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    files = TraceFiles(EventSink())
+    path = tmp_path / "t.json.gz"
+    assert not files.write(KinetoThatFailed(), path, 0)
+    assert files.errors == [f"writing {path} failed: {os.strerror(errno.EROFS)}"]
+    assert files.traces == [] and files.exports == []
+
+
+def test_no_trace_says_no_profiled_step_only_when_none_was() -> None:
+    from gpuviz.engine.script.report import report_lines
+
+    base = {"workload": "profile:t.py", "rank": None, "steps": 12, "exit_code": 0,
+            "windows": [], "trace": None}  # fmt: skip
+    failed = dict(base, profiled_steps=5, write_errors=["writing /ro/t.json.gz failed: EROFS"])
+    assert report_lines(failed)[-1] == "no trace was written: writing /ro/t.json.gz failed: EROFS"
+    assert report_lines(dict(base, profiled_steps=5))[-1] == "no trace was written"
+    none = report_lines(dict(base, profiled_steps=0, write_errors=[]))
+    assert none[-1] == "no trace was written (no profiled step)"

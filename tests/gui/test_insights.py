@@ -196,3 +196,46 @@ def test_an_import_warning_shows_in_the_status_and_the_markdown(qtbot, tmp_path)
     qtbot.addWidget(clean)
     assert "Import warning" not in clean.status.text()
     assert "Import warning" not in clean.markdown()
+
+
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [
+        ("ddp_2rank", (960, 560)),
+        ("dataparallel_4gpu.json.gz", (700, 420)),
+        ("dataparallel_4gpu.json.gz", (520, 460)),
+    ],
+)
+def test_legends_sit_outside_the_bars_and_show_every_entry(qtbot, name, size) -> None:
+    import pyqtgraph as pg
+
+    from gpuviz.analysis.steps import PARTS
+
+    view = QtInsightsView(advise(load_trace(DATA / name)), name)
+    qtbot.addWidget(view)
+    view.resize(*size)  # about the chart's room in a 1280×800 window, and less
+    view.show()
+    qtbot.wait(50)
+    graphics = view.graphics
+    visible = graphics.mapToScene(graphics.viewport().rect()).boundingRect()
+    for plot, labels in (
+        (view.gpu_plot, list(PARTS)),
+        (view.cpu_plot, ["in PyTorch ops", "outside ops"]),
+    ):
+        legend = plot.legend
+        assert [label.text for _, label in legend.items] == labels
+        legend_rect = legend.sceneBoundingRect()
+        assert not legend_rect.intersects(plot.getViewBox().sceneBoundingRect())
+        for sample, label in legend.items:  # no entry cut at the chart's edge ("set" was)
+            for part in (sample, label):
+                r = part.sceneBoundingRect()
+                assert r.width() > 0 and visible.contains(r), (label.text, r, visible)
+        bars = [i for i in plot.items if isinstance(i, pg.BarGraphItem)]
+        assert len(bars) == len(labels)
+        y_top = plot.getViewBox().viewRange()[1][1]
+        tops = sum(np.asarray(b.opts["height"], dtype=float) for b in bars)
+        assert float(tops.max()) <= y_top  # the tallest bar whole, the last step's too
+        for b in bars:
+            assert not b.mapRectToScene(b.boundingRect()).intersects(legend_rect)
+    if size[0] < 600:  # too narrow for one line: the legend takes two
+        assert view.gpu_plot.legend.columnCount < len(PARTS)

@@ -335,3 +335,26 @@ def test_a_failed_export_says_so_without_blocking(qtbot, main_window, data_dir, 
     assert len(boxes) == 1
     assert str(target) in boxes[0].text()
     boxes[0].accept()
+
+
+def test_the_status_line_says_about_how_long_is_left(qtbot, main_window, data_dir, monkeypatch):
+    import itertools
+
+    from gpuviz.gui import qt_main_window
+
+    clock = itertools.count(0.0, 0.5)  # each report half a second after the last
+    monkeypatch.setattr(qt_main_window.time, "monotonic", lambda: next(clock))
+    shown: list[str] = []
+    real_set_plain = qt_main_window.set_plain
+
+    def set_plain(label, text):
+        shown.append(text)
+        real_set_plain(label, text)
+
+    monkeypatch.setattr(qt_main_window, "set_plain", set_plain)
+    monkeypatch.setenv("GPUVIZ_NO_CACHE", "1")
+    open_and_wait(
+        qtbot, main_window, data_dir / "hta__df_index_resolver__df_index_resolver.json.gz"
+    )
+    assert main_window.tabs.count() == 1
+    assert any(" left" in t and t.startswith("Opening ") for t in shown), shown

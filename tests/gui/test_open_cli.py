@@ -12,7 +12,19 @@ import pytest
 
 from gpuviz.gui import app as gui_app
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = (
+    "insights",
+    "timeline",
+    "splits",
+    "memory",
+    "kernels",
+    "operators",
+    "modules",
+    "source",
+    "roofline",
+    "summary",
+    "ranks",
+)
 
 
 def _gpuviz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -38,9 +50,13 @@ def _pixels_vary(png: Path) -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("view", VIEWS)
 def test_screenshot_of_each_view(qapp, data_dir, tmp_path, view):
-    trace = {"memory": "streams_overlap.json.gz", "ranks": "ddp_2rank"}.get(
-        view, "dataparallel_seed_2gpu.json.gz"
-    )
+    trace = {
+        "memory": "streams_overlap.json.gz",
+        "ranks": "ddp_2rank",
+        "operators": "attribution/tinylm_train.json.gz",
+        "modules": "attribution/tinylm_train.json.gz",
+        "source": "attribution/tinylm_train.json.gz",
+    }.get(view, "dataparallel_seed_2gpu.json.gz")
     out = tmp_path / f"{view}.png"
     r = _gpuviz(
         "open",

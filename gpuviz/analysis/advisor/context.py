@@ -97,6 +97,13 @@ class AdviceContext:
         return rank_analysis(self.trace, self.breakdown)
 
     @cached_property
+    def hardware(self) -> Any:
+        """Roofline figures and MFU per step (:class:`~gpuviz.analysis.hardware.Hardware`)."""
+        from gpuviz.analysis.hardware import hardware
+
+        return hardware(self.trace, steps=self.steps)
+
+    @cached_property
     def splits(self) -> list[Any]:
         """DataParallel replicas (:func:`~gpuviz.analysis.splits.find_splits`)."""
         from gpuviz.analysis.splits import find_splits
@@ -211,6 +218,7 @@ class AdviceContext:
         share = float(saving_ns) / float(total_ns) if total_ns > 0 else 0.0
         if severity is None and share < report_share:
             return None
+        steps = self.steps_spanned(total_ns)
         return Finding(
             kind=kind,
             severity=severity or severity_for(share),
@@ -221,7 +229,19 @@ class AdviceContext:
             saving_how=saving_how,
             share=share,
             evidence=tuple(evidence[:MAX_EVIDENCE]),
+            step_ns=float(total_ns) / steps if steps and total_ns > 0 else 0.0,
         )
+
+    def steps_spanned(self, total_ns: float) -> int:
+        """How many steps a rule's yardstick ``total_ns`` spans: the step count of the rank
+        whose steps add up to it, else the mean count per rank (a rule that averages ranks);
+        0 without steps."""
+        codes = self.rank_codes()
+        for r in codes:
+            if abs(self.step_total_ns(r) - float(total_ns)) <= 1.0:
+                return self.step_count(r)
+        counts = [self.step_count(r) for r in codes]
+        return max(1, round(sum(counts) / len(counts))) if counts else 0
 
 
 def worst_per_rank(per_rank: dict[int, float], totals: dict[int, float]) -> tuple[int, float]:

@@ -10,6 +10,10 @@
 - ``session``: :class:`~gpuviz.engine.script.session.ScriptSession`, which ties them to
   ``torch.profiler``, the memory sampler and the event stream, and always writes what it
   recorded.
+- ``writing``: the event sink (``--events``, the app's pipe) and each window's trace file.
+- ``signals``: SIGTERM as Ctrl-C, the no-step timer's wake-up, Ctrl-C held off while a trace
+  is written (torch-free).
+- ``forking``: a child forked by the script leaves the recording to its parent (torch-free).
 - ``report``: the figures of a run and the lines printed at its end.
 - ``launch``: ``--nproc-per-node N`` (starts ``torch.distributed.run``).
 - ``process``: the app's side: ``python -m gpuviz profile`` in a child process, its events

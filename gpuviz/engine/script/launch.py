@@ -27,6 +27,7 @@ from pathlib import Path
 from gpuviz.engine.script.options import ProfileOptions, is_trace_file_name, profile_argv
 from gpuviz.engine.script.report import job_advice, say
 from gpuviz.engine.script.target import resolve_target
+from gpuviz.engine.writable import check_file_place, check_out_folder
 from gpuviz.errors import BadInputError
 
 
@@ -68,7 +69,8 @@ def run_torchrun(options: ProfileOptions, nproc: int) -> int:
     Raises
     ------
     BadInputError
-        A missing script or module, or ``--out`` naming a file.
+        A missing script or module, ``--out`` naming a file, or an ``--out`` or ``--events``
+        place that cannot be written.
     """
     from gpuviz.engine.multiprocess import rank_env
     from gpuviz.engine.request import default_trace_path
@@ -80,6 +82,9 @@ def run_torchrun(options: ProfileOptions, nproc: int) -> int:
         )
     target = resolve_target(options.script, options.module, options.args)  # exit 2 if missing
     out = options.out or str(default_trace_path(target.stem, True, datetime.now()))
+    check_out_folder(Path(out), True, "--out" if options.out else "the traces")
+    if options.events:  # each rank writes E.rank-R.jsonl beside it
+        check_file_place(Path(options.events), "--events", "a file (E.jsonl)")
     env = dict(os.environ)
     env.update(rank_env(env, _gpu_count()))
     pkg_root = str(Path(__file__).resolve().parents[3])

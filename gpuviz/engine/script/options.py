@@ -50,7 +50,8 @@ class ProfileOptions:
     events: str | None = None
     events_fd: int | None = None
     record_shapes: bool = False
-    stack: bool = False
+    stack: bool = True
+    stack_no_step: bool = False
     memory: bool = False
     memory_snapshot: bool = False
     snapshot_entries: int = DEFAULT_SNAPSHOT_ENTRIES
@@ -102,7 +103,8 @@ def profile_argv(options: ProfileOptions) -> list[str]:
     for flag, on in (
         ("--stop", options.stop),
         ("--record-shapes", options.record_shapes),
-        ("--stack", options.stack),
+        ("--no-stack", not options.stack),
+        ("--stack", options.stack and options.stack_no_step),
         ("--memory", options.memory),
         ("--memory-snapshot", options.memory_snapshot),
     ):

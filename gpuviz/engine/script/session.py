@@ -7,23 +7,27 @@ status. Along the way:
 - **Steps.** At each step boundary the step is timed (``StepTimed``, with ``profiled``), and
   ``torch.profiler``'s ``step()`` is called with a schedule that is
   :class:`~gpuviz.engine.script.schedule.Schedule`'s, so the trace's ``ProfilerStep#N`` is
-  step N. Each window's trace is written as it closes (``TraceReady``), with the fast writer of
-  :mod:`gpuviz.engine.profiling`, into the file or the rank folder of
+  step N. Each window's trace is written as it closes (``TraceReady``), by
+  :class:`~gpuviz.engine.script.writing.TraceFiles`, into the file or the rank folder of
   :class:`~gpuviz.engine.script.options.OutPlan`. That export stalls the script once per
   window; the step after it is timed from the end of the stall.
 - **No step.** Without ``--step-fn``, the profiler also runs from the script's start, in case
   no step ever comes. The script's first optimizer (or step) ends that recording, which is
   dropped. If neither has come after ``--duration`` seconds, those first seconds are written as
-  one range (the main thread is told through ``_thread.interrupt_main`` with a signal number
-  no program uses), and the run says so and suggests ``--step-fn``. Under a launcher (ranks),
-  that recording is CPU-only: the script has not picked its GPU yet, and CUDA activity would
-  put a context on GPU 0 from every rank.
+  one range (with CUDA, counted from the script's first CUDA call) (the main thread is told through ``_thread.interrupt_main`` with a signal number
+  no program uses, :mod:`gpuviz.engine.script.signals`), and the run says so and suggests
+  ``--step-fn``. With ``--step-fn``, the same recording runs until the function is found
+  (wrapped); if it never is, that range is what is written, and one line says why. Under a
+  launcher (ranks), that recording is CPU-only: the script has not picked its GPU yet, and
+  CUDA activity would put a context on GPU 0 from every rank.
 - **Memory.** The memory sampler (:mod:`gpuviz.engine.sampler`) reads host RSS from the start,
   and the step's GPU once the script has used CUDA (``MemorySample``). ``--memory-snapshot``
   records the allocator's history over the profiled windows (:mod:`gpuviz.engine.memory_history`).
 - **A profiler of the script's own.** ``torch.profiler`` cannot run twice. When the script
   starts its own, gpuviz stops its profiler (writing the window it was recording), says so, and
   records no more; the script's profiler runs as written. Steps are still timed.
+- **Forks.** A child forked by the script is disarmed and ends with its own status, without
+  a report or a trace (:mod:`gpuviz.engine.script.forking`).
 - **The end.** However the script ends (return, ``sys.exit(n)``, an exception, Ctrl-C,
   SIGTERM, ``--stop``), what was recorded is written, with Ctrl-C and SIGTERM held off while it
   is, and the last event is ``Finished`` (status 0), ``Failed`` (another status or an
@@ -35,52 +39,50 @@ gpuviz's own lines go to stderr, prefixed ``gpuviz:``; the script's output is un
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
-import signal
 import sys
 import threading
 import time
 import traceback as tb_module
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from gpuviz.engine.events import (
     Cancelled,
     Event,
-    EventWriter,
     Failed,
     Finished,
     Progress,
     Started,
     StepTimed,
-    TraceReady,
-    encode_event,
 )
+from gpuviz.engine.script import forking
 from gpuviz.engine.script.options import OutPlan, ProfileOptions, RankInfo, parse_step_fn
 from gpuviz.engine.script.report import build_result, print_report, say
 from gpuviz.engine.script.schedule import Phase
+from gpuviz.engine.script.signals import SessionSignals, Terminated
 from gpuviz.engine.script.steps import StepSources, StepTimer, TimedStep
 from gpuviz.engine.script.target import (
     STEP_DECORATOR,
     Target,
+    caller_outside_torch,
     compile_main,
     exit_code_of,
     print_exception,
     run_as_main,
     trim_traceback,
 )
+from gpuviz.engine.script.writing import EventSink, TraceFiles, open_sink
 
 EXIT_CANCELLED = 130
 EXIT_TERMINATED = 143
 NO_STEP_RANGE = "gpuviz/no-step range"
+SETUP_GRACE_S = 60.0
+"""On a CUDA machine, the most the no-step countdown waits for the script's first CUDA call."""
+_POLL_S = 0.25
 """The ``record_function`` around a recording that found no step."""
-
-_WAKE_SIGNAL: Any = signal.SIGRTMIN + 5 if hasattr(signal, "SIGRTMIN") else signal.SIGUSR2
-"""The signal number the session's timer uses to wake the main thread (never sent by the OS)."""
 
 
 class StopRequested(BaseException):
@@ -88,53 +90,6 @@ class StopRequested(BaseException):
 
     A ``BaseException``, like ``SystemExit``: ``except Exception`` in the script lets it by.
     """
-
-
-class Terminated(BaseException):
-    """SIGTERM reached the script (a launcher stopping it): write what was recorded, exit 143."""
-
-
-class EventSink:
-    """Where events go: the ``--events`` file and/or the app's pipe (``--events-fd``); thread-safe.
-
-    A sink that breaks (a full disk, the app gone) is dropped with one line; the script goes on.
-    """
-
-    def __init__(self, events_path: str | None = None, events_fd: int | None = None) -> None:
-        self._lock = threading.Lock()
-        self._writer: EventWriter | None = EventWriter(events_path) if events_path else None
-        self._pipe: io.TextIOWrapper | None = None
-        if events_fd is not None:
-            self._pipe = os.fdopen(events_fd, "w", encoding="utf-8", buffering=1)
-        self.events: list[Event] = []  # the terminal and trace events, for the caller
-
-    def emit(self, event: Event) -> None:
-        """Send one event to every sink."""
-        with self._lock:
-            if isinstance(event, (TraceReady, Finished, Failed, Cancelled)):
-                self.events.append(event)
-            if self._writer is not None:
-                try:
-                    self._writer.write(event)
-                except (OSError, ValueError) as exc:
-                    say(f"could not write the events file: {exc}")
-                    self._writer = None
-            if self._pipe is not None:
-                try:
-                    self._pipe.write(encode_event(event) + "\n")
-                except (OSError, ValueError):
-                    self._pipe = None  # the reader is gone
-
-    def close(self) -> None:
-        """Close the sinks (idempotent)."""
-        with self._lock:
-            if self._writer is not None:
-                self._writer.close()
-                self._writer = None
-            if self._pipe is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    self._pipe.close()
-                self._pipe = None
 
 
 class ScriptSession:
@@ -167,11 +122,10 @@ class ScriptSession:
         self.plan = plan
         self.rank = rank
         self.schedule = options.schedule
-        self.sink = sink or EventSink(options.events, options.events_fd)
+        self.sink = sink or open_sink(options.events, options.events_fd)
+        self.files = TraceFiles(self.sink)
         self.step = 0
         self.steps: list[TimedStep] = []
-        self.traces: list[str] = []
-        self.exports: list[dict[str, float]] = []
         self.warnings: list[str] = []
         self.exit_code = 0
         self.stopped = False
@@ -195,15 +149,32 @@ class ScriptSession:
         self._history: Any = None
         self._history_done = False
         self._timer_thread: threading.Timer | None = None
+        self._countdown_from: float | None = None
         self._undo: list[Callable[[], None]] = []
         self._sources: StepSources | None = None
         self._timer: StepTimer | None = None
         self._last_device: Any = None
-        self._saved_signals: dict[int, Any] = {}
-        self._holding = False
-        self._held: list[int] = []
-        self._wake_handler: Any = None
+        self._signals = SessionSignals(
+            self._on_wake, lambda: say("writing what was recorded; the run ends right after")
+        )
+        self._child = False  # a forked child of the script's (see forking)
+        self._step_fn_problem = ""
         self.t0 = time.perf_counter()
+
+    @property
+    def traces(self) -> list[str]:
+        """The trace files written, in order."""
+        return self.files.traces
+
+    @property
+    def exports(self) -> list[dict[str, float]]:
+        """How long each trace took to write (and the stall it caused)."""
+        return self.files.exports
+
+    @property
+    def write_errors(self) -> list[str]:
+        """The windows whose trace could not be written, with the cause."""
+        return self.files.errors
 
     # ================================================================================= running
     def run(self) -> int:
@@ -230,7 +201,12 @@ class ScriptSession:
         )
         self._timer = StepTimer(self.t0)
         self._sources = StepSources(
-            self._on_boundary, self._step_fn, self._on_optimizer_created, say
+            self._on_boundary,
+            self._step_fn,
+            self._on_optimizer_created,
+            say,
+            on_step_fn_resolved=self._on_step_fn_resolved,
+            on_step_fn_problem=self._on_step_fn_problem,
         )
         outcome: Event | None = None
         error_exc: BaseException | None = None
@@ -238,10 +214,8 @@ class ScriptSession:
             if compile_error is not None or code is None:
                 raise compile_error or RuntimeError("the script did not compile")
             if main_qual is not None and not decorated:
-                say(
-                    f"--step-fn __main__:{main_qual}: {self.target.label} defines no such "
-                    "function; no step will be marked"
-                )
+                # Said once the --duration range is written (_end_provisional).
+                self._step_fn_problem = f"{self.target.label} defines no such function"
             self._install()
             extra = {STEP_DECORATOR: self._sources.decorator()} if main_qual else None
             run_as_main(self.target, code, extra)
@@ -271,6 +245,8 @@ class ScriptSession:
                 "".join(tb_module.format_exception(type(exc), exc, tb)),
             )
         finally:
+            if self._child:  # a fork of the script's: the parent records (see forking)
+                forking.exit_child(self.exit_code)
             self._hold_signals()
             self._finish(error_exc)
         self._end(outcome)
@@ -292,10 +268,12 @@ class ScriptSession:
         torch = self._torch
         assert self._sources is not None
         release_cupti_after_tracing()  # else steps after the window pay CUPTI's cost (+27%)
+        forking.watch(self._disarm_in_child)
+        self._undo.append(forking.unwatch)
         self._sources.install()
         self._undo.append(self._sources.uninstall)
         self._patch_profiler_start()
-        self._install_signals()
+        self._signals.install()
         self._start_sampler(None)
         self._prof = torch.profiler.profile(
             activities=self._activities(cuda=bool(torch.cuda.is_initialized())),
@@ -311,16 +289,18 @@ class ScriptSession:
             self._prof.start()
         if self.schedule.phase(0) in (Phase.RECORD, Phase.RECORD_AND_SAVE):
             self._after_window_start(0)
-        elif self._step_fn is None and os.environ.get("GPUVIZ_PROFILE_PROVISIONAL") != "0":
-            # GPUVIZ_PROFILE_PROVISIONAL=0 (an experiment switch, benchmarks/bench_profile.py):
-            # no recording before the first step.
+        elif (self._step_fn is None or not self._sources.step_fn_wrapped) and os.environ.get(
+            "GPUVIZ_PROFILE_PROVISIONAL"
+        ) != "0":
+            # Also while --step-fn is not found yet: it may never be (a wrong name), and the
+            # recording then falls back to the --duration range. GPUVIZ_PROFILE_PROVISIONAL=0
+            # (an experiment switch, benchmarks/bench_profile.py): no recording before the
+            # first step.
             self._start_provisional()
 
     def _activities(self, cuda: bool) -> list[Any]:
         acts = [self._torch.profiler.ProfilerActivity.CPU]
-        # GPUVIZ_PROFILE_CUPTI=0 (an experiment switch, benchmarks/bench_profile.py): CPU
-        # activity only, so CUPTI never attaches.
-        if cuda and os.environ.get("GPUVIZ_PROFILE_CUPTI") != "0":
+        if cuda:
             acts.append(self._torch.profiler.ProfilerActivity.CUDA)
         return acts
 
@@ -372,76 +352,11 @@ class ScriptSession:
         cls._prepare_trace = _prepare_trace
         self._undo.append(lambda: setattr(cls, "_prepare_trace", original))
 
-    def _install_signals(self) -> None:
-        """SIGTERM ends the script like Ctrl-C does; the wake signal serves the no-step timer."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-
-        def on_term(_signum: int, _frame: Any) -> None:
-            raise Terminated()
-
-        def on_wake(_signum: int, _frame: Any) -> None:
-            self._on_wake()
-
-        self._wake_handler = on_wake
-        for sig, handler in (
-            (signal.SIGINT, None),
-            (signal.SIGTERM, on_term),
-            (_WAKE_SIGNAL, on_wake),
-        ):
-            try:
-                old = signal.getsignal(sig)
-                if handler is not None:
-                    signal.signal(sig, handler)
-            except (ValueError, OSError):
-                continue
-            self._saved_signals[sig] = old
-
     def _hold_signals(self) -> None:
-        """From now on Ctrl-C and SIGTERM wait until the trace is written (main thread only)."""
+        """From now on Ctrl-C and SIGTERM wait until the trace is written (not in a fork)."""
         self._closing = True
-        if self._holding or threading.current_thread() is not threading.main_thread():
-            return
-        self._holding = True
-
-        def hold(signum: int, _frame: Any) -> None:
-            self._held.append(signum)
-            say("writing what was recorded; the run ends right after")
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(sig, hold)
-
-    @contextlib.contextmanager
-    def _signals_deferred(self) -> Iterator[None]:
-        """Ctrl-C during a window's start or export waits until it is done, then interrupts
-        the script as usual (a trace cut mid-write would be lost)."""
-        if self._holding or threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        got: list[int] = []
-        saved = {}
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(ValueError, OSError):
-                saved[sig] = signal.signal(sig, lambda signum, _f: got.append(signum))
-        try:
-            yield
-        finally:
-            for sig, old in saved.items():
-                with contextlib.suppress(ValueError, OSError, TypeError):
-                    signal.signal(sig, old)
-        if signal.SIGINT in got:
-            raise KeyboardInterrupt
-        if signal.SIGTERM in got:
-            raise Terminated()
-
-    def _release_signals(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig, old in self._saved_signals.items():
-            with contextlib.suppress(ValueError, OSError, TypeError):
-                signal.signal(sig, old if old is not None else signal.SIG_DFL)
-        self._saved_signals = {}
+        if not self._child:
+            self._signals.hold()
 
     # ------------------------------------------------------------------------------ boundaries
     def _on_boundary(self, source: str, device: Any) -> None:
@@ -505,7 +420,7 @@ class ScriptSession:
                 return True  # the script's own profiler runs: gpuviz stood aside
         self._trace_window = self.schedule.window(k) or 0
         t = time.perf_counter()
-        with self._signals_deferred(), self._own():
+        with self._signals.deferred(), self._own():
             prof.step()
         if before == actions.RECORD_AND_SAVE and self.exports:
             self.exports[-1]["stall_s"] = time.perf_counter() - t
@@ -576,27 +491,50 @@ class ScriptSession:
                     prof.stop()
 
     def _on_trace_ready(self, prof: Any) -> None:
-        from gpuviz.engine.profiling import write_trace
-
         results = prof.profiler.kineto_results
         if results is None:
             return
         path = self.plan.window_path(self._trace_window)
-        try:
-            write_s = write_trace(results, path)
-        except Exception as exc:
-            self.warnings.append(f"writing {path} failed: {exc}")
-            say(f"writing the trace {path} failed: {exc}")
-            return
-        self._windows_saved += 1
-        self.exports.append({"window": float(self._trace_window), "write_s": write_s})
-        self.traces.append(str(path))
-        self.sink.emit(TraceReady(str(path)))
+        if self.files.write(results, path, self._trace_window):
+            self._windows_saved += 1
+        else:
+            self.warnings.append(self.files.errors[-1])
 
     # ------------------------------------------------------------------- the no-step recording
     def _on_optimizer_created(self) -> None:
-        if self._provisional is not None and not self._closing:
+        if self._provisional is not None and not self._closing and self._step_fn is None:
             self._end_provisional(keep=False, why="the script made an optimizer")
+
+    def _on_step_fn_resolved(self) -> None:
+        if self._provisional is not None and not self._closing:
+            self._end_provisional(keep=False, why="--step-fn was found")
+
+    def _on_step_fn_problem(self, text: str) -> None:
+        """``--step-fn`` was found but marks no step: said with the --duration range, or now
+        when that range is over."""
+        self._step_fn_problem = text
+        if self._provisional is None:
+            say(f"--step-fn {self.options.step_fn}: {text}; no step will be marked")
+
+    def _disarm_in_child(self) -> None:
+        """In a child forked by the script: leave the recording to the parent (see
+        :mod:`~gpuviz.engine.script.forking`). Only references are dropped and Python state
+        restored: the profiler's and the sampler's threads do not exist here."""
+        self._child = True
+        self._closing = True
+        forking.keep(
+            self._prof, self._provisional, self._provisional_range, self._sampler,
+            self._history, self._timer, *self.sink.detach(),
+        )  # fmt: skip
+        self._prof = self._provisional = self._provisional_range = None
+        self._sampler = self._history = self._timer_thread = None
+        self._history_done = True
+        self.sink = self.files.sink = EventSink()
+        for undo in reversed(self._undo):
+            with contextlib.suppress(Exception):
+                undo()
+        self._undo = []
+        self._signals.release()
 
     def _start_provisional(self) -> None:
         torch = self._torch
@@ -607,7 +545,9 @@ class ScriptSession:
                 activities=self._activities(cuda),
                 record_shapes=self.options.record_shapes,
                 profile_memory=self.options.memory,
-                with_stack=self.options.stack,
+                # Stacks here only on --stack: the Python tracer would slow the script's
+                # imports and model building, and this range is only a fallback.
+                with_stack=self.options.stack_no_step,
             )
             prof.start()
         self._provisional = prof
@@ -617,29 +557,42 @@ class ScriptSession:
             self.no_step_reason = (
                 "CPU activity only: under a launcher it began before the script picked its GPU"
             )
-        timer = threading.Timer(self.options.duration_s, self._wake_main)
+        # On an H100 host examples/hf_trainer.py took over 10 s to reach its first CUDA call:
+        # counted from the start, the range held only its set-up (and --stop ended it there).
+        self._countdown_from = None if cuda else self.t0
+        self._arm_timer(self.options.duration_s if not cuda else _POLL_S)
+
+    def _arm_timer(self, delay: float) -> None:
+        timer = threading.Timer(delay, self._wake_main)
         timer.daemon = True
         timer.start()
         self._timer_thread = timer
 
     def _wake_main(self) -> None:
-        """Timer thread: ask the main thread to end the no-step recording."""
-        import _thread
-
+        """Timer thread: start the countdown at the first CUDA call, then end the recording."""
         if self._provisional is None or self._closing:
             return
-        if signal.getsignal(_WAKE_SIGNAL) is getattr(self, "_wake_handler", None):
-            _thread.interrupt_main(_WAKE_SIGNAL)
+        if self._countdown_from is None:
+            now = time.perf_counter()
+            if self._torch.cuda.is_initialized() or now - self.t0 >= SETUP_GRACE_S:
+                self._countdown_from = now
+                self._arm_timer(self.options.duration_s)
+            else:
+                self._arm_timer(_POLL_S)
+            return
+        self._signals.wake_main()
 
     def _on_wake(self) -> None:
         if self._provisional is None or self._closing:
             return
-        with self._signals_deferred():
+        with self._signals.deferred():
             self._end_provisional(keep=True, why="")
         if self.options.stop:
             raise StopRequested()
 
     def _end_provisional(self, keep: bool, why: str) -> None:
+        """Stop the no-step recording; write it (``keep``) or drop it; ``why`` is for readers."""
+        del why
         prof, self._provisional = self._provisional, None
         if self._timer_thread is not None:
             self._timer_thread.cancel()
@@ -659,34 +612,44 @@ class ScriptSession:
             self.no_step_range = "dropped"
             del prof
             return
-        from gpuviz.engine.profiling import write_trace
-
-        elapsed = time.perf_counter() - self.t0
-        path = self.plan.window_path(0)
-        try:
-            write_s = write_trace(prof.profiler.kineto_results, path)
-        except Exception as exc:
-            self.warnings.append(f"writing {path} failed: {exc}")
-            say(f"writing the trace {path} failed: {exc}")
+        note = f" ({self.no_step_reason})" if self.no_step_reason else ""
+        start = self.t0 if self._countdown_from is None else self._countdown_from
+        seconds = min(time.perf_counter() - start, self.options.duration_s)
+        if start > self.t0 + 0.5:  # the countdown waited for the script's first CUDA call
+            note += f" (counted from the first CUDA call, {start - self.t0:.1f} s in)"
+        if not self.files.write(prof.profiler.kineto_results, self.plan.window_path(0), 0, t):
+            self.warnings.append(self.files.errors[-1])
             return
         self.no_step_range = "written"
-        self.exports.append({"window": 0.0, "write_s": write_s, "stall_s": time.perf_counter() - t})
-        self.traces.append(str(path))
-        self.sink.emit(TraceReady(str(path)))
+        if self._step_fn is not None:
+            say(
+                f"--step-fn {self.options.step_fn}: {self._step_fn_unresolved()}, so no step was "
+                f"marked: the first {seconds:.1f} s were recorded as one range instead "
+                f"(--duration){note}"
+            )
+            return
         say(
-            f"no step was seen in the first {min(elapsed, self.options.duration_s):.1f} s (no "
-            "optimizer.step(), no gpuviz.step()): they were recorded as one range"
-            + (f" ({self.no_step_reason})" if self.no_step_reason else "")
-            + ". Mark the steps with --step-fn MODULE:FUNCTION (e.g. --step-fn __main__:generate)"
+            f"no step was seen in the first {seconds:.1f} s (no optimizer.step(), no "
+            f"gpuviz.step()): they were recorded as one range{note}. Mark the steps with "
+            "--step-fn MODULE:FUNCTION (e.g. --step-fn __main__:generate)"
         )
-        del why
+
+    def _step_fn_unresolved(self) -> str:
+        """Why ``--step-fn`` marked no step, in words."""
+        assert self._step_fn is not None
+        module, qualname = self._step_fn
+        if self._step_fn_problem:
+            return self._step_fn_problem
+        if module == "__main__":
+            return f"the def of {qualname} never ran"
+        return f"the script did not import {module}"
 
     # ------------------------------------------------------------------ another profiler
     def _on_foreign_profiler(self) -> None:
         if self._foreign_seen:
             return
         self._foreign_seen = True
-        where = _caller_outside_torch()
+        where = caller_outside_torch()
         if self._provisional is not None:
             self._end_provisional(keep=False, why="the script's own profiler")
         written_before = len(self.traces)
@@ -820,27 +783,9 @@ class ScriptSession:
         if self.options.json:
             sys.stdout.write(json.dumps(result, default=str) + "\n")
             sys.stdout.flush()
-        self._release_signals()
-        if self._held and self.exit_code == 0:
+        self._signals.release()
+        if self._signals.held and self.exit_code == 0:
             self.exit_code = EXIT_CANCELLED
-
-
-def _caller_outside_torch() -> str:
-    """``file:line`` of the innermost frame that is neither torch's nor gpuviz's."""
-    import torch
-
-    skip = (os.path.dirname(torch.__file__), str(Path(__file__).resolve().parents[2]))
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if (
-            not filename.startswith(skip)
-            and "lightning" not in filename
-            and ("transformers" not in filename)
-        ):
-            return f"{os.path.basename(filename)}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]
-    return ""
 
 
 __all__ = ["EventSink", "ScriptSession", "StopRequested", "Terminated"]

@@ -62,6 +62,11 @@ class StepSources:
         Called once, when the script makes its first optimizer.
     say : callable
         Prints one ``gpuviz:`` line (stderr).
+    on_step_fn_resolved : callable, optional
+        Called once, when the ``--step-fn`` function is found and wrapped.
+    on_step_fn_problem : callable, optional
+        ``on_step_fn_problem(text)``: the ``--step-fn`` name was found but marks no step (not
+        a function, a generator, no such attribute). Default: ``say`` it.
     """
 
     def __init__(
@@ -70,11 +75,17 @@ class StepSources:
         step_fn: tuple[str, str] | None = None,
         on_optimizer_created: Callable[[], None] | None = None,
         say: Callable[[str], None] = print,
+        on_step_fn_resolved: Callable[[], None] | None = None,
+        on_step_fn_problem: Callable[[str], None] | None = None,
     ) -> None:
         self.on_boundary = on_boundary
         self.step_fn = step_fn
         self.on_optimizer_created = on_optimizer_created
         self.say = say
+        self.on_step_fn_resolved = on_step_fn_resolved
+        self.on_step_fn_problem = on_step_fn_problem or (
+            lambda text: say(f"--step-fn {':'.join(step_fn or ())}: {text}")
+        )
         self.source: str | None = SOURCE_STEP_FN if step_fn else None
         self.optimizer_created = False
         self.step_fn_wrapped = 0
@@ -228,23 +239,31 @@ class StepSources:
 
         def decorate(func: Any) -> Any:
             wrapped = self.wrap(func, f"__main__:{getattr(func, '__qualname__', func)}")
-            self.step_fn_wrapped += 1
+            if wrapped is not func:
+                self._resolved()
             return wrapped
 
         return decorate
 
+    def _resolved(self) -> None:
+        self.step_fn_wrapped += 1
+        if self.step_fn_wrapped == 1 and self.on_step_fn_resolved is not None:
+            self.on_step_fn_resolved()
+
     def wrap(self, func: Any, name: str) -> Any:
-        """``func`` wrapped so that each outermost return ends a step."""
+        """``func`` wrapped so that each outermost return ends a step (``func`` itself, said
+        through ``on_step_fn_problem``, where its returns cannot mark steps)."""
+        del name
         if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
-            self.say(
-                f"--step-fn {name} is a generator: its calls return at once. Steps are not "
-                "marked; name the function that consumes it, or call gpuviz.step()"
+            self.on_step_fn_problem(
+                "it is a generator, whose calls return at once; name the function that "
+                "consumes it, or call gpuviz.step()"
             )
             return func
         if inspect.iscoroutinefunction(func):
-            self.say(
-                f"--step-fn {name} is a coroutine function (async def): its calls return at "
-                "once. Steps are not marked; call gpuviz.step() where a step ends"
+            self.on_step_fn_problem(
+                "it is a coroutine function (async def), whose calls return at once; call "
+                "gpuviz.step() where a step ends"
             )
             return func
         local = threading.local()
@@ -274,20 +293,22 @@ class StepSources:
                 owner = getattr(owner, p)
             raw = inspect.getattr_static(owner, parts[-1])
         except AttributeError:
-            self.say(f"--step-fn {mod_name}:{qualname}: {mod_name} has no {qualname}")
+            self.on_step_fn_problem(f"{mod_name} has no {qualname}")
             return
         name = f"{mod_name}:{qualname}"
-        if isinstance(raw, staticmethod):
-            new: Any = staticmethod(self.wrap(raw.__func__, name))
-        elif isinstance(raw, classmethod):
-            new = classmethod(self.wrap(raw.__func__, name))
-        elif callable(raw):
-            new = self.wrap(raw, name)
-        else:
-            self.say(f"--step-fn {name}: not a function ({type(raw).__name__})")
+        func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+        if not callable(func):
+            self.on_step_fn_problem(f"not a function ({type(raw).__name__})")
             return
-        setattr(owner, parts[-1], new)
-        self.step_fn_wrapped += 1
+        wrapped = self.wrap(func, name)
+        if wrapped is func:
+            return
+        if isinstance(raw, staticmethod):
+            wrapped = staticmethod(wrapped)
+        elif isinstance(raw, classmethod):
+            wrapped = classmethod(wrapped)
+        setattr(owner, parts[-1], wrapped)
+        self._resolved()
 
 
 class _WrapOnImport(importlib.abc.MetaPathFinder):

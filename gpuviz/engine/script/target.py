@@ -288,3 +288,21 @@ __all__ = [
     "run_as_main",
     "trim_traceback",
 ]
+
+
+def caller_outside_torch() -> str:
+    """``file:line`` of the innermost frame that is neither torch's nor gpuviz's."""
+    import torch
+
+    skip = (os.path.dirname(torch.__file__), str(Path(__file__).resolve().parents[2]))
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if (
+            not filename.startswith(skip)
+            and "lightning" not in filename
+            and ("transformers" not in filename)
+        ):
+            return f"{os.path.basename(filename)}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return ""

@@ -86,6 +86,8 @@ def run_gui(
 
     def on_shown(view: Any) -> None:
         shown.append(view)
+        if not interactive:  # the picture shows the run's live plots, which fold once idle
+            ctl.live_fold.set_open(True)
         loop.quit()
 
     ctl.resultShown.connect(on_shown)

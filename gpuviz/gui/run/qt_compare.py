@@ -313,7 +313,11 @@ class QtRunComparison(QWidget):
         for i, pair in enumerate(self.finding_rows):
             self.findings_table.setItem(i, 0, _item(pair.kind))
             for j, f in ((1, pair.a), (2, pair.b)):
-                text = "–" if f is None else f"{f.severity}: could save {fmt_ms(f.saving_ns / 1e6)}"
+                text = (
+                    "–"
+                    if f is None
+                    else f"{f.severity}: could save {fmt_ms(f.saving_per_step_ns / 1e6)} a step"
+                )
                 it = _item(text)
                 if f is not None:
                     it.setToolTip(tooltip_html(f.title))

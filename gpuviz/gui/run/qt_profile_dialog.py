@@ -179,6 +179,7 @@ class QtProfileDialog(QDialog):
         self.duration.setToolTip("With no step at all, the first seconds recorded as one range")
         self.record_shapes = QCheckBox("Record shapes")
         self.stack = QCheckBox("Python stacks")
+        self.stack.setChecked(True)  # the Modules and Source views need them
         self.memory = QCheckBox("Allocations (profile_memory)")
         self.memory_snapshot = QCheckBox("Allocator snapshot (CUDA)")
 
@@ -337,7 +338,7 @@ class QtProfileDialog(QDialog):
         if isinstance(o.get("duration_s"), (int, float)):
             self.duration.setValue(float(o["duration_s"]))
         for name in ("record_shapes", "stack", "memory", "memory_snapshot"):
-            getattr(self, name).setChecked(bool(o.get(name, False)))
+            getattr(self, name).setChecked(bool(o.get(name, name == "stack")))
         if spec.get("python") and spec["python"] != self.python.text():
             self.python.setText(str(spec["python"]))
             self._start_check()

@@ -41,6 +41,7 @@ from gpuviz.gui.run.live_buffers import LiveRun
 from gpuviz.gui.run.qt_compare import QtRunComparison, QtStrategyComparison
 from gpuviz.gui.run.qt_device_picker import query_gpus
 from gpuviz.gui.run.qt_failure_dialog import QtFailureDialog
+from gpuviz.gui.run.qt_live_dock import install_live_dock
 from gpuviz.gui.run.qt_live_plots import QtLivePlots
 from gpuviz.gui.run.qt_run_worker import QtRunWorker, make_source
 from gpuviz.gui.run.qt_workload_panel import QtWorkloadPanel
@@ -121,6 +122,7 @@ class QtRunController(QObject):
         self.window: Any = window
         self.panel_dock: Any = None
         self.live_dock: Any = None
+        self.live_fold: Any = None  # the QtLiveDock that folds live_dock while no run goes
         self.settings = window.settings
         self.runs_dir = Path(runs_dir) if runs_dir is not None else Path("gpuviz-runs")
         self.panel = QtWorkloadPanel(gpus)
@@ -771,8 +773,7 @@ def install_run_panel(
     window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
     ctl.panel_dock = w.add_dock(scroll, Qt.DockWidgetArea.LeftDockWidgetArea, "Run")
     ctl.live_dock = w.add_dock(ctl.bottom, Qt.DockWidgetArea.BottomDockWidgetArea, "Live run")
-    # Room for the live plots below the trace tabs (a restored layout overrides this).
-    window.resizeDocks([ctl.live_dock], [330], Qt.Orientation.Vertical)
+    install_live_dock(ctl)  # folded while no run goes, unless the user opened it
     window.resizeDocks([ctl.panel_dock], [300], Qt.Orientation.Horizontal)
     ctl.install_menus()
     if restore:

@@ -146,8 +146,11 @@ def live_range_text(t0: float, t1: float) -> str:
     return f"<b>Range {html_safe(format_ns(t1 - t0))}</b> (release to measure)"
 
 
-def info_line(trace: Trace, selected: int, linked: np.ndarray, range_text: str) -> str:
-    """The info line under the lanes (rich text): the selected slice and its link, the range."""
+def info_line(
+    trace: Trace, selected: int, linked: np.ndarray, range_text: str, details: str = ""
+) -> str:
+    """The info line under the lanes (rich text): the selected slice and its link, then
+    ``details`` of it (rich text its maker escaped: a kernel's op, module and line), the range."""
     parts = []
     if selected >= 0:
         s = trace.slices
@@ -167,6 +170,8 @@ def info_line(trace: Trace, selected: int, linked: np.ndarray, range_text: str) 
                 lat = float(s.start_ns[r]) - float(s.start_ns[lk])
                 txt += f", launch → start {html_safe(format_ns(lat))}"
         parts.append(txt)
+        if details:
+            parts.append(details)
     if range_text:
         parts.append(range_text)
     if parts:

@@ -72,6 +72,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuviz.gui.qt_text import WRAP_MIN_WIDTH, wrap_label
 from gpuviz.gui.timeline.details import (
     describe_slice,
     info_line,
@@ -163,6 +165,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         self._match_index = -1
         self._links = SliceLinks(trace)
         self._selected = -1
+        self._details_provider: Callable[[int], str] | None = None
         self._linked = np.empty(0, dtype=np.int64)
         self._range: tuple[int, int] | None = None
         self._range_text = ""
@@ -226,11 +229,15 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
             hint = "click a rank's lane to expand it · wheel zoom · drag pan · shift+drag a range"
         self._hint = QLabel(hint, self)
         self._hint.setStyleSheet("color: #777;")
+        # Its whole width where there is room (wrapped, it would ask for a fifth of it and
+        # take four lines), but never a window wider than the screen: clipped, with a tooltip.
+        self._hint.setMinimumWidth(WRAP_MIN_WIDTH)
+        self._hint.setToolTip(hint)
         self._info = QLabel("", self)
         # Always rich text that details.py built with every name escaped; never guessed.
         self._info.setTextFormat(Qt.TextFormat.RichText)
         self._info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._info.setWordWrap(True)
+        wrap_label(self._info)  # a selected kernel's long name must not widen the window
 
         top = QHBoxLayout()
         top.setContentsMargins(4, 2, 4, 2)
@@ -596,8 +603,22 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         """The hover text of slice ``row``: name, category, duration, start, lane, main args."""
         return describe_slice(self.trace, row, rich)
 
+    def set_details_provider(self, provider: Callable[[int], str] | None) -> None:
+        """Add ``provider(row)`` (rich text, names escaped) to a selected slice's info line:
+        the trace view gives a kernel's op, module and source line this way."""
+        self._details_provider = provider
+        self._update_info()
+
+    def refresh_details(self) -> None:
+        """Ask the details provider again (its data has come)."""
+        self._update_info()
+
     def _update_info(self) -> None:
-        self._info.setText(info_line(self.trace, self._selected, self._linked, self._range_text))
+        provider = self._details_provider
+        more = provider(self._selected) if provider is not None and self._selected >= 0 else ""
+        self._info.setText(
+            info_line(self.trace, self._selected, self._linked, self._range_text, more)
+        )
 
     def _on_hover(self, pos: QPointF, global_pos: QPoint) -> None:
         row, count = self._hit(pos)

@@ -97,3 +97,48 @@ def evidence_text(e: Evidence) -> str:
         name = e.names[0]
         text += " · " + (name if len(name) <= 90 else name[:89] + "…")
     return text
+
+
+@dataclass
+class StepMfu:
+    """Each step's MFU, in the order of :func:`step_bars`' bars.
+
+    Attributes
+    ----------
+    percent : float array
+        MFU in percent; NaN where unknown (no FLOPs counted, or the device's peak unknown).
+    peak : str
+        The peaks it was measured against, in words (or why there are none).
+    """
+
+    percent: F64
+    peak: str
+
+    def mean(self) -> float | None:
+        """The mean over the steps that have one, or None."""
+        known = self.percent[np.isfinite(self.percent)]
+        return float(known.mean()) if len(known) else None
+
+
+def hardware_of(advice: Any) -> Any:
+    """The roofline figures the advisor computed (``advice.context.hardware``), or None."""
+    ctx = getattr(advice, "context", None)
+    return getattr(ctx, "hardware", None) if ctx is not None else None
+
+
+def step_mfu(advice: Any, gpu: tuple[int, int] | None = None) -> StepMfu | None:
+    """The MFU of each step of :func:`step_bars` (one GPU's rank, or all); None when the trace
+    has no counted FLOPs (recorded without shapes)."""
+    hw = hardware_of(advice)
+    if hw is None or not any(s.flops > 0 for s in hw.steps):
+        return None
+    values = np.array([np.nan if s.mfu is None else 100.0 * s.mfu for s in hw.steps])
+    if gpu is not None:
+        values = values[np.flatnonzero(advice.breakdown.steps.rank == gpu[0])]
+    p = hw.peaks.peaks
+    if p is None:
+        peak = f"no peaks: {hw.peaks.reason}"
+    else:
+        used = sorted({s.precision for s in hw.steps if s.precision and p.tflops(s.precision)})
+        peak = f"{p.label}: " + ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used)
+    return StepMfu(values, peak)

@@ -40,12 +40,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct, saving_phrase
 from gpuviz.analysis.steps import PARTS
 from gpuviz.display import html_safe, terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.insights_model import StepBars, evidence_text, gpu_choices, step_bars
-from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, style_plot_item
+from gpuviz.gui.views.insights_model import (
+    StepBars,
+    StepMfu,
+    evidence_text,
+    gpu_choices,
+    step_bars,
+    step_mfu,
+)
+from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, legend_below, style_plot_item
 
 PART_COLORS = {
     "compute": "#4e79a7",
@@ -58,6 +65,10 @@ CPU_COLORS = {"cpu_ops": "#f28e2b", "cpu_other": "#ffd8a8"}
 SEVERITY_COLORS = {"critical": "#c62828", "warning": "#e65100", "info": "#1565c0"}
 MAX_TICK_LABELS = 24
 BAR_WIDTH = 0.7
+BAR_HEADROOM = 1.06
+MFU_MIN_WIDTH = 760
+"""Below this width the MFU chart gives its column back to the time charts (their legends would
+wrap past the view); the status line still gives the mean MFU."""
 
 
 def _code_html(text: str) -> str:
@@ -88,6 +99,7 @@ class QtInsightsView(QWidget):
         self.advice = advice
         self.title = title
         self.bars: StepBars | None = None
+        self.mfu: StepMfu | None = None
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
@@ -97,20 +109,28 @@ class QtInsightsView(QWidget):
         self.graphics.setBackground("w")
         self.gpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=0), "GPU time per step")
         self.cpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=1), "CPU time per step")
+        # MFU beside the time breakdown: the share of the GPU's peak each step used.
+        self.mfu_plot = style_plot_item(self.graphics.addPlot(row=0, col=2), "MFU per step")
+        self._has_mfu, self._mfu_placed = False, True  # set by _place_mfu (resizes come early)
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
         self.graphics.ci.layout.setColumnStretchFactor(1, 1)
-        for plot in (self.gpu_plot, self.cpu_plot):
+        self.graphics.ci.layout.setColumnStretchFactor(2, 1)
+        self.mfu_plot.setLabel("left", "% of peak")
+        self.mfu_plot.setMouseEnabled(x=True, y=False)
+        for side in ("bottom", "left"):
+            self.mfu_plot.getAxis(side).enableAutoSIPrefix(False)
+        for plot, entries in ((self.gpu_plot, len(PARTS)), (self.cpu_plot, len(CPU_COLORS))):
             # Steps are counted and times are in ms: no SI scale on either axis (a single
             # step's range, -0.6 to 0.6, labelled the step axis "(x0.001)").
             for side in ("bottom", "left"):
                 plot.getAxis(side).enableAutoSIPrefix(False)
             plot.setLabel("left", "ms")
-            plot.addLegend(offset=(-10, 10), labelTextColor="#222")
+            legend_below(plot, entries)  # one line under the steps: it hides no bar
             plot.setMouseEnabled(x=True, y=False)
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(4)
-        self.tree.setHeaderLabels(["Severity", "Finding", "Could save", "Share"])
+        self.tree.setHeaderLabels(["Severity", "Finding", "Could save / step", "Share"])
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.tree.header()
@@ -138,6 +158,9 @@ class QtInsightsView(QWidget):
         row.addWidget(self.gpu_box)
         tl.addLayout(row)
         tl.addWidget(self.graphics, 1)
+        # Room for the bars and a legend of two lines under them: a small window squeezes the
+        # findings below instead (a 460 px view left 151 px and cut the legend's second line).
+        self.graphics.setMinimumHeight(180)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -175,6 +198,8 @@ class QtInsightsView(QWidget):
         if self.gpu_box.count() == 0:  # no GPU work at all: the CPU chart alone
             self.graphics.removeItem(self.gpu_plot)
             self.graphics.ci.layout.setColumnStretchFactor(0, 0)
+        self._has_mfu = step_mfu(advice) is not None  # no FLOPs counted (no shapes): no chart
+        self._place_mfu()
         self._update_chart()
         self._update_findings()
 
@@ -228,6 +253,9 @@ class QtInsightsView(QWidget):
             if n
             else "No findings: nothing costs a noticeable share of the step time."
         )
+        mfu = step_mfu(a)
+        if mfu is not None and mfu.mean() is not None:
+            text += f"\nMFU: mean {mfu.mean():.1f}% of the peak ({mfu.peak})."
         # What the import warned of (two files claiming one rank) qualifies every figure
         # here; the Summary view lists them all.
         warned = getattr(a, "warning_samples", [])
@@ -266,9 +294,53 @@ class QtInsightsView(QWidget):
             plot.getAxis("bottom").setTicks([ticks])
             plot.setLabel("bottom", f"step ({sources})")
             plot.setXRange(-0.6, max(len(bars) - 0.4, 0.6), padding=0)
-            # Headroom above the tallest bar for the legend.
+            # The legend is below the axis: the tallest bar needs only a margin above it.
             peak = float(top.max()) if len(top) else 0.0
-            plot.setYRange(0, peak * 1.4 if peak > 0 else 1, padding=0)
+            plot.setYRange(0, peak * BAR_HEADROOM if peak > 0 else 1, padding=0)
+        self._update_mfu(key, sources)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._place_mfu()
+
+    def _place_mfu(self) -> None:
+        """The MFU chart in the third column where there is an MFU and room for it."""
+        show = self._has_mfu and self.width() >= MFU_MIN_WIDTH
+        if show == self._mfu_placed:
+            return
+        self._mfu_placed = show
+        if show:
+            self.graphics.addItem(self.mfu_plot, row=0, col=2)
+        else:
+            self.graphics.removeItem(self.mfu_plot)
+        self.graphics.ci.layout.setColumnStretchFactor(2, 1 if show else 0)
+
+    def _update_mfu(self, key: Any, sources: str) -> None:
+        self.mfu = mfu = step_mfu(self.advice, key)
+        plot = self.mfu_plot
+        plot.clear()
+        if mfu is None:
+            return
+        n = len(mfu.percent)
+        heights = np.nan_to_num(mfu.percent)
+        bars = pg.BarGraphItem(
+            x=np.arange(n, dtype=np.float64), height=heights, width=BAR_WIDTH,
+            brush=QColor("#76b7b2"), pen=pg.mkPen(None),
+        )  # fmt: skip
+        plot.addItem(bars)
+        mean = mfu.mean()
+        title = "MFU per step" + (f" (mean {mean:.1f}%)" if mean is not None else ": no peak")
+        plot.setTitle(title, color="#222")
+        plot.setToolTip(tooltip_html(mfu.peak))
+        ticks = self.bars.ticks if self.bars is not None else []
+        every = max(1, int(np.ceil(n / max(MAX_TICK_LABELS // 4, 1))))
+        plot.getAxis("bottom").setTicks(
+            [[(float(i), ticks[i]) for i in range(0, min(n, len(ticks)), every)]]
+        )
+        plot.setLabel("bottom", f"step ({sources})")
+        plot.setXRange(-0.6, max(n - 0.4, 0.6), padding=0)
+        top = float(heights.max()) if n else 0.0
+        plot.setYRange(0, max(top * 1.3, 10.0), padding=0)
 
     def _update_findings(self) -> None:
         self.tree.clear()
@@ -277,8 +349,8 @@ class QtInsightsView(QWidget):
                 [
                     f.severity,
                     terminal_safe(f"{f.kind}: {f.title}", one_line=True),
-                    fmt_ms(f.saving_ns),
-                    fmt_pct(f.share),
+                    fmt_ms(f.saving_per_step_ns),
+                    fmt_pct(min(f.share, 1.0)),
                 ]
             )
             item.setData(0, Qt.ItemDataRole.UserRole, i)
@@ -304,8 +376,7 @@ class QtInsightsView(QWidget):
         self.details.setHtml(
             f"<h3 style='margin:2px'><span style='color:{color}'>{html_safe(f.severity)}</span> "
             f"· {html_safe(f.title)}</h3>"
-            f"<p><b>Could save {html_safe(fmt_ms(f.saving_ns))}</b> "
-            f"({html_safe(fmt_pct(f.share))} of the step time). "
+            f"<p><b>Could save {html_safe(saving_phrase(f.saving_ns, f.share, f.step_ns))}</b>. "
             f"<span style='color:#555'>{html_safe(f.saving_how)}</span></p>"
             f"<p>{_code_html(f.detail)}</p>"
             f"<p><b>Fix:</b> {_code_html(f.fix)}</p>"

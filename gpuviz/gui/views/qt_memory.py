@@ -17,9 +17,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabBar, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.qt_plot_style import byte_unit, color, make_plot_widget
+from gpuviz.gui.views.qt_plot_style import byte_unit, color, legend_below, make_plot_widget
 
 NS_PER_MS = 1e6
+LEGEND_COLUMNS = 4  # two devices' allocated and reserved curves a line
 
 
 def _steps(ts_ns: np.ndarray, values: np.ndarray, end_ns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -62,11 +63,17 @@ class QtMemoryView(QWidget):
         parent: QWidget | None = None,
         snapshots: list[Any] | None = None,
         snapshot_error: str = "",
+        snapshot_ranks: list[int] | None = None,
+        snapshot_table: Any = None,
     ) -> None:
         super().__init__(parent)
         self.series = series or []
         self.end_ns = int(end_ns)
         self.snapshot_view: Any = None
+        self.ranks_view: Any = None
+        self.rank_pages: Any = None
+        self._snapshot_ranks = snapshot_ranks or []
+        self._snapshot_table = snapshot_table
         counters = QWidget()
         self.plot = make_plot_widget("GPU memory (caching allocator)")
         self.info = QLabel()
@@ -108,6 +115,8 @@ class QtMemoryView(QWidget):
                 self.snapshot_view = QtMemorySnapshotView(snapshots, self.series)
                 self.snapshot_view.timeClicked.connect(self._on_snapshot_time_clicked)
                 page: QWidget = self.snapshot_view
+                if self._snapshot_table is not None and len(set(self._snapshot_ranks)) >= 2:
+                    page = self._rank_pages(snapshots)
             else:
                 page = QLabel(f"The allocator snapshot could not be read: {snapshot_error}")
                 page.setTextFormat(Qt.TextFormat.PlainText)
@@ -119,6 +128,30 @@ class QtMemoryView(QWidget):
             outer.addWidget(self.modes)
         self.pages.addWidget(counters)
         outer.addWidget(self.pages, 1)
+
+    def _rank_pages(self, snapshots: list[Any]) -> QWidget:
+        """Snapshots of several ranks: "All ranks" (stacked, :mod:`qt_memory_ranks`) first,
+        then "One rank" (the single-snapshot panels, with a choice of rank and device)."""
+        from PySide6.QtWidgets import QTabWidget
+
+        from gpuviz.gui.views.qt_memory_ranks import QtMemoryRanksView
+
+        self.ranks_view = QtMemoryRanksView(
+            snapshots, self._snapshot_ranks, self._snapshot_table, self.series
+        )
+        self.ranks_view.timeClicked.connect(self._on_snapshot_time_clicked)
+        self.ranks_view.detailRequested.connect(self.show_rank_detail)
+        self.rank_pages = QTabWidget()
+        self.rank_pages.setDocumentMode(True)
+        self.rank_pages.addTab(self.ranks_view, "All ranks")
+        self.rank_pages.addTab(self.snapshot_view, "One rank")
+        return self.rank_pages
+
+    def show_rank_detail(self, index: int) -> None:
+        """Show one (rank, device) snapshot's panels: timeline, segments and sites."""
+        if self.rank_pages is not None and self.snapshot_view is not None:
+            self.snapshot_view.picker.setCurrentIndex(index)
+            self.rank_pages.setCurrentWidget(self.snapshot_view)
 
     def set_mode(self, name: str) -> None:
         """Show ``"snapshot"`` or ``"counters"`` (when the view has both)."""
@@ -136,9 +169,7 @@ class QtMemoryView(QWidget):
         unit, size = byte_unit(peak_all)
         item.setLabel("left", f"memory ({unit})", color="#222")
         item.setLabel("bottom", "time since trace start (ms)", color="#222")
-        item.addLegend(
-            offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
-        )
+        legend_below(item, LEGEND_COLUMNS)  # under the axis: it hides no curve
         notes = []
         for i, s in enumerate(self.series):
             if len(s.ts_ns) == 0:
@@ -225,6 +256,10 @@ class QtMemoryView(QWidget):
 
     def export_target(self) -> Any:
         """The graphics scene that Export → Plot writes."""
-        if self.snapshot_view is not None and self.pages.currentWidget() is self.snapshot_view:
+        page = self.pages.currentWidget()
+        if page is not None and page is self.rank_pages:
+            shown = self.rank_pages.currentWidget()
+            return shown.export_target()
+        if self.snapshot_view is not None and page is self.snapshot_view:
             return self.snapshot_view.export_target()
         return self.plot.getPlotItem() if self.series else None

@@ -17,11 +17,12 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QCursor, QPainter
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from gpuviz.analysis.allocator import stack_sites
+from gpuviz.analysis.allocator import site_of
 from gpuviz.analysis.allocator_state import PENDING_FREE, SegmentLayout, segments_at
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, html_safe
 from gpuviz.gui.qt_draw import draw_rects
+from gpuviz.gui.qt_text import wrap_label
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
 
@@ -66,10 +67,10 @@ class QtMemorySegments(QWidget):
         super().__init__(parent)
         self.tl = tl
         self.colours = site_colours(tl)
-        self.sites = stack_sites(tl.snap)
         self.layout_: SegmentLayout | None = None
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        wrap_label(self.title)  # its figures must not widen the window
         self.plot = make_plot_widget()
         item = self.plot.getPlotItem()
         item.getViewBox().invertY(True)
@@ -96,7 +97,7 @@ class QtMemorySegments(QWidget):
         background = np.column_stack(
             [np.zeros(n), np.arange(n) - ROW_HEIGHT / 2, np.ones(n), np.full(n, ROW_HEIGHT)]
         )
-        site = np.where(lay.block_stack >= 0, self.sites[np.maximum(lay.block_stack, 0)], -1)
+        site = site_of(self.tl.snap, lay.block_stack)
         groups: list[tuple[QColor, np.ndarray]] = []
         pending = lay.block_state == PENDING_FREE
         if pending.any():

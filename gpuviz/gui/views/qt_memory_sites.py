@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from gpuviz.analysis.allocator import SiteRow, sites_live_at
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, terminal_safe
+from gpuviz.gui.qt_text import wrap_label
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 
 COLUMNS = ("bytes", "blocks", "site", "function", "file")
@@ -83,6 +84,7 @@ class QtMemorySites(QWidget):
         self.tl = tl
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        wrap_label(self.title)  # its figures must not widen the window
         self.model = SitesModel(site_colours(tl), self)
         self.table = QTableView()
         self.table.setModel(self.model)

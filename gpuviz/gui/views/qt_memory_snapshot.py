@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, terminal_safe
+from gpuviz.gui.qt_text import wrap_label
 from gpuviz.gui.views.qt_memory_segments import QtMemorySegments
 from gpuviz.gui.views.qt_memory_sites import QtMemorySites
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, QtMemoryTimeline
@@ -65,6 +66,7 @@ class _DevicePanel(QWidget):
         self.header = QLabel(figures_text(tl))
         self.header.setTextFormat(Qt.TextFormat.PlainText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        wrap_label(self.header)
         self.timeline = QtMemoryTimeline(tl, trace_series)
         self.segments = QtMemorySegments(tl)
         self.sites = QtMemorySites(tl)

@@ -25,12 +25,13 @@ from gpuviz.analysis.allocator import BEFORE_HISTORY, NO_SITE
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import html_safe
 from gpuviz.gui.qt_draw import draw_rects, premultiplied_argb
-from gpuviz.gui.views.qt_plot_style import byte_unit, style_plot_item
+from gpuviz.gui.views.qt_plot_style import byte_unit, legend_below, style_plot_item
 from gpuviz.trace.allocator_lod import row_at, stack_raster
 
 NS_PER_MS = 1e6
 REDRAW_MS = 30  # the raster follows pans and zooms at about 30 Hz
 LEFT_AXIS_PX = 60
+COMPACT_ANNOTATIONS_PX = 30
 
 # 20 distinct colours (Tableau 20), then grey for allocations without a site
 SITE_COLOURS = (
@@ -57,6 +58,27 @@ def site_colours(tl: MemoryTimeline) -> dict[int, QColor]:
             colours[f] = QColor(SITE_COLOURS[i % len(SITE_COLOURS)])
             i += 1
     return colours
+
+
+def shared_site_colours(timelines: list[MemoryTimeline]) -> list[dict[int, QColor]]:
+    """Colours for several snapshots (ranks): a site (file, line, function) has one colour in
+    all of them, the sites holding the most bytes at the peaks, over all, a distinct one."""
+    held: dict[tuple[str, int, str], int] = {}
+    for tl in timelines:
+        for s in [*tl.figures.top_sites_at_peak, *tl.figures.top_sites]:
+            if s.frame >= 0:
+                key = (s.filename, s.line, s.function)
+                held[key] = max(held.get(key, 0), s.bytes)
+    order = sorted(held, key=lambda k: -held[k])
+    colour_of = {k: QColor(SITE_COLOURS[i % len(SITE_COLOURS)]) for i, k in enumerate(order)}
+    out = []
+    for tl in timelines:
+        colours = {NO_SITE: QColor(NO_SITE_COLOUR), BEFORE_HISTORY: QColor(BEFORE_COLOUR)}
+        for s in [*tl.figures.top_sites_at_peak, *tl.figures.top_sites]:
+            if s.frame >= 0:
+                colours[s.frame] = colour_of[(s.filename, s.line, s.function)]
+        out.append(colours)
+    return out
 
 
 def colour_of_site(colours: dict[int, QColor], frame: int) -> QColor:
@@ -192,11 +214,16 @@ class QtMemoryTimeline(QWidget):
     timeClicked = Signal(object)
 
     def __init__(
-        self, tl: MemoryTimeline, trace_series: Any = None, parent: QWidget | None = None
+        self,
+        tl: MemoryTimeline,
+        trace_series: Any = None,
+        parent: QWidget | None = None,
+        colours: dict[int, QColor] | None = None,
     ) -> None:
         super().__init__(parent)
         self.tl = tl
-        self.colours = site_colours(tl)
+        # a view of several snapshots gives the same site the same colour in each
+        self.colours = site_colours(tl) if colours is None else colours
         self.values = row_values(tl, self.colours)
         top = max(
             int(tl.reserved.max()) if len(tl.reserved) else 0,
@@ -288,9 +315,7 @@ class QtMemoryTimeline(QWidget):
         # The live and reserved lines are drawn per frame from the frame's columns (a point
         # per column), not from every entry: a million-point curve would cost more than the
         # bands themselves, to build and at each paint.
-        self.plot.addLegend(
-            offset=(10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
-        )
+        legend_below(self.plot, 3)  # under the axis: it hides no band
         self.live_curve = pg.PlotDataItem(
             pen=pg.mkPen("#222", width=1.2), name="allocated (bands by site)"
         )
@@ -385,6 +410,17 @@ class QtMemoryTimeline(QWidget):
             t = pg.TextItem(lanes.names[i], color="#222", anchor=(0, 0.5))
             t.setPos(max(rects[i, 0], x0), rects[i, 1] + 0.4)
             self.ann_view.addItem(t)
+
+    def set_compact(self, legend: bool = False, time_label: bool = False) -> None:
+        """Fewer rows, for a lane among others (the ranks' view): the annotations a thin strip
+        without its label, and the legend and the time axis's label only where asked."""
+        item = getattr(self.plot, "legend", None)
+        if item is not None and not legend:
+            self.plot.layout.removeItem(item)
+            item.hide()
+        self.plot.getAxis("bottom").showLabel(time_label)
+        self.ann_axis.showLabel(False)
+        self.ann_row.setMaximumHeight(COMPACT_ANNOTATIONS_PX)
 
     # -- the raster ------------------------------------------------------------------------------
     def _on_range_changed(self, *args: Any) -> None:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.analysis.split_plan import plan_split
 from gpuviz.gui.qt_text import set_plain, set_rich
-from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, style_plot_item
+from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, color, legend_below, style_plot_item
 
 MAX_BAR_LABELS = 40  # past this many steps the numbers inside the bars would overlap
 
@@ -155,9 +155,7 @@ class QtSplitsView(QWidget):
             plot.setMouseEnabled(x=True, y=False)
         self.rows_plot.setYRange(0, max(float(bottom.max()), 1.0) * 1.08, padding=0)
         self.time_plot.setYRange(0, max(float(gpu_ms.max()), 1e-3) * 1.1, padding=0)
-        legend = self.rows_plot.addLegend(
-            offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 220)
-        )
+        legend = legend_below(self.rows_plot, len(self.rows_bars))  # it hides no bar
         for dev, bars in self.rows_bars.items():
             legend.addItem(bars, f"cuda:{dev}")
         if not known.any():

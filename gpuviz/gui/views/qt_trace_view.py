@@ -1,29 +1,49 @@
-"""One open trace: its Insights, Timeline, Splits, Memory, Kernels, Summary and Ranks views, as
-one tab."""
+"""One open trace: its Insights, Timeline, Splits, Memory, Kernels, Operators, Modules, Source,
+Roofline, Summary and Ranks views, as one tab."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from gpuviz.gui.qt_load_worker import TraceAnalyses
+from gpuviz.gui.qt_load_worker import QtTraceWorker, TraceAnalyses
+from gpuviz.gui.views.breakdown_model import Breakdowns, compute_breakdowns, kernel_details
 from gpuviz.gui.views.qt_insights import QtInsightsView
 from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
 from gpuviz.gui.views.qt_memory import QtMemoryView
+from gpuviz.gui.views.qt_modules import QtModulesView
+from gpuviz.gui.views.qt_operators import QtOperatorsView
 from gpuviz.gui.views.qt_ranks import QtRanksView
+from gpuviz.gui.views.qt_source import QtSourceView
 from gpuviz.gui.views.qt_splits import QtSplitsView
 from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
-from gpuviz.trace.model import Kind
+from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind
 
-VIEWS = ("insights", "timeline", "splits", "memory", "kernels", "summary", "ranks")
+VIEWS = (
+    "insights",
+    "timeline",
+    "splits",
+    "memory",
+    "kernels",
+    "operators",
+    "modules",
+    "source",
+    "roofline",
+    "summary",
+    "ranks",
+)
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
 
 # When the timeline shows most of the trace, a jump to a moment zooms to this share of it.
 JUMP_ZOOM_SHARE = 0.05
+# "Show on Timeline" shows the first kernel with this many times its length on each side.
+KERNEL_PAD_FACTOR = 4
+BREAKDOWN_VIEWS = ("operators", "modules", "source")
 
 
 def trace_end_ns(trace: Any) -> int:
@@ -41,6 +61,8 @@ class QtTraceView(QWidget):
     -------
     viewChanged(str)
         The shown view's name (one of :data:`VIEWS`).
+    breakdownsReady(object)
+        The :class:`~gpuviz.gui.views.breakdown_model.Breakdowns` of the trace, computed.
 
     Parameters
     ----------
@@ -53,6 +75,7 @@ class QtTraceView(QWidget):
     """
 
     viewChanged = Signal(str)
+    breakdownsReady = Signal(object)
 
     def __init__(
         self, analyses: TraceAnalyses, title: str, source: str = "", parent: QWidget | None = None
@@ -70,6 +93,10 @@ class QtTraceView(QWidget):
             analyses.errors["kernels"] = str(exc)
         self.kernel_rows = rows
         self.summary = analyses.summary.to_json() if analyses.summary is not None else None
+        # The attribution behind Operators, Modules, Source and the Timeline's kernel details:
+        # computed once, in a worker, the first time one of them needs it.
+        self.breakdowns: Breakdowns | None = None
+        self._breakdown_worker: QtTraceWorker | None = None
 
         # Each view is built the first time it is shown (or asked for): a pyqtgraph plot costs
         # tens of ms to create, and building all five at once would stall the GUI thread.
@@ -111,6 +138,9 @@ class QtTraceView(QWidget):
         if name == "timeline":
             timeline = make_timeline(self.trace)
             timeline.sliceClicked.connect(self._on_slice_clicked)
+            set_details = getattr(timeline, "set_details_provider", None)
+            if set_details is not None:
+                set_details(self._kernel_details)
             return timeline
         if name == "splits":
             return QtSplitsView(a.splits, err.get("splits", ""))
@@ -121,6 +151,8 @@ class QtTraceView(QWidget):
                 err.get("memory", ""),
                 snapshots=a.snapshots,
                 snapshot_error=err.get("snapshot", ""),
+                snapshot_ranks=a.snapshot_ranks,
+                snapshot_table=a.snapshot_table,
             )
             memory.timeClicked.connect(self._on_memory_time_clicked)
             return memory
@@ -128,6 +160,8 @@ class QtTraceView(QWidget):
             kernels = QtKernelsView(self.trace, self.kernel_rows, err.get("kernels", ""))
             kernels.rowsHighlighted.connect(self._on_kernel_rows_highlighted)
             return kernels
+        if name in BREAKDOWN_VIEWS:
+            return self._build_breakdown_view(name)
         if name == "summary":
             samples = getattr(a.summary, "warning_samples", None) or []
             return QtSummaryView(self.summary, err.get("summary", ""), samples)
@@ -135,7 +169,34 @@ class QtTraceView(QWidget):
             ranks = QtRanksView(a.ranks, len(self.trace.ranks), err.get("ranks", ""))
             ranks.jumpRequested.connect(self._on_rank_jump)
             return ranks
+        if name == "roofline":
+            from gpuviz.gui.views.qt_roofline import QtRooflineView
+
+            hw, error = self._hardware()
+            roofline = QtRooflineView(hw, error)
+            roofline.rowsActivated.connect(self._on_rows_activated)
+            return roofline
         raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
+
+    def _hardware(self) -> tuple[Any, str]:
+        """The roofline figures: the advisor's (its low_mfu rule computed them in the
+        background), else computed now."""
+        from gpuviz.gui.views.insights_model import hardware_of
+
+        hw = hardware_of(self.analyses.advice)
+        if hw is not None:
+            return hw, ""
+        try:
+            from gpuviz.analysis.hardware import hardware
+
+            return hardware(self.trace), ""
+        except Exception as exc:  # the view says so; the other views still work
+            return None, f"{type(exc).__name__}: {exc}"
+
+    @property
+    def roofline_view(self) -> Any:
+        """The Roofline view (``QtRooflineView``)."""
+        return self.view("roofline")
 
     @property
     def timeline(self) -> Any:
@@ -161,6 +222,21 @@ class QtTraceView(QWidget):
     def kernels_view(self) -> QtKernelsView:
         """The Kernels view."""
         return self.view("kernels")  # type: ignore[return-value]
+
+    @property
+    def operators_view(self) -> QtOperatorsView:
+        """The Operators view."""
+        return self.view("operators")  # type: ignore[return-value]
+
+    @property
+    def modules_view(self) -> QtModulesView:
+        """The Modules view."""
+        return self.view("modules")  # type: ignore[return-value]
+
+    @property
+    def source_view(self) -> QtSourceView:
+        """The Source view."""
+        return self.view("source")  # type: ignore[return-value]
 
     @property
     def summary_view(self) -> QtSummaryView:
@@ -199,7 +275,11 @@ class QtTraceView(QWidget):
         self.timeline.set_view_range(start, start + width)
 
     def stop_workers(self) -> None:
-        """Stop any thread a view runs (the Timeline's pyramid builder) and wait for it."""
+        """Stop any thread a view runs (the Timeline's pyramid builder, the attribution) and
+        wait for it."""
+        if self._breakdown_worker is not None:
+            self._breakdown_worker.cancel()
+            self._breakdown_worker.wait()
         timeline = self._widgets.get("timeline")
         stop = getattr(timeline, "stop_worker", None)
         if stop is not None:
@@ -224,6 +304,26 @@ class QtTraceView(QWidget):
         timeline.set_view_range(t0 - pad, t1 + pad)
         if show_timeline:
             self.set_view("timeline")
+
+    def show_rows(self, rows: np.ndarray, show_timeline: bool = False) -> None:
+        """Outline slice ``rows`` on the Timeline, select their span and zoom there (as
+        :meth:`show_evidence` does for a finding)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) == 0:
+            return
+        s = self.trace.slices
+        t0 = int(s.start_ns[rows].min())
+        t1 = int((s.start_ns[rows] + s.dur_ns[rows]).max())
+        timeline = self.timeline
+        timeline.highlight_rows(rows)
+        pad = max((t1 - t0) // 10, 1000)
+        timeline.select_range(t0, max(t1, t0 + 1))
+        timeline.set_view_range(t0 - pad, t1 + pad)
+        if show_timeline:
+            self.set_view("timeline")
+
+    def _on_rows_activated(self, rows: np.ndarray, show_timeline: bool) -> None:
+        self.show_rows(rows, show_timeline)
 
     def _on_evidence_activated(self, evidence: list[Any], show_timeline: bool) -> None:
         self.show_evidence(evidence, show_timeline)
@@ -253,3 +353,92 @@ class QtTraceView(QWidget):
         if self.kernel_rows is None:
             return
         self.kernels_view.select_name(self.trace.name_of(row))
+
+    # -- Operators, Modules, Source -------------------------------------------------------------
+    def _build_breakdown_view(self, name: str) -> QWidget:
+        view: Any
+        if name == "operators":
+            view = QtOperatorsView(self.breakdowns)
+        elif name == "modules":
+            view = QtModulesView(self.breakdowns)
+        else:
+            roots = (os.path.dirname(os.path.abspath(self.source)),) if self.source else ()
+            view = QtSourceView(self.breakdowns, roots)
+        view.showKernels.connect(self.show_kernels)
+        self.request_breakdowns()
+        return view
+
+    def request_breakdowns(self) -> None:
+        """Start computing the attribution's tables, unless they are there or on their way."""
+        if self.breakdowns is not None or self._breakdown_worker is not None:
+            return
+        trace = self.trace
+        worker = QtTraceWorker(lambda _p, _c: compute_breakdowns(trace), self.title, self)
+        worker.succeeded.connect(self._on_breakdowns)
+        worker.failed.connect(self._on_breakdowns_failed)
+        self._breakdown_worker = worker
+        worker.start()
+
+    def wait_breakdowns(self, timeout_s: float = 60.0) -> bool:
+        """Wait until the tables are computed and shown (for screenshots and tests)."""
+        from PySide6.QtWidgets import QApplication
+
+        worker = self._breakdown_worker
+        if worker is not None:
+            worker.wait(int(timeout_s * 1000))
+            QApplication.processEvents()  # delivers the worker's queued result
+        return self.breakdowns is not None
+
+    def closeEvent(self, event: Any) -> None:
+        # A QThread must not outlive its parent: a closed tab waits for its attribution.
+        if self._breakdown_worker is not None:
+            self._breakdown_worker.wait()
+        super().closeEvent(event)
+
+    def _on_breakdowns(self, bd: Breakdowns) -> None:
+        self.breakdowns = bd
+        for name in BREAKDOWN_VIEWS:
+            w = self._widgets.get(name)
+            if w is not None:
+                w.set_breakdowns(bd)  # type: ignore[attr-defined]
+        refresh = getattr(self._widgets.get("timeline"), "refresh_details", None)
+        if refresh is not None:
+            refresh()
+        self.breakdownsReady.emit(bd)
+
+    def _on_breakdowns_failed(self, message: str) -> None:
+        bd = Breakdowns(self.trace)
+        bd.errors = {k: message for k in ("op", "op-shape", "module", "line")}
+        self._on_breakdowns(bd)
+
+    def show_kernels(self, rows: np.ndarray) -> None:
+        """Outline these kernels (slice rows) on the Timeline and zoom to the first of them."""
+        rows = np.asarray(rows, dtype=np.int64)
+        timeline = self.timeline
+        timeline.highlight_rows(rows)
+        self.set_view("timeline")  # first: shown, the Timeline has its size to scroll in
+        if not len(rows):
+            return
+        s = self.trace.slices
+        first = int(rows[np.argmin(s.start_ns[rows])])
+        t0 = int(s.start_ns[first])
+        t1 = t0 + max(int(s.dur_ns[first]), 1)
+        pad = max((t1 - t0) * KERNEL_PAD_FACTOR, 2000)
+        show = getattr(timeline, "show_rank_range", None)
+        if show is not None:
+            rank = int(self.trace.tracks.rank[int(s.track[first])])
+            show(rank, t0, t1, first)
+            timeline.set_view_range(t0 - pad, t1 + pad)
+        else:  # the stand-in Timeline
+            timeline.set_view_range(t0 - pad, t1 + pad)
+            timeline.select_range(t0, t1)
+
+    def _kernel_details(self, row: int) -> str:
+        # The Timeline's details of a clicked kernel: its op, module and line (rich text).
+        if self.breakdowns is None:
+            s = self.trace.slices
+            if 0 <= row < len(s) and int(s.kind[row]) in GPU_ACTIVITY_KINDS:
+                self.request_breakdowns()
+                return "<span style='color:#777'>finding its op, module and line…</span>"
+            return ""
+        return kernel_details(self.breakdowns, row)

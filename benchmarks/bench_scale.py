@@ -1,0 +1,279 @@
+"""Scale benchmark (issue 25): a rank folder, the memory limit, start-up and re-open, as processes.
+
+    python benchmarks/bench_scale.py --world 64 --kernels 100000 --repeat 3 \\
+        --limit 8G --out bench_scale.json                 (the 16-core machine: ~10 GB of ranks)
+    python benchmarks/bench_scale.py --world 4 --kernels 5000 --startup-kernels 20000 \\
+        --cache-kernels 20000                             (small, to try it on 2 cores)
+
+Every contender is a fresh process, timed from its start to its exit, its process tree's
+memory sampled every 10 ms (the sum of resident sets and of proportional sets, PSS, as
+``bench_import.py`` samples them: its sampler is used here). Side by side, in each round, so
+that the ratios compare runs made under the same load:
+
+- **rank folder** (``gen_trace.py --world N --all-ranks``): ``gpuviz summary DIR --no-cache
+  --json`` against ``json.load`` of each file in turn (one held at a time, as the issue's
+  "180 s" was measured), and, with ``--limit``, ``gpuviz summary --max-memory LIMIT``: its
+  peak against the limit, and what it left out (target: 0.1x the time, 2 GB PSS; with
+  ``--limit 8G`` on 3x the files: 0.15x the time, within the limit).
+- **start-up**: ``gpuviz summary FILE --json --no-cache`` against ``python -c
+  "json.load(...)"`` on one file of ``--startup-kernels`` kernels (target 0.2x).
+- **re-open**: ``gpuviz summary FILE --json`` with an empty cache (the import, and writing the
+  entry), then again from the cache, on ``--cache-kernels`` kernels (target 0.1x).
+
+The generated traces are kept in ``--data`` (default ``/tmp/gpuviz-bench/scale``) and reused.
+It prints each figure and writes them all, with the machine (CPUs, model, RAM) and its load
+before and after each case, to ``--out`` (JSON), which the README's performance table is made
+from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_import import sample_tree_memory  # the same sampler as the import benchmark
+
+REPO = Path(__file__).resolve().parents[1]
+JSON_EACH = (
+    "import json, os, sys\n"
+    "d = sys.argv[1]\n"
+    "fs = (sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith('.json'))\n"
+    "      if os.path.isdir(d) else [d])\n"
+    "for p in fs:\n"
+    "    with open(p, 'rb') as f:\n"
+    "        json.load(f)\n"
+)
+"""``json.load`` of each file in turn (or of the one file), one held at a time."""
+
+
+def machine() -> dict[str, Any]:
+    """The machine the figures come from."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(
+                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), ""
+            )
+    except OSError:
+        pass
+    try:
+        ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        ram = 0
+    return {
+        "cpus": os.cpu_count(),
+        "usable_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "cpu_model": model,
+        "ram_gb": round(ram / 2**30, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def load() -> list[float]:
+    """The load average now (1, 5, 15 minutes)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``cmd`` as a fresh process: its wall time and its tree's memory peaks (MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO
+    )
+    rss, pss, scratch = sample_tree_memory(proc)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])}… failed ({proc.returncode}):\n{err[-3000:]}")
+    return {
+        "s": wall,
+        "tree_rss_mb": rss / 2**20,
+        "tree_pss_mb": pss / 2**20,
+        "scratch_mb": scratch / 2**20,
+        "stderr": err.strip()[-2000:],
+        "stdout_bytes": len(out),
+    }
+
+
+def gpuviz_env(**extra: str) -> dict[str, str]:
+    """The environment of a ``python -m gpuviz`` child: this checkout first on its path."""
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    return env
+
+
+def gen(args: list[str], out: Path) -> Path:
+    """``gen_trace.py`` ARGS into ``out``, unless it is there already."""
+    if not out.exists():
+        print(f"generating {out} …", flush=True)
+        subprocess.run(
+            [sys.executable, str(REPO / "benchmarks" / "gen_trace.py"), *args, "--out", str(out)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return out
+
+
+def size_mb(path: Path) -> float:
+    files = [f for f in path.iterdir() if f.is_file()] if path.is_dir() else [path]
+    return sum(f.stat().st_size for f in files) / 1e6
+
+
+def rounds(
+    name: str, contenders: dict[str, tuple[list[str], dict[str, str] | None]], repeat: int,
+    ref: str, before_each: dict[str, Any] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """``repeat`` rounds of the contenders in turn: each run, and the median of each one's
+    ratio to ``ref`` (time and PSS) over the rounds."""
+    print(f"\n== {name}  (load {load()})", flush=True)
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in contenders}
+    for k in range(repeat):
+        for which, (cmd, env) in contenders.items():
+            if before_each and which in before_each:
+                before_each[which]()
+            r = run(cmd, env)
+            runs[which].append(r)
+            base = runs[ref][-1] if runs[ref] and which != ref else None
+            ratio = (
+                f"  x{ref}: time {r['s'] / base['s']:.3f}, PSS {r['tree_pss_mb'] / base['tree_pss_mb']:.3f}"
+                if base
+                else ""
+            )
+            print(
+                f"  round {k + 1} {which:<22} {r['s']:8.2f} s  PSS {r['tree_pss_mb']:8.0f} MB"
+                f"  (RSS {r['tree_rss_mb']:6.0f}){ratio}",
+                flush=True,
+            )
+    summary: dict[str, Any] = {}
+    for which, rs in runs.items():
+        entry: dict[str, Any] = {
+            "median_s": statistics.median(r["s"] for r in rs),
+            "median_pss_mb": statistics.median(r["tree_pss_mb"] for r in rs),
+            "runs": rs,
+        }
+        if which != ref:
+            entry["time_ratio"] = statistics.median(r["s"] / b["s"] for r, b in zip(rs, runs[ref]))
+            entry["pss_ratio"] = statistics.median(
+                r["tree_pss_mb"] / b["tree_pss_mb"] for r, b in zip(rs, runs[ref])
+            )
+        summary[which] = entry
+    for which, e in summary.items():
+        extra = (
+            f"  = {e['time_ratio']:.3f}x time, {e['pss_ratio']:.3f}x PSS of {ref}"
+            if "time_ratio" in e
+            else ""
+        )
+        print(
+            f"  median {which:<22} {e['median_s']:8.2f} s  PSS {e['median_pss_mb']:8.0f} MB{extra}"
+        )
+    return {"load_before": load(), "contenders": summary}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--world", type=int, default=64, help="rank files in the folder (64)")
+    p.add_argument("--kernels", type=int, default=100_000, help="kernels per rank file (100k)")
+    p.add_argument("--limit", default=None, metavar="SIZE", help="also --max-memory SIZE")
+    p.add_argument("--startup-kernels", type=int, default=100_000, metavar="N")
+    p.add_argument("--cache-kernels", type=int, default=300_000, metavar="N")
+    p.add_argument("--repeat", type=int, default=1, help="rounds (contenders take turns)")
+    p.add_argument("--data", type=Path, default=Path("/tmp/gpuviz-bench/scale"))
+    p.add_argument("--out", type=Path, default=Path("bench_scale.json"))
+    p.add_argument(
+        "--cases", default="ranks,startup,reopen", help="which cases (ranks,startup,reopen)"
+    )
+    a = p.parse_args(argv)
+    a.data.mkdir(parents=True, exist_ok=True)
+    cases = set(a.cases.split(","))
+    py = sys.executable
+    nocache = gpuviz_env(GPUVIZ_NO_CACHE="1")
+    report: dict[str, Any] = {
+        "issue": 25,
+        "machine": machine(),
+        "load_start": load(),
+        "command": " ".join([os.path.basename(py), *sys.argv]),
+        "cases": {},
+    }
+    print(f"machine: {report['machine']}\nload: {report['load_start']}")
+
+    if "ranks" in cases:
+        folder = gen(
+            ["--kernels", str(a.kernels), "--world", str(a.world), "--all-ranks"],
+            a.data / f"w{a.world}-k{a.kernels}",
+        )
+        contenders: dict[str, tuple[list[str], dict[str, str] | None]] = {
+            "json.load each": ([py, "-c", JSON_EACH, str(folder)], None),
+            "gpuviz summary": ([py, "-m", "gpuviz", "summary", str(folder), "--json"], nocache),
+        }
+        if a.limit:
+            contenders[f"gpuviz --max-memory {a.limit}"] = (
+                [py, "-m", "gpuviz", "summary", str(folder), "--json", "--max-memory", a.limit],
+                nocache,
+            )
+        case = rounds(
+            f"rank folder: {a.world} x {a.kernels} kernels, {size_mb(folder):.0f} MB",
+            contenders,
+            a.repeat,
+            "json.load each",
+        )
+        case.update(world=a.world, kernels=a.kernels, size_mb=size_mb(folder), limit=a.limit)
+        if a.limit:
+            limited = case["contenders"][f"gpuviz --max-memory {a.limit}"]
+            limited["dropped"] = limited["runs"][0]["stderr"]
+        report["cases"]["rank_folder"] = case
+
+    if "startup" in cases:
+        one = gen(["--kernels", str(a.startup_kernels)], a.data / f"k{a.startup_kernels}.json")
+        case = rounds(
+            f"start-up: one file of {a.startup_kernels} kernels, {size_mb(one):.0f} MB",
+            {
+                "python -c json.load": ([py, "-c", JSON_EACH, str(one)], None),
+                "gpuviz summary --json": (
+                    [py, "-m", "gpuviz", "summary", str(one), "--json"],
+                    nocache,
+                ),
+            },
+            a.repeat,
+            "python -c json.load",
+        )
+        case.update(kernels=a.startup_kernels, size_mb=size_mb(one))
+        report["cases"]["startup"] = case
+
+    if "reopen" in cases:
+        one = gen(["--kernels", str(a.cache_kernels)], a.data / f"k{a.cache_kernels}.json")
+        cache_dir = Path(tempfile.mkdtemp(prefix="gpuviz-bench-cache-"))
+        env = gpuviz_env(GPUVIZ_CACHE_DIR=str(cache_dir))
+        cmd = [py, "-m", "gpuviz", "summary", str(one), "--json"]
+        try:
+            case = rounds(
+                f"re-open: one file of {a.cache_kernels} kernels, {size_mb(one):.0f} MB",
+                {"first open": (cmd, env), "from the cache": (cmd, env)},
+                a.repeat,
+                "first open",
+                before_each={"first open": lambda: shutil.rmtree(cache_dir / "traces", True)},
+            )
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        case.update(kernels=a.cache_kernels, size_mb=size_mb(one))
+        report["cases"]["reopen"] = case
+
+    report["load_end"] = load()
+    a.out.write_text(json.dumps(report, indent=1))
+    print(f"\nwrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

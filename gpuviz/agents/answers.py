@@ -1,0 +1,299 @@
+"""The text the agents' tools answer about a trace: overview, findings, events, comparison.
+
+Answers lead with the key numbers, then the detail, and stay under :data:`LIMIT` characters
+unless the agent asks for ``detail``. Every figure comes from the analyses the CLI uses
+(:func:`~gpuviz.analysis.advisor.advise`, :func:`~gpuviz.analysis.summary.summarize`), and the
+findings are written by ``gpuviz advise``'s own :func:`~gpuviz.commands.advise.format_finding`.
+Names from files are data: they pass through :func:`~gpuviz.display.terminal_safe`, as in the
+CLI (:func:`fit` escapes the whole answer once more; escaping twice changes nothing).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gpuviz.display import terminal_safe
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.advisor import Advice, Finding
+    from gpuviz.analysis.summary import Summary
+    from gpuviz.trace.model import Trace
+
+LIMIT = 4000
+"""Characters an answer keeps by default."""
+DETAIL_LIMIT = 40000
+"""…and with ``detail=true``."""
+
+EVENTS_LIMIT = 50
+"""Slices ``events`` lists unless told otherwise."""
+EVENTS_MAX = 2000
+
+
+def fit(text: str, detail: bool = False) -> str:
+    """``text`` escaped and cut at a line to fit the answer's limit, saying what was left out."""
+    text = terminal_safe(text)
+    limit = DETAIL_LIMIT if detail else LIMIT
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit - 120)
+    cut = cut if cut > 0 else limit - 120
+    more = "" if detail else "; ask again with detail=true for more"
+    return f"{text[:cut]}\n… {len(text) - cut} more characters left out{more}."
+
+
+def name(text: str, width: int = 100) -> str:
+    """A name from a file on one line, cut to ``width``."""
+    text = terminal_safe(text, one_line=True)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _ms(ns: float) -> str:
+    return f"{ns / 1e6:.3f} ms"
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%" if whole > 0 else "-"
+
+
+# -- overview ---------------------------------------------------------------------------------
+def _devices(advice: Advice, summary: Summary) -> str:
+    ctx = advice.context
+    gpus = [(d.rank, d.device) for d in summary.devices]
+    if not gpus:
+        return "no GPU"
+    models: dict[str, int] = {}
+    for rank, dev in gpus:
+        props = ctx.device_properties(-1 if rank is None else rank, dev) if ctx else {}
+        label = str(props.get("name") or "model not recorded")
+        models[label] = models.get(label, 0) + 1
+    kinds = ", ".join(f"{n}× {name(m, 60)}" if n > 1 else name(m, 60) for m, n in models.items())
+    return f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''} ({kinds})"
+
+
+def _ranks(summary: Summary) -> str:
+    if summary.ranks == [None]:
+        return "one process"
+    n = len(summary.ranks)
+    return f"{n} rank{'s' if n != 1 else ''} ({', '.join(str(r) for r in summary.ranks)})"
+
+
+def _steps_line(advice: Advice) -> str:
+    st = advice.breakdown.steps
+    if len(st) == 0:
+        return "no steps (no events with a duration)"
+    sources = ", ".join(sorted(set(st.source)))
+    return f"{len(st)} steps (from {sources}), mean step {_ms(advice.mean_step_parts()['step'])}"
+
+
+def _parts_line(advice: Advice) -> str:
+    p = advice.mean_step_parts()
+    step = p["step"]
+    gpu = ", ".join(
+        f"{k} {p[k] / 1e6:.3f} ({_share(p[k], step)})"
+        for k in ("compute", "comm", "copy", "set", "idle")
+        if p[k] > 0 or k in ("compute", "idle")
+    )
+    return (
+        f"Mean step {_ms(step)}: GPU time (ms, per GPU, exclusive parts) {gpu}; CPU inside "
+        f"PyTorch ops {p['cpu ops'] / 1e6:.3f}, outside ops {p['cpu other'] / 1e6:.3f}."
+    )
+
+
+def _rank_steps_line(advice: Advice) -> str | None:
+    st = advice.breakdown.steps
+    ranks = sorted({int(r) for r in st.rank.tolist()})
+    if len(ranks) < 2:
+        return None
+    means = {r: float(st.duration_ns[st.rank == r].mean()) for r in ranks}
+    if len(ranks) <= 8:
+        text = ", ".join(f"rank {r} {v / 1e6:.3f}" for r, v in means.items())
+    else:
+        lo, hi = min(means, key=means.__getitem__), max(means, key=means.__getitem__)
+        text = f"fastest rank {lo} {means[lo] / 1e6:.3f}, slowest rank {hi} {means[hi] / 1e6:.3f}"
+    return f"Mean step per rank (ms): {text}."
+
+
+def finding_brief(i: int, f: Finding, detail: bool) -> list[str]:
+    """A finding in three lines: headline with its saving, its numbers, its fix."""
+    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+
+    text = terminal_safe(f.detail, one_line=True)
+    if not detail and len(text) > 400:
+        text = text[:399] + "…"
+    return [
+        f"{i}. [{f.severity}] {f.kind}: {name(f.title, 200)}; could save {fmt_ms(f.saving_ns)} "
+        f"({fmt_pct(f.share)} of the step time)",
+        f"   {text}",
+        f"   Fix: {terminal_safe(f.fix, one_line=True)}",
+    ]
+
+
+def trace_overview(label: str, advice: Advice, summary: Summary, detail: bool = False) -> str:
+    """What a trace is, where its step time goes, and what is wrong (the ``overview`` tool)."""
+    lines = [
+        f"{name(label, 200)}: Kineto trace, {_ranks(summary)}, {_devices(advice, summary)}, "
+        f"{_steps_line(advice)}; span {_ms(summary.span_ns)}, {summary.events} events.",
+    ]
+    findings = advice.findings
+    if findings:
+        top = findings[0]
+        from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+
+        lines.append(
+            f"Main problem: {top.kind} ({top.severity}), could save {fmt_ms(top.saving_ns)} "
+            f"({fmt_pct(top.share)} of the step time). {len(findings)} finding"
+            f"{'s' if len(findings) != 1 else ''} in all."
+        )
+    elif summary.has_gpu_events:
+        lines.append(
+            "No findings: nothing in this trace costs a noticeable share of the step time."
+        )
+    else:
+        lines.append("No GPU events in this trace (CPU activity only): nothing to advise on.")
+    if len(advice.breakdown.steps):
+        lines.append(_parts_line(advice))
+    if (ranks := _rank_steps_line(advice)) is not None:
+        lines.append(ranks)
+    if summary.devices:
+        shown = summary.devices if detail else summary.devices[:8]
+        busy = ", ".join(
+            f"{'' if d.rank is None else f'rank {d.rank} '}GPU {d.device} "
+            f"{100 * d.utilization:.1f}%"
+            for d in shown
+        )
+        more = (
+            f" (+{len(summary.devices) - len(shown)} more)"
+            if len(shown) < len(summary.devices)
+            else ""
+        )
+        lines.append(f"GPU busy over the trace: {busy}{more}.")
+    if findings:
+        lines += ["", "Findings, largest saving first:"]
+        for i, f in enumerate(findings if detail else findings[:4], 1):
+            lines += finding_brief(i, f, detail)
+        if not detail and len(findings) > 4:
+            rest = ", ".join(f"{f.kind} ({f.severity})" for f in findings[4:])
+            lines.append(f"… and {rest}.")
+    for kind, msg in advice.errors.items():
+        lines.append(f"(rule {kind} failed on this trace: {name(msg, 200)})")
+    if summary.top_kernels:
+        k = summary.top_kernels if detail else summary.top_kernels[:3]
+        lines += ["", "Top kernels by total time:"]
+        lines += [f"  {_ms(x.total_ns)}  {x.count}×  {name(x.name, 110)}" for x in k]
+    lines += [
+        "",
+        "Next: findings(path) gives each finding's evidence (time ranges, names); "
+        "events(path, start_us, end_us) lists the slices of a range; compare(a, b) compares "
+        "two runs.",
+    ]
+    return "\n".join(lines)
+
+
+# -- findings ---------------------------------------------------------------------------------
+def findings_answer(label: str, advice: Advice, kind: str | None, detail: bool = False) -> str:
+    """Findings with their evidence, largest saving first (the ``findings`` tool)."""
+    from gpuviz.commands.advise import format_finding
+
+    found = [f for f in advice.findings if kind is None or f.kind == kind]
+    what = f" of kind {kind}" if kind else ""
+    if not found:
+        others = ", ".join(f.kind for f in advice.findings) or "none"
+        return f"{name(label, 200)}: no findings{what} (findings of this trace: {others})."
+    lines = [
+        f"{name(label, 200)}: {len(found)} finding{'s' if len(found) != 1 else ''}{what}, largest saving first."
+    ]
+    budget = DETAIL_LIMIT if detail else LIMIT - 300
+    used = len(lines[0])
+    for i, f in enumerate(found, 1):
+        block = format_finding(i, f, evidence=10 if detail else 4)
+        size = sum(len(x) + 1 for x in block)
+        if i > 1 and used + size > budget:
+            rest = ", ".join(f"{g.kind} ({g.severity})" for g in found[i - 1 :])
+            lines.append(
+                f"… {len(found) - i + 1} more, left out for length: {rest}. "
+                "Ask findings(path, kind=...) for one, or detail=true."
+            )
+            break
+        lines += ["", *block]
+        used += size
+    lines += [
+        "",
+        "Evidence times are ms from the trace start; events(path, start_us, end_us) lists a range's slices.",
+    ]
+    return "\n".join(lines)
+
+
+# -- events -----------------------------------------------------------------------------------
+def events_answer(
+    label: str,
+    trace: Trace,
+    start_us: float,
+    end_us: float,
+    lane: str | None,
+    name_part: str | None,
+    limit: int,
+    detail: bool = False,
+) -> str:
+    """The slices overlapping a time range, earliest first, capped (the ``events`` tool)."""
+    from gpuviz.analysis.names import name_mask
+    from gpuviz.trace.lanes import lane_titles
+    from gpuviz.trace.model import KIND_CATEGORIES, Kind
+
+    s = trace.slices
+    t0, t1 = round(start_us * 1000), round(end_us * 1000)
+    mask = (s.start_ns < t1) & (s.start_ns + s.dur_ns > t0)
+    titles = lane_titles(trace)
+    if lane:
+        needle = lane.lower()
+        ok = np.array([needle in x.lower() for x in titles], dtype=bool)
+        mask &= ok[s.track] if len(ok) else False
+    if name_part:
+        needle = name_part.lower()
+        mask &= name_mask(trace.symbols, lambda n: needle in n.lower())[s.name]
+    rows = np.flatnonzero(mask)
+    rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
+    filters = "".join(
+        f", {k} containing {terminal_safe(v, one_line=True)!r}"
+        for k, v in (("lane", lane), ("name", name_part))
+        if v
+    )
+    span = trace.slices_end_ns
+    head = (
+        f"{name(label, 200)}: {len(rows)} slices overlap {start_us:.1f}–{end_us:.1f} µs"
+        f"{filters} (the trace runs 0–{span / 1000:.1f} µs)."
+    )
+    if len(rows) == 0:
+        if lane and not any(lane.lower() in x.lower() for x in titles):
+            busy = np.flatnonzero(np.diff(trace.track_offsets) > 0)
+            some = ", ".join(repr(name(titles[int(t)], 60)) for t in busy[:12])
+            more = f" and {len(busy) - 12} more" if len(busy) > 12 else ""
+            return f"{head}\nNo lane's name contains {terminal_safe(lane, one_line=True)!r}; lanes: {some}{more}."
+        return head
+    shown = rows[:limit]
+    lines = [head]
+    if len(rows) > len(shown):
+        lines.append(
+            f"Showing the first {len(shown)}; {len(rows) - len(shown)} left out (narrow the "
+            "range, filter by lane or name, or raise limit)."
+        )
+    tracks, counts = np.unique(s.track[rows], return_counts=True)
+    order = np.argsort(-counts, kind="stable")[:6]
+    lines.append(
+        "By lane: "
+        + "; ".join(f"{name(titles[int(tracks[i])], 80)}: {int(counts[i])}" for i in order)
+        + (f"; {len(tracks) - len(order)} more lanes" if len(tracks) > len(order) else "")
+        + "."
+    )
+    lines.append("start µs, duration µs, lane, category, name:")
+    width = 400 if detail else 110
+    for r in shown.tolist():
+        kind = Kind(int(s.kind[r]))
+        cat = KIND_CATEGORIES.get(kind) or trace.symbols[int(s.cat[r])]
+        lines.append(
+            f"  {s.start_ns[r] / 1000:.1f}  {s.dur_ns[r] / 1000:.1f}  "
+            f"{name(titles[int(s.track[r])], 60)}  {name(cat, 30)}  "
+            f"{name(trace.symbols[int(s.name[r])], width)}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,328 @@
+"""The op calls a trace's FLOPs and bytes are counted at, each with its kernels and precision.
+
+:func:`count_calls` picks the ops that may be counted (the FLOP ops of
+:mod:`gpuviz.analysis.flops` and the byte ops: elementwise, norms, reductions, copies; never
+their parents, :data:`gpuviz.analysis.op_args.COMPOSITE_OPS`), decodes their args in bulk,
+counts each distinct (op, shapes, types, concrete inputs, flops) once, and gives each call the
+device time of the kernels launched by runtime or driver calls on its thread inside its range.
+The counted ops are innermost, so that is their device self time. :mod:`gpuviz.analysis.hardware`
+turns the calls into roofline figures and MFU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.dtypes import op_precision
+from gpuviz.analysis.flops import op_bytes, op_flops
+from gpuviz.analysis.names import name_mask
+from gpuviz.analysis.node_args import decode_args
+from gpuviz.analysis.op_args import (
+    ATTENTION_LEAVES,
+    COMPARISONS,
+    COMPOSITE_OPS,
+    CONV_BACKWARDS,
+    CONV_LEAVES,
+    ELEMENTWISE,
+    GEMMS,
+    REDUCTIONS,
+    WRITE_ONLY,
+)
+from gpuviz.analysis.peaks import PeakMatch
+from gpuviz.analysis.roofline import (
+    achieved_tb_s,
+    achieved_tflops,
+    intensity,
+    roof_share,
+    tf32_if_faster,
+)
+from gpuviz.trace.model import Kind, Trace
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+FLOP_OPS = frozenset(GEMMS) | frozenset(CONV_LEAVES) | CONV_BACKWARDS | frozenset(ATTENTION_LEAVES)
+"""The ops that FLOPs are counted at."""
+
+
+def counted_op(name: str) -> bool:
+    """Whether :func:`op_flops` or :func:`op_bytes` may count an op of this name."""
+    if name in FLOP_OPS:
+        return True
+    if name in COMPOSITE_OPS or not name.startswith("aten::"):
+        return False
+    base = name.removeprefix("aten::")
+    base = base[:-1] if base.endswith("_") and not base.endswith("__") else base
+    return (
+        base == "copy"
+        or base in ELEMENTWISE
+        or base in COMPARISONS
+        or base in WRITE_ONLY
+        or (base in REDUCTIONS)
+    )
+
+
+def shape_key(name: str, dims: Any, types: Any) -> tuple[str, bytes, bytes]:
+    return name, msgspec.json.encode(dims), msgspec.json.encode(types)
+
+
+@dataclass
+class Calls:
+    """The counted op calls of a trace (one entry per call).
+
+    Attributes
+    ----------
+    rows : int64
+        The op's slice row.
+    group : int64
+        Its (op, shapes, types) group, an index into the list :func:`count_calls` returns.
+    flops, nbytes : float64
+        NaN where not counted.
+    device_ns : int64
+        The device time of the kernels the call launched.
+    lo, hi, sorted_gpu : int64
+        The call's kernels are ``sorted_gpu[lo:hi]``.
+    """
+
+    rows: I64
+    group: I64  # index into the groups
+    flops: F64
+    nbytes: F64
+    device_ns: I64
+    lo: I64  # the call's kernels: sorted_gpu[lo:hi]
+    hi: I64
+    sorted_gpu: I64
+
+
+def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
+    """Decode the counted ops' args, count each call, and find each call's kernels.
+
+    Returns
+    -------
+    calls : Calls
+        The calls with a FLOP or byte count (those without shapes are left out).
+    groups : list of (name, input dims, input types)
+        What ``calls.group`` indexes.
+    """
+    s = trace.slices
+    counted = name_mask(trace.symbols, counted_op)
+    rows = np.flatnonzero((s.kind == Kind.CPU_OP) & (s.args >= 0))
+    rows = rows[counted[s.name[rows]]] if len(counted) else rows[:0]
+    groups: dict[tuple[str, bytes, bytes], int] = {}
+    described: list[tuple[str, Any, Any]] = []
+    group = np.full(len(rows), -1, dtype=np.int64)
+    flops = np.full(len(rows), np.nan)
+    nbytes = np.full(len(rows), np.nan)
+    args = decode_args(trace, rows, ("input_dims", "input_types", "concrete_inputs", "flops"))
+    # Calls of one op and shapes differ only in their concrete inputs (stride, is_causal) and
+    # Kineto's flops: count each distinct raw text once.
+    memo: dict[tuple[int, bytes, bytes, bytes, float], tuple[float, float, int]] = {}
+    names = trace.symbols.strings
+    name_ids = s.name[rows].tolist()
+    for i, (nid, raw_d, raw_t, raw_c, kf) in enumerate(
+        zip(
+            name_ids,
+            args.input_dims,
+            args.input_types,
+            args.concrete_inputs,
+            args.flops.tolist(),
+        )
+    ):
+        if not raw_d:
+            continue  # recorded without shapes: nothing to count
+        mkey = (nid, raw_d, raw_t, raw_c, -1.0 if kf != kf else kf)  # NaN never equals itself
+        got = memo.get(mkey)
+        if got is None:
+            got = memo[mkey] = _count(names[nid], raw_d, raw_t, raw_c, kf, groups, described)
+        flops[i], nbytes[i], group[i] = got
+    keep = group >= 0
+    rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
+    parent = _counted_parents(trace, rows)
+    # Counted once, at the innermost op (flops.py, rule 2): a call that holds a counted call is
+    # dropped (zero_ around fill_, a wrapper around mm), but a FLOP op keeps its byte-only
+    # helpers (the fill_ inside an attention backward) beside it.
+    has_child = np.zeros(len(rows), dtype=bool)
+    flop_child = np.zeros(len(rows), dtype=bool)
+    inner = parent >= 0
+    has_child[parent[inner]] = True
+    flop_child[parent[inner & np.isfinite(flops)]] = True
+    drop = has_child & (flop_child | ~np.isfinite(flops))
+    keep = ~drop
+    rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
+    used, group = np.unique(group, return_inverse=True)
+    described = [described[int(g)] for g in used]
+    group = group.reshape(-1).astype(np.int64)
+    device_ns, lo, hi, sorted_gpu = _kernels_in(trace, rows, _counted_parents(trace, rows))
+    return Calls(rows, group, flops, nbytes, device_ns, lo, hi, sorted_gpu), described
+
+
+def _counted_parents(trace: Trace, rows: I64) -> I64:
+    """For each call, the innermost other call of ``rows`` on its thread whose range holds it
+    (-1 for none)."""
+    s = trace.slices
+    start = s.start_ns[rows].astype(np.int64)
+    end = start + s.dur_ns[rows].astype(np.int64)
+    track = s.track[rows].astype(np.int64)
+    order = np.lexsort((-end, start, track))  # parents before their children
+    parent = np.full(len(rows), -1, dtype=np.int64)
+    stack: list[int] = []
+    last_track = -1
+    for i in order.tolist():
+        if track[i] != last_track:
+            stack, last_track = [], int(track[i])
+        while stack and end[stack[-1]] <= start[i]:
+            stack.pop()
+        if stack and end[i] <= end[stack[-1]]:
+            parent[i] = stack[-1]
+        stack.append(i)
+    return parent
+
+
+def _count(
+    name: str,
+    raw_dims: bytes,
+    raw_types: bytes,
+    raw_concrete: bytes,
+    kineto_flops: float,
+    groups: dict[tuple[str, bytes, bytes], int],
+    described: list[tuple[str, Any, Any]],
+) -> tuple[float, float, int]:
+    """FLOPs, bytes and group of one distinct call (group -1: nothing counted)."""
+    dims, types, concrete = (_decode(raw_dims), _decode(raw_types), _decode(raw_concrete))
+    dims = dims if isinstance(dims, list) else []
+    types = types if isinstance(types, list) else []
+    args = {"Concrete Inputs": concrete, "flops": None if np.isnan(kineto_flops) else kineto_flops}
+    f = op_flops(name, dims, types, args)
+    b = op_bytes(name, dims, types, args)
+    if f is None and b is None:
+        return np.nan, np.nan, -1
+    key = shape_key(name, dims, types)
+    g = groups.get(key)
+    if g is None:
+        g = groups[key] = len(described)
+        described.append((name, dims, types))
+    return (np.nan if f is None else float(f)), (np.nan if b is None else float(b)), g
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _kernels_in(trace: Trace, rows: I64, parent: I64) -> tuple[I64, I64, I64, I64]:
+    """For op rows: the device time of the GPU work launched on their thread inside their range
+    and in none of their counted children (``parent``), and where those kernels lie in the
+    returned order of GPU rows (``sorted[lo:hi]``)."""
+    s = trace.slices
+    gpu = np.flatnonzero(trace.gpu_activity_mask())
+    launch = trace.launches_of(gpu) if len(gpu) else np.zeros(0, dtype=np.int64)
+    ok = launch >= 0
+    gpu, launch = gpu[ok], launch[ok]
+    order = np.lexsort((s.start_ns[launch], s.track[launch]))
+    gpu, launch = gpu[order], launch[order]
+    l_track, l_start = s.track[launch].astype(np.int64), s.start_ns[launch].astype(np.int64)
+    # Each launch to the call that started last before it on its thread, then up its counted
+    # parents until one holds it: the innermost counted call around the launch.
+    end = (s.start_ns[rows] + s.dur_ns[rows]).astype(np.int64)
+    r_order = np.lexsort((-end, s.start_ns[rows], s.track[rows]))  # a child after its parent
+    r_track = s.track[rows[r_order]].astype(np.int64)
+    r_start = s.start_ns[rows[r_order]].astype(np.int64)
+    owner = np.full(len(gpu), -1, dtype=np.int64)
+    for tr in np.unique(r_track).tolist():
+        a, b = np.searchsorted(l_track, [tr, tr + 1])
+        c, d = np.searchsorted(r_track, [tr, tr + 1])
+        pos = np.searchsorted(r_start[c:d], l_start[a:b], side="right") - 1
+        owner[a:b] = np.where(pos >= 0, r_order[c + np.maximum(pos, 0)], -1)
+    for _ in range(64):  # nesting depth; counted ops nest a level or two
+        out = owner >= 0
+        out[out] = end[owner[out]] <= l_start[out]
+        if not out.any():
+            break
+        owner[out] = parent[owner[out]]
+    mine = owner >= 0
+    gpu, owner = gpu[mine], owner[mine]
+    by = np.argsort(owner, kind="stable")
+    gpu, owner = gpu[by], owner[by]
+    cum = np.concatenate([[0], np.cumsum(s.dur_ns[gpu].astype(np.int64))])
+    lo = np.searchsorted(owner, np.arange(len(rows)), side="left")
+    hi = np.searchsorted(owner, np.arange(len(rows)), side="right")
+    return (cum[hi] - cum[lo]).astype(np.int64), lo, hi, gpu
+
+
+def members(group: I64, n: int) -> list[I64]:
+    """The call indices of each of ``n`` groups (one sort, not a pass per group)."""
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(n + 1))
+    return [order[bounds[j] : bounds[j + 1]] for j in range(n)]
+
+
+def call_precisions(
+    trace: Trace, calls: Calls, described: list[tuple[str, Any, Any]], match: PeakMatch
+) -> npt.NDArray[np.object_]:
+    """Each call's precision class: from its types (and its group's kernel names: ``tf32`` in
+    a cuBLAS name); an fp32 call that ran faster than the fp32 peak is TF32 (calls of one
+    shape may differ: ``torch.backends.cuda.matmul.allow_tf32`` can change between them)."""
+    s = trace.slices
+    out = np.empty(len(calls.rows), dtype=object)
+    fp32_peak = match.peaks.fp32_tflops if match.peaks is not None else None
+    groups = members(calls.group, len(described))
+    for j, (_name, _dims, types) in enumerate(described):
+        mine = groups[j]
+        base = op_precision(types)
+        out[mine] = base
+        if base != "fp32":
+            continue
+        tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
+        for i, v in zip(mine.tolist(), tflops.tolist()):
+            kernels = calls.sorted_gpu[calls.lo[i] : calls.hi[i]]
+            p = op_precision(types, trace.symbols.lookup(np.unique(s.name[kernels])))
+            out[i] = tf32_if_faster(p, v, fp32_peak) if fp32_peak is not None else p
+    return out
+
+
+def split_by_precision(
+    calls: Calls, described: list[tuple[str, Any, Any]], precision: npt.NDArray[np.object_]
+) -> list[tuple[str, Any, Any]]:
+    """One group per op, shapes, types *and* precision (fp32 and TF32 calls of one GEMM shape
+    have different roofs); regroups ``calls.group`` in place and returns the groups."""
+    ids: dict[tuple[int, str], int] = {}
+    out: list[tuple[str, Any, Any]] = []
+    group = np.zeros(len(calls.group), dtype=np.int64)
+    for i, (g, p) in enumerate(zip(calls.group.tolist(), precision.tolist())):
+        j = ids.get((g, p))
+        if j is None:
+            j = ids[(g, p)] = len(out)
+            out.append(described[g])
+        group[i] = j
+    calls.group = group
+    return out
+
+
+def call_shares(calls: Calls, precision: npt.NDArray[np.object_], match: PeakMatch) -> F64:
+    """Each call's share of its roof (see :func:`_roof`), NaN where unknown."""
+    out = np.full(len(calls.rows), np.nan)
+    peaks = match.peaks
+    if peaks is None or not peaks.bandwidth_tb_s or len(out) == 0:
+        return out
+    bw = peaks.bandwidth_tb_s
+    flops_known = np.isfinite(calls.flops)
+    bytes_only = ~flops_known & np.isfinite(calls.nbytes)
+    out[bytes_only] = achieved_tb_s(calls.nbytes[bytes_only], calls.device_ns[bytes_only]) / bw
+    both = np.flatnonzero(flops_known & np.isfinite(calls.nbytes))
+    got = achieved_tflops(calls.flops[both], calls.device_ns[both])
+    ints = intensity(calls.flops[both], calls.nbytes[both])
+    for p in set(precision[both].tolist()):
+        peak = peaks.tflops(p)
+        if peak:
+            sel = precision[both] == p
+            out[both[sel]] = roof_share(got[sel], ints[sel], peak, bw)
+    return out

@@ -1,0 +1,230 @@
+"""Two runs of one job side by side, and whether the second one regressed (``gpuviz check``).
+
+:func:`compare_runs` puts together what ``gpuviz advise --against`` shows: the mean step and its
+parts, the findings of each run, and the kernels and ops whose total time changed most
+(:func:`~gpuviz.analysis.diff.trace_diff`), plus each run's peak GPU memory from its
+``[memory]`` events. :func:`regressions` holds that comparison against limits: the CI gate of
+``gpuviz check`` and the agents' ``compare`` tool read the same figures as the CLI and the app.
+
+Figures that a trace cannot give are omitted, never estimated: a run recorded without
+``profile_memory`` has no peak, and MFU is not computed here yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuviz.analysis.advisor import SEVERITIES, Advice, Finding
+from gpuviz.analysis.diff import NameDiff, trace_diff
+from gpuviz.analysis.memory import memory_series
+from gpuviz.trace.model import Trace
+
+FAIL_ON = ("critical", "warning")
+"""The finding levels ``gpuviz check --fail-on`` accepts."""
+
+
+def peak_allocated_bytes(trace: Trace) -> int | None:
+    """The largest allocated-bytes peak of any GPU of the trace; None without ``[memory]`` events."""
+    peaks = [m.peak_allocated_bytes for m in memory_series(trace, gpu_only=True)]
+    return max(peaks) if peaks else None
+
+
+@dataclass
+class RunComparison:
+    """A baseline run (A) and a new run (B) of the same job.
+
+    Attributes
+    ----------
+    a, b : Advice
+        What the advisor found in each (their breakdowns and findings).
+    peak_a_bytes, peak_b_bytes : int or None
+        Peak allocated GPU memory (the largest over devices); None where not recorded.
+    diff : list of NameDiff
+        Every kernel and op name of either run, largest absolute time change (B - A) first.
+    """
+
+    a: Advice
+    b: Advice
+    peak_a_bytes: int | None
+    peak_b_bytes: int | None
+    diff: list[NameDiff] = field(default_factory=list)
+
+    @property
+    def parts_a(self) -> dict[str, float]:
+        """A's :meth:`~gpuviz.analysis.advisor.Advice.mean_step_parts` (ns)."""
+        return self.a.mean_step_parts()
+
+    @property
+    def parts_b(self) -> dict[str, float]:
+        """B's :meth:`~gpuviz.analysis.advisor.Advice.mean_step_parts` (ns)."""
+        return self.b.mean_step_parts()
+
+    @property
+    def step_change(self) -> float | None:
+        """B's mean step over A's, minus 1 (0.3 = 30% longer); None when A has no step time."""
+        a, b = self.parts_a["step"], self.parts_b["step"]
+        return b / a - 1.0 if a > 0 else None
+
+    @property
+    def memory_change(self) -> float | None:
+        """B's peak over A's, minus 1; None unless both runs recorded memory."""
+        if not self.peak_a_bytes or self.peak_b_bytes is None:
+            return None
+        return self.peak_b_bytes / self.peak_a_bytes - 1.0
+
+    def new_findings(self, level: str = "info") -> list[Finding]:
+        """B's findings at or above ``level`` whose kind A has not at that level, largest first.
+
+        A kind that A had as ``info`` and B has as ``critical`` is new at ``critical``: it grew.
+        """
+        at = _at_or_above(level)
+        seen = {f.kind for f in self.a.findings if f.severity in at}
+        return [f for f in self.b.findings if f.severity in at and f.kind not in seen]
+
+    def gone_findings(self) -> list[Finding]:
+        """A's findings whose kind B does not have at all."""
+        kinds = {f.kind for f in self.b.findings}
+        return [f for f in self.a.findings if f.kind not in kinds]
+
+    def to_json(self, top: int = 15) -> dict[str, Any]:
+        """``{baseline, new, step, parts, peak_memory, findings, diff}`` (times in µs)."""
+        pa, pb = self.parts_a, self.parts_b
+        return {
+            "baseline": list(self.a.sources),
+            "new": list(self.b.sources),
+            "step": {
+                "baseline_steps": len(self.a.breakdown.steps),
+                "new_steps": len(self.b.breakdown.steps),
+                "baseline_mean_us": pa["step"] / 1000.0,
+                "new_mean_us": pb["step"] / 1000.0,
+                "change": self.step_change,
+            },
+            "parts": {k: {"baseline_us": pa[k] / 1000.0, "new_us": pb[k] / 1000.0} for k in pa},
+            "peak_memory": {
+                "baseline_bytes": self.peak_a_bytes,
+                "new_bytes": self.peak_b_bytes,
+                "change": self.memory_change,
+            },
+            "findings": {
+                "new": [f.to_json() for f in self.new_findings()],
+                "gone": [f.to_json() for f in self.gone_findings()],
+                "baseline": [_brief(f) for f in self.a.findings],
+                "current": [_brief(f) for f in self.b.findings],
+            },
+            "diff": [d.to_json() for d in self.diff[:top]],
+        }
+
+
+def _brief(f: Finding) -> dict[str, Any]:
+    return {"kind": f.kind, "severity": f.severity, "saving_us": f.saving_ns / 1000.0}
+
+
+def _at_or_above(level: str) -> set[str]:
+    if level not in SEVERITIES:
+        raise ValueError(f"level must be one of {SEVERITIES}, not {level!r}")
+    return set(SEVERITIES[SEVERITIES.index(level) :])
+
+
+def compare_runs(baseline: Advice, new: Advice) -> RunComparison:
+    """Compare two advised runs (see the module docstring).
+
+    Parameters
+    ----------
+    baseline, new : Advice
+        :func:`~gpuviz.analysis.advisor.advise` of each trace (their contexts hold the traces).
+
+    Returns
+    -------
+    RunComparison
+    """
+    assert baseline.context is not None and new.context is not None
+    ta, tb = baseline.context.trace, new.context.trace
+    return RunComparison(
+        a=baseline,
+        b=new,
+        peak_a_bytes=peak_allocated_bytes(ta),
+        peak_b_bytes=peak_allocated_bytes(tb),
+        diff=trace_diff(ta, tb),
+    )
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What ``gpuviz check`` lets pass.
+
+    Attributes
+    ----------
+    max_step_regression : float
+        The mean step may grow by this share (0.05: 5%).
+    max_memory_regression : float
+        The peak allocated memory may grow by this share.
+    fail_on : str
+        New findings at this level or above fail (one of :data:`FAIL_ON`).
+    """
+
+    max_step_regression: float = 0.05
+    max_memory_regression: float = 0.10
+    fail_on: str = "critical"
+
+    def to_json(self) -> dict[str, Any]:
+        """The limits as ``gpuviz check --json`` reports them."""
+        return {
+            "max_step_regression": self.max_step_regression,
+            "max_memory_regression": self.max_memory_regression,
+            "fail_on": self.fail_on,
+        }
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One way the new run is worse than the limits allow.
+
+    Attributes
+    ----------
+    what : str
+        ``step_time``, ``peak_memory`` or ``finding``.
+    change : float or None
+        The growth (0.3: 30%) for step time and memory; None for a finding.
+    limit : float or None
+        The allowed growth; None for a finding.
+    kind : str or None
+        The finding's kind, for a finding.
+    """
+
+    what: str
+    change: float | None = None
+    limit: float | None = None
+    kind: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{what, change?, limit?, kind?}``."""
+        out: dict[str, Any] = {"what": self.what}
+        for key in ("change", "limit", "kind"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
+def regressions(cmp: RunComparison, limits: Limits) -> list[Regression]:
+    """Where the new run exceeds ``limits``: step time, then memory, then new findings."""
+    out = []
+    step = cmp.step_change
+    if step is not None and step > limits.max_step_regression:
+        out.append(Regression("step_time", step, limits.max_step_regression))
+    mem = cmp.memory_change
+    if mem is not None and mem > limits.max_memory_regression:
+        out.append(Regression("peak_memory", mem, limits.max_memory_regression))
+    out += [Regression("finding", kind=f.kind) for f in cmp.new_findings(limits.fail_on)]
+    return out
+
+
+__all__ = [
+    "FAIL_ON",
+    "Limits",
+    "Regression",
+    "RunComparison",
+    "compare_runs",
+    "peak_allocated_bytes",
+    "regressions",
+]

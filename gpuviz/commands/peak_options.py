@@ -1,0 +1,45 @@
+"""``--peak-tflops``/``--peak-bandwidth`` and the words about the peaks MFU and rooflines are
+measured against, shared by ``gpuviz breakdown`` and ``gpuviz summary``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from gpuviz.display import terminal_safe
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.hardware import Hardware
+    from gpuviz.analysis.peaks import PeakOverride
+
+
+def peak_override_of(args: argparse.Namespace) -> PeakOverride | None:
+    """``--peak-tflops`` and ``--peak-bandwidth`` as a :class:`PeakOverride` (None if neither)."""
+    from gpuviz.analysis.peaks import PeakOverride
+
+    tflops = getattr(args, "peak_tflops", None)
+    bandwidth = getattr(args, "peak_bandwidth", None)
+    if tflops is None and bandwidth is None:
+        return None
+    return PeakOverride(tflops, bandwidth)
+
+
+def unknown_device_line(hw: Hardware) -> str | None:
+    """The one stderr line for a device with no peaks (None when its peaks are known)."""
+    if hw.peaks.peaks is not None or not hw.shapes:
+        return None  # known, or nothing counted that a peak would measure
+    return (
+        f"gpuviz: no peak figures: {terminal_safe(hw.peaks.reason, one_line=True)}; figures that "
+        "need a peak are null (give --peak-tflops X --peak-bandwidth Y)"
+    )
+
+
+def peak_phrase(hw: Hardware) -> str:
+    """``Peaks: NVIDIA H100 SXM5 80GB, bf16 989.4 TFLOP/s, 3.35 TB/s (source)``."""
+    p = hw.peaks.peaks
+    if p is None:
+        return f"Peaks: unknown ({terminal_safe(hw.peaks.reason, one_line=True)})"
+    used = sorted({s.precision for s in hw.steps if s.precision} | {"bf16"})
+    figures = ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used if p.tflops(k) is not None)
+    bw = "" if p.bandwidth_tb_s is None else f", {p.bandwidth_tb_s:g} TB/s"
+    return f"Peaks: {terminal_safe(p.label, one_line=True)}, dense {figures}{bw} ({p.source})"

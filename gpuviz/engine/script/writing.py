@@ -1,0 +1,146 @@
+"""What a ``gpuviz profile`` session writes: its event stream and the traces of its windows.
+
+:class:`EventSink` sends the events to the ``--events`` file and the app's pipe; a sink that
+breaks mid-run is dropped with one line, and the script goes on. An ``--events`` place that
+cannot be written is refused before the script starts (:func:`open_sink`).
+
+:class:`TraceFiles` writes each window's trace with the fast writer of
+:mod:`gpuviz.engine.profiling` and keeps what was written, how long it took, and what failed,
+with the real cause (a read-only place says so): the end-of-run report reads them, and only
+says "no profiled step" where there was none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from gpuviz.engine.events import (
+    Cancelled,
+    Event,
+    EventWriter,
+    Failed,
+    Finished,
+    TraceReady,
+    encode_event,
+)
+from gpuviz.engine.script.report import say
+
+
+class EventSink:
+    """Where events go: the ``--events`` file and/or the app's pipe (``--events-fd``); thread-safe.
+
+    A sink that breaks (a full disk, the app gone) is dropped with one line; the script goes on.
+
+    Parameters
+    ----------
+    events_path : str, optional
+        The ``--events`` file. A folder, or a place that cannot be written, raises
+        :class:`~gpuviz.errors.BadInputError`.
+    events_fd : int, optional
+        The app's pipe.
+    """
+
+    def __init__(self, events_path: str | None = None, events_fd: int | None = None) -> None:
+        from gpuviz.engine.writable import open_event_writer
+
+        self._lock = threading.Lock()
+        self._writer: EventWriter | None = open_event_writer(events_path) if events_path else None
+        self._pipe: io.TextIOWrapper | None = None
+        if events_fd is not None:
+            self._pipe = os.fdopen(events_fd, "w", encoding="utf-8", buffering=1)
+        self.events: list[Event] = []  # the terminal and trace events, for the caller
+
+    def emit(self, event: Event) -> None:
+        """Send one event to every sink."""
+        with self._lock:
+            if isinstance(event, (TraceReady, Finished, Failed, Cancelled)):
+                self.events.append(event)
+            if self._writer is not None:
+                try:
+                    self._writer.write(event)
+                except (OSError, ValueError) as exc:
+                    say(f"could not write the events file: {exc}")
+                    self._writer = None
+            if self._pipe is not None:
+                try:
+                    self._pipe.write(encode_event(event) + "\n")
+                except (OSError, ValueError):
+                    self._pipe = None  # the reader is gone
+
+    def detach(self) -> list[Any]:
+        """Forget the file and the pipe without closing or flushing them (a forked child's
+        copies: the parent writes them); returns them, for the caller to keep alive."""
+        out = [self._writer, self._pipe]
+        self._writer = self._pipe = None
+        return out
+
+    def close(self) -> None:
+        """Close the sinks (idempotent)."""
+        with self._lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+            if self._pipe is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    self._pipe.close()
+                self._pipe = None
+
+
+def open_sink(events: str | None, events_fd: int | None) -> EventSink:
+    """The session's sink (see :class:`EventSink`)."""
+    return EventSink(events, events_fd)
+
+
+class TraceFiles:
+    """The traces a session wrote, and the failures, with their causes.
+
+    Attributes
+    ----------
+    traces : list of str
+        The files written, in order.
+    exports : list of dict
+        ``{"window", "write_s", "stall_s"?}`` per file written.
+    errors : list of str
+        ``writing PATH failed: CAUSE``, one per failed window.
+    """
+
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+        self.traces: list[str] = []
+        self.exports: list[dict[str, float]] = []
+        self.errors: list[str] = []
+
+    def write(self, results: Any, path: Path, window: int, t0: float | None = None) -> bool:
+        """Write one window's profiler results at ``path``; ``TraceReady`` on success.
+
+        ``t0`` (``perf_counter``) is when the stall that ends with this write began, for
+        ``stall_s``. A failure is said on one line, with its cause, and kept in
+        :attr:`errors`; False then.
+        """
+        from gpuviz.engine.profiling import write_trace
+
+        try:
+            write_s = write_trace(results, path)
+        except Exception as exc:
+            from gpuviz.engine.writable import reason
+
+            cause = reason(exc) if isinstance(exc, OSError) else str(exc)
+            self.errors.append(f"writing {path} failed: {cause}")
+            say(f"writing the trace {path} failed: {cause}")
+            return False
+        export = {"window": float(window), "write_s": write_s}
+        if t0 is not None:
+            export["stall_s"] = time.perf_counter() - t0
+        self.exports.append(export)
+        self.traces.append(str(path))
+        self.sink.emit(TraceReady(str(path)))
+        return True
+
+
+__all__ = ["EventSink", "TraceFiles", "open_sink"]

@@ -1,0 +1,202 @@
+"""A sortable, filterable table of a breakdown's rows (ops, source lines), shared by the
+Operators and Source views, and the pieces every breakdown view has: a filter box, a count and
+a "Show on Timeline" button.
+
+Keys are data (op names, file paths from the trace): cells show them with control characters
+escaped, tooltips literally (never as markup), and the filter matches the exact key
+(:data:`KEY_ROLE`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView
+
+from gpuviz.display import terminal_safe, tooltip_html
+
+SORT_ROLE = Qt.ItemDataRole.UserRole
+KEY_ROLE = Qt.ItemDataRole.UserRole + 1
+"""The exact key of a row (the cells show it escaped)."""
+ROW_ROLE = Qt.ItemDataRole.UserRole + 2
+"""The row's index in its ``Breakdown.rows``."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its title, the ``BreakdownRow`` attribute it shows, and how."""
+
+    title: str
+    attr: str
+    fmt: str  # "text", "int", "us" (the attribute is ns), "share" (of the table's device time)
+    tip: str = ""
+
+
+def format_us(ns: float) -> str:
+    """ns as µs with thousands separators (``12,345.6``)."""
+    return f"{ns / 1000.0:,.1f}"
+
+
+def format_flops(flops: int | None) -> str:
+    """A FLOP count in G or T (``""`` where unknown)."""
+    if flops is None:
+        return ""
+    if flops >= 1e12:
+        return f"{flops / 1e12:,.2f} T"
+    if flops >= 1e9:
+        return f"{flops / 1e9:,.2f} G"
+    return f"{flops / 1e6:,.2f} M"
+
+
+def shapes_text(row: Any) -> str:
+    """An op-shape row's input shapes, as Kineto writes ``Input Dims`` (``[[8, 64], [64]]``)."""
+    shapes = getattr(row, "input_shapes", None)
+    if shapes is None:
+        return ""
+    return json.dumps(shapes, separators=(", ", ": "))
+
+
+class QtBreakdownTableModel(QAbstractTableModel):
+    """The rows of a ``Breakdown`` for a ``QTableView``.
+
+    Parameters
+    ----------
+    columns : tuple of Column
+    """
+
+    def __init__(self, columns: tuple[Column, ...], parent: Any = None) -> None:
+        super().__init__(parent)
+        self.columns = columns
+        self.rows: list[Any] = []
+        self.total_ns = 0
+
+    def set_rows(self, rows: list[Any], total_ns: int) -> None:
+        """Show these ``BreakdownRow`` s; ``total_ns`` is the share column's denominator."""
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.total_ns = int(total_ns)
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
+            col = self.columns[section]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return col.title
+            if role == Qt.ItemDataRole.ToolTipRole and col.tip:
+                return col.tip
+        return None
+
+    def value(self, row: int, col: Column) -> Any:
+        """The raw value of a cell."""
+        r = self.rows[row]
+        if col.attr == "input_shapes":
+            return shapes_text(r)
+        if col.fmt == "share":
+            return r.device_total_ns / self.total_ns if self.total_ns else 0.0
+        return getattr(r, col.attr, None)
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        col = self.columns[index.column()]
+        value = self.value(index.row(), col)
+        if role == SORT_ROLE:
+            if col.fmt == "text":
+                return str(value or "")
+            return float(value) if value is not None else -1.0
+        if role == KEY_ROLE:
+            return str(self.rows[index.row()].key)
+        if role == ROW_ROLE:
+            return index.row()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _format(value, col)
+        if role == Qt.ItemDataRole.ToolTipRole and col.fmt == "text" and value:
+            return tooltip_html(str(value))
+        if role == Qt.ItemDataRole.TextAlignmentRole and col.fmt != "text":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def _format(value: Any, col: Column) -> str:
+    if value is None:
+        return ""
+    if col.fmt == "text":
+        return terminal_safe(str(value), one_line=True)
+    if col.fmt == "int":
+        return f"{int(value):,}"
+    if col.fmt == "us":
+        return format_us(float(value))
+    if col.fmt == "share":
+        return f"{100 * float(value):.1f} %"
+    if col.fmt == "flops":
+        return format_flops(value)
+    return str(value)
+
+
+def make_table(model: QtBreakdownTableModel, sort_column: int) -> tuple[QTableView, Any]:
+    """A sortable table over ``model`` with a proxy filtering on the exact key (column 0)."""
+    proxy = QSortFilterProxyModel(model)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(SORT_ROLE)
+    proxy.setFilterRole(KEY_ROLE)
+    proxy.setFilterKeyColumn(0)
+    proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+    table = QTableView()
+    table.setModel(proxy)
+    table.setSortingEnabled(True)
+    table.sortByColumn(sort_column, Qt.SortOrder.DescendingOrder)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for i in range(1, len(model.columns)):
+        header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+    return table, proxy
+
+
+def selected_row(table: QTableView) -> int:
+    """The ``Breakdown.rows`` index of the selected row, -1 for none."""
+    rows = table.selectionModel().selectedRows()
+    if not rows:
+        return -1
+    return int(rows[0].data(ROW_ROLE))
+
+
+def shown_keys(proxy: Any) -> list[str]:
+    """The keys of the rows shown (filtered, sorted), top to bottom."""
+    return [str(proxy.index(r, 0).data(KEY_ROLE)) for r in range(proxy.rowCount())]
+
+
+def message_widget(text: str) -> QLabel:
+    """A centred, wrapped, plain-text note (why a view is empty)."""
+    from gpuviz.gui.qt_text import plain_label
+
+    label = plain_label(text)
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setStyleSheet("color: #555; padding: 24px; font-size: 13px;")
+    return label

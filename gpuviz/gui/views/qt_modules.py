@@ -1,0 +1,246 @@
+"""The Modules view: the ``nn.Module`` tree with forward and backward device time and share,
+and its icicle chart.
+
+It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``module`` table (backward kernels
+counted in the module whose forward made them), with the time outside any module (optimizer,
+loss, ``zero_grad``) under one "(outside modules)" node. "Show on Timeline" (or a double click)
+asks for the kernels of the selected module and its sub-modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.display import terminal_safe, tooltip_html
+from gpuviz.gui.qt_text import set_plain
+from gpuviz.gui.views.breakdown_model import (
+    NO_STACKS,
+    Breakdowns,
+    TreeNode,
+    module_tree,
+    row_kernels,
+    tree_total_ns,
+)
+from gpuviz.gui.views.qt_breakdown_table import format_us, message_widget
+from gpuviz.gui.views.qt_icicle import QtIcicle
+
+HEADERS = (
+    "Module",
+    "Device (µs)",
+    "Share",
+    "Forward (µs)",
+    "Backward (µs)",
+    "Calls",
+    "CPU (µs)",
+)
+NODE_ROLE = Qt.ItemDataRole.UserRole
+
+
+class QtModulesView(QWidget):
+    """The module tree and its icicle.
+
+    Signals
+    -------
+    showKernels(object)
+        The slice rows (int64 array) of the selected module's kernels.
+
+    Parameters
+    ----------
+    breakdowns : Breakdowns or None
+        None while they are being computed (:meth:`set_breakdowns` fills the view later).
+    """
+
+    showKernels = Signal(object)
+
+    def __init__(self, breakdowns: Breakdowns | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.breakdowns: Breakdowns | None = None
+        self.roots: list[TreeNode] = []
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(list(HEADERS))
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for i in range(1, len(HEADERS)):
+            header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.itemSelectionChanged.connect(self._on_selection_changed)
+        self.tree.itemDoubleClicked.connect(lambda *_: self.show_selected_on_timeline())
+        self.icicle = QtIcicle()
+        self.icicle.nodeClicked.connect(self._on_icicle_clicked)
+        self.show_button = QPushButton("Show on Timeline")
+        self.show_button.setEnabled(False)
+        self.show_button.clicked.connect(self.show_selected_on_timeline)
+        self.total_label = QLabel()
+
+        top = QHBoxLayout()
+        top.addWidget(self.total_label, 1)
+        top.addWidget(self.show_button)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addLayout(top)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.tree)
+        split.addWidget(self.icicle)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        body_layout.addWidget(split, 1)
+        self.message = message_widget("Attributing kernels to modules…")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.message)
+        self.stack.addWidget(body)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.stack)
+        self._items: dict[int, QTreeWidgetItem] = {}
+        if breakdowns is not None:
+            self.set_breakdowns(breakdowns)
+
+    def set_breakdowns(self, breakdowns: Breakdowns | None) -> None:
+        """Show the module table of ``breakdowns`` (or say why there is none)."""
+        self.breakdowns = breakdowns
+        bd = breakdowns
+        if bd is None:
+            return
+        if bd.module is None:
+            err = bd.errors.get("module", "")
+            text = f"The module table could not be computed: {err}" if err else NO_STACKS
+            if not bd.has_stacks and not err:
+                text = NO_STACKS
+            set_plain(self.message, text)
+            self.stack.setCurrentIndex(0)
+            return
+        self.roots = module_tree(bd.module)
+        total = tree_total_ns(self.roots)
+        self.tree.clear()
+        self._items = {}
+        for node in self.roots:
+            self.tree.addTopLevelItem(self._item(node, total))
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            if item.data(0, NODE_ROLE).kind != "group":
+                self.tree.expandItem(item)
+                for j in range(item.childCount()):
+                    self.tree.expandItem(item.child(j))
+        self.icicle.set_tree(self.roots)
+        modules = sum(1 for r in bd.module.rows if r.kind == "module")
+        self.total_label.setText(
+            f"{modules} modules · device time {format_us(total)} µs "
+            f"(forward {format_us(sum(n.forward_ns for n in self.roots))}, "
+            f"backward {format_us(sum(n.backward_ns for n in self.roots))})"
+        )
+        self.stack.setCurrentIndex(1)
+
+    def _item(self, node: TreeNode, total: int) -> QTreeWidgetItem:
+        share = node.device_ns / total if total else 0.0
+        item = QTreeWidgetItem(
+            [
+                terminal_safe(node.label, one_line=True),
+                format_us(node.device_ns),
+                f"{100 * share:.1f} %",
+                format_us(node.forward_ns),
+                format_us(node.backward_ns),
+                f"{node.calls:,}",
+                format_us(node.cpu_ns),
+            ]
+        )
+        item.setData(0, NODE_ROLE, node)
+        path = (
+            self.breakdowns.module.rows[node.row].key
+            if node.row >= 0 and self.breakdowns
+            else node.label
+        )
+        item.setToolTip(0, tooltip_html(path))
+        for c in range(1, len(HEADERS)):
+            item.setTextAlignment(c, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if node.kind != "module":
+            font = item.font(0)
+            font.setItalic(True)
+            item.setFont(0, font)
+        self._items[id(node)] = item
+        for child in node.children:
+            item.addChild(self._item(child, total))
+        return item
+
+    # -- state ----------------------------------------------------------------------------------
+    def paths(self) -> list[str]:
+        """Every module path in the tree, depth first (the outside group left out)."""
+        out: list[str] = []
+
+        def walk(item: QTreeWidgetItem, prefix: str) -> None:
+            node = item.data(0, NODE_ROLE)
+            if node.kind != "module":
+                return
+            path = f"{prefix}.{node.label}" if prefix else node.label
+            out.append(path)
+            for j in range(item.childCount()):
+                walk(item.child(j), path)
+
+        for i in range(self.tree.topLevelItemCount()):
+            walk(self.tree.topLevelItem(i), "")
+        return out
+
+    def select_path(self, path: str) -> bool:
+        """Select the module ``path`` (or an outside row's key) in the tree."""
+        bd = self.breakdowns
+        if bd is None or bd.module is None:
+            return False
+        for i, r in enumerate(bd.module.rows):
+            if r.key == path:
+                return self._select_node(lambda n, i=i: n.row == i)
+        return False
+
+    def _select_node(self, test: Any) -> bool:
+        for item in self._items.values():
+            node = item.data(0, NODE_ROLE)
+            if test(node):
+                self.tree.setCurrentItem(item)
+                self.tree.scrollToItem(item)
+                return True
+        return False
+
+    def selected_node(self) -> TreeNode | None:
+        """The selected node, or None."""
+        items = self.tree.selectedItems()
+        return items[0].data(0, NODE_ROLE) if items else None
+
+    def selected_kernels(self) -> np.ndarray:
+        """The slice rows of the kernels of the selected node (and the nodes under it)."""
+        node, bd = self.selected_node(), self.breakdowns
+        if node is None or bd is None:
+            return np.empty(0, dtype=np.int64)
+        if node.row >= 0:
+            return row_kernels(bd, "module", node.row)
+        parts = [row_kernels(bd, "module", c.row) for c in node.children]
+        return np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+
+    def show_selected_on_timeline(self) -> None:
+        """Ask for the selected module's kernels on the Timeline (none: nothing happens)."""
+        if self.show_button.isEnabled():
+            self.showKernels.emit(self.selected_kernels())
+
+    def _on_selection_changed(self) -> None:
+        node = self.selected_node()
+        self.show_button.setEnabled(node is not None and node.device_ns > 0)
+        self.icicle.selected = node
+        self.icicle.update()
+
+    def _on_icicle_clicked(self, node: TreeNode) -> None:
+        self._select_node(lambda n: n is node)

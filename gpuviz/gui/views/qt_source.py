@@ -1,0 +1,259 @@
+"""The Source view: the lines of Python that launched the GPU work, ranked by device time; a
+click shows the code around the line.
+
+It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``line`` table (each kernel counted at
+the innermost line of the model's or user's code: self time ranks the lines). The file is read
+as text where it exists on this machine (it is never run nor imported) and shown as plain text,
+the line highlighted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuviz.display import terminal_safe
+from gpuviz.gui.qt_text import set_plain
+from gpuviz.gui.views.breakdown_model import (
+    NO_STACKS,
+    Breakdowns,
+    SourceExcerpt,
+    row_kernels,
+    source_excerpt,
+    split_location,
+)
+from gpuviz.gui.views.qt_breakdown_table import (
+    ROW_ROLE,
+    Column,
+    QtBreakdownTableModel,
+    make_table,
+    message_widget,
+    selected_row,
+    shown_keys,
+)
+
+COLUMNS = (
+    Column("Line", "key", "text", "file:line, as the Python stack recorded it"),
+    Column("Device self (µs)", "device_self_ns", "us", "kernels whose innermost line this is"),
+    Column("Device total (µs)", "device_total_ns", "us", "with the lines it called"),
+    Column("Forward (µs)", "forward_device_ns", "us"),
+    Column("Backward (µs)", "backward_device_ns", "us", "backward of the ops this line ran"),
+    Column("Calls", "calls", "int"),
+    Column("CPU total (µs)", "cpu_total_ns", "us"),
+)
+HIGHLIGHT = QColor("#ffe9a8")
+CONTEXT_LINES = 12
+
+
+class QtSourceView(QWidget):
+    """The source lines table and the code of the selected line.
+
+    Signals
+    -------
+    showKernels(object)
+        The slice rows (int64 array) of the selected line's kernels.
+
+    Parameters
+    ----------
+    breakdowns : Breakdowns or None
+        None while they are being computed (:meth:`set_breakdowns` fills the view later).
+    roots : tuple of str
+        Folders to look for recorded files under (see :func:`find_source`).
+    """
+
+    showKernels = Signal(object)
+
+    def __init__(
+        self,
+        breakdowns: Breakdowns | None = None,
+        roots: tuple[str, ...] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.breakdowns: Breakdowns | None = None
+        # Folders a recorded path is looked for under (the trace's, and those the user adds).
+        self.roots = tuple(roots)
+        self.excerpt: SourceExcerpt | None = None
+        self.model = QtBreakdownTableModel(COLUMNS, self)
+        self.table, self.proxy = make_table(self.model, 1)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.table.doubleClicked.connect(lambda *_: self.show_selected_on_timeline())
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter lines by file…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
+        self.show_button = QPushButton("Show on Timeline")
+        self.show_button.setEnabled(False)
+        self.show_button.clicked.connect(self.show_selected_on_timeline)
+        self.folder_button = QPushButton("Source folder…")
+        self.folder_button.setToolTip(
+            "look for the recorded files in a folder of this machine (your checkout)"
+        )
+        self.folder_button.clicked.connect(self._on_pick_folder)
+        self.file_label = QLabel()
+        self.file_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.code = QPlainTextEdit()
+        self.code.setReadOnly(True)
+        self.code.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.code.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.folder_button)
+        top.addWidget(self.show_button)
+        code_box = QWidget()
+        code_layout = QVBoxLayout(code_box)
+        code_layout.setContentsMargins(0, 0, 0, 0)
+        code_layout.addWidget(self.file_label)
+        code_layout.addWidget(self.code, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(code_box)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addLayout(top)
+        body_layout.addWidget(split, 1)
+        self.message = message_widget("Attributing kernels to source lines…")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.message)
+        self.stack.addWidget(body)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.stack)
+        self._show_excerpt(None)
+        if breakdowns is not None:
+            self.set_breakdowns(breakdowns)
+
+    def set_breakdowns(self, breakdowns: Breakdowns | None) -> None:
+        """Show the line table of ``breakdowns`` (or say why there is none)."""
+        self.breakdowns = breakdowns
+        bd = breakdowns
+        if bd is None:
+            return
+        if bd.line is None:
+            err = bd.errors.get("line", "")
+            set_plain(
+                self.message, f"The source lines could not be computed: {err}" if err else NO_STACKS
+            )
+            self.stack.setCurrentIndex(0)
+            return
+        att = bd.attribution
+        total = int(att.gpu_dur_ns.sum()) if att is not None else 0
+        self.model.set_rows(bd.line.rows, total)
+        self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        self.stack.setCurrentIndex(1)
+        if self.proxy.rowCount():
+            self.table.selectRow(0)
+
+    # -- state ----------------------------------------------------------------------------------
+    def shown_keys(self) -> list[str]:
+        """The keys of the rows shown, top to bottom."""
+        return shown_keys(self.proxy)
+
+    def select_key(self, key: str) -> bool:
+        """Select the row of ``file:line`` ``key``."""
+        for r in range(self.proxy.rowCount()):
+            idx = self.proxy.index(r, 0)
+            if self.model.rows[int(idx.data(ROW_ROLE))].key == key:
+                self.table.selectRow(r)
+                self.table.scrollTo(idx)
+                return True
+        return False
+
+    def selected_index(self) -> int:
+        """The ``Breakdown.rows`` index of the selected line, -1 for none."""
+        return selected_row(self.table)
+
+    def selected_kernels(self) -> np.ndarray:
+        """The slice rows of the kernels the selected line launched (its self time)."""
+        i = self.selected_index()
+        if i < 0 or self.breakdowns is None:
+            return np.empty(0, dtype=np.int64)
+        return row_kernels(self.breakdowns, "line", i)
+
+    def show_selected_on_timeline(self) -> None:
+        """Ask for the selected line's kernels on the Timeline (none: nothing happens)."""
+        if self.show_button.isEnabled():
+            self.showKernels.emit(self.selected_kernels())
+
+    def code_text(self) -> str:
+        """What the code pane shows."""
+        return self.code.toPlainText()
+
+    def highlighted_line(self) -> int:
+        """The file's line number highlighted in the code pane, 0 for none."""
+        sel = self.code.extraSelections()
+        if not sel or self.excerpt is None or not self.excerpt.lines:
+            return 0
+        return self.excerpt.first + sel[0].cursor.blockNumber()
+
+    def _on_selection_changed(self, *_: Any) -> None:
+        i = self.selected_index()
+        self.show_button.setEnabled(i >= 0 and self.model.rows[i].device_self_ns > 0)
+        if i < 0 or self.breakdowns is None or self.breakdowns.line is None:
+            self._show_excerpt(None)
+            return
+        path, line = split_location(self.breakdowns.line.rows[i].key)
+        self._show_excerpt(source_excerpt(path, line, CONTEXT_LINES, self.roots))
+
+    def add_root(self, folder: str) -> None:
+        """Look for recorded files under ``folder`` too, and show the selected line again."""
+        if folder and folder not in self.roots:
+            self.roots = (folder, *self.roots)
+        self._on_selection_changed()
+
+    def _on_pick_folder(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(self, "Folder of the recorded source files")
+        if folder:
+            self.add_root(folder)
+
+    def _show_excerpt(self, ex: SourceExcerpt | None) -> None:
+        self.excerpt = ex
+        self.code.setExtraSelections([])
+        if ex is None:
+            set_plain(self.file_label, "Select a line to see its code.")
+            self.code.setPlainText("")
+            return
+        if ex.error:
+            set_plain(self.file_label, f"{ex.path}, line {ex.line}: {ex.error}")
+            self.code.setPlainText(
+                "The code is shown where the file exists on this machine: at the path the "
+                "trace recorded, relative to the folder gpuviz was started in or to the "
+                'trace\'s folder, or under a folder chosen with "Source folder…".'
+            )
+            return
+        set_plain(self.file_label, f"{ex.path}, line {ex.line}")
+        width = len(str(ex.first + len(ex.lines)))
+        text = "\n".join(
+            f"{n:>{width}}  {terminal_safe(code)}" for n, code in enumerate(ex.lines, ex.first)
+        )
+        self.code.setPlainText(text)
+        block = self.code.document().findBlockByNumber(ex.line - ex.first)
+        sel = QTextEdit.ExtraSelection()
+        sel.format.setBackground(HIGHLIGHT)
+        sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        sel.format.setFontWeight(QFont.Weight.Bold)
+        sel.cursor = QTextCursor(block)
+        self.code.setExtraSelections([sel])
+        self.code.setTextCursor(QTextCursor(block))
+        self.code.centerCursor()

@@ -1,0 +1,435 @@
+"""The Operators, Modules and Source views (issue 23), and "Show on Timeline" from their rows."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import Qt
+
+from gpuviz.gui.qt_load_worker import analyze
+from gpuviz.gui.views.breakdown_model import (
+    NO_STACKS,
+    compute_breakdowns,
+    kernel_context,
+    kernel_details,
+    row_kernels,
+)
+from gpuviz.gui.views.qt_breakdown_table import ROW_ROLE
+from gpuviz.gui.views.qt_modules import QtModulesView
+from gpuviz.gui.views.qt_operators import TOP_BARS, QtOperatorsView
+from gpuviz.gui.views.qt_source import QtSourceView
+from gpuviz.gui.views.qt_trace_view import QtTraceView
+from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Kind
+
+TINYLM = "attribution/tinylm_train.json.gz"
+
+
+@pytest.fixture(scope="module")
+def breakdowns_of(data_dir):
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = compute_breakdowns(load_trace(str(data_dir / name)))
+        return cache[name]
+
+    return get
+
+
+def _device_total(bd, rows) -> int:
+    return int(bd.trace.slices.dur_ns[rows].sum())
+
+
+# -- Operators -----------------------------------------------------------------------------------
+def test_operators_rows_are_sorted_by_device_total_and_filter(qtbot, breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    view = QtOperatorsView(bd)
+    qtbot.addWidget(view)
+    keys = view.shown_keys()
+    assert len(keys) == len(bd.op.rows) > 10
+    totals = {r.key: r.device_total_ns for r in bd.op.rows}
+    shown = [totals[k] for k in keys]
+    assert shown == sorted(shown, reverse=True)
+    assert "aten::mm" in keys
+
+    view.filter_edit.setText("ATEN::MM")  # case-insensitive, on the exact name
+    assert view.shown_keys() and all("aten::mm" in k for k in view.shown_keys())
+    assert view.count_label.text().startswith(f"{len(view.shown_keys())} of {len(keys)}")
+    assert set(view.bar_keys()) <= set(view.shown_keys())
+    view.filter_edit.clear()
+    assert len(view.shown_keys()) == len(keys)
+    # A click on a header sorts by that column (here: calls, fewest first).
+    view.table.sortByColumn(1, Qt.SortOrder.AscendingOrder)
+    calls = {r.key: r.calls for r in bd.op.rows}
+    by_calls = [calls[k] for k in view.shown_keys()]
+    assert by_calls == sorted(by_calls) and by_calls[0] < by_calls[-1]
+    # Grouping by shape keeps the sort column.
+    view.shape_box.setChecked(True)
+    assert view.table.horizontalHeader().sortIndicatorSection() == 2  # Input shapes is 1
+    shape_calls = [
+        view.model.rows[int(view.proxy.index(r, 0).data(ROW_ROLE))].calls
+        for r in range(view.proxy.rowCount())
+    ]
+    assert shape_calls == sorted(shape_calls)
+
+
+def test_operators_bars_are_the_top_ops_without_the_step_marker(qtbot, breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    view = QtOperatorsView(bd)
+    qtbot.addWidget(view)
+    bars = view.bar_keys()
+    assert len(bars) == TOP_BARS
+    assert not any(k.startswith("ProfilerStep") for k in bars)
+    totals = {r.key: r.device_total_ns for r in bd.op.rows}
+    assert [totals[k] for k in bars] == sorted((totals[k] for k in bars), reverse=True)
+    rest = [
+        r.device_total_ns for r in bd.op.rows if r.key not in bars and "ProfilerStep" not in r.key
+    ]
+    assert max(rest) <= totals[bars[-1]]
+    view.bars.barClicked.emit(2)  # a bar selects its op in the table
+    assert bd.op.rows[view.selected_index()].key == bars[2]
+
+
+def test_group_by_shape_splits_ops_by_their_input_shapes(qtbot, breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    view = QtOperatorsView(bd)
+    qtbot.addWidget(view)
+    by_name = len(view.shown_keys())
+    view.shape_box.setChecked(True)
+    assert view.by() == "op-shape"
+    assert len(view.shown_keys()) == len(bd.op_shape.rows) > by_name
+    assert view.model.headerData(1, Qt.Orientation.Horizontal) == "Input shapes"
+    # aten::mm ran on several shapes: several rows, each with its shapes shown.
+    mm = [r for r in bd.op_shape.rows if r.key == "aten::mm"]
+    assert len(mm) > 1
+    assert view.shown_keys().count("aten::mm") == len(mm)
+    cells = {
+        view.proxy.index(r, 1).data()
+        for r in range(view.proxy.rowCount())
+        if view.proxy.index(r, 0).data() == "aten::mm"
+    }
+    assert len(cells) == len(mm) and all(c.startswith("[[") for c in cells)
+    view.shape_box.setChecked(False)
+    assert len(view.shown_keys()) == by_name
+
+
+def _kernels_inside(bd, name):
+    """Brute force: kernels whose launch lies in the time of a call of ``name`` on its thread."""
+    att = bd.attribution
+    f = att.forest
+    calls = [
+        n for n in att.op_node_indices().tolist() if bd.trace.symbols[int(att.name[n])] == name
+    ]
+    out = []
+    for k, launch in enumerate(att.gpu_launch.tolist()):
+        if launch < 0:
+            continue
+        t, g = f.start_ns[launch], f.group[launch]
+        if any(f.group[n] == g and f.start_ns[n] <= t < f.end_ns[n] for n in calls):
+            out.append(int(att.gpu_rows[k]))
+    return np.array(sorted(out), dtype=np.int64)
+
+
+def test_an_ops_kernels_are_those_launched_inside_its_calls(breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    keys = [r.key for r in bd.op.rows]
+    for name in ("aten::linear", "aten::mm", "aten::addmm", "Optimizer.step#AdamW.step"):
+        i = keys.index(name)
+        rows = row_kernels(bd, "op", i)
+        assert np.array_equal(rows, _kernels_inside(bd, name)), name
+        # Each kernel once: torch's total counts a call nested in a call of the same op twice.
+        assert _device_total(bd, rows) <= bd.op.rows[i].device_total_ns + 2
+    # aten::linear launches nothing itself: its GEMMs are its child addmm's.
+    i = keys.index("aten::linear")
+    assert bd.op.rows[i].device_self_ns == 0 and len(row_kernels(bd, "op", i)) > 0
+    # By shape: the rows of one op share out its kernels.
+    mm = [j for j, r in enumerate(bd.op_shape.rows) if r.key == "aten::mm"]
+    parts = np.sort(np.concatenate([row_kernels(bd, "op-shape", j) for j in mm]))
+    assert np.array_equal(parts, row_kernels(bd, "op", keys.index("aten::mm")))
+
+
+# -- Modules -------------------------------------------------------------------------------------
+def test_module_tree_of_tinylm(qtbot, breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    view = QtModulesView(bd)
+    qtbot.addWidget(view)
+    assert view.stack.currentIndex() == 1
+    paths = view.paths()
+    assert paths[0] == "TinyLM_0"
+    blocks = [p for p in paths if p.count(".") == 1 and p.startswith("TinyLM_0.Block_")]
+    assert len(blocks) >= 2
+    assert set(paths) == {r.key for r in bd.module.rows if r.kind == "module"}
+    top = view.tree.topLevelItem(0)
+    assert top.text(0) == "TinyLM_0"
+    children = [top.child(j).text(0) for j in range(top.childCount())]
+    assert {b.split(".")[1] for b in blocks} <= set(children)
+    # Forward + backward is the device time, and both are there (a training step).
+    node = top.data(0, Qt.ItemDataRole.UserRole)
+    assert node.forward_ns > 0 and node.backward_ns > 0
+    assert node.forward_ns + node.backward_ns == pytest.approx(node.device_ns, abs=2)
+    # The outside group comes last and holds the optimizer.
+    last = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
+    assert last.text(0) == "(outside modules)"
+    outside = [last.child(j).text(0) for j in range(last.childCount())]
+    assert any(k.startswith("Optimizer.step") for k in outside)
+    # The icicle has a cell for the model and for each block.
+    labels = {c.node.label for c in view.icicle.cells}
+    assert "TinyLM_0" in labels and {b.split(".")[1] for b in blocks} <= labels
+
+
+def test_a_modules_kernels_include_its_submodules(breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    for i, row in enumerate(bd.module.rows):
+        rows = row_kernels(bd, "module", i)
+        assert _device_total(bd, rows) == pytest.approx(row.device_total_ns, abs=2), row.key
+
+
+@pytest.mark.parametrize("view_class", [QtModulesView, QtSourceView])
+def test_a_trace_without_stacks_says_how_to_record_them(qtbot, breakdowns_of, view_class):
+    bd = breakdowns_of("streams_overlap.json.gz")
+    assert not bd.has_stacks
+    view = view_class(bd)
+    qtbot.addWidget(view)
+    assert view.stack.currentIndex() == 0
+    text = view.message.text()
+    assert text == NO_STACKS
+    assert "gpuviz profile" in text and "--no-stack" in text and "with_stack=True" in text
+
+
+# -- Show on Timeline, details ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tinylm_analyses(data_dir):
+    return analyze(load_trace(str(data_dir / TINYLM)))
+
+
+def _trace_view(qtbot, analyses, name):
+    tv = QtTraceView(analyses, "tinylm")
+    qtbot.addWidget(tv)
+    tv.resize(1200, 800)
+    tv.show()
+    tv.set_view(name)
+    with qtbot.waitSignal(tv.breakdownsReady, timeout=60_000, raising=False):
+        pass
+    assert tv.wait_breakdowns(60)
+    return tv
+
+
+def _assert_outlined(tv, rows, expected):
+    s = tv.trace.slices
+    assert len(rows) == len(expected) > 0
+    assert np.array_equal(np.sort(tv.timeline.highlighted_rows()), np.sort(expected))
+    first = int(expected[np.argmin(s.start_ns[expected])])
+    t0, t1 = tv.timeline.view_range()
+    assert t0 <= int(s.start_ns[first]) and int(s.start_ns[first] + s.dur_ns[first]) <= t1
+    assert t1 - t0 < int(s.start_ns.max())  # zoomed in, not the whole trace
+    assert tv.current_view() == "timeline"
+
+
+def test_show_on_timeline_from_a_module(qtbot, tinylm_analyses):
+    tv = _trace_view(qtbot, tinylm_analyses, "modules")
+    view = tv.modules_view
+    bd = tv.breakdowns
+    path = next(p for p in view.paths() if p.startswith("TinyLM_0.Block_"))
+    assert view.select_path(path)
+    with qtbot.waitSignal(view.showKernels) as sig:
+        view.show_button.click()
+    # Independently: the kernels whose innermost module is the block or one under it.
+    keys = np.array([r.key for r in bd.module.rows] + [""], dtype=object)[bd.module.kernel_row]
+    under = np.array([k == path or k.startswith(path + ".") for k in keys])
+    expected = bd.module.kernel_rows[under]
+    _assert_outlined(tv, sig.args[0], expected)
+
+
+def test_show_on_timeline_from_an_op_and_the_kernels_details(qtbot, tinylm_analyses):
+    tv = _trace_view(qtbot, tinylm_analyses, "operators")
+    view = tv.operators_view
+    bd = tv.breakdowns
+    assert view.select_key("aten::mm")
+    i = view.selected_index()
+    with qtbot.waitSignal(view.showKernels) as sig:
+        view.show_selected_on_timeline()
+    expected = bd.op.kernel_rows[bd.op.kernel_row == i]  # mm launches its GEMMs itself
+    _assert_outlined(tv, sig.args[0], expected)
+    # The Timeline's details of that kernel: its op, module path and line.
+    first = int(tv.timeline.selected_slice())
+    assert first == int(expected[np.argmin(tv.trace.slices.start_ns[expected])])
+    ctx = kernel_context(bd, first)
+    assert ctx is not None and ctx.op == "aten::mm" and ctx.module.startswith("TinyLM_0")
+    info = tv.timeline.info_text
+    assert "aten::mm" in info and ctx.module in info and ctx.line in info
+
+
+def test_kernel_details_are_escaped(breakdowns_of, monkeypatch):
+    import gpuviz.analysis.origin as origin
+
+    bd = breakdowns_of(TINYLM)
+    row = int(bd.op.kernel_rows[0])
+    evil = origin.KernelOrigin("<b>op</b>", "M_0.<i>x</i>", "a&b.py:3\x1b[2J", True)
+    monkeypatch.setattr(origin, "kernel_origins", lambda trace, rows: [evil])
+    text = kernel_details(bd, row)
+    assert "op <b>&lt;b&gt;op&lt;/b&gt;</b>" in text
+    assert "M_0.&lt;i&gt;x&lt;/i&gt;" in text and "a&amp;b.py:3\\x1b[2J" in text
+    assert "backward" in text and "\x1b" not in text
+    monkeypatch.undo()
+    assert kernel_details(bd, -5) == ""
+
+
+# -- Source --------------------------------------------------------------------------------------
+def _stack_trace(tmp_path: Path, source: Path, line: int, module: str = "") -> Path:
+    """A tiny Kineto trace: a Python frame at ``source:line`` (inside module frame ``module``
+    when given) running an op that launches a kernel."""
+    frame = f"{source}({line}): step"
+    outer = []
+    if module:
+        outer = [
+            {"ph": "X", "cat": "python_function", "name": f"nn.Module: {module}", "pid": 1,
+             "tid": 1, "ts": 0, "dur": 100, "args": {"Python id": 9, "Python parent id": 0}}
+        ]  # fmt: skip
+    events = [
+        *outer,
+        {"ph": "X", "cat": "python_function", "name": frame, "pid": 1, "tid": 1, "ts": 0,
+         "dur": 100, "args": {"Python id": 1, "Python parent id": 0}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10,
+         "dur": 50, "args": {"External id": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 20, "dur": 5, "args": {"correlation": 7}},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 30, "dur": 40,
+         "args": {"correlation": 7, "device": 0, "stream": 7}},
+    ]  # fmt: skip
+    out = tmp_path / "stack.json"
+    out.write_text(json.dumps({"traceEvents": events}))
+    return out
+
+
+def test_source_view_shows_the_code_around_the_line(qtbot, tmp_path):
+    src = tmp_path / "model.py"
+    src.write_text("".join(f"x_{n} = {n}\n" for n in range(1, 41)))
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, src, 20))))
+    assert bd.line is not None, bd.errors
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.shown_keys() == [f"{src}:20"]
+    assert view.select_key(f"{src}:20")
+    text = view.code_text()
+    assert "x_20 = 20" in text and "x_8 = 8" in text and "x_32 = 32" in text
+    assert "x_7 = 7" not in text  # 12 lines of context each side
+    assert view.highlighted_line() == 20
+    assert len(view.selected_kernels()) == 1
+
+
+def test_source_view_of_a_missing_file_says_so(qtbot, tmp_path):
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, tmp_path / "gone.py", 3))))
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.select_key(f"{tmp_path / 'gone.py'}:3")
+    assert "not on this machine" in view.file_label.text()
+    assert view.highlighted_line() == 0
+
+
+def test_a_hostile_file_name_and_content_are_plain_text(qtbot, tmp_path):
+    src = tmp_path / "<b>evil&amp;<i>.py"
+    src.write_text("ok = 1\n<i>x</i> = '\x1b]52;c;AAAA\x07'\n&amp; = 3\n")
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, src, 2))))
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.select_key(f"{src}:2")
+    assert view.file_label.textFormat() == Qt.TextFormat.PlainText
+    assert "<b>evil&amp;<i>.py" in view.file_label.text()
+    text = view.code_text()
+    assert "<i>x</i>" in text and "&amp; = 3" in text
+    assert "\x1b" not in text and "\\x1b]52" in text
+    assert view.highlighted_line() == 2
+    # The table cell shows the name as text too (the model never returns markup).
+    cell = view.proxy.index(0, 0).data()
+    assert "<b>evil&amp;<i>.py:2" in cell
+
+
+def test_a_path_recorded_on_another_machine_is_found_under_a_chosen_folder(qtbot, tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "proj").mkdir(parents=True)
+    (checkout / "proj" / "model.py").write_text("a = 1\nb = 2\nc = 3\n")
+    recorded = Path("/root/elsewhere/proj/model.py")  # not on this machine
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, recorded, 2))))
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.select_key(f"{recorded}:2")
+    assert view.highlighted_line() == 0
+    view.add_root(str(checkout))
+    assert "b = 2" in view.code_text() and view.highlighted_line() == 2
+    assert view.excerpt is not None and view.excerpt.path == str(checkout / "proj" / "model.py")
+
+
+def test_a_kernel_clicked_on_the_timeline_gets_its_op_module_and_line(qtbot, tinylm_analyses):
+    tv = QtTraceView(tinylm_analyses, "tinylm")
+    qtbot.addWidget(tv)
+    tv.resize(1200, 800)
+    tv.show()
+    tv.set_view("timeline")
+    assert tv.breakdowns is None  # nothing computed until a view or a kernel needs it
+    s = tv.trace.slices
+    gemm = next(
+        int(r)
+        for r in np.flatnonzero(s.kind == Kind.KERNEL)
+        if tv.trace.name_of(int(r)).startswith("nvjet")
+    )
+    with qtbot.waitSignal(tv.breakdownsReady, timeout=60_000):
+        tv.timeline.select_slice(gemm)
+        assert "finding its op, module and line" in tv.timeline.info_text
+    ctx = kernel_context(tv.breakdowns, gemm)
+    assert ctx is not None and ctx.op and ctx.module.startswith("TinyLM_0") and ctx.line
+    info = tv.timeline.info_text
+    assert f"op <b>{ctx.op}</b>" in info and f"module {ctx.module}" in info
+    assert f"line {ctx.line}" in info
+
+
+def test_a_hostile_module_name_is_plain_text_in_the_tree_and_the_icicle(qtbot, tmp_path):
+    evil = "<b>Evil</b>\x1b[31m_0"
+    bd = compute_breakdowns(
+        load_trace(str(_stack_trace(tmp_path, tmp_path / "m.py", 1, module=evil)))
+    )
+    assert bd.module is not None, bd.errors
+    view = QtModulesView(bd)
+    qtbot.addWidget(view)
+    top = view.tree.topLevelItem(0)
+    assert top.text(0) == "<b>Evil</b>\\x1b[31m_0"  # shown as typed, the escape visible
+    assert "&lt;b&gt;Evil" in top.toolTip(0)  # a tooltip is rich text: escaped
+    assert view.paths() == [evil]  # the exact name, for selection
+    assert any(c.node.label == evil for c in view.icicle.cells)
+    view.resize(800, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    view.icicle.mouseMoveEvent(_Pos(10, 10))
+    assert "&lt;b&gt;Evil" in view.icicle.toolTip()
+
+
+class _Pos:
+    """A stand-in mouse event at (x, y)."""
+
+    def __init__(self, x: float, y: float) -> None:
+        from PySide6.QtCore import QPointF
+
+        self._p = QPointF(x, y)
+
+    def position(self):
+        return self._p
+
+
+def test_a_row_without_gpu_work_has_nothing_to_show(qtbot, breakdowns_of):
+    bd = breakdowns_of(TINYLM)
+    view = QtOperatorsView(bd)
+    qtbot.addWidget(view)
+    idle = next(i for i, r in enumerate(bd.op.rows) if r.device_total_ns == 0)
+    assert view.select_row(idle)
+    assert not view.show_button.isEnabled()
+    with qtbot.assertNotEmitted(view.showKernels):
+        view.show_selected_on_timeline()
+    busy = next(i for i, r in enumerate(bd.op.rows) if r.device_total_ns > 0)
+    assert view.select_row(busy) and view.show_button.isEnabled()

@@ -1,0 +1,99 @@
+"""Every view fits a 1280×800 screen: no label, table or panel makes the window wider or taller.
+
+An allocator snapshot's one-line figures once asked for 1722 px, and the window grew to it, off
+the side of a 1600 px screen. The window here is the app's own: the run panel on the left and
+the live run below, as ``gpuviz`` opens it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QSettings
+
+from gpuviz.gui.qt_main_window import MainWindow
+from gpuviz.gui.views.qt_trace_view import VIEWS
+
+SCREEN_W, SCREEN_H = 1280, 800
+LOAD_TIMEOUT_MS = 60_000
+TRACES = [
+    "snapshots/snap_train.pickle.gz",  # the allocator-snapshot mode of the Memory view
+    "gloo_4rank_cpu",  # four ranks: the Ranks view, the Timeline's rank bar
+    "dataparallel_seed_2gpu.json.gz",  # the Splits view's charts and its what-if panel
+]
+
+
+@pytest.fixture
+def app_window(qtbot, tmp_path: Path) -> MainWindow:
+    """The app's main window with its run panel, at the size of a 1280×800 screen."""
+    from gpuviz.gui.run.qt_run_controller import install_run_panel
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings, modal_errors=False, remember_recent=False)
+    qtbot.addWidget(win)
+    install_run_panel(win, runs_dir=tmp_path / "runs", gpus=[], restore=False)
+    win.resize(SCREEN_W, SCREEN_H)
+    win.show()
+    return win
+
+
+def _assert_fits(qtbot, win: MainWindow, what: str) -> None:
+    qtbot.wait(50)  # deferred layouts and the views' first paint
+    hint, minimum = win.minimumSizeHint(), win.minimumSize()
+    need = (max(hint.width(), minimum.width()), max(hint.height(), minimum.height()))
+    assert need[0] <= SCREEN_W and need[1] <= SCREEN_H, f"{what}: the window needs {need}"
+    win.resize(SCREEN_W, SCREEN_H)
+    qtbot.wait(10)
+    assert (win.width(), win.height()) == (SCREEN_W, SCREEN_H), what
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_every_view_fits_1280x800(qtbot, app_window: MainWindow, data_dir: Path, name: str):
+    win = app_window
+    with qtbot.waitSignal(win.idle, timeout=LOAD_TIMEOUT_MS):
+        win.open_trace(data_dir / name)
+    assert not win.errors
+    view = win.current_trace_view()
+    assert view is not None
+    for v in VIEWS:
+        win.set_view(v)
+        assert view.current_view() == v
+        _assert_fits(qtbot, win, f"{name}, {v}")
+    memory = view.view("memory")
+    if view.analyses.snapshots:
+        # Both modes of the Memory view: the snapshot's panels, then the trace's counters.
+        win.set_view("memory")
+        for mode in ("snapshot", "counters", "snapshot"):
+            memory.set_mode(mode)
+            _assert_fits(qtbot, win, f"{name}, memory {mode}")
+        assert memory.snapshot_view is not None and memory.snapshot_view.isVisible()
+
+
+def test_a_folder_of_rank_snapshots_fits_1280x800(qtbot, app_window: MainWindow, rank_snapshots):
+    win = app_window
+    with qtbot.waitSignal(win.idle, timeout=LOAD_TIMEOUT_MS):
+        win.open_trace(rank_snapshots)
+    assert not win.errors
+    view = win.current_trace_view()
+    assert view is not None
+    for v in VIEWS:
+        win.set_view(v)
+        _assert_fits(qtbot, win, f"rank snapshots, {v}")
+    win.set_view("memory")
+    memory = view.view("memory")
+    assert memory.ranks_view is not None and memory.ranks_view.isVisible()
+    _assert_fits(qtbot, win, "rank snapshots, all ranks")
+    for i in range(len(memory.ranks_view.timelines)):
+        memory.show_rank_detail(i)  # each rank's own panels
+        assert memory.snapshot_view.isVisible()
+        _assert_fits(qtbot, win, f"rank snapshots, one rank ({i})")
+    memory.rank_pages.setCurrentIndex(0)
+    for mode in ("counters", "snapshot"):
+        memory.set_mode(mode)
+        _assert_fits(qtbot, win, f"rank snapshots, memory {mode}")
+    assert memory.ranks_view.isVisible()

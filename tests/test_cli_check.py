@@ -1,0 +1,138 @@
+"""``gpuviz check NEW --against BASELINE``: the CI gate's exit codes, its report and its JSON."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from subproc import gpuviz_env
+
+from gpuviz.cli import main
+
+DATA = Path(__file__).parent / "data"
+ADV = DATA / "advisor"
+LAUNCH = ADV / "adv_launch_bound.json.gz"
+CLEAN = ADV / "adv_clean.json.gz"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    with gzip.open(path, "rt") as f:
+        return json.load(f)  # type: ignore[no-any-return]
+
+
+def _write(doc: dict[str, Any], path: Path) -> Path:
+    with gzip.open(path, "wt") as f:
+        json.dump(doc, f)
+    return path
+
+
+def stretched(src: Path, out: Path, factor: float) -> Path:
+    """A copy of a trace with every event ``factor`` times as long and as far from the start:
+    every kernel and every step ``factor`` times longer."""
+    doc = _load(src)
+    events = doc["traceEvents"]
+    t0 = min(e["ts"] for e in events if "ts" in e and e.get("ph") != "M")
+    for e in events:
+        if "ts" in e and e.get("ph") != "M":
+            e["ts"] = t0 + (e["ts"] - t0) * factor
+        if "dur" in e:
+            e["dur"] = e["dur"] * factor
+    return _write(doc, out)
+
+
+def run_check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gpuviz", "check", *args],
+        capture_output=True,
+        text=True,
+        env=gpuviz_env(),
+    )
+
+
+def test_a_trace_against_itself_passes() -> None:
+    r = run_check(str(LAUNCH), "--against", str(LAUNCH))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("gpuviz check passed")
+    assert "(+0.0%)" in r.stdout and "new findings at critical or above: none" in r.stdout
+
+
+def test_every_kernel_and_step_30_percent_longer_fails_on_step_time(tmp_path: Path) -> None:
+    slow = stretched(LAUNCH, tmp_path / "slow.json.gz", 1.3)
+    r = run_check(str(slow), "--against", str(LAUNCH))
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.startswith("gpuviz check FAILED: 1 regression")
+    step_line = next(x for x in r.stdout.splitlines() if x.startswith("mean step:"))
+    assert "(+30.0%)" in step_line and "limit +5%: REGRESSION" in step_line
+    j = json.loads(run_check(str(slow), "--against", str(LAUNCH), "--json").stdout)
+    assert j["passed"] is False
+    assert [x["what"] for x in j["regressions"]] == ["step_time"]
+    assert j["regressions"][0]["change"] == pytest.approx(0.30, abs=0.005)
+    assert j["step"]["new_mean_us"] == pytest.approx(1.3 * j["step"]["baseline_mean_us"], rel=0.005)
+    # The same run within a looser limit passes.
+    assert (
+        run_check(str(slow), "--against", str(LAUNCH), "--max-step-regression", "35%").returncode
+        == 0
+    )
+
+
+def test_a_new_planted_problem_is_named() -> None:
+    # adv_launch_bound is faster per step than adv_clean, so only the new finding fails it.
+    r = run_check(str(LAUNCH), "--against", str(CLEAN))
+    assert r.returncode == 1
+    assert "limit +5%: ok" in r.stdout
+    assert "new findings at critical or above: 1" in r.stdout
+    assert (
+        "[critical] launch_bound:" in r.stdout and "fix: Launch fewer, larger kernels" in r.stdout
+    )
+    j = json.loads(run_check(str(LAUNCH), "--against", str(CLEAN), "--json").stdout)
+    assert j["regressions"] == [{"what": "finding", "kind": "launch_bound"}]
+    assert [f["kind"] for f in j["findings"]["new"]] == ["launch_bound"]
+    # Reversed, the problem is gone: nothing new, and the run is faster.
+    back = run_check(str(CLEAN), "--against", str(LAUNCH), "--max-step-regression", "100%")
+    assert back.returncode == 0 and "gone findings: launch_bound (critical)" in back.stdout
+
+
+def test_fail_on_sets_the_level(capsys: pytest.CaptureFixture[str]) -> None:
+    copy = str(ADV / "adv_copy_not_overlapped.json.gz")
+    loose = ["--max-step-regression", "1000%"]
+    assert main(["check", copy, "--against", str(CLEAN), *loose]) == 0  # a warning: below critical
+    capsys.readouterr()
+    assert main(["check", copy, "--against", str(CLEAN), *loose, "--fail-on", "warning"]) == 1
+    out = capsys.readouterr().out
+    assert "[warning] copy_not_overlapped:" in out
+
+
+def test_peak_memory_regression(tmp_path: Path) -> None:
+    base = DATA / "snap_train_profile.json.gz"
+    doc = _load(base)
+    for e in doc["traceEvents"]:
+        args = e.get("args") or {}
+        if e.get("name") == "[memory]" and "Total Allocated" in args:
+            args["Total Allocated"] = int(args["Total Allocated"] * 1.2)
+    bigger = _write(doc, tmp_path / "bigger.json.gz")
+    j = json.loads(run_check(str(bigger), "--against", str(base), "--json").stdout)
+    assert [x["what"] for x in j["regressions"]] == ["peak_memory"]
+    assert j["peak_memory"]["change"] == pytest.approx(0.2, abs=0.001)
+    r = run_check(str(bigger), "--against", str(base), "--max-memory-regression", "25")
+    assert r.returncode == 0 and "(+20.0%)  limit +25%: ok" in r.stdout
+
+
+def test_bad_input_is_exit_2_with_one_line(tmp_path: Path) -> None:
+    cases = [
+        ([str(tmp_path / "nope.json.gz"), "--against", str(LAUNCH)], "nope.json.gz: no such file"),
+        ([str(LAUNCH), "--against", str(LAUNCH), "--max-step-regression", "fast"], "'fast'"),
+        ([str(LAUNCH), "--against", str(LAUNCH), "--max-memory-regression=-3%"], "0 or more"),
+        ([str(LAUNCH)], "--against"),
+    ]
+    (tmp_path / "junk.json.gz").write_bytes(b"not gzip")
+    cases.append(([str(tmp_path / "junk.json.gz"), "--against", str(LAUNCH)], "junk.json.gz"))
+    for args, says in cases:
+        r = run_check(*args)
+        assert r.returncode == 2, (args, r.stdout)
+        assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr

@@ -1,0 +1,98 @@
+"""The roofline and MFU figures on the command line: ``breakdown --by op-shape|step``,
+``summary`` (text and ``"mfu"`` in ``--json``), ``--peak-tflops``/``--peak-bandwidth`` and the
+line for an unknown device."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "analysis"))
+from hardware_synth import gemm_flops, write_run
+
+from gpuviz.cli import main
+
+ODD = {"id": 0, "name": "Imaginary GPU 9000", "numSms": 7, "computeMajor": 12}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:
+        rc = int(exc.code or 0)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_breakdown_op_shape_json_has_the_roofline_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_run(tmp_path / "run.json.gz", gemm_tflops=600.0)
+    rc, out, err = _run(capsys, "breakdown", str(path), "--by", "op-shape", "--json")
+    assert rc == 0 and err == ""
+    doc = json.loads(out)
+    rows = {r["key"]: r for r in doc["rows"]}
+    mm = rows["aten::mm"]
+    assert mm["tflops"] == pytest.approx(600.0, rel=1e-3)
+    assert mm["bound"] == "compute" and mm["roof_share"] == pytest.approx(600 / 989.4, rel=1e-3)
+    assert mm["bytes"] == 12 * 3 * 8192 * 8192 * 2
+    assert mm["intensity"] == pytest.approx(mm["flops"] / mm["bytes"], rel=1e-3)
+    assert doc["peaks"]["label"] == "NVIDIA H100 SXM5 80GB"
+
+
+def test_breakdown_text_and_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_run(tmp_path / "run.json.gz")
+    rc, out, _ = _run(capsys, "breakdown", str(path), "--by", "op-shape")
+    assert rc == 0
+    assert "TFLOP/s" in out and "roof" in out and "Peaks: NVIDIA H100 SXM5 80GB" in out
+    assert "750.0" in out  # the GEMMs' TFLOP/s
+    rc, out, _ = _run(capsys, "breakdown", str(path), "--by", "step", "--json")
+    steps = json.loads(out)["rows"]
+    assert len(steps) == 3
+    assert all(s["flops"] == 4 * gemm_flops(8192, 8192, 8192) for s in steps)
+    assert all(0 < s["mfu"] < 750 / 989.4 for s in steps)
+
+
+def test_unknown_device_one_line_and_null_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_run(tmp_path / "odd.json.gz", device=ODD)
+    rc, out, err = _run(capsys, "breakdown", str(path), "--by", "step", "--json")
+    assert rc == 0
+    assert len(err.strip().splitlines()) == 1 and "Imaginary GPU 9000" in err
+    assert "--peak-tflops" in err
+    assert all(r["mfu"] is None and r["flops"] > 0 for r in json.loads(out)["rows"])
+    rc, out, err = _run(
+        capsys, "summary", str(path), "--json", "--peak-tflops", "1000", "--peak-bandwidth", "4"
+    )
+    assert rc == 0 and err == ""
+    mfu = json.loads(out)["mfu"]
+    assert mfu["peak"]["tflops"]["bf16"] == 1000.0 and "override" in mfu["peak"]["source"]
+    assert all(
+        s["mfu"] == pytest.approx(s["flops"] / (s["duration_us"] * 1e9), abs=1e-5)
+        for s in mfu["steps"]
+    )
+
+
+def test_summary_text_prints_mfu_and_the_peak(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_run(tmp_path / "run.json.gz")
+    rc, out, _ = _run(capsys, "summary", str(path))
+    assert rc == 0
+    section = out[out.index("MFU per step") :]
+    assert "bf16 989.4 TFLOP/s" in section and "ProfilerStep#3" in section
+    rc, out, _ = _run(capsys, "summary", str(path), "--json")
+    doc = json.loads(out)
+    assert {"sources", "streams", "devices", "top_kernels", "mfu"} <= set(doc)
+    assert [s["label"] for s in doc["mfu"]["steps"]] == [f"ProfilerStep#{i}" for i in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "abc", "inf"])
+def test_bad_peak_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    path = write_run(tmp_path / "run.json.gz", steps=1)
+    rc, _, err = _run(capsys, "summary", str(path), "--peak-tflops", value)
+    assert rc == 2 and "--peak-tflops" in err and "Traceback" not in err
