@@ -122,7 +122,7 @@ def op_table(
     key = name_key[name_inv] if len(nodes) else np.zeros(0, dtype=np.int64)
     if flops_fn is formula_flops and _formula_module() is None:
         flops_fn = None  # no formulas installed: decode no shapes for them
-    args = att.op_args(("input_dims", "input_types")) if by_shape else None
+    args = att.op_args(("input_dims",)) if by_shape else None
     if args is not None:
         # By name and Input Dims only, as key_averages(group_by_input_shape=True) groups (an
         # op under autocast runs in float and bfloat16 with the same shapes: one row).
@@ -141,6 +141,12 @@ def op_table(
     dev_s, dev_t = total(dev_self[nodes]), total(dev_total[nodes])
     flops = _flops(att, nodes, inverse, g, flops_fn)
     kind = att.kind[nodes]
+    # A row's types are its first call's: decoded for those calls only.
+    first_types = (
+        decode_args(att.trace, att.forest.rows[nodes[first]], ("input_types",)).input_types
+        if args is not None
+        else []
+    )
     rows = []
     for j in range(g):
         i = int(first[j])
@@ -156,7 +162,7 @@ def op_table(
         )
         if by_shape and args is not None:
             row.input_shapes = _json(args.input_dims[i]) or []
-            row.input_types = _json(args.input_types[i]) or []
+            row.input_types = _json(first_types[j]) or []
         rows.append(row)
     # The row of each kernel: its op's group.
     group_of_node = np.full(len(att.forest), -1, dtype=np.int64)
