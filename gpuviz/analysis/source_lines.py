@@ -68,6 +68,10 @@ THIRD_PARTY = frozenset(
 )
 """Packages that are not the user's own with ``mine=True`` (besides site-/dist-packages)."""
 
+OWN_THREAD_FILES = ("gpuviz/engine/sampler.py",)
+"""gpuviz's own threads: what runs under these frames (psutil, pynvml in the memory sampler of
+``gpuviz profile``) is never a line of the user's."""
+
 _SITE = re.compile(r"^(?:.*[\\/])?(?:site|dist)-packages[\\/]")
 _STDLIB_DIR = re.compile(r"[\\/]lib[\\/]python3(?:\.\d+)?[\\/]")
 
@@ -127,6 +131,15 @@ def line_frames(
                     keys.append(c[0])
         key = np.full(len(att.forest), -1, dtype=np.int64)
         key[py] = sym_key[inv.reshape(-1)]
+        own_sym = np.array(
+            [strings[sid].startswith(OWN_THREAD_FILES) for sid in ids.tolist()], dtype=bool
+        )
+        if own_sym.any():
+            own = np.zeros(len(att.forest), dtype=bool)
+            own[py] = own_sym[inv.reshape(-1)]
+            key[att.forest.nearest(own) >= 0] = -1
+            used, key[key >= 0] = np.unique(key[key >= 0], return_inverse=True)
+            keys = [keys[i] for i in used.tolist()]
         return key >= 0, key, keys
 
     return att.memo(f"line_frames:{mine}", make)

@@ -301,6 +301,25 @@ def test_lines_default_and_mine(tmp_path: Path) -> None:
     assert mine.rows[0].device_self_ns == 9_000
 
 
+def test_gpuviz_sampler_thread_is_never_a_line(tmp_path: Path) -> None:
+    # gpuviz profile's memory sampler runs psutil and pynvml under the profiler: its frames,
+    # on a thread of its own, are no line of the user's (they showed up in the Source view).
+    ev = [
+        k_py("train.py(10): main", 0, 100),
+        k_op("aten::linear", 10, 50),
+        k_launch(20, corr=1),
+        k_kernel("gemm", 30, 9, corr=1),
+        k_py("threading.py(1012): _bootstrap_inner", 0, 100, tid=2),
+        k_py("gpuviz/engine/sampler.py(229): sample", 1, 90, tid=2),
+        k_py("psutil/__init__.py(1129): memory_info", 2, 40, tid=2),
+        k_py("pynvml.py(3822): nvmlDeviceGetMemoryInfo", 50, 30, tid=2),
+        k_py("helper.py(5): f", 0, 10, tid=3),  # another thread, not gpuviz's: a line
+    ]
+    lines = breakdown(kineto_trace(ev, tmp_path), "line")
+    assert sorted(r.key for r in lines.rows) == ["helper.py:5", "train.py:10"]
+    assert row(lines, "train.py:10").device_self_ns == 9_000
+
+
 def test_lines_backward_through_forward_op(tmp_path: Path) -> None:
     t = tables(_model_events(), tmp_path, "line")
     model = row(t, "model.py:12")
