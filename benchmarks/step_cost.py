@@ -1,0 +1,445 @@
+"""What ``gpuviz profile`` adds to each step outside its window, measured inside one process.
+
+    python benchmarks/step_cost.py                         # CPU, ~30 s
+    python benchmarks/step_cost.py --device cuda --json step_cost.json   # under 2 min
+
+Processes of one script differ by more than 1% (bench_profile.py's pairs), so this measures
+gpuviz's own work on the script's thread in one process, where A and B blocks interleave:
+
+**The step hook** (what runs from ``optimizer.step()``'s wrapper to its return, per step). A
+real :class:`~gpuviz.engine.script.session.ScriptSession` runs a generated script (its sink
+writes an ``--events`` file, as the app's pipe gets every event); the script steps a no-op
+optimizer once (the window: ``--skip 0 --warmup 0 --active 1``, so the trace is written and
+the profiler dropped), then times blocks of ``--calls`` calls of ``opt.step()`` of:
+
+- ``bare``: a no-op optimizer class made while gpuviz's hooks are removed (torch's wrapper
+  alone);
+- ``hook``: one made while they are installed (gpuviz's wrapper, post hook and boundary: the
+  step timer, the ``StepTimed`` and ``Progress`` events), without the events file (a terminal
+  run: no ``--events``, no app);
+- ``hook+file``: the same with the events file;
+- ``hook+file+cuda events`` (``--device cuda``): the same with the CUDA event recorded at each
+  boundary (``GPUVIZ_PROFILE_EVENTS``'s switch; on the CPU no event is recorded, so the row is
+  left out).
+
+The hooks are removed and put back between blocks (``StepSources.uninstall``/``install``), in a
+rotating order, ``--blocks`` times; each block's cost is its mean per call less the ``bare``
+block's beside it, and the figure is the median of those with a percentile-bootstrap 95%
+interval (:mod:`paired`). The parameter lives on ``--device``, so the optimizer's device is
+the step's. ``--cprofile`` prints where the ``hook+file`` path spends its time.
+
+**The memory sampler's share of the GIL.** The sampler thread's tick (RSS, and on CUDA the
+allocator's counters and NVML) runs beside the script. Measured two ways, with a
+:class:`~gpuviz.engine.sampler.MemorySampler` of the session's kind (its devices, its rate
+outside the window, its sink):
+
+- ``tick``: the wall and thread CPU time of one tick called in a loop, times the ticks per
+  second;
+- ``busy loop``: a pure-Python loop's iterations on the main thread in ``--gil-block-s``
+  blocks with the sampler thread running and without, interleaved ``--gil-pairs`` times; the
+  main thread's loss is ``1 - on/off`` per pair (median, bootstrap interval). It counts what
+  the thread costs a CPU-bound script thread: its ticks, the GIL hand-offs, the wake-ups.
+
+Each figure is given in µs per step and as a share of a 5 ms and a 10 ms step (the sampler's
+share is a share of the thread's time, so the same for both). ``--json FILE`` writes every
+figure and the raw blocks, with the machine and the versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import sys
+import tempfile
+import threading
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(HERE), str(ROOT)]  # paired.py, and gpuviz without PYTHONPATH
+
+from paired import median_interval  # noqa: E402  (benchmarks/ is no package)
+
+STEP_MS = (5.0, 10.0)
+_BODY_MODULE = "_gpuviz_step_cost_body"
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--blocks", type=int, default=60, help="A/B rounds of the hook path")
+    p.add_argument("--calls", type=int, default=200, help="opt.step() calls per block")
+    p.add_argument("--gil-pairs", type=int, default=120, help="busy-loop pairs, sampler on/off")
+    p.add_argument("--gil-block-s", type=float, default=0.1, help="seconds per busy block")
+    p.add_argument("--ticks", type=int, default=300, help="sampler ticks timed in a loop")
+    p.add_argument("--cprofile", action="store_true", help="profile the hook+file path")
+    p.add_argument("--json", metavar="FILE", help="write every figure here")
+    args = p.parse_args(argv)
+    for name in ("blocks", "calls", "gil_pairs", "ticks"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: must be 1 or more")
+    if args.gil_block_s <= 0:
+        p.error(f"--gil-block-s {args.gil_block_s}: must be more than 0")
+    return args
+
+
+# ------------------------------------------------------------------------------ the hook path
+
+
+def _noop_optimizer_class(torch: Any, name: str) -> type:
+    """A fresh optimizer class whose step does nothing: torch wraps each class's ``step`` when
+    its first instance is made, with the ``profile_hook_step`` in place at that moment."""
+
+    def __init__(self: Any, params: Any) -> None:
+        torch.optim.Optimizer.__init__(self, params, {})
+
+    def step(self: Any, closure: Any = None) -> None:
+        return None
+
+    return type(name, (torch.optim.Optimizer,), {"__init__": __init__, "step": step})
+
+
+def _time_calls(fn: Any, calls: int) -> float:
+    """Mean µs of one ``fn()`` over ``calls`` calls."""
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t) / calls * 1e6
+
+
+def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> None:
+    """Runs as the profiled script: the window, then the A/B blocks (see the docstring)."""
+    import torch
+
+    device = torch.device(args.device)
+    sources = session._sources
+    param = torch.zeros(4, device=device, requires_grad=True)
+    hooked = _noop_optimizer_class(torch, "GpuvizNoop")([param])
+    hooked.step()  # step 0: the window (written, then the profiler dropped)
+    if session._prof is not None or not session.traces:
+        raise RuntimeError("the window was not written: the session is not past it")
+    if session._sampler is not None:  # measured apart; here it would only add noise
+        session._sampler.stop()
+    timer, sink = session._timer, session.sink
+    writer = sink._writer
+    sources.uninstall()
+    bare = _noop_optimizer_class(torch, "BareNoop")([param])
+    sources.install()
+    for _ in range(50):  # warm both paths (first calls, the events' pool)
+        hooked.step()
+    sources.uninstall()
+    for _ in range(50):
+        bare.step()
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+
+    def setup(variant: str) -> Any:
+        if variant == "bare":
+            sources.uninstall()
+            return bare.step
+        sources.install()
+        sink._writer = writer if "file" in variant else None
+        timer._events = "cuda events" in variant
+        return hooked.step
+
+    variants = ["bare", "hook", "hook+file"]
+    if args.device == "cuda":
+        variants.append("hook+file+cuda events")
+    blocks: dict[str, list[float]] = {v: [] for v in variants}
+    for b in range(args.blocks):
+        k = b % len(variants)
+        for v in variants[k:] + variants[:k]:
+            step = setup(v)
+            blocks[v].append(_time_calls(step, args.calls))
+        if args.device == "cuda":
+            torch.cuda.synchronize()  # the events of these blocks complete: none piles up
+    if args.cprofile:
+        step = setup("hook+file")
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(args.calls * 10):
+            step()
+        prof.disable()
+        text = io.StringIO()
+        pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(30)
+        out["cprofile"] = text.getvalue()
+    setup("hook+file+cuda events")  # as the session had it
+    out["blocks_us"] = blocks
+    out["steps_timed"] = session.step
+
+
+def _measure_hooks(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    from gpuviz.engine.script.options import OutPlan, ProfileOptions
+    from gpuviz.engine.script.session import ScriptSession
+    from gpuviz.engine.script.target import resolve_target
+
+    script = tmp / "step_cost_body.py"
+    script.write_text(f"import sys\nsys.modules[{_BODY_MODULE!r}].run()\n")
+    options = ProfileOptions(
+        script=str(script),
+        skip=0,
+        warmup=0,
+        active=1,
+        stack=False,
+        out=str(tmp / "window.json.gz"),
+        events=str(tmp / "events.jsonl"),
+    )
+    session = ScriptSession(
+        options, resolve_target(str(script), None, []), OutPlan(tmp / "window.json.gz")
+    )
+    out: dict[str, Any] = {}
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            _hook_body(session, args, out)
+        except BaseException as exc:
+            errors.append(exc)
+            raise
+
+    body = types.ModuleType(_BODY_MODULE)
+    body.run = run  # type: ignore[attr-defined]
+    sys.modules[_BODY_MODULE] = body
+    stderr = sys.stderr
+    sys.stderr = io.StringIO()  # the session's report: not this benchmark's output
+    try:
+        status = session.run()
+    finally:
+        report, sys.stderr = sys.stderr.getvalue(), stderr
+        del sys.modules[_BODY_MODULE]
+    if errors:
+        raise errors[0]
+    if status != 0 or "blocks_us" not in out:
+        raise RuntimeError(f"the profiled body failed (status {status}):\n{report}")
+    base = out["blocks_us"]["bare"]
+    figures: dict[str, Any] = {"bare_call_us": median_interval(base)}
+    for v, vals in out["blocks_us"].items():
+        if v != "bare":
+            figures[v] = median_interval([x - y for x, y in zip(vals, base, strict=True)])
+    out["figures"] = figures
+    return out
+
+
+# ------------------------------------------------------------------------------- the sampler
+
+
+def _busy(seconds: float) -> float:
+    """Iterations per second of a pure-Python loop run for ``seconds``."""
+    n = 0
+    clock = time.perf_counter
+    t0 = clock()
+    end = t0 + seconds
+    while True:
+        for _ in range(200):
+            n += 1
+        if clock() >= end:
+            break
+    return n / (clock() - t0)
+
+
+def _make_sampler(args: argparse.Namespace, sink: Any, interval_s: float) -> Any:
+    import torch
+
+    from gpuviz.engine.sampler import MemorySampler
+
+    return MemorySampler(
+        [torch.device(args.device, 0) if args.device == "cuda" else torch.device("cpu")],
+        time.perf_counter(),
+        emit=sink.emit,
+        interval_s=interval_s,
+    )
+
+
+def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    import torch
+
+    from gpuviz.engine import sampler as sampler_mod
+    from gpuviz.engine.script.writing import EventSink
+
+    if args.device == "cuda":
+        torch.zeros(1, device="cuda")  # a context, as the script's: the allocator has stats
+    interval_s = getattr(sampler_mod, "OUTSIDE_WINDOW_INTERVAL_S", sampler_mod.DEFAULT_INTERVAL_S)
+    rate_hz = 1.0 / interval_s
+    sink = EventSink(str(tmp / "sampler.jsonl"))
+    # The tick in a loop: wall time (NVML's calls release the GIL) and this thread's CPU time.
+    s = _make_sampler(args, sink, interval_s)
+    s._nvml = sampler_mod._Nvml(s._cuda)
+    for _ in range(10):
+        s.sample()
+    walls, cpus = [], []
+    for _ in range(args.ticks):
+        w, c = time.perf_counter(), time.thread_time()
+        s.sample()
+        cpus.append((time.thread_time() - c) * 1e6)
+        walls.append((time.perf_counter() - w) * 1e6)
+    s._nvml.close()
+    tick = {"wall_us": median_interval(walls), "thread_cpu_us": median_interval(cpus)}
+    nvml = bool(s._nvml is not None and getattr(s._nvml, "handles", None)) or (
+        args.device == "cuda" and _has_nvml()
+    )
+    # The busy loop, sampler on and off, interleaved (order alternates).
+    _busy(0.2)
+    losses = []
+    pairs: list[tuple[float, float]] = []
+    for i in range(args.gil_pairs):
+        on_first = i % 2 == 1
+        rates = {}
+        for on in (on_first, not on_first):
+            sampler = _make_sampler(args, sink, interval_s) if on else None
+            if sampler is not None:
+                sampler.start()
+                time.sleep(0.01)  # its first tick (start() takes one) is not the steady state
+            rates[on] = _busy(args.gil_block_s)
+            if sampler is not None:
+                sampler.stop()
+        pairs.append((rates[False], rates[True]))
+        losses.append(1.0 - rates[True] / rates[False])
+    sink.close()
+    return {
+        "interval_s": interval_s,
+        "rate_hz": rate_hz,
+        "nvml": nvml,
+        "tick": tick,
+        "busy_pairs_per_s": pairs,
+        "busy_loss": median_interval(losses),
+        "threads": threading.active_count(),
+    }
+
+
+def _has_nvml() -> bool:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        pynvml.nvmlShutdown()
+        return True
+    except Exception:
+        return False
+
+
+# ------------------------------------------------------------------------------- the figures
+
+
+def _scaled(fig: dict[str, float], factor: float) -> dict[str, float]:
+    return {k: (v * factor if k != "n" else v) for k, v in fig.items()}
+
+
+def _pct_text(us: dict[str, float]) -> str:
+    parts = []
+    for ms in STEP_MS:
+        f = 100.0 * 1e-3 / ms
+        parts.append(
+            f"{us['median'] * f:.3f}% [{us['lo'] * f:.3f}, {us['hi'] * f:.3f}] of {ms:g} ms"
+        )
+    return "; ".join(parts)
+
+
+def _us_text(us: dict[str, float]) -> str:
+    return f"{us['median']:8.2f} µs [{us['lo']:.2f}, {us['hi']:.2f}] (n={us['n']})"
+
+
+def summarize(hooks: dict[str, Any], sampler: dict[str, Any]) -> dict[str, Any]:
+    """Per step, in µs and as % of each step length in :data:`STEP_MS`, with intervals."""
+    out: dict[str, Any] = {"hook_us": {}, "sampler": {}, "total": {}}
+    for v, fig in hooks["figures"].items():
+        if v != "bare_call_us":
+            out["hook_us"][v] = fig
+    loss = sampler["busy_loss"]
+    tick = sampler["tick"]
+    for ms in STEP_MS:
+        out["sampler"][f"{ms:g}ms_us_busy_loop"] = _scaled(loss, ms * 1e3)
+        # The tick's own GIL time (its thread CPU time) per second, as a share of the step.
+        out["sampler"][f"{ms:g}ms_us_tick"] = _scaled(
+            tick["thread_cpu_us"], sampler["rate_hz"] * ms * 1e-3
+        )
+    worst = list(out["hook_us"])[-1]
+    for ms in STEP_MS:
+        h, s = out["hook_us"][worst], out["sampler"][f"{ms:g}ms_us_busy_loop"]
+        out["total"][f"{ms:g}ms"] = {
+            "variant": worst,
+            "median_us": h["median"] + s["median"],
+            "lo_us": h["lo"] + s["lo"],
+            "hi_us": h["hi"] + s["hi"],
+            "median_pct": 100.0 * (h["median"] + s["median"]) / (ms * 1e3),
+            "hi_pct": 100.0 * (h["hi"] + s["hi"]) / (ms * 1e3),
+        }
+    return out
+
+
+def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, Any]) -> None:
+    s = summarize(hooks, sampler)
+    print(f"gpuviz profile's cost per step outside the window ({args.device}), one process")
+    print(
+        f"bare opt.step() (torch's wrapper, no-op step): {_us_text(hooks['figures']['bare_call_us'])}"
+    )
+    print(f"step hook, added per step ({args.blocks} blocks of {args.calls} calls):")
+    for v, fig in s["hook_us"].items():
+        print(f"  {v:<22} {_us_text(fig)}  = {_pct_text(fig)}")
+    t = sampler["tick"]
+    print(
+        f"memory sampler, {sampler['rate_hz']:.0f} Hz outside the window"
+        f"{' (NVML)' if sampler['nvml'] else ''}:"
+    )
+    print(f"  one tick: wall {_us_text(t['wall_us'])}, thread CPU {_us_text(t['thread_cpu_us'])}")
+    print(
+        f"  tick CPU x rate: {t['thread_cpu_us']['median'] * sampler['rate_hz'] / 1e4:.3f}% "
+        "of the time"
+    )
+    loss = sampler["busy_loss"]
+    print(
+        f"  busy loop's loss with it ({len(sampler['busy_pairs_per_s'])} pairs of "
+        f"{args.gil_block_s:g} s): {100 * loss['median']:.3f}% "
+        f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}] of the thread's time"
+    )
+    for ms in STEP_MS:
+        tot = s["total"][f"{ms:g}ms"]
+        print(
+            f"total per {ms:g} ms step ({tot['variant']} + sampler): {tot['median_us']:.1f} µs "
+            f"[{tot['lo_us']:.1f}, {tot['hi_us']:.1f}] = {tot['median_pct']:.3f}% "
+            f"(top {tot['hi_pct']:.3f}%)"
+        )
+    if hooks.get("cprofile"):
+        print(hooks["cprofile"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    import torch
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("step_cost: --device cuda: no CUDA device here", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="gpuviz-step-cost-") as tmp:
+        hooks = _measure_hooks(args, Path(tmp))
+        sampler = _measure_sampler(args, Path(tmp))
+    _print(args, hooks, sampler)
+    elapsed = time.perf_counter() - t0
+    print(f"({elapsed:.0f} s)")
+    if args.json:
+        doc = {
+            "args": vars(args),
+            "machine": platform.platform(),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "torch": str(torch.__version__),
+            "gpu": torch.cuda.get_device_name(0) if args.device == "cuda" else None,
+            "elapsed_s": elapsed,
+            "hooks": hooks,
+            "sampler": sampler,
+            "summary": summarize(hooks, sampler),
+        }
+        Path(args.json).write_text(json.dumps(doc, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
