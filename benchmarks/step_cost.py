@@ -10,7 +10,9 @@ gpuviz's own work on the script's thread in one process, where A and B blocks in
 real :class:`~gpuviz.engine.script.session.ScriptSession` runs a generated script (its sink
 writes an ``--events`` file, as the app's pipe gets every event); the script steps a no-op
 optimizer once (the window: ``--skip 0 --warmup 0 --active 1``, so the trace is written and
-the profiler dropped), then times blocks of ``--calls`` calls of ``opt.step()`` of:
+the profiler dropped), then times blocks of ``opt.step()`` calls (``--reps`` runs of
+``--calls`` calls; a block counts its least mean, as ``timeit`` does: a run that the OS
+interrupted only looks slower) of:
 
 - ``bare``: a no-op optimizer class made while gpuviz's hooks are removed (torch's wrapper
   alone);
@@ -23,7 +25,7 @@ the profiler dropped), then times blocks of ``--calls`` calls of ``opt.step()`` 
   left out).
 
 The hooks are removed and put back between blocks (``StepSources.uninstall``/``install``), in a
-rotating order, ``--blocks`` times; each block's cost is its mean per call less the ``bare``
+rotating order, ``--blocks`` times; each block's cost is its time per call less the ``bare``
 block's beside it, and the figure is the median of those with a percentile-bootstrap 95%
 interval (:mod:`paired`). The parameter lives on ``--device``, so the optimizer's device is
 the step's. ``--cprofile`` prints where the ``hook+file`` path spends its time.
@@ -76,14 +78,15 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--blocks", type=int, default=60, help="A/B rounds of the hook path")
-    p.add_argument("--calls", type=int, default=200, help="opt.step() calls per block")
+    p.add_argument("--calls", type=int, default=50, help="opt.step() calls per run")
+    p.add_argument("--reps", type=int, default=5, help="runs per block (the least counts)")
     p.add_argument("--gil-pairs", type=int, default=120, help="busy-loop pairs, sampler on/off")
     p.add_argument("--gil-block-s", type=float, default=0.1, help="seconds per busy block")
     p.add_argument("--ticks", type=int, default=300, help="sampler ticks timed in a loop")
     p.add_argument("--cprofile", action="store_true", help="profile the hook+file path")
     p.add_argument("--json", metavar="FILE", help="write every figure here")
     args = p.parse_args(argv)
-    for name in ("blocks", "calls", "gil_pairs", "ticks"):
+    for name in ("blocks", "calls", "reps", "gil_pairs", "ticks"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: must be 1 or more")
     if args.gil_block_s <= 0:
@@ -107,12 +110,17 @@ def _noop_optimizer_class(torch: Any, name: str) -> type:
     return type(name, (torch.optim.Optimizer,), {"__init__": __init__, "step": step})
 
 
-def _time_calls(fn: Any, calls: int) -> float:
-    """Mean µs of one ``fn()`` over ``calls`` calls."""
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - t) / calls * 1e6
+def _time_calls(fn: Any, calls: int, reps: int) -> float:
+    """µs of one ``fn()``: the least mean of ``reps`` runs of ``calls`` calls (as ``timeit``
+    advises: a run that the OS interrupted is slower, never faster)."""
+    best = float("inf")
+    clock = time.perf_counter
+    for _ in range(reps):
+        t = clock()
+        for _ in range(calls):
+            fn()
+        best = min(best, clock() - t)
+    return best / calls * 1e6
 
 
 def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> None:
@@ -158,14 +166,14 @@ def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> N
         k = b % len(variants)
         for v in variants[k:] + variants[:k]:
             step = setup(v)
-            blocks[v].append(_time_calls(step, args.calls))
+            blocks[v].append(_time_calls(step, args.calls, args.reps))
         if args.device == "cuda":
             torch.cuda.synchronize()  # the events of these blocks complete: none piles up
     if args.cprofile:
         step = setup("hook+file")
         prof = cProfile.Profile()
         prof.enable()
-        for _ in range(args.calls * 10):
+        for _ in range(args.calls * args.reps * 10):
             step()
         prof.disable()
         text = io.StringIO()
@@ -380,7 +388,10 @@ def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, A
     print(
         f"bare opt.step() (torch's wrapper, no-op step): {_us_text(hooks['figures']['bare_call_us'])}"
     )
-    print(f"step hook, added per step ({args.blocks} blocks of {args.calls} calls):")
+    print(
+        f"step hook, added per step ({args.blocks} blocks, each the least of {args.reps} runs "
+        f"of {args.calls} calls):"
+    )
     for v, fig in s["hook_us"].items():
         print(f"  {v:<22} {_us_text(fig)}  = {_pct_text(fig)}")
     t = sampler["tick"]
