@@ -159,6 +159,10 @@ class ScriptSession:
         )
         self._child = False  # a forked child of the script's (see forking)
         self._step_fn_problem = ""
+        self._step_label = target.stem  # read at every step: a Path made once, not per step
+        # GPUVIZ_PROFILE_STEP_HOOK=0 (an experiment switch, benchmarks/bench_profile.py): the
+        # step hook pauses once the last window is written.
+        self._pause_after_windows = os.environ.get("GPUVIZ_PROFILE_STEP_HOOK") == "0"
         self.t0 = time.perf_counter()
 
     @property
@@ -268,7 +272,7 @@ class ScriptSession:
         torch = self._torch
         assert self._sources is not None
         release_cupti_after_tracing()  # else steps after the window pay CUPTI's cost (+27%)
-        forking.watch(self._disarm_in_child)
+        forking.watch(self._disarm_in_child, before=self.sink.flush)
         self._undo.append(forking.unwatch)
         self._sources.install()
         self._undo.append(self._sources.uninstall)
@@ -376,9 +380,9 @@ class ScriptSession:
         self._timer.end(k, profiled, device)
         self.step = k + 1
         heavy = self._advance_profiler(k)
-        if self._prof is None and os.environ.get("GPUVIZ_PROFILE_STEP_HOOK") == "0":
+        if self._prof is None and self._pause_after_windows:
             assert self._sources is not None  # the sources called this
-            self._sources.pause()  # an experiment switch (benchmarks/bench_profile.py)
+            self._sources.pause()
         if heavy:
             self._timer.restart(device)
         self._emit_steps(self._timer.ready())
@@ -761,7 +765,7 @@ class ScriptSession:
         self._undo = []
 
     def _emit_steps(self, steps: list[TimedStep]) -> None:
-        label = self.target.stem
+        label = self._step_label
         for s in steps:
             self.steps.append(s)
             self.sink.emit(StepTimed(s.step, label, s.wall_ms, s.gpu_ms, s.profiled))
