@@ -38,9 +38,12 @@ outside the window, its sink):
 - ``tick``: the wall and thread CPU time of one tick called in a loop, times the ticks per
   second;
 - ``busy loop``: a pure-Python loop's iterations on the main thread in ``--gil-block-s``
-  blocks with the sampler thread running and without, interleaved ``--gil-pairs`` times; the
-  main thread's loss is ``1 - on/off`` per pair (median, bootstrap interval). It counts what
-  the thread costs a CPU-bound script thread: its ticks, the GIL hand-offs, the wake-ups.
+  blocks without the sampler thread, with it at the session's rate and with it at 20 Hz (the
+  rate before, for comparison), in a rotating order, ``--gil-rounds`` times; the main
+  thread's loss is ``1 - on/off`` per round (median, bootstrap interval). It counts what the
+  thread costs a script thread that never lets go of the GIL: its ticks, the GIL hand-offs
+  (one at each wake and after each system call of a tick), the wait for a core. A script
+  thread that launches CUDA work lets go of the GIL in each op, so it may lose less.
 
 Each figure is given in µs per step and as a share of a 5 ms and a 10 ms step (the sampler's
 share is a share of the thread's time, so the same for both). ``--json FILE`` writes every
@@ -80,13 +83,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--blocks", type=int, default=60, help="A/B rounds of the hook path")
     p.add_argument("--calls", type=int, default=50, help="opt.step() calls per run")
     p.add_argument("--reps", type=int, default=5, help="runs per block (the least counts)")
-    p.add_argument("--gil-pairs", type=int, default=120, help="busy-loop pairs, sampler on/off")
+    p.add_argument("--gil-rounds", type=int, default=100, help="busy-loop rounds (off, on)")
     p.add_argument("--gil-block-s", type=float, default=0.1, help="seconds per busy block")
     p.add_argument("--ticks", type=int, default=300, help="sampler ticks timed in a loop")
     p.add_argument("--cprofile", action="store_true", help="profile the hook+file path")
     p.add_argument("--json", metavar="FILE", help="write every figure here")
     args = p.parse_args(argv)
-    for name in ("blocks", "calls", "reps", "gil_pairs", "ticks"):
+    for name in ("blocks", "calls", "reps", "gil_rounds", "ticks"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: must be 1 or more")
     if args.gil_block_s <= 0:
@@ -274,12 +277,14 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
     if args.device == "cuda":
         torch.zeros(1, device="cuda")  # a context, as the script's: the allocator has stats
-    interval_s = getattr(sampler_mod, "OUTSIDE_WINDOW_INTERVAL_S", sampler_mod.DEFAULT_INTERVAL_S)
+    # The session's rate (an older gpuviz: the default one).
+    interval_s = getattr(sampler_mod, "PROFILE_INTERVAL_S", sampler_mod.DEFAULT_INTERVAL_S)
     rate_hz = 1.0 / interval_s
     sink = EventSink(str(tmp / "sampler.jsonl"))
     # The tick in a loop: wall time (NVML's calls release the GIL) and this thread's CPU time.
     s = _make_sampler(args, sink, interval_s)
     s._nvml = sampler_mod._Nvml(s._cuda)
+    nvml = bool(s._nvml.handles)
     for _ in range(10):
         s.sample()
     walls, cpus = [], []
@@ -288,36 +293,42 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         s.sample()
         cpus.append((time.thread_time() - c) * 1e6)
         walls.append((time.perf_counter() - w) * 1e6)
-    s._nvml.close()
+    s.stop()
     tick = {"wall_us": median_interval(walls), "thread_cpu_us": median_interval(cpus)}
-    nvml = bool(s._nvml is not None and getattr(s._nvml, "handles", None)) or (
-        args.device == "cuda" and _has_nvml()
-    )
-    # The busy loop, sampler on and off, interleaved (order alternates).
+    # The busy loop without the thread and with it (at the session's rate and, for
+    # comparison, at 20 Hz), in a rotating order; each loss is against the round's "off".
+    arms: dict[str, float | None] = {"off": None, f"{rate_hz:g} Hz": interval_s}
+    arms.setdefault(f"{1 / sampler_mod.DEFAULT_INTERVAL_S:g} Hz", sampler_mod.DEFAULT_INTERVAL_S)
+    names = list(arms)
     _busy(0.2)
-    losses = []
-    pairs: list[tuple[float, float]] = []
-    for i in range(args.gil_pairs):
-        on_first = i % 2 == 1
+    rounds: list[dict[str, float]] = []
+    for i in range(args.gil_rounds):
+        k = i % len(names)
         rates = {}
-        for on in (on_first, not on_first):
-            sampler = _make_sampler(args, sink, interval_s) if on else None
+        for name in names[k:] + names[:k]:
+            iv = arms[name]
+            sampler = _make_sampler(args, sink, iv) if iv is not None else None
             if sampler is not None:
                 sampler.start()
                 time.sleep(0.01)  # its first tick (start() takes one) is not the steady state
-            rates[on] = _busy(args.gil_block_s)
+            rates[name] = _busy(args.gil_block_s)
             if sampler is not None:
                 sampler.stop()
-        pairs.append((rates[False], rates[True]))
-        losses.append(1.0 - rates[True] / rates[False])
+        rounds.append(rates)
     sink.close()
+    losses = {
+        name: median_interval([1.0 - r[name] / r["off"] for r in rounds])
+        for name in names
+        if name != "off"
+    }
     return {
         "interval_s": interval_s,
         "rate_hz": rate_hz,
         "nvml": nvml,
         "tick": tick,
-        "busy_pairs_per_s": pairs,
-        "busy_loss": median_interval(losses),
+        "busy_rounds_per_s": rounds,
+        "busy_loss": losses[f"{rate_hz:g} Hz"],
+        "busy_loss_by_rate": losses,
         "threads": threading.active_count(),
     }
 
@@ -404,12 +415,15 @@ def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, A
         f"  tick CPU x rate: {t['thread_cpu_us']['median'] * sampler['rate_hz'] / 1e4:.3f}% "
         "of the time"
     )
-    loss = sampler["busy_loss"]
     print(
-        f"  busy loop's loss with it ({len(sampler['busy_pairs_per_s'])} pairs of "
-        f"{args.gil_block_s:g} s): {100 * loss['median']:.3f}% "
-        f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}] of the thread's time"
+        f"  busy loop's loss with the thread running ({len(sampler['busy_rounds_per_s'])} "
+        f"rounds of {args.gil_block_s:g} s blocks), of the script thread's time:"
     )
+    for name, loss in sampler["busy_loss_by_rate"].items():
+        print(
+            f"    at {name:<6} {100 * loss['median']:.3f}% "
+            f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}]"
+        )
     for ms in STEP_MS:
         tot = s["total"][f"{ms:g}ms"]
         print(

@@ -195,3 +195,32 @@ def test_a_step_past_the_window_keeps_no_more_than_its_figures(
     # a step on CPython 3.11; another event kept per step would add about 200 and 2.
     assert per_step < 400, growth
     assert sum(count for _, _, count in growth) <= 5 * n, growth
+
+
+# ------------------------------------------------------------------------------ the sampler
+
+
+def test_the_sampler_reads_rss_as_psutil_does_without_psutils_three_system_calls() -> None:
+    import os
+
+    import psutil
+    import torch
+
+    from gpuviz.engine.sampler import MemorySampler
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("no /proc here: psutil is read")
+    sampler = MemorySampler([torch.device("cpu")], 0.0)
+
+    class Refuse:
+        def memory_info(self) -> Any:
+            raise AssertionError("psutil read at a tick")
+
+    real = sampler._rss._proc
+    sampler._rss._proc = Refuse()
+    ours = sampler.sample()[0].rss_bytes
+    theirs = psutil.Process().memory_info().rss
+    assert abs(ours - theirs) < 16 << 20  # the same figure, give or take the memory in between
+    sampler._rss._proc = real
+    sampler.stop()  # never started: closes the file; later samples go through psutil
+    assert sampler.sample()[0].rss_bytes > 0

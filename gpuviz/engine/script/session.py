@@ -21,7 +21,7 @@ status. Along the way:
   launcher (ranks), that recording is CPU-only: the script has not picked its GPU yet, and
   CUDA activity would put a context on GPU 0 from every rank.
 - **Memory.** The memory sampler (:mod:`gpuviz.engine.sampler`) reads host RSS from the start,
-  and the step's GPU once the script has used CUDA (``MemorySample``). ``--memory-snapshot``
+  and the step's GPU once the script has used CUDA (``MemorySample``), at 10 Hz. ``--memory-snapshot``
   records the allocator's history over the profiled windows (:mod:`gpuviz.engine.memory_history`).
 - **A profiler of the script's own.** ``torch.profiler`` cannot run twice. When the script
   starts its own, gpuviz stops its profiler (writing the window it was recording), says so, and
@@ -674,7 +674,7 @@ class ScriptSession:
 
     # ---------------------------------------------------------------------------- memory
     def _start_sampler(self, device: Any) -> None:
-        from gpuviz.engine.sampler import MemorySampler
+        from gpuviz.engine.sampler import PROFILE_INTERVAL_S, MemorySampler
 
         torch = self._torch
         if os.environ.get("GPUVIZ_PROFILE_SAMPLER") == "0":
@@ -686,7 +686,9 @@ class ScriptSession:
         if device is not None:
             self.device = f"cuda:{device.index if device.index is not None else 0}"
         try:
-            self._sampler = MemorySampler(devices, self.t0, emit=self.sink.emit)
+            self._sampler = MemorySampler(
+                devices, self.t0, emit=self.sink.emit, interval_s=PROFILE_INTERVAL_S
+            )
         except ImportError as exc:  # psutil missing: the run goes on without memory samples
             self._sampler = None
             if not self._sampler_cuda or device is None:
