@@ -24,6 +24,9 @@ interrupted only looks slower) of:
   boundary (``GPUVIZ_PROFILE_EVENTS``'s switch; on the CPU no event is recorded, so the row is
   left out).
 
+The same again **before the window** (``--skip`` past the run: the profiler is made and
+waits, and each step calls its ``step()``), ``bare`` against ``hook+file`` (and the events).
+
 The hooks are removed and put back between blocks (``StepSources.uninstall``/``install``), in a
 rotating order, ``--blocks`` times; each block's cost is its time per call less the ``bare``
 block's beside it, and the figure is the median of those with a percentile-bootstrap 95%
@@ -126,16 +129,18 @@ def _time_calls(fn: Any, calls: int, reps: int) -> float:
     return best / calls * 1e6
 
 
-def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> None:
-    """Runs as the profiled script: the window, then the A/B blocks (see the docstring)."""
+def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any], before: bool) -> None:
+    """Runs as the profiled script: the window (not with ``before``), then the A/B blocks."""
     import torch
 
     device = torch.device(args.device)
     sources = session._sources
     param = torch.zeros(4, device=device, requires_grad=True)
     hooked = _noop_optimizer_class(torch, "GpuvizNoop")([param])
-    hooked.step()  # step 0: the window (written, then the profiler dropped)
-    if session._prof is not None or not session.traces:
+    hooked.step()  # step 0: the window (written, then the profiler dropped), or no window
+    if before and (session._prof is None or session._profiling_now()):
+        raise RuntimeError("the profiler is not waiting for its window")
+    if not before and (session._prof is not None or not session.traces):
         raise RuntimeError("the window was not written: the session is not past it")
     if session._sampler is not None:  # measured apart; here it would only add noise
         session._sampler.stop()
@@ -161,7 +166,7 @@ def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> N
         timer._events = "cuda events" in variant
         return hooked.step
 
-    variants = ["bare", "hook", "hook+file"]
+    variants = ["bare", "hook+file"] if before else ["bare", "hook", "hook+file"]
     if args.device == "cuda":
         variants.append("hook+file+cuda events")
     blocks: dict[str, list[float]] = {v: [] for v in variants}
@@ -172,7 +177,7 @@ def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> N
             blocks[v].append(_time_calls(step, args.calls, args.reps))
         if args.device == "cuda":
             torch.cuda.synchronize()  # the events of these blocks complete: none piles up
-    if args.cprofile:
+    if args.cprofile and not before:
         step = setup("hook+file")
         prof = cProfile.Profile()
         prof.enable()
@@ -187,16 +192,19 @@ def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any]) -> N
     out["steps_timed"] = session.step
 
 
-def _measure_hooks(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+def _measure_hooks(args: argparse.Namespace, tmp: Path, before: bool = False) -> dict[str, Any]:
+    """The step hook's blocks and figures past the window or, with ``before``, before it
+    (the profiler made and waiting: ``prof.step()`` at each step)."""
     from gpuviz.engine.script.options import OutPlan, ProfileOptions
     from gpuviz.engine.script.session import ScriptSession
     from gpuviz.engine.script.target import resolve_target
 
+    tmp.mkdir(exist_ok=True)
     script = tmp / "step_cost_body.py"
     script.write_text(f"import sys\nsys.modules[{_BODY_MODULE!r}].run()\n")
     options = ProfileOptions(
         script=str(script),
-        skip=0,
+        skip=10**9 if before else 0,
         warmup=0,
         active=1,
         stack=False,
@@ -211,7 +219,7 @@ def _measure_hooks(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
     def run() -> None:
         try:
-            _hook_body(session, args, out)
+            _hook_body(session, args, out, before)
         except BaseException as exc:
             errors.append(exc)
             raise
@@ -405,6 +413,10 @@ def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, A
     )
     for v, fig in s["hook_us"].items():
         print(f"  {v:<22} {_us_text(fig)}  = {_pct_text(fig)}")
+    print("  before the window (--skip: the profiler waits, prof.step() at each step):")
+    for v, fig in hooks["before_window"]["figures"].items():
+        if v != "bare_call_us":
+            print(f"  {v:<22} {_us_text(fig)}  = {_pct_text(fig)}")
     t = sampler["tick"]
     print(
         f"memory sampler, {sampler['rate_hz']:.0f} Hz outside the window"
@@ -445,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gpuviz-step-cost-") as tmp:
         hooks = _measure_hooks(args, Path(tmp))
+        hooks["before_window"] = _measure_hooks(args, Path(tmp) / "before", before=True)
         sampler = _measure_sampler(args, Path(tmp))
     _print(args, hooks, sampler)
     elapsed = time.perf_counter() - t0

@@ -310,13 +310,7 @@ class ScriptSession:
 
     def _action(self, step: int) -> Any:
         """The schedule, in torch's terms (``torch.profiler.profile(schedule=...)``)."""
-        action = self._torch.profiler.ProfilerAction
-        return {
-            Phase.NONE: action.NONE,
-            Phase.WARMUP: action.WARMUP,
-            Phase.RECORD: action.RECORD,
-            Phase.RECORD_AND_SAVE: action.RECORD_AND_SAVE,
-        }[self.schedule.phase(step)]
+        return self._torch.profiler.ProfilerAction[self.schedule.phase(step).name]
 
     @contextlib.contextmanager
     def _own(self) -> Iterator[None]:
@@ -416,8 +410,13 @@ class ScriptSession:
             if last is not None and k >= last:
                 self._drop_profiler()  # every window is done: no more ProfilerStep ranges
             else:
-                with self._own():
+                # Nothing starts or stops (no warning, no synchronize): _own()'s
+                # catch_warnings and device switch would be half of this step's cost.
+                self._own_depth += 1
+                try:
                     prof.step()
+                finally:
+                    self._own_depth -= 1
             return False
         if before in (actions.NONE, actions.RECORD_AND_SAVE) and nxt is not Phase.NONE:
             if not self._before_window(check_foreign=before == actions.NONE):
