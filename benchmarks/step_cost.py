@@ -40,13 +40,14 @@ outside the window, its sink):
 
 - ``tick``: the wall and thread CPU time of one tick called in a loop, times the ticks per
   second;
-- ``busy loop``: a pure-Python loop's iterations on the main thread in ``--gil-block-s``
-  blocks without the sampler thread, with it at the session's rate and with it at 20 Hz (the
+- ``busy loops``: the iterations of a loop on the main thread (pure Python, which never lets
+  go of the GIL; and a tiny in-place add on ``--device``, one op or CUDA launch an iteration,
+  which lets go of it in each op) in ``--gil-block-s`` blocks without the sampler thread, with it at the session's rate and with it at 20 Hz (the
   rate before, for comparison), in a rotating order, ``--gil-rounds`` times; the main
   thread's loss is ``1 - on/off`` per round (median, bootstrap interval). It counts what the
-  thread costs a script thread that never lets go of the GIL: its ticks, the GIL hand-offs
-  (one at each wake and after each system call of a tick), the wait for a core. A script
-  thread that launches CUDA work lets go of the GIL in each op, so it may lose less.
+  thread costs the script's thread: its ticks, the GIL hand-offs (one at each wake and after
+  each system call of a tick), the wait for a core. The totals use the pure-Python loop's
+  loss, the worst case.
 
 Each figure is given in µs per step and as a share of a 5 ms and a 10 ms step (the sampler's
 share is a share of the thread's time, so the same for both). ``--json FILE`` writes every
@@ -86,7 +87,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--blocks", type=int, default=60, help="A/B rounds of the hook path")
     p.add_argument("--calls", type=int, default=50, help="opt.step() calls per run")
     p.add_argument("--reps", type=int, default=5, help="runs per block (the least counts)")
-    p.add_argument("--gil-rounds", type=int, default=100, help="busy-loop rounds (off, on)")
+    p.add_argument("--gil-rounds", type=int, default=60, help="busy-loop rounds (off, on)")
     p.add_argument("--gil-block-s", type=float, default=0.1, help="seconds per busy block")
     p.add_argument("--ticks", type=int, default=300, help="sampler ticks timed in a loop")
     p.add_argument("--cprofile", action="store_true", help="profile the hook+file path")
@@ -250,18 +251,41 @@ def _measure_hooks(args: argparse.Namespace, tmp: Path, before: bool = False) ->
 # ------------------------------------------------------------------------------- the sampler
 
 
-def _busy(seconds: float) -> float:
-    """Iterations per second of a pure-Python loop run for ``seconds``."""
+def _busy(seconds: float, op: Any = None) -> float:
+    """Iterations per second of a loop run for ``seconds``: pure Python, which never lets go
+    of the GIL, or ``op()`` (a torch op, which lets go of it while it runs)."""
     n = 0
     clock = time.perf_counter
     t0 = clock()
     end = t0 + seconds
-    while True:
-        for _ in range(200):
-            n += 1
-        if clock() >= end:
-            break
+    if op is None:
+        while True:
+            for _ in range(200):
+                n += 1
+            if clock() >= end:
+                break
+    else:
+        while True:
+            for _ in range(20):
+                op()
+            n += 20
+            if clock() >= end:
+                break
     return n / (clock() - t0)
+
+
+def _loops(device: str) -> dict[str, Any]:
+    """The busy loops: pure Python, and a tiny in-place add on the device (on CUDA a launch
+    each, launch-bound as the steps the issue is about)."""
+    import torch
+
+    x = torch.zeros(8, device=device)
+    add = x.add_
+
+    def op() -> None:
+        add(1.0)
+
+    return {"python": None, f"torch op ({device})": op}
 
 
 def _make_sampler(args: argparse.Namespace, sink: Any, interval_s: float) -> Any:
@@ -308,26 +332,34 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     arms: dict[str, float | None] = {"off": None, f"{rate_hz:g} Hz": interval_s}
     arms.setdefault(f"{1 / sampler_mod.DEFAULT_INTERVAL_S:g} Hz", sampler_mod.DEFAULT_INTERVAL_S)
     names = list(arms)
-    _busy(0.2)
-    rounds: list[dict[str, float]] = []
+    loops = _loops(args.device)
+    for op in loops.values():
+        _busy(0.2, op)
+    rounds: dict[str, list[dict[str, float]]] = {loop: [] for loop in loops}
     for i in range(args.gil_rounds):
         k = i % len(names)
-        rates = {}
-        for name in names[k:] + names[:k]:
-            iv = arms[name]
-            sampler = _make_sampler(args, sink, iv) if iv is not None else None
-            if sampler is not None:
-                sampler.start()
-                time.sleep(0.01)  # its first tick (start() takes one) is not the steady state
-            rates[name] = _busy(args.gil_block_s)
-            if sampler is not None:
-                sampler.stop()
-        rounds.append(rates)
+        for loop, op in loops.items():
+            rates = {}
+            for name in names[k:] + names[:k]:
+                iv = arms[name]
+                sampler = _make_sampler(args, sink, iv) if iv is not None else None
+                if sampler is not None:
+                    sampler.start()
+                    time.sleep(0.01)  # its first tick (start() takes one) is not steady
+                rates[name] = _busy(args.gil_block_s, op)
+                if args.device == "cuda":
+                    torch.cuda.synchronize()  # no launches left over for the next block
+                if sampler is not None:
+                    sampler.stop()
+            rounds[loop].append(rates)
     sink.close()
     losses = {
-        name: median_interval([1.0 - r[name] / r["off"] for r in rounds])
-        for name in names
-        if name != "off"
+        loop: {
+            name: median_interval([1.0 - r[name] / r["off"] for r in rs])
+            for name in names
+            if name != "off"
+        }
+        for loop, rs in rounds.items()
     }
     return {
         "interval_s": interval_s,
@@ -335,8 +367,8 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "nvml": nvml,
         "tick": tick,
         "busy_rounds_per_s": rounds,
-        "busy_loss": losses[f"{rate_hz:g} Hz"],
-        "busy_loss_by_rate": losses,
+        "busy_loss": losses["python"][f"{rate_hz:g} Hz"],
+        "busy_loss_by_loop": losses,
         "threads": threading.active_count(),
     }
 
@@ -428,18 +460,20 @@ def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, A
         "of the time"
     )
     print(
-        f"  busy loop's loss with the thread running ({len(sampler['busy_rounds_per_s'])} "
-        f"rounds of {args.gil_block_s:g} s blocks), of the script thread's time:"
+        f"  busy loops' loss with the thread running ({args.gil_rounds} rounds of "
+        f"{args.gil_block_s:g} s blocks), of the script thread's time:"
     )
-    for name, loss in sampler["busy_loss_by_rate"].items():
-        print(
-            f"    at {name:<6} {100 * loss['median']:.3f}% "
-            f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}]"
-        )
+    for loop, by_rate in sampler["busy_loss_by_loop"].items():
+        for name, loss in by_rate.items():
+            print(
+                f"    {loop:<18} at {name:<6} {100 * loss['median']:.3f}% "
+                f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}]"
+            )
     for ms in STEP_MS:
         tot = s["total"][f"{ms:g}ms"]
         print(
-            f"total per {ms:g} ms step ({tot['variant']} + sampler): {tot['median_us']:.1f} µs "
+            f"total per {ms:g} ms step ({tot['variant']} + sampler, python loop): "
+            f"{tot['median_us']:.1f} µs "
             f"[{tot['lo_us']:.1f}, {tot['hi_us']:.1f}] = {tot['median_pct']:.3f}% "
             f"(top {tot['hi_pct']:.3f}%)"
         )
