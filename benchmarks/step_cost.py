@@ -43,7 +43,9 @@ outside the window, its sink):
 - ``busy loops``: the iterations of a loop on the main thread (pure Python, which never lets
   go of the GIL; and a tiny in-place add on ``--device``, one op or CUDA launch an iteration,
   which lets go of it in each op) in ``--gil-block-s`` blocks without the sampler thread, with it at the session's rate and with it at 20 Hz (the
-  rate before, for comparison), in a rotating order, ``--gil-rounds`` times; the main
+  rate before, for comparison) and with its ticks moved to the loop's step boundaries (a
+  call every 5 ms; the thread ticks only when a step outlasts a period: a candidate, the
+  Runner's ``stepping()``/``between_steps()``), in a rotating order, ``--gil-rounds`` times; the main
   thread's loss is ``1 - on/off`` per round (median, bootstrap interval). It counts what the
   thread costs the script's thread: its ticks, the GIL hand-offs (one at each wake and after
   each system call of a tick), the wait for a core. The totals use the pure-Python loop's
@@ -57,6 +59,7 @@ figure and the raw blocks, with the machine and the versions.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
@@ -78,6 +81,8 @@ sys.path[:0] = [str(HERE), str(ROOT)]  # paired.py, and gpuviz without PYTHONPAT
 from paired import median_interval  # noqa: E402  (benchmarks/ is no package)
 
 STEP_MS = (5.0, 10.0)
+BOUNDARY_S = 0.005
+"""The busy loops' step: a boundary call every 5 ms."""
 _BODY_MODULE = "_gpuviz_step_cost_body"
 
 
@@ -87,7 +92,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--blocks", type=int, default=60, help="A/B rounds of the hook path")
     p.add_argument("--calls", type=int, default=50, help="opt.step() calls per run")
     p.add_argument("--reps", type=int, default=5, help="runs per block (the least counts)")
-    p.add_argument("--gil-rounds", type=int, default=60, help="busy-loop rounds (off, on)")
+    p.add_argument("--gil-rounds", type=int, default=50, help="busy-loop rounds (off, on)")
     p.add_argument("--gil-block-s", type=float, default=0.1, help="seconds per busy block")
     p.add_argument("--ticks", type=int, default=300, help="sampler ticks timed in a loop")
     p.add_argument("--cprofile", action="store_true", help="profile the hook+file path")
@@ -225,6 +230,12 @@ def _measure_hooks(args: argparse.Namespace, tmp: Path, before: bool = False) ->
             errors.append(exc)
             raise
 
+    if args.device == "cuda":
+        import torch
+
+        # CUDA in use before the session starts: its window records CUDA activity (CUPTI
+        # attached, then released), as a script's later windows do.
+        torch.zeros(1, device="cuda")
     body = types.ModuleType(_BODY_MODULE)
     body.run = run  # type: ignore[attr-defined]
     sys.modules[_BODY_MODULE] = body
@@ -251,26 +262,33 @@ def _measure_hooks(args: argparse.Namespace, tmp: Path, before: bool = False) ->
 # ------------------------------------------------------------------------------- the sampler
 
 
-def _busy(seconds: float, op: Any = None) -> float:
+def _noop() -> None:
+    return None
+
+
+def _busy(seconds: float, op: Any = None, boundary: Any = _noop) -> float:
     """Iterations per second of a loop run for ``seconds``: pure Python, which never lets go
-    of the GIL, or ``op()`` (a torch op, which lets go of it while it runs)."""
+    of the GIL, or ``op()`` (a torch op, which lets go of it while it runs); ``boundary()``
+    every :data:`BOUNDARY_S` (a step's end), in every arm alike."""
     n = 0
     clock = time.perf_counter
     t0 = clock()
     end = t0 + seconds
-    if op is None:
-        while True:
+    step_end = t0 + BOUNDARY_S
+    while True:
+        if op is None:
             for _ in range(200):
                 n += 1
-            if clock() >= end:
-                break
-    else:
-        while True:
+        else:
             for _ in range(20):
                 op()
             n += 20
-            if clock() >= end:
-                break
+        now = clock()
+        if now >= step_end:
+            boundary()
+            step_end = now + BOUNDARY_S
+        if now >= end:
+            break
     return n / (clock() - t0)
 
 
@@ -331,6 +349,10 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     # comparison, at 20 Hz), in a rotating order; each loss is against the round's "off".
     arms: dict[str, float | None] = {"off": None, f"{rate_hz:g} Hz": interval_s}
     arms.setdefault(f"{1 / sampler_mod.DEFAULT_INTERVAL_S:g} Hz", sampler_mod.DEFAULT_INTERVAL_S)
+    # A candidate: the ticks taken on the script's thread at its step boundaries (the Runner's
+    # stepping()/between_steps()), the thread only covering steps longer than a period.
+    boundary_arm = f"{rate_hz:g} Hz, ticks at boundaries"
+    arms[boundary_arm] = interval_s
     names = list(arms)
     loops = _loops(args.device)
     for op in loops.values():
@@ -343,14 +365,18 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             for name in names[k:] + names[:k]:
                 iv = arms[name]
                 sampler = _make_sampler(args, sink, iv) if iv is not None else None
-                if sampler is not None:
-                    sampler.start()
-                    time.sleep(0.01)  # its first tick (start() takes one) is not steady
-                rates[name] = _busy(args.gil_block_s, op)
-                if args.device == "cuda":
-                    torch.cuda.synchronize()  # no launches left over for the next block
-                if sampler is not None:
-                    sampler.stop()
+                boundary = _noop
+                with contextlib.ExitStack() as stack:
+                    if sampler is not None:
+                        sampler.start()
+                        stack.callback(sampler.stop)
+                        if name == boundary_arm:
+                            stack.enter_context(sampler.stepping())
+                            boundary = sampler.between_steps
+                        time.sleep(0.01)  # its first tick (start() takes one) is not steady
+                    rates[name] = _busy(args.gil_block_s, op, boundary)
+                    if args.device == "cuda":
+                        torch.cuda.synchronize()  # no launches left over for the next block
             rounds[loop].append(rates)
     sink.close()
     losses = {

@@ -85,6 +85,44 @@ def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu() -> Non
     assert [s.step for s in out + rest] == list(range(300))
 
 
+@pytest.mark.gpu
+def test_on_cuda_step_timing_reuses_its_events_and_never_synchronizes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+
+    made, syncs = [0], []
+
+    class CountedEvent(torch.cuda.Event):
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            made[0] += 1
+            return super().__new__(cls, *args, **kwargs)
+
+        def synchronize(self) -> None:
+            syncs.append("Event.synchronize")
+            super().synchronize()
+
+    monkeypatch.setattr(torch.cuda, "Event", CountedEvent)
+    real_sync = torch.cuda.synchronize
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: syncs.append("synchronize"))
+    x = torch.zeros(1024, device="cuda")
+    timer = StepTimer(0.0)
+    out = []
+    for k in range(300):
+        for _ in range(5):
+            x.add_(1.0)
+        timer.end(k, False, x.device)
+        out += timer.ready()
+    assert syncs == []  # never waits for the GPU at a step
+    # The GPU keeps a few steps behind at most; every other event comes from the pool.
+    assert made[0] <= 16, made[0]
+    real_sync()
+    rest = timer.flush()
+    steps = out + rest
+    assert [s.step for s in steps] == list(range(300))
+    assert all(s.gpu_ms is not None and s.gpu_ms >= 0 for s in steps[1:])
+
+
 # ------------------------------------------------------------------------------- the sink
 
 
