@@ -49,7 +49,12 @@ outside the window, its sink):
   thread's loss is ``1 - on/off`` per round (median, bootstrap interval). It counts what the
   thread costs the script's thread: its ticks, the GIL hand-offs (one at each wake and after
   each system call of a tick), the wait for a core. The totals use the pure-Python loop's
-  loss, the worst case.
+  loss, the worst case. On a loaded machine other processes swamp that rate, so each block
+  also gives the share of its time the main thread was blocked (``blocked``: the wall time
+  less its CPU time, ``thread_time``, and its wait for a CPU, schedstat's ``run_delay``):
+  for a loop that never sleeps, the GIL waits. It is robust to the load but leaves out the
+  main thread's wait for a core after a hand-off, so it is a lower bound where cores are busy
+  (on an idle machine the two agree); for the boundary arm it adds the ticks' CPU time.
 
 Each figure is given in µs per step and as a share of a 5 ms and a 10 ms step (the sampler's
 share is a share of the thread's time, so the same for both). ``--json FILE`` writes every
@@ -266,12 +271,33 @@ def _noop() -> None:
     return None
 
 
-def _busy(seconds: float, op: Any = None, boundary: Any = _noop) -> float:
-    """Iterations per second of a loop run for ``seconds``: pure Python, which never lets go
-    of the GIL, or ``op()`` (a torch op, which lets go of it while it runs); ``boundary()``
-    every :data:`BOUNDARY_S` (a step's end), in every arm alike."""
+def _schedstat() -> tuple[int, int] | None:
+    """This thread's (ns on a CPU, ns waiting for one); None without Linux's schedstat.
+
+    The CPU time is ``thread_time``'s: schedstat's own lags by up to a scheduler tick for a
+    running thread. Its wait is complete whenever the thread runs (it is added at each switch).
+    """
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            waiting = f.read().split()[1]
+        return time.thread_time_ns(), int(waiting)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _busy(seconds: float, op: Any = None, boundary: Any = _noop) -> tuple[float, float]:
+    """A loop run for ``seconds``: pure Python, which never lets go of the GIL, or ``op()`` (a
+    torch op, which lets go of it while it runs); ``boundary()`` every :data:`BOUNDARY_S` (a
+    step's end), in every arm alike.
+
+    Returns its iterations per second, and the share of the time this thread was blocked
+    (neither on a CPU nor waiting for one: waiting for the GIL, as the loop never sleeps;
+    NaN without schedstat). Unlike the rate, the blocked share leaves out the time other
+    processes took the CPU, which on a loaded machine swamps the rate.
+    """
     n = 0
     clock = time.perf_counter
+    stat0 = _schedstat()
     t0 = clock()
     end = t0 + seconds
     step_end = t0 + BOUNDARY_S
@@ -289,7 +315,24 @@ def _busy(seconds: float, op: Any = None, boundary: Any = _noop) -> float:
             step_end = now + BOUNDARY_S
         if now >= end:
             break
-    return n / (clock() - t0)
+    wall = clock() - t0
+    stat1 = _schedstat()
+    if stat0 is None or stat1 is None:
+        return n / wall, float("nan")
+    ran = (stat1[0] - stat0[0] + stat1[1] - stat0[1]) / 1e9
+    return n / wall, (wall - ran) / wall  # unclipped: its errors (a wait that straddles t0) cancel
+
+
+def _counting(sampler: Any, ticks: list[int]) -> Any:
+    """``sampler.between_steps``, counting the ticks it takes into ``ticks[0]``."""
+
+    def boundary() -> None:
+        last = sampler._last
+        sampler.between_steps()
+        if sampler._last != last:
+            ticks[0] += 1
+
+    return boundary
 
 
 def _loops(device: str) -> dict[str, Any]:
@@ -358,26 +401,32 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     for op in loops.values():
         _busy(0.2, op)
     rounds: dict[str, list[dict[str, float]]] = {loop: [] for loop in loops}
+    blocked: dict[str, list[dict[str, float]]] = {loop: [] for loop in loops}
     for i in range(args.gil_rounds):
         k = i % len(names)
         for loop, op in loops.items():
-            rates = {}
+            rates, blocks = {}, {}
             for name in names[k:] + names[:k]:
                 iv = arms[name]
                 sampler = _make_sampler(args, sink, iv) if iv is not None else None
-                boundary = _noop
+                boundary: Any = _noop
+                main_ticks = [0]
                 with contextlib.ExitStack() as stack:
                     if sampler is not None:
                         sampler.start()
                         stack.callback(sampler.stop)
                         if name == boundary_arm:
                             stack.enter_context(sampler.stepping())
-                            boundary = sampler.between_steps
+                            boundary = _counting(sampler, main_ticks)
                         time.sleep(0.01)  # its first tick (start() takes one) is not steady
-                    rates[name] = _busy(args.gil_block_s, op, boundary)
+                    rates[name], share = _busy(args.gil_block_s, op, boundary)
+                    # The ticks taken on this thread cost it their CPU time, not a block.
+                    cpu_us = tick["thread_cpu_us"]["median"]
+                    blocks[name] = share + main_ticks[0] * cpu_us * 1e-6 / args.gil_block_s
                     if args.device == "cuda":
                         torch.cuda.synchronize()  # no launches left over for the next block
             rounds[loop].append(rates)
+            blocked[loop].append(blocks)
     sink.close()
     losses = {
         loop: {
@@ -387,6 +436,14 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         }
         for loop, rs in rounds.items()
     }
+    blocked_losses = {
+        loop: {
+            name: median_interval([r[name] - r["off"] for r in rs])
+            for name in names
+            if name != "off"
+        }
+        for loop, rs in blocked.items()
+    }
     return {
         "interval_s": interval_s,
         "rate_hz": rate_hz,
@@ -395,6 +452,8 @@ def _measure_sampler(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "busy_rounds_per_s": rounds,
         "busy_loss": losses["python"][f"{rate_hz:g} Hz"],
         "busy_loss_by_loop": losses,
+        "busy_blocked_rounds": blocked,
+        "busy_blocked_by_loop": blocked_losses,
         "threads": threading.active_count(),
     }
 
@@ -491,9 +550,11 @@ def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, A
     )
     for loop, by_rate in sampler["busy_loss_by_loop"].items():
         for name, loss in by_rate.items():
+            b = sampler["busy_blocked_by_loop"][loop][name]
             print(
-                f"    {loop:<18} at {name:<6} {100 * loss['median']:.3f}% "
-                f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}]"
+                f"    {loop:<18} at {name:<28} rate {100 * loss['median']:6.3f}% "
+                f"[{100 * loss['lo']:.3f}, {100 * loss['hi']:.3f}]; blocked "
+                f"{100 * b['median']:6.3f}% [{100 * b['lo']:.3f}, {100 * b['hi']:.3f}]"
             )
     for ms in STEP_MS:
         tot = s["total"][f"{ms:g}ms"]
