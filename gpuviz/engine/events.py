@@ -205,21 +205,30 @@ class EventDecodeError(ValueError):
     """A line is not an event of this schema (names the line and what is wrong)."""
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Each event class's field names: ``dataclasses.fields`` took half of a ``StepTimed``'s
+encoding, which ``gpuviz profile`` pays on the script's thread at every step."""
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """The wire object of ``event``: ``type`` first, ``None`` fields left out."""
-    out: dict[str, Any] = {"type": type(event).__name__}
+    cls = type(event)
+    out: dict[str, Any] = {"type": cls.__name__}
     if isinstance(event, Started):
         out["schema"] = SCHEMA
-    for f in fields(event):
-        value = getattr(event, f.name)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(event))
+    for name in names:
+        value = getattr(event, name)
         if value is not None:
-            out[f.name] = value
+            out[name] = value
     return out
 
 
 def encode_event(event: Event) -> str:
     """One JSON line (no newline) for ``event``. Values must be JSON types (they are)."""
-    return json.dumps(event_to_dict(event), allow_nan=False, default=_json_default)
+    return _ENCODER.encode(event_to_dict(event))
 
 
 def _json_default(value: Any) -> Any:
@@ -231,6 +240,11 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (set, tuple)):
         return list(value)
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+_ENCODER = json.JSONEncoder(allow_nan=False, default=_json_default)
+"""``json.dumps(obj, allow_nan=False, default=_json_default)``, without making an encoder per
+event."""
 
 
 def event_from_dict(obj: dict[str, Any]) -> Event:
@@ -291,8 +305,8 @@ class EventWriter:
         self._folder = self.path.parent
         self._file: IO[str] = open(self.path, "w", encoding="utf-8")
 
-    def write(self, event: Event) -> None:
-        """Append one event."""
+    def write(self, event: Event, flush: bool = True) -> None:
+        """Append one event; ``flush=False`` leaves it in the buffer (see :meth:`flush`)."""
         obj = event_to_dict(event)
         key = _PATH_FIELDS.get(obj["type"])
         if key and isinstance(obj.get(key), str):
@@ -302,7 +316,12 @@ class EventWriter:
                 **obj["result"],
                 "trace": _relative_to(obj["result"]["trace"], self._folder),
             }
-        self._file.write(json.dumps(obj, allow_nan=False, default=_json_default) + "\n")
+        self._file.write(_ENCODER.encode(obj) + "\n")
+        if flush:
+            self._file.flush()
+
+    def flush(self) -> None:
+        """Write out what is buffered."""
         self._file.flush()
 
     def close(self) -> None:

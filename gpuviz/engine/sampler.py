@@ -30,6 +30,7 @@ import math
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -37,6 +38,14 @@ from gpuviz.engine.events import MemorySample
 
 DEFAULT_INTERVAL_S = 0.05
 """20 Hz: twice DESIGN.md's minimum, still far below a millisecond of GIL a second."""
+
+PROFILE_INTERVAL_S = 0.1
+"""``gpuviz profile``'s rate, 10 Hz (DESIGN.md's minimum; the ticks keep to their schedule, so
+it is 10 Hz on average). There nothing keeps the ticks out of the script's steps: each tick
+takes the GIL from the script's thread once when it wakes and once more after each system call
+it makes (the RSS read, NVML's two calls, a write of the events). Where the cores are busy a
+hand-off waits for a core as well: on a loaded 2-core machine a busy loop beside the thread
+lost about 8% at 20 Hz, 3% at 10 Hz (``benchmarks/step_cost.py``; noisy there)."""
 
 MAX_DEFER_S = 0.04
 """While timed steps run, how long past its period a tick waits for a step boundary before the
@@ -63,6 +72,47 @@ def _allocator_bytes(torch: Any, index: int) -> tuple[int, int, int]:
         int(flat.get("reserved_bytes.all.current", 0)),
         int(flat.get("allocated_bytes.all.peak", 0)),
     )
+
+
+class _Rss:
+    """The process's resident bytes, as psutil gives them (``statm``'s resident pages times the
+    page size).
+
+    On Linux one ``pread`` of ``/proc/self/statm``, kept open: 2 µs and one system call. psutil
+    opens, reads and closes the file at each call (20 µs here), and each of those system calls
+    lets the script's thread take the GIL and then hand it back to this thread.
+    """
+
+    def __init__(self, proc: Any) -> None:
+        self._proc = proc
+        self._fd: int | None = None
+        self._page = 0
+        try:
+            fd = os.open(f"/proc/{os.getpid()}/statm", os.O_RDONLY)
+        except (OSError, AttributeError):
+            return  # not Linux: psutil
+        try:
+            self._page = os.sysconf("SC_PAGE_SIZE")
+            int(os.pread(fd, 256, 0).split()[1])
+        except (OSError, ValueError, IndexError, AttributeError):
+            os.close(fd)
+            return
+        self._fd = fd
+        self._closer = weakref.finalize(self, os.close, fd)
+
+    def read(self) -> int:
+        fd = self._fd
+        if fd is not None:
+            try:
+                return int(os.pread(fd, 256, 0).split()[1]) * self._page
+            except (OSError, ValueError, IndexError):
+                self.close()
+        return int(self._proc.memory_info().rss)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self._fd = None
+            self._closer()
 
 
 class _Nvml:
@@ -146,7 +196,7 @@ class MemorySampler:
     ) -> None:
         import psutil
 
-        self._proc = psutil.Process()
+        self._rss = _Rss(psutil.Process())
         self._devices = devices
         self._t0 = t0
         self._emit = emit
@@ -181,6 +231,7 @@ class MemorySampler:
         if self._nvml is not None:
             self._nvml.close()
             self._nvml = None
+        self._rss.close()  # a later sample() reads through psutil
 
     @property
     def running(self) -> bool:
@@ -224,7 +275,8 @@ class MemorySampler:
                 self.sample()
             except Exception:  # a failing read must never kill the run
                 pass
-            wait = self._interval_s
+            # From the tick's start: the rate is the interval's, however long the tick took.
+            wait = max(self._last + self._interval_s - time.monotonic(), 0.0)
 
     def sample(self) -> list[MemorySample]:
         """Take one sample of every device now and deliver it."""
@@ -234,7 +286,7 @@ class MemorySampler:
     def _sample_locked(self) -> list[MemorySample]:
         self._last = time.monotonic()
         t_s = time.perf_counter() - self._t0
-        rss = int(self._proc.memory_info().rss)
+        rss = self._rss.read()
         out: list[MemorySample] = []
         for d in self._devices:
             name = str(d)

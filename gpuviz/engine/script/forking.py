@@ -35,28 +35,38 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 _disarm: Callable[[], None] | None = None
+_before: Callable[[], None] | None = None
 _registered = False
 _kept: list[Any] = []
 """Objects of the parent's that the child must never finalize (files, profiler handles)."""
 
 
-def watch(disarm: Callable[[], None]) -> None:
-    """Call ``disarm()`` in every child forked from this process until :func:`unwatch`.
+def watch(disarm: Callable[[], None], before: Callable[[], None] | None = None) -> None:
+    """Call ``disarm()`` in every child forked from this process until :func:`unwatch`, and
+    ``before()`` in this process right before each fork (the event sink writes out its
+    buffers, so that the child's copy holds nothing to write twice).
 
     ``os.register_at_fork`` cannot be undone, so one hook is registered per process and calls
     whatever function is being watched at the time of the fork.
     """
-    global _disarm, _registered
-    _disarm = disarm
+    global _disarm, _before, _registered
+    _disarm, _before = disarm, before
     if not _registered and hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=_after_in_child)
+        os.register_at_fork(before=_before_fork, after_in_child=_after_in_child)
         _registered = True
 
 
 def unwatch() -> None:
     """Stop disarming children (the session is over)."""
-    global _disarm
-    _disarm = None
+    global _disarm, _before
+    _disarm = _before = None
+
+
+def _before_fork() -> None:
+    before = _before
+    if before is not None:
+        with contextlib.suppress(Exception):  # never break the script's fork
+            before()
 
 
 def keep(*objects: Any) -> None:
@@ -65,9 +75,9 @@ def keep(*objects: Any) -> None:
 
 
 def _after_in_child() -> None:
-    global _disarm
+    global _disarm, _before
     disarm = _disarm
-    _disarm = None  # a grandchild is not this session's either
+    _disarm = _before = None  # a grandchild is not this session's either
     if disarm is None:
         return
     _unregister_profiler_atexit()

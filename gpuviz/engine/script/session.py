@@ -21,7 +21,7 @@ status. Along the way:
   launcher (ranks), that recording is CPU-only: the script has not picked its GPU yet, and
   CUDA activity would put a context on GPU 0 from every rank.
 - **Memory.** The memory sampler (:mod:`gpuviz.engine.sampler`) reads host RSS from the start,
-  and the step's GPU once the script has used CUDA (``MemorySample``). ``--memory-snapshot``
+  and the step's GPU once the script has used CUDA (``MemorySample``), at 10 Hz. ``--memory-snapshot``
   records the allocator's history over the profiled windows (:mod:`gpuviz.engine.memory_history`).
 - **A profiler of the script's own.** ``torch.profiler`` cannot run twice. When the script
   starts its own, gpuviz stops its profiler (writing the window it was recording), says so, and
@@ -159,6 +159,10 @@ class ScriptSession:
         )
         self._child = False  # a forked child of the script's (see forking)
         self._step_fn_problem = ""
+        self._step_label = target.stem  # read at every step: a Path made once, not per step
+        # GPUVIZ_PROFILE_STEP_HOOK=0 (an experiment switch, benchmarks/bench_profile.py): the
+        # step hook pauses once the last window is written.
+        self._pause_after_windows = os.environ.get("GPUVIZ_PROFILE_STEP_HOOK") == "0"
         self.t0 = time.perf_counter()
 
     @property
@@ -268,7 +272,7 @@ class ScriptSession:
         torch = self._torch
         assert self._sources is not None
         release_cupti_after_tracing()  # else steps after the window pay CUPTI's cost (+27%)
-        forking.watch(self._disarm_in_child)
+        forking.watch(self._disarm_in_child, before=self.sink.flush)
         self._undo.append(forking.unwatch)
         self._sources.install()
         self._undo.append(self._sources.uninstall)
@@ -306,13 +310,7 @@ class ScriptSession:
 
     def _action(self, step: int) -> Any:
         """The schedule, in torch's terms (``torch.profiler.profile(schedule=...)``)."""
-        action = self._torch.profiler.ProfilerAction
-        return {
-            Phase.NONE: action.NONE,
-            Phase.WARMUP: action.WARMUP,
-            Phase.RECORD: action.RECORD,
-            Phase.RECORD_AND_SAVE: action.RECORD_AND_SAVE,
-        }[self.schedule.phase(step)]
+        return self._torch.profiler.ProfilerAction[self.schedule.phase(step).name]
 
     @contextlib.contextmanager
     def _own(self) -> Iterator[None]:
@@ -376,9 +374,9 @@ class ScriptSession:
         self._timer.end(k, profiled, device)
         self.step = k + 1
         heavy = self._advance_profiler(k)
-        if self._prof is None and os.environ.get("GPUVIZ_PROFILE_STEP_HOOK") == "0":
+        if self._prof is None and self._pause_after_windows:
             assert self._sources is not None  # the sources called this
-            self._sources.pause()  # an experiment switch (benchmarks/bench_profile.py)
+            self._sources.pause()
         if heavy:
             self._timer.restart(device)
         self._emit_steps(self._timer.ready())
@@ -412,8 +410,13 @@ class ScriptSession:
             if last is not None and k >= last:
                 self._drop_profiler()  # every window is done: no more ProfilerStep ranges
             else:
-                with self._own():
+                # Nothing starts or stops (no warning, no synchronize): _own()'s
+                # catch_warnings and device switch would be half of this step's cost.
+                self._own_depth += 1
+                try:
                     prof.step()
+                finally:
+                    self._own_depth -= 1
             return False
         if before in (actions.NONE, actions.RECORD_AND_SAVE) and nxt is not Phase.NONE:
             if not self._before_window(check_foreign=before == actions.NONE):
@@ -670,7 +673,7 @@ class ScriptSession:
 
     # ---------------------------------------------------------------------------- memory
     def _start_sampler(self, device: Any) -> None:
-        from gpuviz.engine.sampler import MemorySampler
+        from gpuviz.engine.sampler import PROFILE_INTERVAL_S, MemorySampler
 
         torch = self._torch
         if os.environ.get("GPUVIZ_PROFILE_SAMPLER") == "0":
@@ -682,7 +685,9 @@ class ScriptSession:
         if device is not None:
             self.device = f"cuda:{device.index if device.index is not None else 0}"
         try:
-            self._sampler = MemorySampler(devices, self.t0, emit=self.sink.emit)
+            self._sampler = MemorySampler(
+                devices, self.t0, emit=self.sink.emit, interval_s=PROFILE_INTERVAL_S
+            )
         except ImportError as exc:  # psutil missing: the run goes on without memory samples
             self._sampler = None
             if not self._sampler_cuda or device is None:
@@ -761,7 +766,7 @@ class ScriptSession:
         self._undo = []
 
     def _emit_steps(self, steps: list[TimedStep]) -> None:
-        label = self.target.stem
+        label = self._step_label
         for s in steps:
             self.steps.append(s)
             self.sink.emit(StepTimed(s.step, label, s.wall_ms, s.gpu_ms, s.profiled))

@@ -1,0 +1,264 @@
+"""What ``gpuviz profile`` does at each step outside its window stays cheap (no timing here).
+
+``benchmarks/step_cost.py`` measures the cost; these tests catch what made it grow: a CUDA
+event made (or a wait for the GPU) at every step, state kept per step beyond the step's own
+figures, a system call per event.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import gpuviz
+from gpuviz.engine.events import Finished, Progress, StepTimed
+from gpuviz.engine.script import forking, writing
+from gpuviz.engine.script.steps import StepTimer
+
+# ------------------------------------------------------------------------- CUDA events, faked
+
+
+class _FakeEvent:
+    """A CUDA event that completes ``lag`` boundaries after it is recorded."""
+
+    made = 0
+    syncs = 0
+    clock = 0
+
+    def __init__(self, enable_timing: bool = False) -> None:
+        assert enable_timing
+        type(self).made += 1
+        self.at: int | None = None
+
+    def record(self, stream: Any = None) -> None:
+        self.at = _FakeEvent.clock
+
+    def query(self) -> bool:
+        return self.at is not None and _FakeEvent.clock - self.at >= 2
+
+    def synchronize(self) -> None:
+        type(self).syncs += 1
+
+    def elapsed_time(self, end: _FakeEvent) -> float:
+        assert self.at is not None and end.at is not None
+        return float(end.at - self.at)
+
+
+def _fake_torch(calls: list[str]) -> Any:
+    def sync(*_: Any) -> None:
+        calls.append("torch.cuda.synchronize")
+
+    cuda = SimpleNamespace(
+        Event=_FakeEvent,
+        synchronize=sync,
+        is_initialized=lambda: True,
+        current_device=lambda: 0,
+        is_current_stream_capturing=lambda: False,
+        current_stream=lambda index=None: ("stream", index),
+    )
+    return SimpleNamespace(cuda=cuda)
+
+
+def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu() -> None:
+    calls: list[str] = []
+    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
+    timer = StepTimer(0.0)
+    timer._torch = _fake_torch(calls)
+    device = SimpleNamespace(type="cuda", index=0)
+    out = []
+    for k in range(300):
+        _FakeEvent.clock += 1
+        timer.end(k, False, device)
+        out += timer.ready()
+    # Events complete two boundaries late: a few are in flight, the rest come from the pool.
+    assert _FakeEvent.made <= 4
+    assert _FakeEvent.syncs == 0 and calls == []
+    assert [s.step for s in out] == list(range(len(out))) and len(out) >= 297
+    assert all(s.gpu_ms == 1.0 for s in out[1:])  # one tick of the fake clock a step
+    rest = timer.flush()  # the end of the run may wait
+    assert [s.step for s in out + rest] == list(range(300))
+
+
+@pytest.mark.gpu
+def test_on_cuda_step_timing_reuses_its_events_and_never_synchronizes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+
+    made, syncs = [0], []
+
+    class CountedEvent(torch.cuda.Event):
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            made[0] += 1
+            return super().__new__(cls, *args, **kwargs)
+
+        def synchronize(self) -> None:
+            syncs.append("Event.synchronize")
+            super().synchronize()
+
+    monkeypatch.setattr(torch.cuda, "Event", CountedEvent)
+    real_sync = torch.cuda.synchronize
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: syncs.append("synchronize"))
+    x = torch.zeros(1024, device="cuda")
+    timer = StepTimer(0.0)
+    out = []
+    for k in range(300):
+        for _ in range(5):
+            x.add_(1.0)
+        timer.end(k, False, x.device)
+        out += timer.ready()
+    assert syncs == []  # never waits for the GPU at a step
+    # The GPU keeps a few steps behind at most; every other event comes from the pool.
+    assert made[0] <= 16, made[0]
+    real_sync()
+    rest = timer.flush()
+    steps = out + rest
+    assert [s.step for s in steps] == list(range(300))
+    assert all(s.gpu_ms is not None and s.gpu_ms >= 0 for s in steps[1:])
+
+
+# ------------------------------------------------------------------------------- the sink
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_step_events_wait_in_the_buffer_and_go_out_before_anything_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writing, "FLUSH_S", 1e9)
+    path = tmp_path / "e.jsonl"
+    sink = writing.EventSink(str(path))
+    try:
+        for k in range(5):
+            sink.emit(StepTimed(k, "s", 1.0, None, False))
+            sink.emit(Progress(k + 1, 0))
+        assert path.read_text() == ""  # no system call per step
+        sink.emit(Finished({"ok": True}))
+        types = [e["type"] for e in _lines(path)]
+        assert types == ["StepTimed", "Progress"] * 5 + ["Finished"]
+        sink.emit(StepTimed(5, "s", 1.0, None, False))
+        monkeypatch.setattr(writing, "FLUSH_S", 0.0)  # past the period: the next one flushes
+        sink.emit(Progress(6, 0))
+        assert [e["type"] for e in _lines(path)][-2:] == ["StepTimed", "Progress"]
+    finally:
+        sink.close()
+
+
+def test_the_sink_is_written_out_before_a_fork(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A child's copy of unwritten buffers must hold nothing: the parent writes them first.
+    monkeypatch.setattr(writing, "FLUSH_S", 1e9)
+    path = tmp_path / "e.jsonl"
+    sink = writing.EventSink(str(path))
+    try:
+        sink.emit(StepTimed(0, "s", 1.0, None, False))
+        forking.watch(lambda: None, before=sink.flush)
+        try:
+            forking._before_fork()
+        finally:
+            forking.unwatch()
+        assert [e["type"] for e in _lines(path)] == ["StepTimed"]
+    finally:
+        sink.close()
+
+
+# -------------------------------------------------------------------- a real session's steps
+
+
+def test_a_step_past_the_window_keeps_no_more_than_its_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What gpuviz's own files hold on to after N steps past the window: the step's figures
+    # (session.steps) and nothing that grows faster. tracemalloc counts bytes, not time.
+    from gpuviz.engine.script.options import OutPlan, ProfileOptions
+    from gpuviz.engine.script.session import ScriptSession
+    from gpuviz.engine.script.target import resolve_target
+
+    monkeypatch.setattr(writing, "FLUSH_S", 0.0)  # no events left in the buffers to count
+    n = 400
+    script = tmp_path / "train.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import sys, tracemalloc, torch
+            p = torch.zeros(4, requires_grad=True)
+            opt = torch.optim.SGD([p], lr=0.1)
+            for _ in range(20):  # step 0 is the window; the rest warm up
+                opt.step()
+            root = {str(Path(gpuviz.__file__).parent)!r}
+            only = [tracemalloc.Filter(True, root + "/*")]
+            tracemalloc.start(1)
+            before = tracemalloc.take_snapshot().filter_traces(only)
+            for _ in range({n}):
+                opt.step()
+            after = tracemalloc.take_snapshot().filter_traces(only)
+            tracemalloc.stop()
+            sys.gpuviz_step_growth = [
+                (str(d.traceback), d.size_diff, d.count_diff)
+                for d in after.compare_to(before, "lineno") if d.size_diff > 0
+            ]
+            """
+        )
+    )
+    options = ProfileOptions(
+        script=str(script),
+        skip=0,
+        warmup=0,
+        active=1,
+        stack=False,
+        out=str(tmp_path / "t.json.gz"),
+        events=str(tmp_path / "e.jsonl"),
+    )
+    session = ScriptSession(
+        options, resolve_target(str(script), None, []), OutPlan(tmp_path / "t.json.gz")
+    )
+    try:
+        assert session.run() == 0, capsys.readouterr().err
+        growth = sys.gpuviz_step_growth  # type: ignore[attr-defined]
+    finally:
+        if hasattr(sys, "gpuviz_step_growth"):
+            del sys.gpuviz_step_growth  # type: ignore[attr-defined]
+    assert session.step == 20 + n and session.traces
+    per_step = sum(size for _, size, _ in growth) / n
+    # A TimedStep (its step number and wall time) in session.steps: 180 bytes and 3.6 blocks
+    # a step on CPython 3.11; another event kept per step would add about 200 and 2.
+    assert per_step < 400, growth
+    assert sum(count for _, _, count in growth) <= 5 * n, growth
+
+
+# ------------------------------------------------------------------------------ the sampler
+
+
+def test_the_sampler_reads_rss_as_psutil_does_without_psutils_three_system_calls() -> None:
+    import os
+
+    import psutil
+    import torch
+
+    from gpuviz.engine.sampler import MemorySampler
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("no /proc here: psutil is read")
+    sampler = MemorySampler([torch.device("cpu")], 0.0)
+
+    class Refuse:
+        def memory_info(self) -> Any:
+            raise AssertionError("psutil read at a tick")
+
+    real = sampler._rss._proc
+    sampler._rss._proc = Refuse()
+    ours = sampler.sample()[0].rss_bytes
+    theirs = psutil.Process().memory_info().rss
+    assert abs(ours - theirs) < 16 << 20  # the same figure, give or take the memory in between
+    sampler._rss._proc = real
+    sampler.stop()  # never started: closes the file; later samples go through psutil
+    assert sampler.sample()[0].rss_bytes > 0
