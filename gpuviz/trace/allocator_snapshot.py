@@ -76,6 +76,8 @@ SNAPSHOT_SUFFIX = ".memory.pickle"
 
 MAX_BYTES = 1 << 40
 """The largest size a block, segment or request may claim: 1 TiB (the largest GPU holds 288 GB)."""
+MAX_OOM_REQUEST = 1 << 56
+"""The largest request an OOM entry may name: 64 PiB (an absurd request is real data here)."""
 MAX_TIME_US = (1 << 62) // 1000
 """The latest ``time_us`` (in 2116): in ns it still fits int64, with room for differences."""
 MAX_DEVICES = 1024
@@ -295,7 +297,12 @@ def _trace_entries(items: list[Any], interner: _Interner, src: str, where: str) 
             raise TraceFormatError(
                 src, f"{where}[{i}]", f"expected a dict, got {type(items[i]).__name__}"
             )
-    size = _check_range(_int_column(items, "size", 0, src, where), "size", src, where, MAX_BYTES)
+    size = _int_column(items, "size", 0, src, where)
+    is_oom = action == Action.OOM
+    _check_range(size[~is_oom], "size", src, where, MAX_BYTES, np.flatnonzero(~is_oom))
+    # An OOM entry's size is what the program asked for, however absurd (a real one asked for
+    # 16 TiB): it is shown, never summed.
+    _check_range(size[is_oom], "size", src, where, MAX_OOM_REQUEST, np.flatnonzero(is_oom))
     stream = _check_range(_int_column(items, "stream", 0, src, where), "stream", src, where, None)
     time_us = _check_range(
         _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US

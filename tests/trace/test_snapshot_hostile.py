@@ -69,6 +69,16 @@ def test_the_tiny_snapshot_itself_is_valid() -> None:
     assert len(snapshot_from_data(tiny_snapshot(), "s.pickle").trace_columns(0)) == 3
 
 
+def test_an_oom_may_name_an_absurd_request() -> None:
+    # Real data (the H100 OOM test asks for 16 TiB): an OOM's size is the request, not a block.
+    snap = _set(tiny_snapshot(), "device_traces/0/2/size", 16 * MAX_BYTES)
+    assert snap["device_traces"][0][2]["action"] == "oom"
+    cols = snapshot_from_data(snap, "s.pickle").trace_columns(0)
+    assert int(cols.size_bytes[2]) == 16 * MAX_BYTES
+    with pytest.raises(TraceFormatError, match="'size'"):  # a block or an alloc may not
+        snapshot_from_data(_set(tiny_snapshot(), "device_traces/0/1/size", 16 * MAX_BYTES), "s")
+
+
 def test_too_many_devices_is_refused_before_a_loop_per_device() -> None:
     snap = {"segments": [], "device_traces": [[] for _ in range(MAX_DEVICES + 1)]}
     with pytest.raises(TraceFormatError, match="devices"):
