@@ -251,3 +251,52 @@ def test_cudnn_attention_of_older_torch_counts_at_the_sdpa_op(tmp_path: Path) ->
     assert (old.calls, old.flops, old.device_ns) == (1, flops, 6000)
     assert (new.calls, new.flops, new.device_ns) == (1, flops, 4000)
     assert old.nbytes == new.nbytes == 4 * 2 * 4 * 64 * 32 * 2  # q, k, v read, output written
+
+
+def test_module_flops_add_up_to_the_steps_and_mfu_is_over_device_time() -> None:
+    """tinylm_train by module: the top-level module and the outside rows hold every counted
+    FLOP (forward and backward), a Block holds its Attn and Mlp, an Attn holds its two Linears
+    and the attention ops, and MFU is FLOPs over the row's device time at the bf16 peak."""
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.module_flops import annotate_modules
+
+    trace = load_trace(DATA / "attribution" / "tinylm_train.json.gz")
+    hw = hardware(trace)
+    table = breakdown(trace, "module")
+    annotate_modules(table, hw, attribute(trace))
+    rows = {r.key: r for r in table.rows}
+    flops = {k: r.extra["flops"] for k, r in rows.items()}
+    tops = [r for r in table.rows if r.kind == "outside" or "." not in r.key]
+    assert sum(r.extra["flops"] for r in tops) == sum(s.flops for s in hw.steps) > 0
+    assert (
+        flops["TinyLM_0.Block_0"]
+        == flops["TinyLM_0.Block_0.Attn_0"] + flops["TinyLM_0.Block_0.Mlp_0"]
+    )
+    attention = sum(s.flops for s in hw.shapes if "attention" in s.name) // 2  # of 2 layers
+    attn = "TinyLM_0.Block_0.Attn_0"
+    assert flops[attn] == flops[f"{attn}.Linear_0"] + flops[f"{attn}.Linear_1"] + attention
+    # a Linear's forward GEMM and its two backward GEMMs: 3 · 2·M·K·N, 2 steps (MLP 256→1024)
+    assert flops["TinyLM_0.Block_0.Mlp_0.Linear_2"] == 2 * 3 * 2 * (8 * 128) * 256 * 1024
+    assert flops["TinyLM_0.Embedding_0"] == 0 and rows["TinyLM_0.Embedding_0"].extra["mfu"] == 0
+    mlp = rows["TinyLM_0.Block_0.Mlp_0"]
+    assert mlp.extra["mfu"] == pytest.approx(
+        mlp.extra["flops"] / (mlp.device_total_ns * 989.4e3), abs=1e-5
+    )
+
+
+def test_each_rank_of_a_rank_folder_gets_its_steps_together() -> None:
+    """ddp_nccl_4rank (4 H200 ranks, shapes recorded): one figure per rank, its steps' FLOPs
+    and windows summed, MFU at the rank's peak; so the duration-weighted mean of its steps'."""
+    hw = hardware(load_trace(DATA / "ddp_nccl_4rank"))
+    assert [r.rank for r in hw.ranks] == [0, 1, 2, 3]
+    for r in hw.ranks:
+        mine = [s for s in hw.steps if s.rank == r.rank]
+        assert r.steps == len(mine) == 2
+        assert r.flops == sum(s.flops for s in mine) > 0
+        assert r.duration_ns == sum(s.duration_ns for s in mine)
+        assert r.precision == "fp32" and r.peak_tflops == 66.9
+        assert r.mfu == pytest.approx(r.flops / (r.duration_ns * 66.9e3))
+        weighted = sum(s.mfu * s.duration_ns for s in mine) / r.duration_ns  # type: ignore[operator]
+        assert r.mfu == pytest.approx(weighted)
+    one = hardware(load_trace(GPU / "roofline.json.gz"))
+    assert [(r.rank, r.flops) for r in one.ranks] == [(None, one.steps[0].flops)]
