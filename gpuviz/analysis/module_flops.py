@@ -59,9 +59,14 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
 
     Notes
     -----
-    ``mfu`` is null where no peak is known, 0 for a row without FLOPs on a known device.
+    ``mfu`` is null where no peak is known or the row has no FLOPs (as a step's is); both are
+    null on every row of a trace with no counted FLOPs (recorded without shapes).
     """
     if table.by != "module":
+        return
+    if not np.isfinite(hw.calls.flops).any():
+        for row in table.rows:
+            row.extra.update(flops=None, mfu=None)
         return
     frame, path, paths = module_paths(att)
     out_key, out_names = outside_keys(att)
@@ -85,9 +90,6 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         total = sum(by.values())
         top = max(by, key=lambda k: by[k]) if by else None
         peak = peaks.tflops(top) if peaks is not None and top is not None else None
+        got = mfu(total, row.device_total_ns, peak) if total > 0 else None
         row.extra["flops"] = round(total)
-        if total > 0:
-            got = mfu(total, row.device_total_ns, peak)
-            row.extra["mfu"] = None if got is None else round(got, 5)
-        else:
-            row.extra["mfu"] = 0.0 if peaks is not None else None
+        row.extra["mfu"] = None if got is None else round(got, 5)

@@ -277,7 +277,7 @@ def test_module_flops_add_up_to_the_steps_and_mfu_is_over_device_time() -> None:
     assert flops[attn] == flops[f"{attn}.Linear_0"] + flops[f"{attn}.Linear_1"] + attention
     # a Linear's forward GEMM and its two backward GEMMs: 3 · 2·M·K·N, 2 steps (MLP 256→1024)
     assert flops["TinyLM_0.Block_0.Mlp_0.Linear_2"] == 2 * 3 * 2 * (8 * 128) * 256 * 1024
-    assert flops["TinyLM_0.Embedding_0"] == 0 and rows["TinyLM_0.Embedding_0"].extra["mfu"] == 0
+    assert flops["TinyLM_0.Embedding_0"] == 0 and rows["TinyLM_0.Embedding_0"].extra["mfu"] is None
     mlp = rows["TinyLM_0.Block_0.Mlp_0"]
     assert mlp.extra["mfu"] == pytest.approx(
         mlp.extra["flops"] / (mlp.device_total_ns * 989.4e3), abs=1e-5
@@ -300,3 +300,21 @@ def test_each_rank_of_a_rank_folder_gets_its_steps_together() -> None:
         assert r.mfu == pytest.approx(weighted)
     one = hardware(load_trace(GPU / "roofline.json.gz"))
     assert [(r.rank, r.flops) for r in one.ranks] == [(None, one.steps[0].flops)]
+
+
+def test_modules_of_a_trace_without_shapes_have_no_flops(tmp_path: Path) -> None:
+    """tinylm_train with its shapes taken out (stacks kept): no FLOPs, so null, not 0."""
+    import gzip
+
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.module_flops import annotate_modules
+
+    doc = json.loads(gzip.open(DATA / "attribution" / "tinylm_train.json.gz").read())
+    for e in doc["traceEvents"]:
+        e.get("args", {}).pop("Input Dims", None)
+    path = tmp_path / "no_shapes.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    trace = load_trace(path, cache=False)
+    table = breakdown(trace, "module")
+    annotate_modules(table, hardware(trace), attribute(trace))
+    assert table.rows and all(r.extra == {"flops": None, "mfu": None} for r in table.rows)
