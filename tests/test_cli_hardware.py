@@ -96,3 +96,24 @@ def test_bad_peak_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     path = write_run(tmp_path / "run.json.gz", steps=1)
     rc, _, err = _run(capsys, "summary", str(path), "--peak-tflops", value)
     assert rc == 2 and "--peak-tflops" in err and "Traceback" not in err
+
+
+def test_module_rows_and_ranks_get_flops_and_mfu(capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).parent / "data"
+    tiny = data / "attribution" / "tinylm_train.json.gz"
+    rc, out, _ = _run(capsys, "breakdown", str(tiny), "--by", "module", "--json")
+    assert rc == 0
+    doc = json.loads(out)
+    rows = {r["key"]: r for r in doc["rows"]}
+    top = rows["TinyLM_0"]
+    _, steps_out, _ = _run(capsys, "breakdown", str(tiny), "--by", "step", "--json")
+    assert top["flops"] == sum(s["flops"] for s in json.loads(steps_out)["rows"])
+    assert top["mfu"] == pytest.approx(top["flops"] / (top["device_total_us"] * 989.4e6), abs=1e-5)
+    assert doc["peaks"]["label"] == "NVIDIA H100 SXM5 80GB"
+    rc, out, _ = _run(capsys, "breakdown", str(tiny), "--by", "module", "--top", "3")
+    assert "GFLOP" in out and "MFU" in out and "23.5" in out
+    rc, out, _ = _run(capsys, "summary", str(data / "ddp_nccl_4rank"), "--json")
+    ranks = json.loads(out)["mfu"]["ranks"]
+    assert [r["rank"] for r in ranks] == [0, 1, 2, 3] and all(r["steps"] == 2 for r in ranks)
+    rc, out, _ = _run(capsys, "summary", str(data / "ddp_nccl_4rank"))
+    assert "MFU per rank" in out

@@ -38,7 +38,10 @@ the rule is:
 2. Where a trace still nests an op with a figure inside another op with a figure (a custom op
    or an unknown wrapper around ``aten::mm``), keep the innermost one and drop the outer.
 3. A known parent with no descendant carrying a figure (a trace that lost its child ops) may use
-   :func:`composite_flops`, the same formula applied at the parent.
+   :func:`composite_flops`, the same formula applied at the parent. The op calls do so for
+   :data:`~gpuviz.analysis.op_args.FORMER_LEAVES`: torch 2.11 runs cuDNN attention under
+   ``_cudnn_attention_forward``/``_backward`` inside ``_scaled_dot_product_cudnn_attention``
+   (``_backward``), earlier releases in the latter directly.
 
 Bytes are a lower bound
 -----------------------
@@ -83,6 +86,7 @@ from gpuviz.analysis.op_args import (
 __all__ = [
     "COMPOSITE_OPS",
     "attention_flops",
+    "composite_bytes",
     "composite_flops",
     "conv_flops",
     "matmul_flops",
@@ -409,6 +413,33 @@ def _tensors(dims: Dims, types: Sequence[Any]) -> list[tuple[int, int]]:
     return out
 
 
+def _attention_bytes(
+    spec: AttentionArgs, dims: Dims, types: Sequence[Any], read: int
+) -> int | None:
+    qs, ks, vs = (shape_of(dims, spec.q + i) for i in range(3))
+    if qs is None or ks is None or vs is None:
+        return None
+    size = element_bytes(str(types[spec.q])) or 0
+    if spec.backward:  # writes dQ, dK, dV
+        written = numel(qs) + numel(ks) + numel(vs)
+    else:  # writes the output: the query's shape with the value's head size
+        written = numel(qs[:-1]) * vs[-1]
+    # the backward also reads out and grad_out; they are inputs, in `read` already
+    return read + written * size
+
+
+def composite_bytes(name: str, input_dims: Dims, input_types: Sequence[Any]) -> int | None:
+    """The bytes of an attention parent op, counted at the parent as its leaf would count them
+    (for :data:`~gpuviz.analysis.op_args.FORMER_LEAVES` where no leaf runs inside; see
+    :func:`composite_flops`); None for other ops."""
+    input_dims, input_types = input_dims or [], input_types or []
+    tensors = _tensors(input_dims, input_types)
+    if not tensors or name not in ATTENTION_PARENTS:
+        return None
+    read = sum(n * s for n, s in tensors)
+    return _attention_bytes(ATTENTION_PARENTS[name], input_dims, input_types, read)
+
+
 def _base(name: str) -> str:
     base = name.removeprefix("aten::")
     return base[:-1] if base.endswith("_") and not base.endswith("__") else base
@@ -475,17 +506,7 @@ def op_bytes(
         w_bytes = tensors[2][0] * tensors[2][1] if len(tensors) > 2 else 0
         return read + x_bytes * bool(mask[0]) + w_bytes * bool(mask[1])
     if name in ATTENTION_LEAVES:
-        spec = ATTENTION_LEAVES[name]
-        qs, ks, vs = (shape_of(input_dims, spec.q + i) for i in range(3))
-        if qs is None or ks is None or vs is None:
-            return None
-        size = element_bytes(str(input_types[spec.q])) or 0
-        if spec.backward:  # writes dQ, dK, dV
-            written = numel(qs) + numel(ks) + numel(vs)
-        else:  # writes the output: the query's shape with the value's head size
-            written = numel(qs[:-1]) * vs[-1]
-        # the backward also reads out and grad_out; they are inputs, in `read` already
-        return read + written * size
+        return _attention_bytes(ATTENTION_LEAVES[name], input_dims, input_types, read)
     base = _base(name)
     if base == "copy":  # copy_(dst, src): read src, write dst
         return read

@@ -70,15 +70,7 @@ def frame_sums(att: Attribution, frame: Mask, key: I64, n_keys: int) -> FrameSum
     frames = np.flatnonzero(frame)
     fkey = key[frames]
     up = f.nearest(frame, inclusive=False)
-    # A frame is outermost for its key when no frame above it has the same key.
-    outer = np.ones(len(frames), dtype=bool)
-    anc = up[frames]
-    live = np.flatnonzero(anc >= 0)
-    while len(live):
-        a = anc[live]
-        outer[live[key[a] == fkey[live]]] = False
-        anc[live] = up[a]
-        live = live[(anc[live] >= 0) & outer[live]]
+    outer = _outermost(frames, key, up)
     dur = (f.end_ns - f.start_ns)[frames].astype(np.float64)
     fwd_sub = f.subtree_sum(fwd_w)[frames]
     bwd_sub = f.subtree_sum(bwd_w)[frames]
@@ -115,6 +107,34 @@ def frame_sums(att: Attribution, frame: Mask, key: I64, n_keys: int) -> FrameSum
         bwd_total=per_key(outer, bwd_sub),
         inner=inner,
     )
+
+
+def _outermost(frames: I64, key: I64, up: I64) -> Mask:
+    """Of ``frames``, those with no frame of the same key above them (``up``: each node's
+    nearest frame above it)."""
+    fkey = key[frames]
+    outer = np.ones(len(frames), dtype=bool)
+    anc = up[frames]
+    live = np.flatnonzero(anc >= 0)
+    while len(live):
+        a = anc[live]
+        outer[live[key[a] == fkey[live]]] = False
+        anc[live] = up[a]
+        live = live[(anc[live] >= 0) & outer[live]]
+    return outer
+
+
+def key_totals(att: Attribution, frame: Mask, key: I64, n_keys: int, weight: F64) -> F64:
+    """Per key, the sum of a per-node ``weight`` inside the key's outermost frames (as
+    :attr:`FrameSums.fwd_total` sums device time; a frame inside one of its own key is
+    counted once)."""
+    frames = np.flatnonzero(frame)
+    outer = _outermost(frames, key, att.forest.nearest(frame, inclusive=False))
+    sub = att.forest.subtree_sum(weight)[frames]
+    out: F64 = np.bincount(key[frames][outer], weights=sub[outer], minlength=n_keys).astype(
+        np.float64, copy=False
+    )
+    return out
 
 
 def kernel_keys(att: Attribution, node_key: I64) -> I64:

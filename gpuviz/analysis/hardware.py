@@ -149,6 +149,7 @@ class StepFigures:
     precision: str | None
     peak_tflops: float | None
     mfu: float | None
+    by_precision: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """``{rank, step, label, duration_us, flops, precision, peak_tflops, mfu}``."""
@@ -156,6 +157,47 @@ class StepFigures:
             "rank": self.rank,
             "step": self.step,
             "label": self.label,
+            "duration_us": round(self.duration_ns / 1000.0, 3),
+            "flops": int(self.flops),
+            "precision": self.precision,
+            "peak_tflops": self.peak_tflops,
+            "mfu": _round(self.mfu, 5),
+        }
+
+
+@dataclass
+class RankFigures:
+    """One rank's FLOPs and MFU over all its steps.
+
+    Attributes
+    ----------
+    rank : int or None
+    steps : int
+    duration_ns : int
+        Its steps' windows, summed.
+    flops : float
+        Its steps' FLOPs, summed.
+    precision : str or None
+        The precision doing most of them.
+    peak_tflops : float or None
+        That precision's dense peak on the rank's device.
+    mfu : float or None
+        ``flops / (duration · peak)``: the steps' MFU weighted by their durations.
+    """
+
+    rank: int | None
+    steps: int
+    duration_ns: int
+    flops: float
+    precision: str | None
+    peak_tflops: float | None
+    mfu: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{rank, steps, duration_us, flops, precision, peak_tflops, mfu}``."""
+        return {
+            "rank": self.rank,
+            "steps": self.steps,
             "duration_us": round(self.duration_ns / 1000.0, 3),
             "flops": int(self.flops),
             "precision": self.precision,
@@ -230,12 +272,15 @@ class Hardware:
         In the order of :func:`gpuviz.analysis.steps.find_steps`.
     calls : OpCalls
         Every counted call.
+    ranks : list of RankFigures
+        Each rank's steps together, by rank.
     """
 
     peaks: PeakMatch
     shapes: list[OpShape]
     steps: list[StepFigures]
     calls: OpCalls = field(default_factory=OpCalls.empty)
+    ranks: list[RankFigures] = field(default_factory=list)
     _by_key: dict[tuple[str, bytes, bytes], list[OpShape]] | None = field(
         default=None, init=False, repr=False
     )
@@ -307,8 +352,12 @@ class Hardware:
         }
 
     def mfu_json(self) -> dict[str, Any]:
-        """``summary --json``'s ``"mfu"``: ``{"peak": {...}, "steps": [...]}``."""
-        return {"peak": self.peak_json(), "steps": [s.to_json() for s in self.steps]}
+        """``summary --json``'s ``"mfu"``: ``{"peak": {...}, "steps": [...], "ranks": [...]}``."""
+        return {
+            "peak": self.peak_json(),
+            "steps": [s.to_json() for s in self.steps],
+            "ranks": [r.to_json() for r in self.ranks],
+        }
 
 
 def _round(x: float | None, digits: int) -> float | None:
@@ -422,8 +471,30 @@ def _steps(
                 precision=top,
                 peak_tflops=peak,
                 mfu=mfu(total, dur, peak) if total > 0 else (0.0 if peak else None),
+                by_precision=by,
             )
         )
+    return out
+
+
+def _ranks(
+    trace: Trace, steps: list[StepFigures], override: PeakOverride | None
+) -> list[RankFigures]:
+    """Each rank's steps summed; its MFU at the peak of the precision doing most of its FLOPs."""
+    out = []
+    for r in sorted({s.rank for s in steps}, key=lambda x: -1 if x is None else x):
+        mine = [s for s in steps if s.rank == r]
+        by: dict[str, float] = {}
+        for s in mine:
+            for p, f in s.by_precision.items():
+                by[p] = by.get(p, 0.0) + f
+        total = float(sum(by.values()))
+        dur = sum(s.duration_ns for s in mine)
+        top = max(by, key=lambda k: by[k]) if total > 0 else None
+        peaks = device_peaks(trace, r, override=override).peaks
+        peak = peaks.tflops(top) if peaks is not None and top is not None else None
+        got = mfu(total, dur, peak) if total > 0 else (0.0 if peaks is not None else None)
+        out.append(RankFigures(r, len(mine), dur, total, top, peak, got))
     return out
 
 
@@ -466,11 +537,13 @@ def hardware(
         start_ns=s.start_ns[calls.rows].astype(np.int64),
         roof_share=call_shares(calls, precision, match),
     )
+    step_figures = _steps(trace, steps, per_call, override)
     return Hardware(
         match,
         [shapes[j] for j in order],
-        _steps(trace, steps, per_call, override),
+        step_figures,
         per_call,
+        _ranks(trace, step_figures, override),
     )
 
 

@@ -94,8 +94,8 @@ ATTENTION_LEAVES: dict[str, AttentionArgs] = {
     "aten::_flash_attention_backward": AttentionArgs(1, "BSHD", 11, True),
     "aten::_efficient_attention_forward": AttentionArgs(0, "BSHD", 9, False, mask_type=True),
     "aten::_efficient_attention_backward": AttentionArgs(1, "BSHD", 14, True, mask_type=True),
-    "aten::_scaled_dot_product_cudnn_attention": AttentionArgs(0, "BHSD", 6, False),
-    "aten::_scaled_dot_product_cudnn_attention_backward": AttentionArgs(1, "BHSD", 14, True),
+    "aten::_cudnn_attention_forward": AttentionArgs(0, "BHSD", 10, False),
+    "aten::_cudnn_attention_backward": AttentionArgs(1, "BHSD", 14, True),
     "aten::_scaled_dot_product_flash_attention_for_cpu": AttentionArgs(0, "BHSD", 4, False),
     "aten::_scaled_dot_product_flash_attention_for_cpu_backward": AttentionArgs(1, "BHSD", 7, True),
     "aten::_scaled_dot_product_fused_attention_overrideable": AttentionArgs(0, "BHSD", 5, False),
@@ -114,7 +114,20 @@ ATTENTION_PARENTS: dict[str, AttentionArgs] = {
     "aten::_scaled_dot_product_flash_attention_backward": AttentionArgs(1, "BHSD", 11, True),
     "aten::_scaled_dot_product_efficient_attention": AttentionArgs(0, "BHSD", 6, False),
     "aten::_scaled_dot_product_efficient_attention_backward": AttentionArgs(1, "BHSD", 11, True),
+    "aten::_scaled_dot_product_cudnn_attention": AttentionArgs(0, "BHSD", 6, False),
+    "aten::_scaled_dot_product_cudnn_attention_backward": AttentionArgs(1, "BHSD", 14, True),
 }
+
+FORMER_LEAVES = frozenset(
+    {
+        "aten::_scaled_dot_product_cudnn_attention",
+        "aten::_scaled_dot_product_cudnn_attention_backward",
+    }
+)
+"""Parents that older torch launched kernels from: torch 2.11 launches cuDNN attention under
+``aten::_cudnn_attention_forward``/``_backward``, which these call; earlier releases ran the
+kernels in these directly. The op calls count them with :func:`~gpuviz.analysis.flops.
+composite_flops` and drop them wherever a counted op runs inside (rule 2 of the FLOP notes)."""
 
 GEMM_PARENTS = frozenset({"aten::matmul", "aten::linear", "aten::einsum", "aten::tensordot"})
 

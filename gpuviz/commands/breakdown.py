@@ -80,15 +80,22 @@ def main(args: argparse.Namespace) -> int:
 def add_hardware_columns(
     table: Breakdown, trace: Trace, override: PeakOverride | None
 ) -> Hardware | None:
-    """Roofline columns on ``op-shape`` rows, FLOPs and MFU on ``step`` rows; says on stderr
-    when the device's peaks are unknown. Returns the figures (None for other tables)."""
-    if table.by not in ("op-shape", "step"):
+    """Roofline columns on ``op-shape`` rows, FLOPs and MFU on ``step`` and ``module`` rows;
+    says on stderr when the device's peaks are unknown. Returns the figures (None for other
+    tables)."""
+    if table.by not in ("op-shape", "step", "module"):
         return None
     from gpuviz.analysis.hardware import annotate_breakdown, hardware
     from gpuviz.commands.peak_options import unknown_device_line
 
     hw = hardware(trace, override)
-    annotate_breakdown(table, hw)
+    if table.by == "module":
+        from gpuviz.analysis.attribution import attribute
+        from gpuviz.analysis.module_flops import annotate_modules
+
+        annotate_modules(table, hw, attribute(trace))
+    else:
+        annotate_breakdown(table, hw)
     line = unknown_device_line(hw)
     if line is not None:
         echo(line, file=sys.stderr)
@@ -110,7 +117,10 @@ def _short(text: str, width: int = KEY_WIDTH) -> str:
 _TITLES = {
     "op": "Ops by name",
     "op-shape": "Ops by name and input shapes",
-    "module": "Modules (device time forward and backward; rows outside any module marked *)",
+    "module": (
+        "Modules (device time forward and backward, FLOPs of both, MFU over their device time;"
+        " rows outside any module marked *)"
+    ),
     "line": "Source lines (innermost line first)",
     "kernel": "Kernels, copies and sets by name",
     "step": "Steps",
@@ -144,7 +154,7 @@ def format_breakdown(
         headers += ["GFLOP"]
     if by == "op-shape":
         headers += ["TFLOP/s", "FLOP/B", "bound", "roof"]
-    if by == "step":
+    if by in ("step", "module"):
         headers += ["GFLOP", "MFU"]
     headers += ["name" if by != "step" else "step"]
     if by == "op-shape":
@@ -168,7 +178,7 @@ def format_breakdown(
                 x.get("bound") or "-",
                 _num(x.get("roof_share"), 100, 0, "%"),
             ]
-        if by == "step":
+        if by in ("step", "module"):
             c += [_num(r.extra.get("flops"), 1e-9, 1), _num(r.extra.get("mfu"), 100, 1, "%")]
         key = ("* " if r.kind == "outside" else "") + r.key
         c += [_short(terminal_safe(key, one_line=True))]

@@ -88,6 +88,23 @@ def format_mfu(hw: Hardware) -> list[str]:
         known = [s.mfu for s in hw.steps if s.mfu is not None]
         mean = f"; mean MFU {100 * sum(known) / len(known):.1f}%" if known else ""
         lines.append(f"  … {len(hw.steps) - len(shown)} more steps{mean}")
+    if len(hw.ranks) > 1:
+        lines += ["", "MFU per rank (its steps together: their FLOPs over their time at the peak)"]
+        lines += _table(
+            ["rank", "steps", "ms", "GFLOP", "precision", "peak TFLOP/s", "MFU"],
+            [
+                [
+                    _rank(r.rank),
+                    r.steps,
+                    _ms(r.duration_ns),
+                    f"{r.flops / 1e9:.1f}",
+                    r.precision or "-",
+                    "-" if r.peak_tflops is None else f"{r.peak_tflops:g}",
+                    "-" if r.mfu is None else f"{100 * r.mfu:.2f}%",
+                ]
+                for r in hw.ranks
+            ],
+        )
     return lines
 
 

@@ -42,6 +42,7 @@ from gpuviz.gui.qt_load_worker import (
     load_and_analyze,
     trace_title,
 )
+from gpuviz.gui.qt_peaks_dialog import QtPeaksDialog, save_peaks, saved_peaks
 from gpuviz.gui.qt_text import set_plain, set_rich, tooltip_html
 from gpuviz.gui.samples import list_samples
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
@@ -145,7 +146,8 @@ class MainWindow(QMainWindow):
         self, analyses: TraceAnalyses, title: str, source: str = ""
     ) -> QtTraceView:
         """Add a tab for a trace whose analyses are computed; returns the tab's view."""
-        view = QtTraceView(analyses, title, source)
+        view = QtTraceView(analyses, title, source, peaks=saved_peaks(self.settings))
+        view.peaksRequested.connect(self._on_peaks)
         view.set_view("memory" if analyses.snapshot_only else self._default_view)
         view.viewChanged.connect(self._on_view_changed)
         # A file's name is data: "&" is no shortcut, "<b>" no markup, ESC shown as \x1b.
@@ -386,6 +388,11 @@ class MainWindow(QMainWindow):
             )
             self.view_actions.append(a)
         self.view_menu.addSeparator()
+        self.peaks_action = self._action(self.view_menu, "&Peaks…", self._on_peaks)
+        self.peaks_action.setStatusTip(
+            "the peak TFLOP/s and TB/s of the Roofline, MFU and Operators"
+        )
+        self.view_menu.addSeparator()
 
         export = mb.addMenu("&Export")
         self.export_actions = [
@@ -501,6 +508,33 @@ class MainWindow(QMainWindow):
 
     def _on_view_changed(self, name: str) -> None:
         self._default_view = name
+
+    def peaks(self) -> Any:
+        """The peaks in use (the Peaks dialog's, from QSettings), or None: the device's."""
+        return saved_peaks(self.settings)
+
+    def set_peaks(self, peaks: Any) -> None:
+        """Keep ``peaks`` (a :class:`~gpuviz.analysis.peaks.PeakOverride`, or None for the
+        device's) in the settings and apply them to every open trace."""
+        save_peaks(self.settings, peaks)
+        for view in self.trace_views():
+            view.set_peaks(peaks)
+
+    def _on_peaks(self) -> None:
+        current = self.current_trace_view()
+        device = ""
+        if current is not None:
+            from gpuviz.analysis.peaks import device_peaks
+
+            m = device_peaks(current.trace)
+            device = (
+                f"{m.device_name or 'This trace'}: {m.peaks.label}"
+                if m.peaks is not None
+                else f"No device peaks: {m.reason}"
+            )
+        dialog = QtPeaksDialog(self.peaks(), device, self)
+        if dialog.exec() == QtPeaksDialog.DialogCode.Accepted:
+            self.set_peaks(dialog.override())
 
     def _on_about(self) -> None:
         from gpuviz import __version__

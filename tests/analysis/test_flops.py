@@ -215,12 +215,27 @@ def test_attention_ops_read_is_causal_where_each_keeps_it() -> None:
     bwd[11] = "False"
     dims = [q_bshd] * 6
     assert op_flops("aten::_flash_attention_backward", dims, [BF] * 6, _ci(*bwd)) == full * 5 // 2
-    cudnn_bwd = [""] * 16
-    cudnn_bwd[14] = "True"
+    # cuDNN (real Concrete Inputs of tests/data/attribution/tinylm_train, torch 2.11): the
+    # kernels run under _cudnn_attention_forward/backward; the _scaled_dot_product_ op around
+    # each counts only at the parent (composite_flops), for older torch that had no leaf
+    cudnn_fwd = _ci("", "", "", "", "", "", "197", "197", "True", "0.", "True", "False", "")
     assert (
-        op_flops("aten::_scaled_dot_product_cudnn_attention_backward", [q_bhsd] * 6, [BF] * 6, _ci(*cudnn_bwd))
-        == full * 5 // 4
-    )  # fmt: skip
+        op_flops("aten::_cudnn_attention_forward", [q_bhsd] * 3, [BF] * 3, cudnn_fwd) == full // 2
+    )
+    cudnn_fwd["Concrete Inputs"][10] = "False"
+    assert op_flops("aten::_cudnn_attention_forward", [q_bhsd] * 3, [BF] * 3, cudnn_fwd) == full
+    cudnn_bwd = _ci(*[""] * 11, "197", "197", "0.", "True", "")
+    bwd6 = [q_bhsd] * 5 + [[4, 12, 197, 1]]
+    assert op_flops("aten::_cudnn_attention_backward", bwd6, [BF] * 6, cudnn_bwd) == full * 5 // 4
+    outer_bwd = "aten::_scaled_dot_product_cudnn_attention_backward"
+    assert op_flops(outer_bwd, bwd6, [BF] * 6, cudnn_bwd) is None
+    assert composite_flops(outer_bwd, bwd6, cudnn_bwd) == full * 5 // 4
+    outer_fwd = _ci("", "", "", "", "True", "0.", "True", "False", "")
+    assert op_flops("aten::_scaled_dot_product_cudnn_attention", [q_bhsd] * 3, [BF] * 3) is None
+    assert (
+        composite_flops("aten::_scaled_dot_product_cudnn_attention", [q_bhsd] * 3, outer_fwd)
+        == full // 2
+    )
     # sdpa and the math path decompose into their children
     assert op_flops("aten::scaled_dot_product_attention", [q_bhsd] * 3, [BF] * 3) is None
     assert op_flops("aten::_scaled_dot_product_attention_math", [q_bhsd] * 3, [BF] * 3) is None

@@ -161,22 +161,160 @@ def test_nested_counted_ops_are_counted_once_at_the_innermost(tmp_path: Path) ->
         "roofline/roofline.json.gz",
         "tl__h100__Falconsai_nsfw_image_detection__1016002.json.gz",
         "attribution/gpt_stack.json.gz",
+        "attribution/tinylm_train.json.gz",
     ],
 )
 def test_device_time_agrees_with_the_attribution(name: str) -> None:
     """Two ways to an op's kernels (launches inside the innermost counted op here; the op tree
     of gpuviz.analysis.attribution there) give each counted op-shape row the same device
-    time, within 1%. cuDNN attention is the known exception: torch launches its kernels under
-    aten::_cudnn_attention_forward/backward, which the FLOP tables lack, so its counted parent
-    keeps them here and has no self time there."""
+    time, within 1% (cuDNN attention included: its FLOPs sit on the op that launches the
+    kernels, aten::_cudnn_attention_forward/backward)."""
     trace = load_trace(DATA / name)
     hw = hardware(trace)
     rows = breakdown(trace, "op-shape").rows
     checked = 0
     for r in rows:
         s = hw.by_dims(r.key, r.input_shapes or [])
-        if s is None or "cudnn_attention" in r.key:
+        if s is None:
             continue
         checked += 1
         assert s.device_ns == pytest.approx(r.device_self_ns, rel=0.01, abs=1000), r.key
     assert checked >= 10
+
+
+def test_cudnn_attention_flops_sit_on_the_ops_that_launch_its_kernels() -> None:
+    """torch 2.11 on the H100: sdpa → _scaled_dot_product_cudnn_attention →
+    _cudnn_attention_forward (and the same for backward). The FLOPs are the formula on the
+    leaf's shapes (causal: half of 4·B·H·S²·D; backward 2.5×), with the leaf's kernels; the
+    parent counts nothing, and each step's FLOPs are torch's own GEMM FLOPs plus attention's."""
+    trace = load_trace(DATA / "attribution" / "tinylm_train.json.gz")
+    hw = hardware(trace)
+    att = {s.name: s for s in hw.shapes if "attention" in s.name}
+    assert set(att) == {"aten::_cudnn_attention_forward", "aten::_cudnn_attention_backward"}
+    b, h, sq, d = 8, 4, 128, 64  # the tiny LM: batch 8, 4 heads of 64, seq 128, causal
+    forward = 4 * b * h * sq * sq * d // 2
+    calls = 2 * 2  # 2 layers, 2 profiled steps
+    fwd, bwd = att["aten::_cudnn_attention_forward"], att["aten::_cudnn_attention_backward"]
+    assert fwd.input_dims[0] == [b, h, sq, d] and fwd.calls == calls
+    assert fwd.flops == calls * forward
+    assert bwd.calls == calls and bwd.flops == calls * forward * 5 // 2
+    rows = {r.key: r for r in breakdown(trace, "op-shape").rows}
+    for leaf in (fwd, bwd):
+        assert leaf.device_ns > 0
+        assert leaf.device_ns == pytest.approx(rows[leaf.name].device_self_ns, rel=0.01)
+    table = breakdown(trace, "op-shape")
+    annotate_breakdown(table, hw)
+    outer = [r for r in table.rows if r.key.startswith("aten::_scaled_dot_product_cudnn")]
+    assert len(outer) == 2 and all(r.extra["flops"] is None for r in outer)
+    torch_rows = json.loads((DATA / "attribution" / "tinylm_train.key_averages.json").read_text())
+    gemm = sum(r["flops"] for r in torch_rows["by_name"] if r["key"] in ("aten::mm", "aten::addmm"))
+    assert sum(s.flops for s in hw.steps) == gemm + fwd.flops + bwd.flops
+
+
+def test_cudnn_attention_of_older_torch_counts_at_the_sdpa_op(tmp_path: Path) -> None:
+    """Before aten::_cudnn_attention_forward, torch ran cuDNN's kernels in
+    aten::_scaled_dot_product_cudnn_attention itself: with no leaf inside, that op is counted
+    (the formula on its shapes, its kernels); with the leaf inside, only the leaf is."""
+    from synthetic_trace import k_kernel, k_launch, k_op, kineto_trace
+
+    bf16, q = "c10::BFloat16", [2, 4, 64, 32]
+    outer = {
+        "Input Dims": [q, q, q, [], [], [], [], [], []],
+        "Input type": [bf16] * 3 + [""] * 6,
+        "Concrete Inputs": ["", "", "", "", "True", "0.", "False", "False", ""],
+    }
+    leaf = {
+        "Input Dims": [q, q, q] + [[]] * 10,
+        "Input type": [bf16] * 3 + [""] * 10,
+        "Concrete Inputs": ["", "", "", "", "", "", "64", "64", "True", "0.", "False", "False", ""],
+    }
+    events = [
+        k_op("aten::_scaled_dot_product_cudnn_attention", 0, 50, **outer),
+        k_launch(10, 1),
+        k_kernel("cudnn_sdpa_old", 100, 6, 1),
+        k_op("aten::_scaled_dot_product_cudnn_attention", 200, 50, **outer),
+        k_op("aten::_cudnn_attention_forward", 205, 40, **leaf),
+        k_launch(210, 2),
+        k_kernel("cudnn_sdpa_new", 300, 4, 2),
+    ]
+    hw = hardware(kineto_trace(events, tmp_path))
+    flops = 4 * 2 * 4 * 64 * 64 * 32
+    got = {s.name: s for s in hw.shapes}
+    assert set(got) == {
+        "aten::_scaled_dot_product_cudnn_attention",
+        "aten::_cudnn_attention_forward",
+    }
+    old, new = (
+        got["aten::_scaled_dot_product_cudnn_attention"],
+        got["aten::_cudnn_attention_forward"],
+    )
+    assert (old.calls, old.flops, old.device_ns) == (1, flops, 6000)
+    assert (new.calls, new.flops, new.device_ns) == (1, flops, 4000)
+    assert old.nbytes == new.nbytes == 4 * 2 * 4 * 64 * 32 * 2  # q, k, v read, output written
+
+
+def test_module_flops_add_up_to_the_steps_and_mfu_is_over_device_time() -> None:
+    """tinylm_train by module: the top-level module and the outside rows hold every counted
+    FLOP (forward and backward), a Block holds its Attn and Mlp, an Attn holds its two Linears
+    and the attention ops, and MFU is FLOPs over the row's device time at the bf16 peak."""
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.module_flops import annotate_modules
+
+    trace = load_trace(DATA / "attribution" / "tinylm_train.json.gz")
+    hw = hardware(trace)
+    table = breakdown(trace, "module")
+    annotate_modules(table, hw, attribute(trace))
+    rows = {r.key: r for r in table.rows}
+    flops = {k: r.extra["flops"] for k, r in rows.items()}
+    tops = [r for r in table.rows if r.kind == "outside" or "." not in r.key]
+    assert sum(r.extra["flops"] for r in tops) == sum(s.flops for s in hw.steps) > 0
+    assert (
+        flops["TinyLM_0.Block_0"]
+        == flops["TinyLM_0.Block_0.Attn_0"] + flops["TinyLM_0.Block_0.Mlp_0"]
+    )
+    attention = sum(s.flops for s in hw.shapes if "attention" in s.name) // 2  # of 2 layers
+    attn = "TinyLM_0.Block_0.Attn_0"
+    assert flops[attn] == flops[f"{attn}.Linear_0"] + flops[f"{attn}.Linear_1"] + attention
+    # a Linear's forward GEMM and its two backward GEMMs: 3 · 2·M·K·N, 2 steps (MLP 256→1024)
+    assert flops["TinyLM_0.Block_0.Mlp_0.Linear_2"] == 2 * 3 * 2 * (8 * 128) * 256 * 1024
+    assert flops["TinyLM_0.Embedding_0"] == 0 and rows["TinyLM_0.Embedding_0"].extra["mfu"] is None
+    mlp = rows["TinyLM_0.Block_0.Mlp_0"]
+    assert mlp.extra["mfu"] == pytest.approx(
+        mlp.extra["flops"] / (mlp.device_total_ns * 989.4e3), abs=1e-5
+    )
+
+
+def test_each_rank_of_a_rank_folder_gets_its_steps_together() -> None:
+    """ddp_nccl_4rank (4 H200 ranks, shapes recorded): one figure per rank, its steps' FLOPs
+    and windows summed, MFU at the rank's peak; so the duration-weighted mean of its steps'."""
+    hw = hardware(load_trace(DATA / "ddp_nccl_4rank"))
+    assert [r.rank for r in hw.ranks] == [0, 1, 2, 3]
+    for r in hw.ranks:
+        mine = [s for s in hw.steps if s.rank == r.rank]
+        assert r.steps == len(mine) == 2
+        assert r.flops == sum(s.flops for s in mine) > 0
+        assert r.duration_ns == sum(s.duration_ns for s in mine)
+        assert r.precision == "fp32" and r.peak_tflops == 66.9
+        assert r.mfu == pytest.approx(r.flops / (r.duration_ns * 66.9e3))
+        weighted = sum(s.mfu * s.duration_ns for s in mine) / r.duration_ns  # type: ignore[operator]
+        assert r.mfu == pytest.approx(weighted)
+    one = hardware(load_trace(GPU / "roofline.json.gz"))
+    assert [(r.rank, r.flops) for r in one.ranks] == [(None, one.steps[0].flops)]
+
+
+def test_modules_of_a_trace_without_shapes_have_no_flops(tmp_path: Path) -> None:
+    """tinylm_train with its shapes taken out (stacks kept): no FLOPs, so null, not 0."""
+    import gzip
+
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.module_flops import annotate_modules
+
+    doc = json.loads(gzip.open(DATA / "attribution" / "tinylm_train.json.gz").read())
+    for e in doc["traceEvents"]:
+        e.get("args", {}).pop("Input Dims", None)
+    path = tmp_path / "no_shapes.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    trace = load_trace(path, cache=False)
+    table = breakdown(trace, "module")
+    annotate_modules(table, hardware(trace), attribute(trace))
+    assert table.rows and all(r.extra == {"flops": None, "mfu": None} for r in table.rows)

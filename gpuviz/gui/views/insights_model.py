@@ -126,10 +126,13 @@ def hardware_of(advice: Any) -> Any:
     return getattr(ctx, "hardware", None) if ctx is not None else None
 
 
-def step_mfu(advice: Any, gpu: tuple[int, int] | None = None) -> StepMfu | None:
+def step_mfu(
+    advice: Any, gpu: tuple[int, int] | None = None, hardware: Any = None
+) -> StepMfu | None:
     """The MFU of each step of :func:`step_bars` (one GPU's rank, or all); None when the trace
-    has no counted FLOPs (recorded without shapes)."""
-    hw = hardware_of(advice)
+    has no counted FLOPs (recorded without shapes). ``hardware``: figures of the same steps
+    under other peaks (the Peaks dialog's), instead of the advisor's."""
+    hw = hardware if hardware is not None else hardware_of(advice)
     if hw is None or not any(s.flops > 0 for s in hw.steps):
         return None
     values = np.array([np.nan if s.mfu is None else 100.0 * s.mfu for s in hw.steps])

@@ -37,7 +37,8 @@ class Column:
 
     title: str
     attr: str
-    fmt: str  # "text", "int", "us" (the attribute is ns), "share" (of the table's device time)
+    fmt: str  # "text", "int", "us" (the attribute is ns), "share" (of the table's device time),
+    # "flops", "float" (one decimal); an attribute the row lacks is read from its ``extra``
     tip: str = ""
 
 
@@ -110,7 +111,9 @@ class QtBreakdownTableModel(QAbstractTableModel):
             return shapes_text(r)
         if col.fmt == "share":
             return r.device_total_ns / self.total_ns if self.total_ns else 0.0
-        return getattr(r, col.attr, None)
+        if hasattr(r, col.attr):
+            return getattr(r, col.attr)
+        return getattr(r, "extra", {}).get(col.attr)
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
@@ -149,6 +152,8 @@ def _format(value: Any, col: Column) -> str:
         return f"{100 * float(value):.1f} %"
     if col.fmt == "flops":
         return format_flops(value)
+    if col.fmt == "float":
+        return f"{float(value):,.1f}"
     return str(value)
 
 

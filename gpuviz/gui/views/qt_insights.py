@@ -100,6 +100,7 @@ class QtInsightsView(QWidget):
         self.title = title
         self.bars: StepBars | None = None
         self.mfu: StepMfu | None = None
+        self.hardware: Any = None  # figures under the Peaks dialog's peaks; None: the advisor's
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
@@ -253,7 +254,7 @@ class QtInsightsView(QWidget):
             if n
             else "No findings: nothing costs a noticeable share of the step time."
         )
-        mfu = step_mfu(a)
+        mfu = step_mfu(a, hardware=self.hardware)
         if mfu is not None and mfu.mean() is not None:
             text += f"\nMFU: mean {mfu.mean():.1f}% of the peak ({mfu.peak})."
         # What the import warned of (two files claiming one rank) qualifies every figure
@@ -263,6 +264,15 @@ class QtInsightsView(QWidget):
             more = f" (and {len(warned) - 1} more: see Summary)" if len(warned) > 1 else ""
             text += f"\nImport warning: {warned[0]}{more}"
         set_plain(self.status, text)
+
+    def set_hardware(self, hardware: Any) -> None:
+        """Show the MFU of ``hardware`` (the same steps under other peaks; None: the
+        advisor's figures). The findings stay the advisor's."""
+        self.hardware = hardware
+        if self.advice is None:
+            return
+        self._update_status()
+        self._update_chart()
 
     def _update_chart(self) -> None:
         key = self.gpu_box.currentData() if self.gpu_box.count() else None
@@ -316,7 +326,7 @@ class QtInsightsView(QWidget):
         self.graphics.ci.layout.setColumnStretchFactor(2, 1 if show else 0)
 
     def _update_mfu(self, key: Any, sources: str) -> None:
-        self.mfu = mfu = step_mfu(self.advice, key)
+        self.mfu = mfu = step_mfu(self.advice, key, self.hardware)
         plot = self.mfu_plot
         plot.clear()
         if mfu is None:

@@ -60,7 +60,14 @@ SHAPE_COLUMNS = (
     Column("Operator", "key", "text"),
     Column("Input shapes", "input_shapes", "text", "Kineto's Input Dims"),
     *_COMMON,
+    Column("TFLOP/s", "tflops", "float", "achieved: FLOPs over the device time of its kernels"),
+    Column(
+        "FLOP/B", "intensity", "float", "arithmetic intensity: FLOPs over bytes (a lower bound)"
+    ),
+    Column("Bound", "bound", "text", "compute or memory: its intensity against the ridge point"),
 )
+ROOFLINE_KEYS = ("flops", "bytes", "tflops", "intensity", "bound", "roof_share", "precision")
+"""What :func:`gpuviz.analysis.hardware.annotate_breakdown` adds to an op-shape row."""
 
 
 class QtOperatorsView(QWidget):
@@ -82,6 +89,7 @@ class QtOperatorsView(QWidget):
     def __init__(self, breakdowns: Breakdowns | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.breakdowns: Breakdowns | None = None
+        self.hardware: Any = None
         self.model = QtBreakdownTableModel(COLUMNS, self)
         self.table, self.proxy = make_table(self.model, 2)
         self.table.doubleClicked.connect(lambda *_: self.show_selected_on_timeline())
@@ -135,7 +143,29 @@ class QtOperatorsView(QWidget):
     def set_breakdowns(self, breakdowns: Breakdowns | None) -> None:
         """Show the op tables of ``breakdowns`` (or why there are none)."""
         self.breakdowns = breakdowns
+        self._annotate()
         self._update_table()
+
+    def set_hardware(self, hardware: Any) -> None:
+        """The roofline figures (:class:`~gpuviz.analysis.hardware.Hardware`) behind the
+        by-shape table's TFLOP/s, FLOP/B and Bound columns (None: those stay empty)."""
+        self.hardware = hardware
+        self._annotate()
+        if self.breakdowns is not None:
+            self._update_table()
+
+    def _annotate(self) -> None:
+        table = self.breakdowns.op_shape if self.breakdowns is not None else None
+        if table is None:
+            return
+        if self.hardware is None:
+            for row in table.rows:
+                for k in ROOFLINE_KEYS:
+                    row.extra.pop(k, None)
+            return
+        from gpuviz.analysis.hardware import annotate_breakdown
+
+        annotate_breakdown(table, self.hardware)
 
     def _update_table(self) -> None:
         bd = self.breakdowns

@@ -10,6 +10,8 @@ Signals
 -------
 rowsActivated(object, bool)
     The slice rows of the clicked op-shape's kernels, and whether to show the Timeline now.
+peaksRequested()
+    The "Peaks…" button: the user wants to set the peaks (View ▸ Peaks… does the same).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class QtRooflineView(QWidget):
     """
 
     rowsActivated = Signal(object, bool)
+    peaksRequested = Signal()
 
     def __init__(self, hardware: Any, error: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,6 +83,9 @@ class QtRooflineView(QWidget):
         self.show_button = QPushButton("Show on Timeline")
         self.show_button.setEnabled(False)
         self.show_button.clicked.connect(self._on_show_clicked)
+        self.peaks_button = QPushButton("Peaks…")
+        self.peaks_button.setToolTip("set the peak TFLOP/s and TB/s (kept for later traces)")
+        self.peaks_button.clicked.connect(self.peaksRequested)
         self.plot_widget = make_plot_widget(
             "Roofline: achieved TFLOP/s against arithmetic intensity"
         )
@@ -102,10 +108,29 @@ class QtRooflineView(QWidget):
         body = QHBoxLayout()
         body.addWidget(self.plot_widget, 3)
         body.addWidget(side, 1)
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.peaks_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.status)
+        layout.addLayout(top)
         layout.addLayout(body, 1)
+        self.set_hardware(hardware, error)
+
+    def set_hardware(self, hardware: Any, error: str = "") -> None:
+        """Plot these figures (new peaks: the roofs and the roof shares change), or say why
+        there are none."""
+        self.hardware = hardware
+        self.selected = None
+        self.plot.clear()
+        if self.plot.legend is not None:
+            self.plot.legend.clear()
+        self.roof_items = []
+        self.scatter.clear()
+        self.points = RooflinePoints([], np.zeros(0), np.zeros(0), np.zeros(0), [])
+        self.roofs = []
+        set_plain(self.detail, "")
+        self.show_button.setEnabled(False)
         if hardware is None:
             set_plain(self.status, f"No roofline: {error or 'it could not be computed'}")
             return
@@ -137,8 +162,7 @@ class QtRooflineView(QWidget):
         p = hw.peaks.peaks
         counted = sum(1 for s in hw.shapes if s.flops is not None)
         if p is None:
-            peak = f"no roofs: {hw.peaks.reason} (gpuviz open has no peak override yet; "
-            peak += "gpuviz breakdown --peak-tflops X --peak-bandwidth Y does)"
+            peak = f"no roofs: {hw.peaks.reason} (set them with Peaks…)"
         else:
             peak = f"roofs of {p.label}: {p.bandwidth_tb_s:g} TB/s; " + ", ".join(
                 f"{r.precision} {r.peak_tflops:g} TFLOP/s" for r in self.roofs

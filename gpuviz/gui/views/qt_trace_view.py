@@ -63,6 +63,8 @@ class QtTraceView(QWidget):
         The shown view's name (one of :data:`VIEWS`).
     breakdownsReady(object)
         The :class:`~gpuviz.gui.views.breakdown_model.Breakdowns` of the trace, computed.
+    peaksRequested()
+        The Roofline view's "Peaks…" button.
 
     Parameters
     ----------
@@ -72,15 +74,26 @@ class QtTraceView(QWidget):
         The tab title.
     source : str
         The file or folder it was opened from ("" for a trace made in the app).
+    peaks : PeakOverride, optional
+        The user's peaks (the Peaks dialog's) for the Roofline, the MFU and the Operators'
+        roofline columns; None: the device's.
     """
 
     viewChanged = Signal(str)
     breakdownsReady = Signal(object)
+    peaksRequested = Signal()
 
     def __init__(
-        self, analyses: TraceAnalyses, title: str, source: str = "", parent: QWidget | None = None
+        self,
+        analyses: TraceAnalyses,
+        title: str,
+        source: str = "",
+        parent: QWidget | None = None,
+        peaks: Any = None,
     ) -> None:
         super().__init__(parent)
+        self.peaks = peaks
+        self._hw: tuple[Any, str] | None = None  # the roofline figures, once computed
         self.analyses = analyses
         self.trace = analyses.trace
         self.title = title
@@ -134,6 +147,8 @@ class QtTraceView(QWidget):
         if name == "insights":
             insights = QtInsightsView(getattr(a, "advice", None), self.title, err.get("advice", ""))
             insights.evidenceActivated.connect(self._on_evidence_activated)
+            if self.peaks is not None:
+                insights.set_hardware(self.hardware_figures()[0])
             return insights
         if name == "timeline":
             timeline = make_timeline(self.trace)
@@ -172,26 +187,60 @@ class QtTraceView(QWidget):
         if name == "roofline":
             from gpuviz.gui.views.qt_roofline import QtRooflineView
 
-            hw, error = self._hardware()
+            hw, error = self.hardware_figures()
             roofline = QtRooflineView(hw, error)
             roofline.rowsActivated.connect(self._on_rows_activated)
+            roofline.peaksRequested.connect(self.peaksRequested)
             return roofline
         raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
 
-    def _hardware(self) -> tuple[Any, str]:
-        """The roofline figures: the advisor's (its low_mfu rule computed them in the
-        background), else computed now."""
+    def hardware_figures(self) -> tuple[Any, str]:
+        """The roofline figures and, where they could not be computed, why: the advisor's
+        (its low_mfu rule computed them in the background) under the device's peaks, else
+        computed now (once) for the advisor's steps."""
+        if self._hw is None:
+            self._hw = self._compute_hardware()
+        return self._hw
+
+    def _compute_hardware(self) -> tuple[Any, str]:
         from gpuviz.gui.views.insights_model import hardware_of
 
-        hw = hardware_of(self.analyses.advice)
-        if hw is not None:
+        advice = getattr(self.analyses, "advice", None)
+        hw = hardware_of(advice)
+        if hw is not None and self.peaks is None:
             return hw, ""
         try:
             from gpuviz.analysis.hardware import hardware
 
-            return hardware(self.trace), ""
+            ctx = getattr(advice, "context", None)
+            steps = getattr(ctx, "steps", None)  # the Insights bars' steps, one MFU per bar
+            return hardware(self.trace, self.peaks, steps=steps), ""
         except Exception as exc:  # the view says so; the other views still work
             return None, f"{type(exc).__name__}: {exc}"
+
+    def _ready_hardware(self) -> Any:
+        """The roofline figures where they are at hand (computed, or the advisor's), else None:
+        the Operators view does not compute them by itself."""
+        from gpuviz.gui.views.insights_model import hardware_of
+
+        if self._hw is not None or self.peaks is not None:
+            return self.hardware_figures()[0]
+        return hardware_of(getattr(self.analyses, "advice", None))
+
+    def set_peaks(self, peaks: Any) -> None:
+        """Use these peaks (a :class:`~gpuviz.analysis.peaks.PeakOverride`; None: the
+        device's) in the Roofline, the Insights MFU and the Operators' columns, now."""
+        self.peaks = peaks
+        self._hw = None
+        if not any(n in self._widgets for n in ("roofline", "insights", "operators")):
+            return  # computed when one of them is first shown
+        hw, error = self.hardware_figures()
+        if "roofline" in self._widgets:
+            self.roofline_view.set_hardware(hw, error)
+        if "insights" in self._widgets:
+            self.insights_view.set_hardware(hw if peaks is not None else None)
+        if "operators" in self._widgets:
+            self.operators_view.set_hardware(hw)
 
     @property
     def roofline_view(self) -> Any:
@@ -359,6 +408,7 @@ class QtTraceView(QWidget):
         view: Any
         if name == "operators":
             view = QtOperatorsView(self.breakdowns)
+            view.set_hardware(self._ready_hardware())
         elif name == "modules":
             view = QtModulesView(self.breakdowns)
         else:

@@ -1,0 +1,95 @@
+"""FLOPs and MFU of the ``--by module`` rows.
+
+A module's FLOPs are those of the counted op calls (:mod:`gpuviz.analysis.op_calls`) inside
+its outermost frames, forward and backward, held where the module table holds device time
+(``Attribution.node_weights``): a forward call at its own node, a backward call at the forward
+op it came from when linked, so that a module's backward GEMMs are its own. The FLOPs then sum
+per module path as its ``device_total_ns`` does (with its child modules'), and per outside row
+as its device time does. So the top-level modules' FLOPs and the outside rows' add up to the
+FLOPs of every counted call.
+
+A row's MFU is its FLOPs over its device time (forward and backward, child modules in) at the
+dense peak of the precision doing most of its FLOPs: how busy the GPU's math units were while
+the module's kernels ran, not over the step's wall time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.attribution import Attribution
+from gpuviz.analysis.breakdown_table import Breakdown
+from gpuviz.analysis.frame_rows import key_totals
+from gpuviz.analysis.hardware import Hardware, OpCalls
+from gpuviz.analysis.modules import module_paths, outside_keys
+from gpuviz.analysis.roofline import mfu
+
+F64 = npt.NDArray[np.float64]
+
+
+def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
+    """Per precision, the FLOPs held at each node of the call forest (forward calls at their
+    node, linked backward calls at their forward op)."""
+    node = att.forest.node_of(calls.rows)
+    ok = (node >= 0) & np.isfinite(calls.flops)
+    node, flops, precision = node[ok], calls.flops[ok], calls.precision[ok]
+    src = att.forward_op[node]
+    at = np.where(att.backward[node] & (src >= 0), src, node)
+    out: dict[str, F64] = {}
+    for p in sorted(set(precision.tolist())):
+        sel = precision == p
+        out[p] = np.bincount(at[sel], weights=flops[sel], minlength=len(att.forest)).astype(
+            np.float64, copy=False
+        )
+    return out
+
+
+def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
+    """Add ``flops`` and ``mfu`` to a ``module`` table's rows (in their ``extra``).
+
+    Parameters
+    ----------
+    table : Breakdown
+        ``breakdown(trace, "module")``; other tables are left as they are.
+    hw : Hardware
+        ``hardware(trace)`` of the same trace: its counted calls and peaks.
+    att : Attribution
+        ``attribute(trace)``: the module frames and backward links the table was made from.
+
+    Notes
+    -----
+    ``mfu`` is null where no peak is known or the row has no FLOPs (as a step's is); both are
+    null on every row of a trace with no counted FLOPs (recorded without shapes).
+    """
+    if table.by != "module":
+        return
+    if not np.isfinite(hw.calls.flops).any():
+        for row in table.rows:
+            row.extra.update(flops=None, mfu=None)
+        return
+    frame, path, paths = module_paths(att)
+    out_key, out_names = outside_keys(att)
+    outside = att.forest.nearest(frame) < 0
+    per_module: dict[str, F64] = {}
+    per_outside: dict[str, F64] = {}
+    for p, w in node_flops(att, hw.calls).items():
+        per_module[p] = key_totals(att, frame, path, len(paths), w)
+        per_outside[p] = np.bincount(
+            out_key[outside], weights=w[outside], minlength=len(out_names)
+        ).astype(np.float64, copy=False)
+    module_index = {name: i for i, name in enumerate(paths)}
+    outside_index = {name: i for i, name in enumerate(out_names)}
+    peaks = hw.peaks.peaks
+    for row in table.rows:
+        if row.kind == "outside":
+            i, source = outside_index.get(row.key), per_outside
+        else:
+            i, source = module_index.get(row.key), per_module
+        by = {p: float(v[i]) for p, v in source.items() if i is not None and v[i] > 0}
+        total = sum(by.values())
+        top = max(by, key=lambda k: by[k]) if by else None
+        peak = peaks.tflops(top) if peaks is not None and top is not None else None
+        got = mfu(total, row.device_total_ns, peak) if total > 0 else None
+        row.extra["flops"] = round(total)
+        row.extra["mfu"] = None if got is None else round(got, 5)
