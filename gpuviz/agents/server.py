@@ -119,7 +119,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
 
     @server.tool(annotations=READ_ONLY, structured_output=False)
     def overview(path: PathArg, detail: Detail = False) -> str:
-        """Start here: what a trace, rank folder or snapshot is, where step time goes, and the top problems with their fixes."""
+        """Start here: what a trace, rank folder or snapshot is, where step time goes, MFU, the ops and modules that take the device time, and the top problems with their fixes."""
 
         def make() -> str:
             p = roots.resolve(path)
@@ -140,7 +140,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
         ] = None,
         detail: Detail = False,
     ) -> str:
-        """The advisor's findings with evidence (time ranges, ranks, kernels, ops): use after overview to see where a problem shows."""
+        """The advisor's findings with evidence (time ranges, ranks, kernels, and the ops, modules and source lines behind them): use after overview to see where a problem shows."""
 
         def make() -> str:
             from gpuviz.analysis.advisor import KINDS
@@ -225,7 +225,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
         b: Annotated[str, Field(description="The new run's trace, compared with a")],
         detail: Detail = False,
     ) -> str:
-        """Two runs of a job side by side: step time, its parts, peak memory, new and gone findings, kernels and ops that changed most."""
+        """Two runs of a job side by side: step time, its parts, peak memory, MFU, new and gone findings, the kernels, ops and modules that changed most."""
 
         def make() -> str:
             from gpuviz.analysis.run_compare import compare_runs

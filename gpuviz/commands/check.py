@@ -4,8 +4,9 @@ Exit 0 when NEW is within the limits; 1 with a short report when its mean step g
 than ``--max-step-regression`` (default 5%), its peak GPU memory by more than
 ``--max-memory-regression`` (10%, when both runs recorded memory), or it has a finding at or
 above ``--fail-on`` (critical) that the baseline has not; 2 for bad input. ``--json`` prints
-the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.RunComparison`),
-the limits, ``passed`` and ``regressions``.
+the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.RunComparison`:
+step time, peak memory, MFU, findings, kernel, op and module deltas), the limits, ``passed``
+and ``regressions``.
 
 :func:`format_comparison_brief` is also what ``gpuviz mcp``'s ``compare`` tool answers.
 """
