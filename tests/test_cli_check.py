@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 from subproc import gpuviz_env
+from trace_copies import load_trace_json, module_stretched, stretched, write_trace_json
 
 from gpuviz.cli import main
 
@@ -18,31 +18,6 @@ DATA = Path(__file__).parent / "data"
 ADV = DATA / "advisor"
 LAUNCH = ADV / "adv_launch_bound.json.gz"
 CLEAN = ADV / "adv_clean.json.gz"
-
-
-def _load(path: Path) -> dict[str, Any]:
-    with gzip.open(path, "rt") as f:
-        return json.load(f)  # type: ignore[no-any-return]
-
-
-def _write(doc: dict[str, Any], path: Path) -> Path:
-    with gzip.open(path, "wt") as f:
-        json.dump(doc, f)
-    return path
-
-
-def stretched(src: Path, out: Path, factor: float) -> Path:
-    """A copy of a trace with every event ``factor`` times as long and as far from the start:
-    every kernel and every step ``factor`` times longer."""
-    doc = _load(src)
-    events = doc["traceEvents"]
-    t0 = min(e["ts"] for e in events if "ts" in e and e.get("ph") != "M")
-    for e in events:
-        if "ts" in e and e.get("ph") != "M":
-            e["ts"] = t0 + (e["ts"] - t0) * factor
-        if "dur" in e:
-            e["dur"] = e["dur"] * factor
-    return _write(doc, out)
 
 
 def run_check(*args: str) -> subprocess.CompletedProcess[str]:
@@ -109,12 +84,12 @@ def test_fail_on_sets_the_level(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_peak_memory_regression(tmp_path: Path) -> None:
     base = DATA / "snap_train_profile.json.gz"
-    doc = _load(base)
+    doc = load_trace_json(base)
     for e in doc["traceEvents"]:
         args = e.get("args") or {}
         if e.get("name") == "[memory]" and "Total Allocated" in args:
             args["Total Allocated"] = int(args["Total Allocated"] * 1.2)
-    bigger = _write(doc, tmp_path / "bigger.json.gz")
+    bigger = write_trace_json(doc, tmp_path / "bigger.json.gz")
     j = json.loads(run_check(str(bigger), "--against", str(base), "--json").stdout)
     assert [x["what"] for x in j["regressions"]] == ["peak_memory"]
     assert j["peak_memory"]["change"] == pytest.approx(0.2, abs=0.001)
@@ -136,3 +111,69 @@ def test_bad_input_is_exit_2_with_one_line(tmp_path: Path) -> None:
         assert r.returncode == 2, (args, r.stdout)
         assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, r.stderr
         assert "Traceback" not in r.stderr
+
+
+TINYLM = DATA / "attribution" / "tinylm_train.json.gz"
+ROOFLINE = DATA / "roofline" / "roofline.json.gz"
+
+
+def test_the_module_whose_kernels_grew_leads_the_module_deltas(tmp_path: Path) -> None:
+    slow = module_stretched(TINYLM, tmp_path / "slow.json.gz", "Linear_2", 5.0)
+    j = json.loads(run_check(str(slow), "--against", str(TINYLM), "--json").stdout)
+    mods = j["module_diff"]
+    assert mods and mods[0]["name"] == "TinyLM_0.Block_0.Mlp_0.Linear_2"
+    assert mods[0]["delta_us"] > 0
+    deltas = [abs(m["delta_us"]) for m in mods]
+    assert deltas == sorted(deltas, reverse=True)
+    # Its figures are the module table's: 5x its forward kernels, backward unchanged.
+    table = breakdown_json(TINYLM, "module")
+    row = next(r for r in table["rows"] if r["key"] == mods[0]["name"])
+    assert mods[0]["total_a_us"] == pytest.approx(row["device_self_us"], abs=0.002)
+    assert mods[0]["delta_us"] == pytest.approx(4 * row["forward_device_us"], rel=0.01)
+    r = run_check(str(slow), "--against", str(TINYLM))
+    lines = r.stdout.splitlines()
+    head = lines.index(next(x for x in lines if x.startswith("modules whose device time")))
+    assert lines[head + 1].endswith("module both 2->2 calls  TinyLM_0.Block_0.Mlp_0.Linear_2")
+    assert f"{mods[0]['delta_us'] / 1000:+9.3f} ms" in lines[head + 1]
+
+
+def test_modules_not_compared_without_stacks() -> None:
+    r = run_check(str(LAUNCH), "--against", str(CLEAN), "--max-step-regression", "100%")
+    assert "modules: not compared (no Python stacks in either run" in r.stdout
+    j = json.loads(run_check(str(LAUNCH), "--against", str(CLEAN), "--json").stdout)
+    assert j["module_diff"] is None
+
+
+def test_mfu_before_and_after_is_summarys(tmp_path: Path) -> None:
+    steps = summary_json(ROOFLINE)["mfu"]["steps"]
+    mean = sum(s["mfu"] for s in steps) / len(steps)
+    slow = stretched(ROOFLINE, tmp_path / "slow.json.gz", 2.0)  # the same FLOPs in twice the time
+    j = json.loads(run_check(str(slow), "--against", str(ROOFLINE), "--json").stdout)
+    assert j["mfu"]["baseline"]["mean"] == pytest.approx(mean, abs=1e-5)
+    assert j["mfu"]["baseline"]["peak_tflops"] == {"bf16": steps[0]["peak_tflops"]}
+    assert j["mfu"]["new"]["mean"] == pytest.approx(mean / 2, rel=0.01)
+    r = run_check(str(slow), "--against", str(ROOFLINE))
+    line = next(x for x in r.stdout.splitlines() if x.startswith("MFU"))
+    assert line == (
+        f"MFU (mean over steps): {100 * mean:.1f}% -> {100 * j['mfu']['new']['mean']:.1f}% "
+        f"({100 * j['mfu']['change']:+.1f} points)"
+    )
+    # Without shapes it is not known, and says why.
+    r = run_check(str(LAUNCH), "--against", str(LAUNCH))
+    assert "MFU: not known (no FLOPs counted: record shapes" in r.stdout
+
+
+def breakdown_json(path: Path, by: str) -> Any:
+    out = subprocess.run(
+        [sys.executable, "-m", "gpuviz", "breakdown", str(path), "--by", by, "--top", "0", "--json"],
+        capture_output=True, text=True, env=gpuviz_env(), check=True,
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+def summary_json(path: Path) -> Any:
+    out = subprocess.run(
+        [sys.executable, "-m", "gpuviz", "summary", str(path), "--json"],
+        capture_output=True, text=True, env=gpuviz_env(), check=True,
+    )  # fmt: skip
+    return json.loads(out.stdout)

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import textwrap
 from decimal import Decimal
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +26,17 @@ pytest.importorskip("mcp")  # a dependency; absent only on a bare GPU box that r
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from subproc import gpuviz_env
+from trace_copies import module_stretched
 
 from gpuviz.display import format_bytes
 
 DATA = Path(__file__).parent / "data"
 ADV = DATA / "advisor"
 LAUNCH = "advisor/adv_launch_bound.json.gz"
-# breakdown is served where this gpuviz has gpuviz breakdown's tables (gpuviz.analysis.breakdown)
-HAS_BREAKDOWN = find_spec("gpuviz.analysis.breakdown") is not None
-TOOLS = {"overview", "findings", "events", "memory", "compare", "profile"}
-TOOLS |= {"breakdown"} if HAS_BREAKDOWN else set()
+TINYLM = "attribution/tinylm_train.json.gz"  # stacks, shapes, H100: modules and MFU
+ROOFLINE = "roofline/roofline.json.gz"
+GPT = "attribution/gpt_stack.json.gz"  # launch-bound, with stacks and shapes: MFU about 2%
+TOOLS = {"overview", "findings", "events", "memory", "compare", "breakdown", "profile"}
 
 
 def ask(
@@ -111,7 +111,9 @@ def test_overview_alone_names_launch_bound_and_its_fix() -> None:
     assert f"Fix: {top['fix']}" in text
     assert f"mean step {_mean_step_ms(advice['steps'])}" in text
     assert "3 steps (from ProfilerStep)" in text
-    assert "MFU" not in text  # not computed yet: omitted, never made up
+    # Recorded without shapes: no FLOPs, so no MFU; it says so rather than making one up.
+    assert "MFU: not known (no FLOPs counted: record shapes" in text
+    assert not any(x.startswith("MFU: mean") for x in text.splitlines())
 
 
 def test_trace_answers_agree_with_advise(tmp_path: Path) -> None:
@@ -211,26 +213,168 @@ def test_memory_agrees_with_gpuviz_memory() -> None:
     assert f"peak allocated {format_bytes(summary['peak_allocated_bytes'])}" in tr
 
 
-@pytest.mark.skipif(not HAS_BREAKDOWN, reason="gpuviz.analysis.breakdown is not in this tree")
-def test_breakdown_agrees_with_gpuviz_breakdown() -> None:
-    table = cli_json("breakdown", str(ADV / "adv_launch_bound.json.gz"), "--by", "op", "--top", "0")
-    calls = [
-        ("breakdown", {"path": LAUNCH, "by": "op", "top": 5}),
+BYS = ("op", "op-shape", "module", "line", "kernel", "step")
+
+
+def _table_lines(text: str) -> list[str]:
+    """The rows of a breakdown answer's table (after its header row)."""
+    rows = [x for x in text.splitlines() if x.startswith("  ")]
+    assert rows and rows[0].split()[:2] == ["device", "total"], text
+    return rows[1:]
+
+
+def test_breakdown_every_by_agrees_with_gpuviz_breakdown() -> None:
+    tables = {by: cli_json("breakdown", str(DATA / TINYLM), "--by", by, "--top", "0") for by in BYS}
+    roof = cli_json("breakdown", str(DATA / ROOFLINE), "--by", "op-shape", "--top", "0")
+    calls = [("breakdown", {"path": TINYLM, "by": by, "top": 4}) for by in BYS]
+    calls += [
+        ("breakdown", {"path": ROOFLINE, "by": "op-shape", "top": 0, "detail": True}),
         ("breakdown", {"path": LAUNCH, "by": "module"}),
         ("breakdown", {"path": LAUNCH, "by": "flavour"}),
+        ("breakdown", {"path": GPT, "by": "step"}),
     ]
-    _, [(e1, ops), (e2, modules), (e3, bad)] = ask(calls)
-    assert not e1
-    assert f"5 of {len(table['rows'])} rows" in ops
-    first = table["rows"][0]
-    row = next(
-        x
-        for x in ops.splitlines()
-        if x.rstrip().endswith(first["key"][:60]) or first["key"][:60] in x
+    _, answers = ask(calls)
+    for by, (err, text) in zip(BYS, answers):
+        rows = tables[by]["rows"]
+        assert not err and len(text) < 4000, (by, text)
+        shown = min(4, len(rows))
+        head = text.splitlines()[0]
+        assert f"{len(rows)} rows (" in head, (by, head)
+        body = _table_lines(text)
+        assert len(body) == shown, (by, text)
+        for row, line in zip(rows[:shown], body):
+            cells = line.split()
+            assert cells[0] == f"{row['device_total_us'] / 1000:.3f}", (by, line)
+            key = ("* " if row["kind"] == "outside" else "") + row["key"]
+            assert key[:60] in line, (by, key, line)
+        if by in ("op", "op-shape", "module", "line"):
+            # The key numbers first: the rows that launched most device time themselves.
+            own = [r for r in rows if r["kind"] == "op" or by in ("module", "line")]
+            top = max(own, key=lambda r: r["device_self_us"])
+            key_line = next(x for x in text.splitlines() if x.startswith("Most device time"))
+            name = ("* " if top["kind"] == "outside" else "") + top["key"]
+            assert f": {name} {top['device_self_us'] / 1000:.3f} (" in key_line, key_line
+    ops = tables["op"]
+    total = sum(r["device_self_us"] for r in ops["rows"]) + ops["unattributed_device_us"]
+    assert f"; {total / 1000:.3f} ms of device time" in answers[0][1]
+    steps = tables["step"]["rows"]
+    mfu = sum(r["mfu"] for r in steps) / len(steps)
+    assert f"MFU: mean {100 * mfu:.1f}% over {len(steps)} steps" in answers[5][1]
+
+    # op-shape's roofline columns, row by row, as gpuviz breakdown --by op-shape has them.
+    err, text = answers[6]
+    assert not err and "Peaks: NVIDIA H100 SXM5 80GB" in text
+    body = _table_lines(text)
+    assert len(body) == len(roof["rows"])
+    counted = [(r, x) for r, x in zip(roof["rows"], body) if r["bound"] is not None]
+    assert len(counted) >= 5
+    for row, line in counted:
+        cells = line.split()
+        assert cells[6:12] == [
+            "-" if row["flops"] is None else f"{row['flops'] / 1e9:.3f}",
+            "-" if row["tflops"] is None else f"{row['tflops']:.1f}",
+            "-" if row["intensity"] is None else f"{row['intensity']:.1f}",
+            row["bound"],
+            f"{100 * row['roof_share']:.0f}%",
+            row["precision"],
+        ], line
+    # step's MFU, step by step, on a trace of 2% (tinylm's 0.07% shows as 0.1% either way).
+    err, text = answers[9]
+    steps = cli_json("breakdown", str(DATA / GPT), "--by", "step")["rows"]
+    body = _table_lines(text)
+    assert not err and len(body) == len(steps) == 5
+    for row, line in zip(steps, body):
+        assert line.split()[-3:] == [
+            f"{row['flops'] / 1e9:.1f}",
+            f"{100 * row['mfu']:.1f}%",
+            row["key"],
+        ], line
+    e1, modules = answers[7]
+    e2, bad = answers[8]
+    assert e1 and "has no Python stack" in modules  # recorded without with_stack
+    assert e2 and "by 'flavour': expected one of op, op-shape" in bad
+
+
+def test_overview_states_mfu_and_where_the_device_time_goes() -> None:
+    gpt = GPT
+    mfu = {p: cli_json("summary", str(DATA / p))["mfu"] for p in (ROOFLINE, gpt)}
+    tiny_modules = cli_json("breakdown", str(DATA / TINYLM), "--by", "module", "--top", "0")
+    tiny_ops = cli_json("breakdown", str(DATA / TINYLM), "--by", "op", "--top", "0")
+    _, answers = ask([("overview", {"path": p}) for p in (ROOFLINE, gpt, TINYLM)])
+    (e1, roof), (e2, gpt_text), (e3, tiny) = answers
+    assert not (e1 or e2 or e3)
+    assert all(len(t) < 4000 for _, t in answers)
+    for text, figures in ((roof, mfu[ROOFLINE]), (gpt_text, mfu[gpt])):
+        values = [s["mfu"] for s in figures["steps"]]
+        line = next(x for x in text.splitlines() if x.startswith("MFU"))
+        n = len(values)
+        assert line.startswith(
+            f"MFU: mean {100 * sum(values) / n:.1f}% over {n} step{'s' if n > 1 else ''} "
+            f"(range {100 * min(values):.1f}–{100 * max(values):.1f}%)"
+        ), line
+        peak = figures["steps"][0]
+        assert (
+            f"of {figures['peak']['label']}: {peak['precision']} {peak['peak_tflops']:g} TFLOP/s"
+            in line
+        )
+    # Where: the module and the op that launched most device time themselves, named.
+    module = max(
+        (r for r in tiny_modules["rows"] if r["kind"] == "module"),
+        key=lambda r: r["device_self_us"],
     )
-    assert f"{first['device_total_us'] / 1000:.3f}" in row
-    assert e2 and "has no Python stack" in modules  # recorded without with_stack
-    assert e3 and "by 'flavour': expected one of op, op-shape" in bad
+    op = max((r for r in tiny_ops["rows"] if r["kind"] == "op"), key=lambda r: r["device_self_us"])
+    lines = tiny.splitlines()
+    mods = next(x for x in lines if x.startswith("Top modules"))
+    assert f"{module['key']} {module['device_self_us'] / 1000:.3f} (" in mods
+    assert module["key"] == "TinyLM_0.Block_0.Mlp_0.Linear_2"
+    assert "ops by device time" in next(x for x in lines if x.startswith("Top ops")).lower()
+    assert f": {op['key']} {op['device_self_us'] / 1000:.3f} (" in next(
+        x for x in lines if x.startswith("Top ops")
+    )
+    # Before the findings, so that a cut answer keeps them.
+    assert lines.index(mods) < lines.index("Findings, largest saving first:")
+    assert "Modules: not known (no Python stacks" in roof
+
+
+def _first_names(finding: dict[str, Any], key: str) -> list[str]:
+    out: list[str] = []
+    for e in finding["evidence"]:
+        out += [x for x in e.get(key) or [] if x not in out]
+    return out[:3]
+
+
+def test_findings_name_the_ops_modules_and_lines_of_their_evidence() -> None:
+    gpt = GPT
+    advice = cli_json("advise", str(DATA / gpt))
+    f = next(x for x in advice["findings"] if x["kind"] == "launch_bound")
+    _, [(e1, found), (e2, over)] = ask(
+        [("findings", {"path": gpt, "kind": "launch_bound"}), ("overview", {"path": gpt})]
+    )
+    assert not (e1 or e2)
+    where = {k: _first_names(f, k) for k in ("ops", "modules", "lines")}
+    assert all(where.values()), where  # launch-bound with stacks: every kind is known
+    assert any(m.startswith("GPT_0.") for m in where["modules"])
+    for label, key in (("Ops", "ops"), ("Modules", "modules"), ("Lines", "lines")):
+        assert f"   {label}: {'; '.join(where[key])}" in found
+    assert (
+        f"   Where: ops {', '.join(where['ops'])}; modules {', '.join(where['modules'])}; "
+        f"lines {', '.join(where['lines'])}" in over
+    )
+
+
+def test_compare_names_the_module_that_grew_and_the_mfu(tmp_path: Path) -> None:
+    base = tmp_path / "base.json.gz"
+    base.write_bytes((DATA / TINYLM).read_bytes())
+    module_stretched(base, tmp_path / "slow.json.gz", "Linear_2", 5.0)
+    _, [(err, text)] = ask([("compare", {"a": "base.json.gz", "b": "slow.json.gz"})], [tmp_path])
+    assert not err and len(text) < 4000
+    lines = text.splitlines()
+    head = next(i for i, x in enumerate(lines) if x.startswith("modules whose device time"))
+    assert lines[head + 1].endswith("TinyLM_0.Block_0.Mlp_0.Linear_2")
+    assert any(x.startswith("kernels and ops whose total time") for x in lines[:head])
+    steps = cli_json("summary", str(base))["mfu"]["steps"]
+    mean = sum(s["mfu"] for s in steps) / len(steps)
+    assert f"MFU (mean over steps): {100 * mean:.1f}% -> " in text
 
 
 def _hostile_pickle(path: Path, marker: Path) -> None:
@@ -336,9 +480,8 @@ def test_no_qt_and_no_torch_after_every_tool() -> None:
             ("compare", {{"a": {LAUNCH!r}, "b": "advisor/adv_clean.json.gz"}}),
             ("profile", {{"script": "x.py"}}),
         ]
-        from gpuviz.agents.server import breakdown_available
-        if breakdown_available():
-            calls.insert(-1, ("breakdown", {{"path": {LAUNCH!r}, "by": "op"}}))
+        calls.insert(-1, ("breakdown", {{"path": {LAUNCH!r}, "by": "op-shape"}}))
+        calls.insert(-1, ("breakdown", {{"path": {LAUNCH!r}, "by": "step"}}))
 
         async def refused(name, args):
             try:
@@ -358,7 +501,7 @@ def test_no_qt_and_no_torch_after_every_tool() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=gpuviz_env(), check=True
     )
     errors, modules = json.loads(out.stdout.splitlines()[-1])
-    assert errors == [False] * (len(errors) - 1) + [True] and len(errors) == 7 + HAS_BREAKDOWN
+    assert errors == [False] * (len(errors) - 1) + [True] and len(errors) == 9
     assert "mcp" in modules and "numpy" in modules  # the check looks at the right process
     assert not {"PySide6", "pyqtgraph", "shiboken6", "torch"} & set(modules)
 

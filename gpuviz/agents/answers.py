@@ -18,6 +18,7 @@ from gpuviz.display import terminal_safe
 
 if TYPE_CHECKING:
     from gpuviz.analysis.advisor import Advice, Finding
+    from gpuviz.analysis.hardware import Hardware
     from gpuviz.analysis.summary import Summary
     from gpuviz.trace.model import Trace
 
@@ -84,7 +85,8 @@ def _steps_line(advice: Advice) -> str:
     if len(st) == 0:
         return "no steps (no events with a duration)"
     sources = ", ".join(sorted(set(st.source)))
-    return f"{len(st)} steps (from {sources}), mean step {_ms(advice.mean_step_parts()['step'])}"
+    n = f"{len(st)} step{'s' if len(st) != 1 else ''}"
+    return f"{n} (from {sources}), mean step {_ms(advice.mean_step_parts()['step'])}"
 
 
 def _parts_line(advice: Advice) -> str:
@@ -122,16 +124,65 @@ def finding_brief(i: int, f: Finding, detail: bool) -> list[str]:
     text = terminal_safe(f.detail, one_line=True)
     if not detail and len(text) > 400:
         text = text[:399] + "…"
-    return [
+    from gpuviz.commands.advise import code_names
+
+    lines = [
         f"{i}. [{f.severity}] {f.kind}: {name(f.title, 200)}; could save {fmt_ms(f.saving_ns)} "
         f"({fmt_pct(f.share)} of the step time)",
         f"   {text}",
         f"   Fix: {terminal_safe(f.fix, one_line=True)}",
     ]
+    # Where in the code its evidence comes from (the advisor's ops, modules, lines).
+    where = [
+        f"{label} {', '.join(name(x, 70) for x in found)}"
+        for label, key in (("ops", "ops"), ("modules", "modules"), ("lines", "lines"))
+        if (found := code_names(f, key))
+    ]
+    if where:
+        lines.append(f"   Where: {'; '.join(where)}")
+    return lines
 
 
-def trace_overview(label: str, advice: Advice, summary: Summary, detail: bool = False) -> str:
-    """What a trace is, where its step time goes, and what is wrong (the ``overview`` tool)."""
+def mfu_line(hw: Hardware) -> str:
+    """``MFU: mean 2.0% over 5 steps (range 1.9–2.0%), against the dense bf16 peak …``, or
+    why it is not known (``gpuviz summary``'s figures: :func:`~gpuviz.analysis.hardware.hardware`)."""
+    from gpuviz.analysis.hardware import mfu_brief, mfu_unknown_reason
+
+    b = mfu_brief(hw)
+    if b is None:
+        return f"MFU: not known ({terminal_safe(mfu_unknown_reason(hw), one_line=True)})."
+    peaks = ", ".join(f"{k} {v:g} TFLOP/s" for k, v in sorted(b.precisions.items()))
+    of = f" of {name(b.peak_label, 80)}" if b.peak_label else ""
+    return (
+        f"MFU: mean {100 * b.mean:.1f}% over {b.steps} step{'s' if b.steps != 1 else ''} "
+        f"(range {100 * b.low:.1f}–{100 * b.high:.1f}%), against the dense peak{of}: {peaks}."
+    )
+
+
+def trace_overview(
+    label: str,
+    advice: Advice,
+    summary: Summary,
+    detail: bool = False,
+    hw: Hardware | None = None,
+    where: list[str] | None = None,
+) -> str:
+    """What a trace is, where its step time goes, and what is wrong (the ``overview`` tool).
+
+    Parameters
+    ----------
+    label : str
+        The file as the agent named it.
+    advice, summary : Advice, Summary
+        ``gpuviz advise``'s and ``gpuviz summary``'s figures.
+    detail : bool
+        Every finding, whole texts.
+    hw : Hardware, optional
+        The roofline figures, for the MFU line (none without).
+    where : list of str, optional
+        The top ops and modules by device time
+        (:func:`~gpuviz.agents.breakdown_answer.where_lines`).
+    """
     lines = [
         f"{name(label, 200)}: Kineto trace, {_ranks(summary)}, {_devices(advice, summary)}, "
         f"{_steps_line(advice)}; span {_ms(summary.span_ns)}, {summary.events} events.",
@@ -154,6 +205,9 @@ def trace_overview(label: str, advice: Advice, summary: Summary, detail: bool = 
         lines.append("No GPU events in this trace (CPU activity only): nothing to advise on.")
     if len(advice.breakdown.steps):
         lines.append(_parts_line(advice))
+    if hw is not None and summary.has_gpu_events:
+        lines.append(mfu_line(hw))
+    lines += where or []
     if (ranks := _rank_steps_line(advice)) is not None:
         lines.append(ranks)
     if summary.devices:
@@ -169,26 +223,37 @@ def trace_overview(label: str, advice: Advice, summary: Summary, detail: bool = 
             else ""
         )
         lines.append(f"GPU busy over the trace: {busy}{more}.")
-    if findings:
-        lines += ["", "Findings, largest saving first:"]
-        for i, f in enumerate(findings if detail else findings[:4], 1):
-            lines += finding_brief(i, f, detail)
-        if not detail and len(findings) > 4:
-            rest = ", ".join(f"{f.kind} ({f.severity})" for f in findings[4:])
-            lines.append(f"… and {rest}.")
+    tail = []
     for kind, msg in advice.errors.items():
-        lines.append(f"(rule {kind} failed on this trace: {name(msg, 200)})")
+        tail.append(f"(rule {kind} failed on this trace: {name(msg, 200)})")
     if summary.top_kernels:
         k = summary.top_kernels if detail else summary.top_kernels[:3]
-        lines += ["", "Top kernels by total time:"]
-        lines += [f"  {_ms(x.total_ns)}  {x.count}×  {name(x.name, 110)}" for x in k]
-    lines += [
+        tail += ["", "Top kernels by total time:"]
+        tail += [f"  {_ms(x.total_ns)}  {x.count}×  {name(x.name, 110)}" for x in k]
+    tail += [
         "",
         "Next: findings(path) gives each finding's evidence (time ranges, names); "
+        "breakdown(path, by) the time by op, module, line, kernel or step; "
         "events(path, start_us, end_us) lists the slices of a range; compare(a, b) compares "
         "two runs.",
     ]
-    return "\n".join(lines)
+    if findings:
+        lines += ["", "Findings, largest saving first:"]
+        # Whole findings while they fit beside the rest, so that the answer is not cut.
+        room = (DETAIL_LIMIT if detail else LIMIT) - 150 - sum(len(x) + 1 for x in lines + tail)
+        listed = 0
+        for f in findings if detail else findings[:4]:
+            block = finding_brief(listed + 1, f, detail)
+            size = sum(len(x) + 1 for x in block)
+            if listed and size > room:
+                break
+            lines += block
+            room -= size
+            listed += 1
+        if listed < len(findings):
+            rest = ", ".join(f"{f.kind} ({f.severity})" for f in findings[listed:])
+            lines.append(f"… and {rest}: findings(path) has them.")
+    return "\n".join(lines + tail)
 
 
 # -- findings ---------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from gpuviz.agents.answers import (
     fit,
     trace_overview,
 )
+from gpuviz.agents.breakdown_answer import TOP
 from gpuviz.agents.confine import Roots
 from gpuviz.agents.memory_answer import snapshot_answer, trace_memory_answer
 from gpuviz.agents.store import Store
@@ -40,8 +41,8 @@ INSTRUCTIONS = (
     "allocator snapshots, and says why a training or inference step is slow or where its "
     "memory goes. Start with overview(path): it names the main problem and its fix. Then "
     "findings(path) for the evidence, events(path, start_us, end_us) for the slices of a time "
-    "range, breakdown(path, by) for the time by op, module, source line or kernel (where this "
-    "gpuviz has it), memory(path) for allocator snapshots, compare(a, b) for two runs. Paths are "
+    "range, breakdown(path, by) for the time by op, op and shapes (with the roofline), module, "
+    "source line, kernel or step (with MFU), memory(path) for allocator snapshots, compare(a, b) for two runs. Paths are "
     "relative to the served folders. Times are µs (or ms where marked) from the trace start."
 )
 
@@ -118,7 +119,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
 
     @server.tool(annotations=READ_ONLY, structured_output=False)
     def overview(path: PathArg, detail: Detail = False) -> str:
-        """Start here: what a trace, rank folder or snapshot is, where step time goes, and the top problems with their fixes."""
+        """Start here: what a trace, rank folder or snapshot is, where step time goes, MFU, the ops and modules that take the device time, and the top problems with their fixes."""
 
         def make() -> str:
             p = roots.resolve(path)
@@ -126,7 +127,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
                 return snapshot_answer(
                     label(p), store.snapshot(p), store.snapshot_figures(p), None, detail
                 )
-            return trace_overview(label(p), store.advice(p), store.summary(p), detail)
+            return overview_of(p, label(p), store, detail)
 
         return _answer(make, detail)
 
@@ -139,7 +140,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
         ] = None,
         detail: Detail = False,
     ) -> str:
-        """The advisor's findings with evidence (time ranges, ranks, kernels, ops): use after overview to see where a problem shows."""
+        """The advisor's findings with evidence (time ranges, ranks, kernels, and the ops, modules and source lines behind them): use after overview to see where a problem shows."""
 
         def make() -> str:
             from gpuviz.analysis.advisor import KINDS
@@ -224,7 +225,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
         b: Annotated[str, Field(description="The new run's trace, compared with a")],
         detail: Detail = False,
     ) -> str:
-        """Two runs of a job side by side: step time, its parts, peak memory, new and gone findings, kernels and ops that changed most."""
+        """Two runs of a job side by side: step time, its parts, peak memory, MFU, new and gone findings, the kernels, ops and modules that changed most."""
 
         def make() -> str:
             from gpuviz.analysis.run_compare import compare_runs
@@ -237,6 +238,41 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
             return format_comparison_brief(
                 cmp, rows=25 if detail else 8, labels=(label(pa), label(pb))
             )
+
+        return _answer(make, detail)
+
+    @server.tool(annotations=READ_ONLY, structured_output=False)
+    def breakdown(
+        path: PathArg,
+        by: Annotated[
+            str,
+            Field(
+                description="op; op-shape (with roofline: TFLOP/s, bound, share of the roof); "
+                "module or line (need Python stacks); kernel; step (with MFU)"
+            ),
+        ] = "op",
+        top: Annotated[int, Field(description=f"Rows to list (default {TOP}; 0: all)", ge=0)] = TOP,
+        detail: Detail = False,
+    ) -> str:
+        """Where device and CPU time went by op, op and input shapes, module, source line, kernel or step: use to find which code to change."""
+
+        def make() -> str:
+            from gpuviz.agents.breakdown_answer import breakdown_answer
+            from gpuviz.analysis.breakdown import NoStacksError
+            from gpuviz.analysis.breakdown_table import BY_VALUES
+
+            # Checked here, not by a Literal in the schema: the SDK's validation error is a
+            # multi-line pydantic report, and a refusal is one sentence.
+            if by not in BY_VALUES:
+                raise BadInputError(f"by {by!r}: expected one of {', '.join(BY_VALUES)}.")
+            p = roots.resolve(path)
+            need_trace(p, "breakdown")
+            try:
+                table = store.breakdown(p, by)
+            except NoStacksError as exc:
+                raise BadInputError(f"{label(p)}: by {by}: the trace {exc}.") from None
+            hw = store.hardware(p) if by in ("op-shape", "step") else None
+            return breakdown_answer(label(p), table, store.trace(p), hw, top, detail)
 
         return _answer(make, detail)
 
@@ -282,53 +318,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
 
         return _answer(make, detail)
 
-    if breakdown_available():
-        _add_breakdown(server, roots, store, label, need_trace)
     return server
-
-
-def breakdown_available() -> bool:
-    """Whether this gpuviz has ``gpuviz breakdown``'s tables (:mod:`gpuviz.analysis.breakdown`)."""
-    from importlib.util import find_spec
-
-    return find_spec("gpuviz.analysis.breakdown") is not None
-
-
-def _add_breakdown(
-    server: MCPServer,
-    roots: Roots,
-    store: Store,
-    label: Callable[[Path], str],
-    need_trace: Callable[[Path, str], None],
-) -> None:
-    """The ``breakdown`` tool: the rows of ``gpuviz breakdown``, by the same functions."""
-
-    @server.tool(annotations=READ_ONLY, structured_output=False)
-    def breakdown(
-        path: PathArg,
-        by: Annotated[str, Field(description="op, op-shape, module, line, kernel or step")] = "op",
-        top: Annotated[int, Field(description="Rows to list (default 15; 0: all)", ge=0)] = 15,
-        detail: Detail = False,
-    ) -> str:
-        """Where device and CPU time went by op, op and input shapes, module, source line, kernel or step: use to find which code to change."""
-
-        def make() -> str:
-            from gpuviz.analysis.breakdown import NoStacksError
-            from gpuviz.analysis.breakdown_table import BY_VALUES
-            from gpuviz.commands.breakdown import format_breakdown
-
-            if by not in BY_VALUES:
-                raise BadInputError(f"by {by!r}: expected one of {', '.join(BY_VALUES)}.")
-            p = roots.resolve(path)
-            need_trace(p, "breakdown")
-            try:
-                table = store.breakdown(p, by)
-            except NoStacksError as exc:
-                raise BadInputError(f"{label(p)}: by {by}: the trace {exc}.") from None
-            rows = table.rows if top == 0 else table.rows[:top]
-            return format_breakdown(table, rows, label(p), len(table.rows))
-
-        return _answer(make, detail)
 
 
 def _profile_answer(run: object, label: Callable[[Path], str], store: Store, detail: bool) -> str:
@@ -352,7 +342,30 @@ def _profile_answer(run: object, label: Callable[[Path], str], store: Store, det
     if run.exit_code not in (0, None) or run.timed_out:
         lines += ["Its last lines on stderr:", *(f"  {x}" for x in run.stderr_tail[-8:])]
     lines.append("")
-    lines.append(
-        trace_overview(label(run.trace), store.advice(run.trace), store.summary(run.trace), detail)
-    )
+    lines.append(overview_of(run.trace, label(run.trace), store, detail))
     return "\n".join(lines)
+
+
+def overview_of(p: Path, name: str, store: Store, detail: bool) -> str:
+    """The ``overview`` of a trace: the advice, the summary, the MFU and where the device time
+    goes (the op and module tables; a trace they fail on still gets the rest)."""
+    from gpuviz.agents.breakdown_answer import where_lines
+    from gpuviz.analysis.breakdown import NoStacksError
+
+    advice, summary = store.advice(p), store.summary(p)
+    hw, where = None, []
+    try:
+        hw = store.hardware(p)
+    except Exception:  # the overview stands without its MFU line
+        log.exception("MFU failed")
+    try:
+        ops = store.breakdown(p, "op")
+        modules, missing = None, None
+        try:
+            modules = store.breakdown(p, "module")
+        except NoStacksError:
+            missing = "no Python stacks: record with gpuviz profile, or with_stack=True"
+        where = where_lines(store.trace(p), ops, modules, missing)
+    except Exception:  # nor without the top ops and modules
+        log.exception("breakdown failed")
+    return trace_overview(name, advice, summary, detail, hw, where)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gpuviz.analysis.advisor import Advice
     from gpuviz.analysis.allocator import SnapshotFigures
+    from gpuviz.analysis.breakdown_table import Breakdown
+    from gpuviz.analysis.hardware import Hardware
     from gpuviz.analysis.summary import Summary
     from gpuviz.trace.allocator_columns import AllocatorSnapshot
     from gpuviz.trace.model import Trace
@@ -119,12 +121,28 @@ class Store:
 
         return self._get(path, "figures", make)
 
-    def breakdown(self, path: Path, by: str) -> Any:
-        """``gpuviz breakdown``'s table of a trace, by ``by`` (:mod:`gpuviz.analysis.breakdown`)."""
+    def hardware(self, path: Path) -> Hardware:
+        """The roofline figures and step MFU of a trace, by ``gpuviz summary``'s own function
+        (:func:`~gpuviz.analysis.hardware.hardware`, the device's listed peaks)."""
 
-        def make(_: dict[str, Any]) -> Any:
+        def make(_: dict[str, Any]) -> Hardware:
+            from gpuviz.analysis.hardware import hardware
+
+            return hardware(self.trace(path))
+
+        return self._get(path, "hardware", make)
+
+    def breakdown(self, path: Path, by: str) -> Breakdown:
+        """``gpuviz breakdown``'s table of a trace, by ``by``, with its roofline columns
+        (``op-shape``) or MFU (``step``) as the CLI adds them."""
+
+        def make(_: dict[str, Any]) -> Breakdown:
             from gpuviz.analysis.breakdown import breakdown
+            from gpuviz.analysis.hardware import annotate_breakdown
 
-            return breakdown(self.trace(path), by)
+            table = breakdown(self.trace(path), by)
+            if by in ("op-shape", "step"):
+                annotate_breakdown(table, self.hardware(path))
+            return table
 
         return self._get(path, f"breakdown:{by}", make)

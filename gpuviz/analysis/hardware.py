@@ -360,6 +360,67 @@ class Hardware:
         }
 
 
+@dataclass(frozen=True)
+class MfuBrief:
+    """A trace's MFU in a line: the mean and range over its steps, and the peak used.
+
+    Attributes
+    ----------
+    mean, low, high : float
+        The mean of the steps' MFU (as ``gpuviz summary`` states it), the lowest and highest.
+    steps : int
+        The steps with a known MFU (those figures are over them).
+    precisions : dict of str to float
+        The precision doing most of a step's FLOPs -> its dense peak (TFLOP/s), of every such
+        step.
+    peak_label : str or None
+        The device the peaks are of (``NVIDIA H100 SXM5 80GB``).
+    """
+
+    mean: float
+    low: float
+    high: float
+    steps: int
+    precisions: dict[str, float]
+    peak_label: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{mean, min, max, steps, peak_tflops: {precision: peak}, peak_label}``."""
+        return {
+            "mean": _round(self.mean, 5),
+            "min": _round(self.low, 5),
+            "max": _round(self.high, 5),
+            "steps": self.steps,
+            "peak_tflops": dict(self.precisions),
+            "peak_label": self.peak_label,
+        }
+
+
+def mfu_brief(hw: Hardware) -> MfuBrief | None:
+    """The MFU of ``hw``'s steps in brief; None where no step's MFU is known (no FLOPs counted
+    or no peak: :func:`mfu_unknown_reason` says which)."""
+    known = [s for s in hw.steps if s.mfu is not None and math.isfinite(s.mfu)]
+    if not known or not any(s.flops > 0 for s in known):
+        return None
+    values = [float(s.mfu) for s in known if s.mfu is not None]
+    peaks = {s.precision: s.peak_tflops for s in known if s.precision and s.peak_tflops}
+    return MfuBrief(
+        mean=sum(values) / len(values),
+        low=min(values),
+        high=max(values),
+        steps=len(values),
+        precisions=peaks,
+        peak_label=hw.peaks.peaks.label if hw.peaks.peaks is not None else None,
+    )
+
+
+def mfu_unknown_reason(hw: Hardware) -> str:
+    """Why :func:`mfu_brief` has no figure, in a few words."""
+    if not any(s.flops > 0 for s in hw.steps):
+        return "no FLOPs counted: record shapes, gpuviz profile --record-shapes"
+    return f"no peak figures for the device ({hw.peaks.reason})"
+
+
 def _round(x: float | None, digits: int) -> float | None:
     return None if x is None or not math.isfinite(x) else round(float(x), digits)
 

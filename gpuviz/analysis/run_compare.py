@@ -1,13 +1,16 @@
 """Two runs of one job side by side, and whether the second one regressed (``gpuviz check``).
 
 :func:`compare_runs` puts together what ``gpuviz advise --against`` shows: the mean step and its
-parts, the findings of each run, and the kernels and ops whose total time changed most
+parts, the findings of each run, and the kernels, ops and modules whose total time changed most
 (:func:`~gpuviz.analysis.diff.trace_diff`), plus each run's peak GPU memory from its
-``[memory]`` events. :func:`regressions` holds that comparison against limits: the CI gate of
-``gpuviz check`` and the agents' ``compare`` tool read the same figures as the CLI and the app.
+``[memory]`` events and its MFU (:func:`~gpuviz.analysis.hardware.hardware`, as
+``gpuviz summary`` states it). :func:`regressions` holds that comparison against limits: the CI
+gate of ``gpuviz check`` and the agents' ``compare`` tool read the same figures as the CLI and
+the app.
 
 Figures that a trace cannot give are omitted, never estimated: a run recorded without
-``profile_memory`` has no peak, and MFU is not computed here yet.
+``profile_memory`` has no peak, one without shapes (or on a device of unknown peaks) no MFU,
+and one without Python stacks no module deltas.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from gpuviz.analysis.advisor import SEVERITIES, Advice, Finding
 from gpuviz.analysis.diff import NameDiff, trace_diff
+from gpuviz.analysis.hardware import Hardware, MfuBrief, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.memory import memory_series
 from gpuviz.trace.model import Trace
 
@@ -41,7 +45,12 @@ class RunComparison:
     peak_a_bytes, peak_b_bytes : int or None
         Peak allocated GPU memory (the largest over devices); None where not recorded.
     diff : list of NameDiff
-        Every kernel and op name of either run, largest absolute time change (B - A) first.
+        Every kernel, op and (where both runs have Python stacks) module of either run,
+        largest absolute time change (B - A) first.
+    mfu_a, mfu_b : MfuBrief or None
+        Each run's MFU over its steps; None where not known (``mfu_a_reason`` says why).
+    mfu_a_reason, mfu_b_reason : str
+        Why an MFU is not known ('' where it is).
     """
 
     a: Advice
@@ -49,6 +58,28 @@ class RunComparison:
     peak_a_bytes: int | None
     peak_b_bytes: int | None
     diff: list[NameDiff] = field(default_factory=list)
+    mfu_a: MfuBrief | None = None
+    mfu_b: MfuBrief | None = None
+    mfu_a_reason: str = ""
+    mfu_b_reason: str = ""
+
+    def deltas(self, *what: str) -> list[NameDiff]:
+        """The :attr:`diff` entries of these kinds (``kernel``, ``op``, ``op_device``,
+        ``module``) whose time changed, largest absolute change first."""
+        return [d for d in self.diff if d.what in what and d.delta_ns]
+
+    @property
+    def modules_compared(self) -> bool:
+        """Whether both runs have Python stacks, so that their modules are compared."""
+        return any(d.what == "module" for d in self.diff)
+
+    @property
+    def mfu_change(self) -> float | None:
+        """B's mean MFU minus A's (in MFU's own units: 0.01 is one point); None unless both
+        are known."""
+        if self.mfu_a is None or self.mfu_b is None:
+            return None
+        return self.mfu_b.mean - self.mfu_a.mean
 
     @property
     def parts_a(self) -> dict[str, float]:
@@ -88,7 +119,9 @@ class RunComparison:
         return [f for f in self.a.findings if f.kind not in kinds]
 
     def to_json(self, top: int = 15) -> dict[str, Any]:
-        """``{baseline, new, step, parts, peak_memory, findings, diff}`` (times in µs)."""
+        """``{baseline, new, step, parts, peak_memory, mfu, findings, diff, module_diff}``
+        (times in µs; ``diff``: the ``top`` largest changes of any kind; ``module_diff``: the
+        ``top`` modules, null unless both runs have Python stacks)."""
         pa, pb = self.parts_a, self.parts_b
         return {
             "baseline": list(self.a.sources),
@@ -106,6 +139,13 @@ class RunComparison:
                 "new_bytes": self.peak_b_bytes,
                 "change": self.memory_change,
             },
+            "mfu": {
+                "baseline": self.mfu_a.to_json() if self.mfu_a is not None else None,
+                "new": self.mfu_b.to_json() if self.mfu_b is not None else None,
+                "change": self.mfu_change,
+                "baseline_unknown": self.mfu_a_reason or None,
+                "new_unknown": self.mfu_b_reason or None,
+            },
             "findings": {
                 "new": [f.to_json() for f in self.new_findings()],
                 "gone": [f.to_json() for f in self.gone_findings()],
@@ -113,6 +153,11 @@ class RunComparison:
                 "current": [_brief(f) for f in self.b.findings],
             },
             "diff": [d.to_json() for d in self.diff[:top]],
+            "module_diff": (
+                [d.to_json() for d in self.deltas("module")[:top]]
+                if self.modules_compared
+                else None
+            ),
         }
 
 
@@ -140,12 +185,20 @@ def compare_runs(baseline: Advice, new: Advice) -> RunComparison:
     """
     assert baseline.context is not None and new.context is not None
     ta, tb = baseline.context.trace, new.context.trace
+    # The advisor's own figures (low_mfu read them): hardware() over the same steps.
+    hw_a: Hardware = baseline.context.hardware
+    hw_b: Hardware = new.context.hardware
+    mfu_a, mfu_b = mfu_brief(hw_a), mfu_brief(hw_b)
     return RunComparison(
         a=baseline,
         b=new,
         peak_a_bytes=peak_allocated_bytes(ta),
         peak_b_bytes=peak_allocated_bytes(tb),
         diff=trace_diff(ta, tb),
+        mfu_a=mfu_a,
+        mfu_b=mfu_b,
+        mfu_a_reason="" if mfu_a is not None else mfu_unknown_reason(hw_a),
+        mfu_b_reason="" if mfu_b is not None else mfu_unknown_reason(hw_b),
     )
 
 

@@ -179,13 +179,13 @@ def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
     if len(f.evidence) > evidence:
         lines.append(f"   - … {len(f.evidence) - evidence} more")
     for label, key in (("Ops", "ops"), ("Modules", "modules"), ("Lines", "lines")):
-        found = _code_names(f, key)
+        found = code_names(f, key)
         if found:
             lines.append(f"   {label}: " + "; ".join(_short(x, 80) for x in found))
     return lines
 
 
-def _code_names(f: Finding, key: str) -> list[str]:
+def code_names(f: Finding, key: str) -> list[str]:
     """The top :data:`TOP` names of one kind (ops, modules, lines) over a finding's evidence,
     most telling evidence first."""
     out: list[str] = []

@@ -4,8 +4,9 @@ Exit 0 when NEW is within the limits; 1 with a short report when its mean step g
 than ``--max-step-regression`` (default 5%), its peak GPU memory by more than
 ``--max-memory-regression`` (10%, when both runs recorded memory), or it has a finding at or
 above ``--fail-on`` (critical) that the baseline has not; 2 for bad input. ``--json`` prints
-the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.RunComparison`),
-the limits, ``passed`` and ``regressions``.
+the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.RunComparison`:
+step time, peak memory, MFU, findings, kernel, op and module deltas), the limits, ``passed``
+and ``regressions``.
 
 :func:`format_comparison_brief` is also what ``gpuviz mcp``'s ``compare`` tool answers.
 """
@@ -21,6 +22,7 @@ from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
     from gpuviz.analysis.advisor import Advice, Finding
+    from gpuviz.analysis.diff import NameDiff
     from gpuviz.analysis.run_compare import Limits, Regression, RunComparison
 
 DELTA_ROWS = 8
@@ -96,7 +98,8 @@ def format_comparison_brief(
     rows: int = DELTA_ROWS,
     labels: tuple[str, str] | None = None,
 ) -> str:
-    """The comparison as a short text, key numbers first.
+    """The comparison as a short text, key numbers first: step time, peak memory, MFU,
+    the findings, then the kernel and op deltas and the module deltas.
 
     With ``limits`` (``gpuviz check``) it opens with the verdict and marks each figure ok or
     over its limit, and lists only the new findings at or above ``limits.fail_on``; without,
@@ -144,6 +147,8 @@ def format_comparison_brief(
             line += f"  limit +{100 * limits.max_memory_regression:g}%: {mark}"
         lines.append(line)
 
+    lines.append(_mfu_line(cmp))
+
     parts = [
         f"{k} {pa[k] / 1e6:.3f}->{pb[k] / 1e6:.3f}"
         for k in ("compute", "comm", "copy", "set", "idle", "cpu ops", "cpu other")
@@ -174,17 +179,65 @@ def format_comparison_brief(
             )
         )
 
-    moved = [d for d in cmp.diff if d.delta_ns][:rows]
+    moved = cmp.deltas("kernel", "op", "op_device")[:rows]
     if moved:
-        lines += ["", f"kernels and ops whose total time changed most (top {len(moved)}):"]
-        for d in moved:
-            name = terminal_safe(d.name, one_line=True)
-            name = name if len(name) <= 90 else name[:89] + "…"
-            lines.append(
-                f"  {d.delta_ns / 1e6:+9.3f} ms  {d.what:<6} {d.status:<4} "
-                f"{d.count_a}->{d.count_b} calls  {name}"
-            )
+        lines += [
+            "",
+            f"kernels and ops whose total time changed most (top {len(moved)}; op: host time, "
+            "op_device: device time the op launched):",
+        ]
+        lines += [_delta_line(d) for d in moved]
+    modules = cmp.deltas("module")[:rows]
+    if modules:
+        lines += [
+            "",
+            "modules whose device time changed most (the time their own code launched; work "
+            f"outside any module by its op; top {len(modules)}):",
+        ]
+        lines += [_delta_line(d) for d in modules]
+    elif not cmp.modules_compared:
+        lines += ["", "modules: not compared (" + _stacks(cmp) + ")"]
     return "\n".join(lines)
+
+
+def _delta_line(d: NameDiff) -> str:
+    name = terminal_safe(d.name, one_line=True)
+    name = name if len(name) <= 90 else name[:89] + "…"
+    return (
+        f"  {d.delta_ns / 1e6:+9.3f} ms  {d.what:<6} {d.status:<4} "
+        f"{d.count_a}->{d.count_b} calls  {name}"
+    )
+
+
+def _mfu_line(cmp: RunComparison) -> str:
+    """``MFU (mean over steps): 13.2% -> 9.8% (-3.4 points)``, or why it is not known."""
+    a, b = cmp.mfu_a, cmp.mfu_b
+    if a is not None and b is not None:
+        change = cmp.mfu_change or 0.0
+        return (
+            f"MFU (mean over steps): {100 * a.mean:.1f}% -> {100 * b.mean:.1f}% "
+            f"({100 * change:+.1f} points)"
+        )
+    sides = [
+        f"{100 * x.mean:.1f}%" if x is not None else f"not known ({why})"
+        for x, why in ((a, cmp.mfu_a_reason), (b, cmp.mfu_b_reason))
+    ]
+    if a is None and b is None and cmp.mfu_a_reason == cmp.mfu_b_reason:
+        return f"MFU: not known ({terminal_safe(cmp.mfu_a_reason, one_line=True)})"
+    return terminal_safe(f"MFU: baseline {sides[0]}, new {sides[1]}", one_line=True)
+
+
+def _stacks(cmp: RunComparison) -> str:
+    """Which run lacks Python stacks, when the modules were not compared."""
+    from gpuviz.analysis.attribution import attribute
+
+    has = [
+        x.context is not None and attribute(x.context.trace).has_stacks() for x in (cmp.a, cmp.b)
+    ]
+    if all(has):
+        return "no module launched device time in either run"
+    which = "either run" if not any(has) else ("the baseline" if not has[0] else "the new run")
+    return f"no Python stacks in {which}: record with gpuviz profile, or with_stack=True"
 
 
 def _which(a: bool, b: bool) -> str:

@@ -45,9 +45,11 @@ def gains(ctx: AdviceContext, picked: Mask, target_share: float) -> Gains:
     calls = ctx.hardware.calls
     st = ctx.steps
     share = np.nan_to_num(calls.roof_share, nan=np.inf)
-    gain = np.where(
-        picked & (share < target_share), calls.device_ns * (1.0 - share / target_share), 0.0
-    )
+    # 0 ns × (1 − inf) is NaN for the calls np.where leaves out: no warning on stderr for them.
+    with np.errstate(invalid="ignore"):
+        gain = np.where(
+            picked & (share < target_share), calls.device_ns * (1.0 - share / target_share), 0.0
+        )
     gain = np.maximum(gain, 0.0)
     out = Gains()
     for i in range(len(st)):
