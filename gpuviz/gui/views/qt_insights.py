@@ -159,9 +159,6 @@ class QtInsightsView(QWidget):
         row.addWidget(self.gpu_box)
         tl.addLayout(row)
         tl.addWidget(self.graphics, 1)
-        # Room for the bars and a legend of two lines under them: a small window squeezes the
-        # findings below instead (a 460 px view left 151 px and cut the legend's second line).
-        self.graphics.setMinimumHeight(180)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -180,7 +177,9 @@ class QtInsightsView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
-        split.setSizes([380, 420])
+        # The charts first: at 460 px an even split left them 151 px, and a legend of two
+        # lines under the bars (a narrow view, its status line wrapped) lost its second line.
+        split.setSizes([440, 360])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
