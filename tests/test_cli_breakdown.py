@@ -108,6 +108,28 @@ def test_lines_land_on_the_model(capsys: pytest.CaptureFixture[str]) -> None:
     assert top["key"].startswith("transformers/models/bert/modeling_bert.py:")
 
 
+def test_a_trainer_run_lands_on_the_model_not_on_the_trainer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # GPT-2 under the HF Trainer on an H100 (gpuviz profile): the framework owns the loop, yet
+    # the time lands on the model's modules and on transformers' model lines, forward and
+    # backward, never on trainer.train() as one line.
+    hf = DATA / "attribution" / "hf_gpt2_trainer.json.gz"
+    assert main(["breakdown", str(hf), "--by", "module", "--json", "--top", "0"]) == 0
+    modules = {r["key"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    blocks = [k for k in modules if k.endswith(tuple(f".GPT2Block_{i}" for i in range(4)))]
+    assert len(blocks) == 4
+    for k in blocks:
+        assert modules[k]["backward_device_us"] > modules[k]["forward_device_us"] > 0
+    assert main(["breakdown", str(hf), "--by", "line", "--json", "--top", "0"]) == 0
+    lines = json.loads(capsys.readouterr().out)["rows"]
+    device = sum(r["device_self_us"] for r in lines)
+    model = sum(r["device_self_us"] for r in lines if r["key"].startswith("transformers/"))
+    trainer = sum(r["device_self_us"] for r in lines if r["key"].startswith("transformers/trainer"))
+    assert model - trainer > 0.9 * device  # the model's lines: 93% here
+    assert trainer < 0.01 * device  # the Trainer's own ops (a grad norm, a loss scale): 0.4%
+
+
 def test_backward_rows_of_a_training_trace(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["breakdown", str(NS), "--by", "op", "--json", "--top", "0"]) == 0
     rows = {r["key"]: r for r in json.loads(capsys.readouterr().out)["rows"]}

@@ -1,7 +1,9 @@
 """A script whose work is split across a fork, as argv[1] says (argv[2]: the device, cpu).
 
 - ``fork``: 3 optimizer steps, then ``os.fork()``; parent and child each step 12 more times
-  (a child of a CUDA parent steps a CPU model of its own: CUDA does not survive a fork).
+  (a child of a CUDA parent steps a CPU model of its own, with gradients it sets itself: CUDA
+  does not survive a fork, and torch refuses backward in the child of a process whose autograd
+  ran on a GPU, "Unable to handle autograd's threading in combination with fork").
   The child prints ``child stepped 12``, registers an atexit line, and ends with
   ``sys.exit(4)``; the parent waits and exits with the child's status.
 - ``loader``: 12 steps fed by a DataLoader with 2 fork-start workers; prints
@@ -20,8 +22,15 @@ model = torch.nn.Linear(4, 4).to(device)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 
 
+manual_grads = False
+
+
 def step(x):
-    model(x.to(device)).sum().backward()
+    if manual_grads:
+        for p in model.parameters():
+            p.grad = torch.ones_like(p)
+    else:
+        model(x.to(device)).sum().backward()
     opt.step()
 
 
@@ -30,7 +39,7 @@ if mode == "fork":
         step(torch.randn(2, 4))
     pid = os.fork()
     if pid == 0 and device != "cpu":
-        device = "cpu"
+        device, manual_grads = "cpu", True
         model = torch.nn.Linear(4, 4)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for _ in range(12):
