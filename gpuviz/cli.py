@@ -19,22 +19,10 @@ from typing import Any
 
 from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
+from gpuviz.gui.view_names import VIEWS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-VIEWS = (
-    "insights",
-    "timeline",
-    "splits",
-    "memory",
-    "kernels",
-    "operators",
-    "modules",
-    "source",
-    "roofline",
-    "summary",
-    "ranks",
-)
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
 """What ``gpuviz PATH`` takes for a path to open even when it does not exist (to say so)."""

@@ -11,20 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpuviz.gui import app as gui_app
-
-VIEWS = (
-    "insights",
-    "timeline",
-    "splits",
-    "memory",
-    "kernels",
-    "operators",
-    "modules",
-    "source",
-    "roofline",
-    "summary",
-    "ranks",
-)
+from gpuviz.gui.view_names import VIEWS
 
 
 def _gpuviz(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_load_worker import QtTraceWorker, TraceAnalyses
+from gpuviz.gui.view_names import VIEWS
 from gpuviz.gui.views.breakdown_model import Breakdowns, compute_breakdowns, kernel_details
 from gpuviz.gui.views.qt_insights import QtInsightsView
 from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
@@ -24,19 +25,6 @@ from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind
 
-VIEWS = (
-    "insights",
-    "timeline",
-    "splits",
-    "memory",
-    "kernels",
-    "operators",
-    "modules",
-    "source",
-    "roofline",
-    "summary",
-    "ranks",
-)
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
 
 # When the timeline shows most of the trace, a jump to a moment zooms to this share of it.
