@@ -318,3 +318,28 @@ def test_modules_of_a_trace_without_shapes_have_no_flops(tmp_path: Path) -> None
     table = breakdown(trace, "module")
     annotate_modules(table, hardware(trace), attribute(trace))
     assert table.rows and all(r.extra == {"flops": None, "mfu": None} for r in table.rows)
+
+
+def test_a_trace_without_shapes_is_told_by_a_sample_of_its_ops(tmp_path, monkeypatch) -> None:
+    # 2,000 GEMM calls recorded without shapes: a few hundred are decoded, not all (a cached
+    # `gpuviz summary` of 300k kernels spent 0.46 s of 0.7 s decoding ops that had no shapes).
+    from analysis.synthetic_trace import k_op, kineto_trace
+
+    from gpuviz.analysis import op_calls
+
+    decoded: list[int] = []
+    real = op_calls.decode_args
+
+    def counting(trace, rows, fields):
+        decoded.append(len(rows))
+        return real(trace, rows, fields)
+
+    monkeypatch.setattr(op_calls, "decode_args", counting)
+    bare = [k_op("aten::mm", 10 * i, 5, **{"Sequence number": i}) for i in range(2000)]
+    assert not hardware(kineto_trace(bare, tmp_path)).calls.rows.size
+    assert 0 < sum(decoded) <= op_calls.SHAPE_PROBE
+    decoded.clear()  # with shapes (the last op only, to test the probe's second run): all
+    shaped = [*bare[:-1], k_op("aten::mm", 20_000, 5, **{"Input Dims": [[8, 8], [8, 8]]})]
+    shaped[-1]["args"]["Input type"] = ["float", "float"]
+    assert hardware(kineto_trace(shaped, tmp_path, "s.json")).calls.rows.size == 1
+    assert sum(decoded) > 2000
