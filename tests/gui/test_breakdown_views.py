@@ -334,6 +334,21 @@ def test_source_view_of_a_missing_file_says_so(qtbot, tmp_path):
     assert view.highlighted_line() == 0
 
 
+def test_a_package_path_is_found_on_sys_path(monkeypatch, tmp_path):
+    # Kineto writes an installed module's path relative to its sys.path entry
+    # ("transformers/activations.py"): the same package installed here is found there.
+    from gpuviz.gui.views.breakdown_model import find_source
+
+    site = tmp_path / "site-packages"
+    (site / "somepkg").mkdir(parents=True)
+    (site / "somepkg" / "layers.py").write_text("a = 1\n")
+    monkeypatch.chdir(tmp_path)  # not found relative to the current folder
+    assert find_source("somepkg/layers.py") is None
+    monkeypatch.syspath_prepend(str(site))
+    assert find_source("somepkg/layers.py") == str(site / "somepkg" / "layers.py")
+    assert find_source("somepkg/other.py") is None
+
+
 def test_a_hostile_file_name_and_content_are_plain_text(qtbot, tmp_path):
     src = tmp_path / "<b>evil&amp;<i>.py"
     src.write_text("ok = 1\n<i>x</i> = '\x1b]52;c;AAAA\x07'\n&amp; = 3\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -373,6 +374,13 @@ def find_source(path: str, roots: tuple[str, ...] = ()) -> str | None:
     if os.path.isfile(path):
         return path
     parts = [p for p in path.replace("\\", "/").split("/") if p and p not in (".", "..")]
+    if not os.path.isabs(path):
+        # Kineto writes a module's path relative to the sys.path entry it was found in
+        # (``transformers/activations.py``): the same package installed here has it there.
+        for entry in sys.path:
+            candidate = os.path.join(entry or ".", *parts)
+            if entry and os.path.isfile(candidate):
+                return candidate
     for root in roots:
         for k in range(min(len(parts), 8), 0, -1):
             candidate = os.path.join(root, *parts[-k:])

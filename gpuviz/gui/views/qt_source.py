@@ -236,13 +236,16 @@ class QtSourceView(QWidget):
             return
         if ex.error:
             set_plain(self.file_label, f"{ex.path}, line {ex.line}: {ex.error}")
+            self.code.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # a sentence
             self.code.setPlainText(
                 "The code is shown where the file exists on this machine: at the path the "
-                "trace recorded, relative to the folder gpuviz was started in or to the "
-                'trace\'s folder, or under a folder chosen with "Source folder…".'
+                "trace recorded, relative to the folder gpuviz was started in, to the trace's "
+                "folder or to this Python's sys.path (installed packages), or under a folder "
+                'chosen with "Source folder…".'
             )
             return
         set_plain(self.file_label, f"{ex.path}, line {ex.line}")
+        self.code.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # code keeps its lines
         width = len(str(ex.first + len(ex.lines)))
         text = "\n".join(
             f"{n:>{width}}  {terminal_safe(code)}" for n, code in enumerate(ex.lines, ex.first)
