@@ -455,7 +455,8 @@ def open_path_argv(argv: Sequence[str], commands: Collection[str]) -> list[str]:
     The first word that is not an option is taken for a TRACE (or snapshot) when it is not a
     command and is an existing file or folder, or is named like one (``.json``,
     ``.json.gz``, ``.pickle``, ``.pickle.gz``), so that a mistyped name gets ``gpuviz open``'s
-    "no such file" rather than "invalid choice". Any other word is left to argparse.
+    "no such file" rather than "invalid choice". A ``.py`` word is refused with how to profile
+    it (:class:`BadInputError`). Any other word is left to argparse.
 
     Parameters
     ----------
@@ -469,6 +470,9 @@ def open_path_argv(argv: Sequence[str], commands: Collection[str]) -> list[str]:
     if at is None or words[at] in commands:
         return words
     word = words[at]
+    if word.lower().endswith(".py"):
+        # A script is run, not opened: say how, rather than "not JSON" for its source.
+        raise BadInputError(f"{word}: a Python script; to profile it: gpuviz profile {word}")
     if os.path.exists(word) or word.lower().endswith(TRACE_SUFFIXES):
         words.insert(at, "open")
     return words
@@ -559,7 +563,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     parser = build_parser()
     commands = getattr(parser, "commands", {})
-    words = open_path_argv(sys.argv[1:] if argv is None else argv, commands)
+    try:
+        words = open_path_argv(sys.argv[1:] if argv is None else argv, commands)
+    except BadInputError as exc:
+        echo(f"gpuviz: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     at = _command_index(words)
     target = None
     if at is not None and words[at] == "profile":

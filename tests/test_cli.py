@@ -127,3 +127,19 @@ def test_sizes_within_the_limits_parse(size: str) -> None:
     args = build_parser().parse_args(["open", "t.json", "--size", size])
     w, h = (int(v) for v in size.split("x"))
     assert args.size == (w, h) and w * h <= MAX_PIXELS
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_a_script_as_the_first_word_says_how_to_profile_it(
+    exists: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `gpuviz train.py` is not a trace to open ("not JSON"): one line says what runs it.
+    monkeypatch.chdir(tmp_path)
+    if exists:
+        (tmp_path / "train.py").write_text("print('never run')\n")
+    assert main(["train.py", "--lr", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gpuviz: train.py: a Python script; to profile it: gpuviz profile train.py\n"
