@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.analysis.activity import rank_value
 from gpuviz.analysis.advisor.context import AdviceContext
 from gpuviz.analysis.advisor.findings import MAX_EVIDENCE, Evidence, fmt_ms, fmt_pct
 
@@ -110,19 +109,6 @@ def evidence(ctx: AdviceContext, rank: int, shapes: list[int]) -> list[Evidence]
         rows = shape.kernels[t.rank[s.track[shape.kernels]] == rank]
         rows = rows[np.argsort(-s.dur_ns[rows], kind="stable")][:per]
         label = f"{shape.name} {dims_text(shape.input_dims)}"
-        for row in rows.tolist():
-            track = int(s.track[row])
-            start = int(s.start_ns[row])
-            device = int(t.device[track])
-            out.append(
-                Evidence(
-                    rank=rank_value(int(t.rank[track])),
-                    device=device if device >= 0 else None,
-                    start_ns=start,
-                    end_ns=start + int(s.dur_ns[row]),
-                    stream=ctx.stream_of(row),
-                    names=(label, ctx.trace.name_of(row)),
-                    count=1,
-                )
-            )
+        # Each kernel as the other rules give a slice, the op and its shapes named first.
+        out += [replace(e, names=(label, *(e.names or ()))) for e in ctx.slice_evidence(rows)]
     return out[:MAX_EVIDENCE]
