@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -189,6 +190,38 @@ def selected_row(table: QTableView) -> int:
     if not rows:
         return -1
     return int(rows[0].data(ROW_ROLE))
+
+
+class SelectedKernels:
+    """What the table views share about their selection (a mixin for a ``QWidget`` with
+    ``table``, ``breakdowns``, ``show_button`` and a ``showKernels`` signal): the selected row
+    and its kernels, asked for on the Timeline. ``table_by`` names the breakdown shown."""
+
+    table: QTableView
+    breakdowns: Any
+    show_button: Any
+    showKernels: Any
+
+    def table_by(self) -> str:
+        raise NotImplementedError
+
+    def selected_index(self) -> int:
+        """The ``Breakdown.rows`` index of the selected row, -1 for none."""
+        return selected_row(self.table)
+
+    def selected_kernels(self) -> np.ndarray:
+        """The slice rows of the selected row's kernels (:func:`row_kernels`)."""
+        from gpuviz.gui.views.breakdown_model import row_kernels
+
+        i = self.selected_index()
+        if i < 0 or self.breakdowns is None:
+            return np.empty(0, dtype=np.int64)
+        return row_kernels(self.breakdowns, self.table_by(), i)
+
+    def show_selected_on_timeline(self) -> None:
+        """Ask for the selected row's kernels on the Timeline (none: nothing happens)."""
+        if self.show_button.isEnabled():
+            self.showKernels.emit(self.selected_kernels())
 
 
 def shown_keys(proxy: Any) -> list[str]:

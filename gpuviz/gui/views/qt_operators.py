@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,17 +25,17 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.breakdown_model import Breakdowns, row_kernels
+from gpuviz.gui.views.breakdown_model import Breakdowns
 from gpuviz.gui.views.qt_bar_list import QtBarList
 from gpuviz.gui.views.qt_breakdown_table import (
     KEY_ROLE,
     ROW_ROLE,
     Column,
     QtBreakdownTableModel,
+    SelectedKernels,
     format_us,
     make_table,
     message_widget,
-    selected_row,
     shown_keys,
 )
 
@@ -70,7 +69,7 @@ ROOFLINE_KEYS = ("flops", "bytes", "tflops", "intensity", "bound", "roof_share",
 """What :func:`gpuviz.analysis.hardware.annotate_breakdown` adds to an op-shape row."""
 
 
-class QtOperatorsView(QWidget):
+class QtOperatorsView(SelectedKernels, QWidget):
     """The op table, a group-by-shape toggle, a filter and the top ops as bars.
 
     Signals
@@ -262,21 +261,8 @@ class QtOperatorsView(QWidget):
                 return self.select_row(int(idx.data(ROW_ROLE)))
         return False
 
-    def selected_index(self) -> int:
-        """The ``Breakdown.rows`` index of the selected row, -1 for none."""
-        return selected_row(self.table)
-
-    def selected_kernels(self) -> np.ndarray:
-        """The slice rows of the selected op's kernels."""
-        i = self.selected_index()
-        if i < 0 or self.breakdowns is None:
-            return np.empty(0, dtype=np.int64)
-        return row_kernels(self.breakdowns, self.by(), i)
-
-    def show_selected_on_timeline(self) -> None:
-        """Ask for the selected op's kernels on the Timeline (none: nothing happens)."""
-        if self.show_button.isEnabled():
-            self.showKernels.emit(self.selected_kernels())
+    def table_by(self) -> str:
+        return self.by()
 
     def _on_selection_changed(self, *_: Any) -> None:
         # An op that launched nothing has nothing to show (its button says so).

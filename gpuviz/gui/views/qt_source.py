@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
@@ -33,7 +32,6 @@ from gpuviz.gui.views.breakdown_model import (
     NO_STACKS,
     Breakdowns,
     SourceExcerpt,
-    row_kernels,
     source_excerpt,
     split_location,
 )
@@ -41,9 +39,9 @@ from gpuviz.gui.views.qt_breakdown_table import (
     ROW_ROLE,
     Column,
     QtBreakdownTableModel,
+    SelectedKernels,
     make_table,
     message_widget,
-    selected_row,
     shown_keys,
 )
 
@@ -60,7 +58,7 @@ HIGHLIGHT = QColor("#ffe9a8")
 CONTEXT_LINES = 12
 
 
-class QtSourceView(QWidget):
+class QtSourceView(SelectedKernels, QWidget):
     """The source lines table and the code of the selected line.
 
     Signals
@@ -178,21 +176,8 @@ class QtSourceView(QWidget):
                 return True
         return False
 
-    def selected_index(self) -> int:
-        """The ``Breakdown.rows`` index of the selected line, -1 for none."""
-        return selected_row(self.table)
-
-    def selected_kernels(self) -> np.ndarray:
-        """The slice rows of the kernels the selected line launched (its self time)."""
-        i = self.selected_index()
-        if i < 0 or self.breakdowns is None:
-            return np.empty(0, dtype=np.int64)
-        return row_kernels(self.breakdowns, "line", i)
-
-    def show_selected_on_timeline(self) -> None:
-        """Ask for the selected line's kernels on the Timeline (none: nothing happens)."""
-        if self.show_button.isEnabled():
-            self.showKernels.emit(self.selected_kernels())
+    def table_by(self) -> str:
+        return "line"
 
     def code_text(self) -> str:
         """What the code pane shows."""
