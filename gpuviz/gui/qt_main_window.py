@@ -44,6 +44,7 @@ from gpuviz.gui.qt_load_worker import (
 )
 from gpuviz.gui.qt_peaks_dialog import QtPeaksDialog, save_peaks, saved_peaks
 from gpuviz.gui.qt_text import set_plain, set_rich, tooltip_html
+from gpuviz.gui.qt_threads import start_owned
 from gpuviz.gui.samples import list_samples
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
 from gpuviz.trace.model import Trace
@@ -217,7 +218,7 @@ class MainWindow(QMainWindow):
             return
         label, job, title, source = self._queue.pop(0)
         self._current_job = (label, job, title, source)
-        worker = QtTraceWorker(job, label, self)
+        worker = QtTraceWorker(job, label)
         worker.progressed.connect(self._on_worker_progressed)
         worker.succeeded.connect(self._on_worker_succeeded)
         worker.failed.connect(self._on_worker_failed)
@@ -230,7 +231,7 @@ class MainWindow(QMainWindow):
         left = f" (+{len(self._queue)} queued)" if self._queue else ""
         set_plain(self.status_label, f"Opening {label}…{left}")
         self._update_progress_visible(True)
-        worker.start()
+        start_owned(worker)
 
     def _on_worker_progressed(self, fraction: float, what: str) -> None:
         self.progress.setValue(round(fraction * 1000))
@@ -272,7 +273,6 @@ class MainWindow(QMainWindow):
         self._current_job = None
         if worker is not None:
             worker.wait()
-            worker.deleteLater()
         self._start_next()
 
     def _report_error(self, path: str, message: str) -> None:
@@ -572,14 +572,13 @@ class MainWindow(QMainWindow):
         worker = QtTraceWorker(
             lambda _progress, _cancelled: qt_export.write_trace(view.trace, path),
             f"export {path}",
-            self,
         )
         worker.succeeded.connect(lambda _r: self._show_status(f"Wrote {path}"))
         worker.failed.connect(partial(self._on_export_failed, path))
         worker.finished.connect(partial(self._on_export_finished, worker))
         self._export_workers.append(worker)
         self._show_status(f"Writing {path}…", 0)
-        worker.start()
+        start_owned(worker)
         return worker
 
     def _on_export_failed(self, path: str, message: str) -> None:
@@ -591,7 +590,6 @@ class MainWindow(QMainWindow):
         if worker in self._export_workers:
             self._export_workers.remove(worker)
         worker.wait()
-        worker.deleteLater()
 
     def _on_export_trace(self) -> None:
         v = self.current_trace_view()

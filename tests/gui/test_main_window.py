@@ -48,7 +48,10 @@ def _kernel_names(path: Path) -> set[str]:
 
 
 def _running_threads(window: MainWindow) -> list[QThread]:
-    return [t for t in window.findChildren(QThread) if t.isRunning()]
+    from gpuviz.gui.qt_threads import running_threads
+
+    # The app's workers have no parent (see qt_threads), so they are not the window's children.
+    return [t for t in running_threads() + window.findChildren(QThread) if t.isRunning()]
 
 
 @pytest.fixture

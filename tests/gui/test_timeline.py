@@ -374,7 +374,7 @@ def test_the_pyramid_worker_waits_while_the_gui_thread_paints(
             yield item
 
     monkeypatch.setattr(lod_module.TimelineLod, "build_iter", spy)
-    w.stop_worker()
+    w.stop_worker(final=False)
     w.lod._sources.clear()  # start over, with the spy in place
     w.gui_idle.clear()  # as during a paint
     w._start_worker()
@@ -579,3 +579,17 @@ def test_a_burst_of_view_changes_is_painted_once(qtbot, synth_view):
     _pump(80)
     # At most one frame per redraw interval, however many events came in.
     assert 1 <= w.paint_count - before <= elapsed_ms / REDRAW_MS + 2
+
+
+def test_a_timeline_stopped_for_good_starts_no_other_worker(qtbot, make_timeline) -> None:
+    # A closing view stops its worker; a queued "finished" or a redraw must not start another
+    # one that would outlive the widget.
+    w = make_timeline(make_trace(30_000), ready=False)
+    w.stop_worker()
+    w.lod._sources.clear()
+    w._start_worker()
+    assert w._worker is None
+    w.stop_worker(final=False)
+    w._start_worker()
+    assert w._worker is not None
+    assert w.wait_ready(60)

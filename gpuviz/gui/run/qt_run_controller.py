@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError
+from gpuviz.gui.qt_threads import start_owned
 from gpuviz.gui.run.live_buffers import LiveRun
 from gpuviz.gui.run.qt_compare import QtRunComparison, QtStrategyComparison
 from gpuviz.gui.run.qt_device_picker import query_gpus
@@ -324,7 +325,7 @@ class QtRunController(QObject):
         self._writer_path = events_file
         self._started_at = time.monotonic()
         self._last_probe_t_s = -1.0
-        worker = QtRunWorker(make, label, self)
+        worker = QtRunWorker(make, label)
         worker.yielded.connect(self._on_event)
         worker.errored.connect(self._on_errored)
         worker.finished.connect(self._on_worker_finished)
@@ -340,7 +341,7 @@ class QtRunController(QObject):
     def _start_worker(self, worker: QtRunWorker) -> None:
         if self._closing or worker is not self.worker:
             return  # the window closed in the meantime: nothing may start now
-        worker.start()
+        start_owned(worker)
 
     # -- worker signals ---------------------------------------------------------------------
     def _on_event(self, event: Any) -> None:
@@ -419,7 +420,6 @@ class QtRunController(QObject):
         self.probe_timer.stop()
         if worker is not None:
             worker.wait()
-            worker.deleteLater()
         if self.terminal is None:
             from gpuviz.engine.events import Failed
 

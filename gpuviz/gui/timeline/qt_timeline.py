@@ -90,6 +90,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.gui.qt_text import WRAP_MIN_WIDTH, wrap_label
+from gpuviz.gui.qt_threads import start_owned
 from gpuviz.gui.timeline.details import (
     describe_slice,
     info_line,
@@ -173,6 +174,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         # Cleared while the GUI thread builds this widget and while it paints: the pyramid
         # worker waits (see qt_lod_worker). Set after the first paint, or FIRST_PAINT_WAIT_MS.
         self.gui_idle = threading.Event()
+        self._workers_stopped = False
         self._lod_bumped = 0.0
         self._progress = (0, 0)
         self._last_emitted: tuple[int, int] | None = None
@@ -449,8 +451,12 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         self.stop_worker()
         super().closeEvent(event)
 
-    def stop_worker(self) -> None:
-        """Stop the pyramid worker thread, if any, and wait for it."""
+    def stop_worker(self, final: bool = True) -> None:
+        """Stop the pyramid worker thread, if any, and wait for it.
+
+        ``final`` (closing): none starts again, whatever a queued ``finished`` or a redraw asks.
+        """
+        self._workers_stopped = final
         w = self._worker
         self._worker = None
         if w is not None:
@@ -552,7 +558,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         return self.viewport.visible_rows(len(self._layout))
 
     def _start_worker(self) -> None:
-        if self._worker is not None and self._worker.isRunning():
+        if self._workers_stopped or (self._worker is not None and self._worker.isRunning()):
             return
         vis = list(self._visible_rows())
         keys = self._lod.unbuilt(self._layout, vis)
@@ -564,7 +570,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         w.progress.connect(self._on_lod_progress)
         w.finished.connect(self._on_worker_finished)
         self._worker = w
-        w.start()
+        start_owned(w)
 
     def _on_lod_progress(self, done: int, total: int) -> None:
         self._progress = (done, total)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from gpuviz.gui.qt_load_worker import QtTraceWorker, TraceAnalyses
+from gpuviz.gui.qt_threads import start_owned
 from gpuviz.gui.view_names import VIEWS
 from gpuviz.gui.views.breakdown_model import Breakdowns, compute_breakdowns, kernel_details
 from gpuviz.gui.views.qt_insights import QtInsightsView
@@ -98,6 +99,7 @@ class QtTraceView(QWidget):
         # computed once, in a worker, the first time one of them needs it.
         self.breakdowns: Breakdowns | None = None
         self._breakdown_worker: QtTraceWorker | None = None
+        self._stopped = False  # set by stop_workers: the window is closing
 
         # Each view is built the first time it is shown (or asked for): a pyqtgraph plot costs
         # tens of ms to create, and building all five at once would stall the GUI thread.
@@ -314,6 +316,7 @@ class QtTraceView(QWidget):
     def stop_workers(self) -> None:
         """Stop any thread a view runs (the Timeline's pyramid builder, the attribution) and
         wait for it."""
+        self._stopped = True  # nothing starts again in a closing window
         if self._breakdown_worker is not None:
             self._breakdown_worker.cancel()
             self._breakdown_worker.wait()
@@ -408,14 +411,14 @@ class QtTraceView(QWidget):
 
     def request_breakdowns(self) -> None:
         """Start computing the attribution's tables, unless they are there or on their way."""
-        if self.breakdowns is not None or self._breakdown_worker is not None:
+        if self.breakdowns is not None or self._breakdown_worker is not None or self._stopped:
             return
         trace = self.trace
-        worker = QtTraceWorker(lambda _p, _c: compute_breakdowns(trace), self.title, self)
+        worker = QtTraceWorker(lambda _p, _c: compute_breakdowns(trace), self.title)
         worker.succeeded.connect(self._on_breakdowns)
         worker.failed.connect(self._on_breakdowns_failed)
         self._breakdown_worker = worker
-        worker.start()
+        start_owned(worker)
 
     def wait_breakdowns(self, timeout_s: float = 60.0) -> bool:
         """Wait until the tables are computed and shown (for screenshots and tests)."""
