@@ -33,11 +33,14 @@ StepTimed(step=0, label='vectorized', wall_ms=1.5, gpu_ms=None, profiled=False)
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
+
+import msgspec
 
 SCHEMA = 1
 """The wire schema version that ``Started`` carries and this module reads."""
@@ -228,7 +231,24 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 def encode_event(event: Event) -> str:
     """One JSON line (no newline) for ``event``. Values must be JSON types (they are)."""
+    if type(event) is StepTimed:
+        return _step_line(event)
     return _ENCODER.encode(event_to_dict(event))
+
+
+def _step_line(e: StepTimed) -> str:
+    # One of these goes out at every step of a profiled script, on the script's thread:
+    # msgspec and a literal dict take ~1 µs where event_to_dict and json took ~5 µs. The same
+    # keys, in the same order; a value that is not finite takes the checked path (which refuses
+    # it, as json's allow_nan=False does).
+    wall, gpu = e.wall_ms, e.gpu_ms
+    if not (math.isfinite(wall) and (gpu is None or math.isfinite(gpu))):
+        return _ENCODER.encode(event_to_dict(e))
+    obj: dict[str, Any] = {"type": "StepTimed", "step": e.step, "label": e.label, "wall_ms": wall}
+    if gpu is not None:
+        obj["gpu_ms"] = gpu
+    obj["profiled"] = e.profiled
+    return _FAST_ENCODER.encode(obj).decode()
 
 
 def _json_default(value: Any) -> Any:
@@ -241,6 +261,8 @@ def _json_default(value: Any) -> Any:
         return list(value)
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
+
+_FAST_ENCODER = msgspec.json.Encoder()
 
 _ENCODER = json.JSONEncoder(allow_nan=False, default=_json_default)
 """``json.dumps(obj, allow_nan=False, default=_json_default)``, without making an encoder per
@@ -307,6 +329,11 @@ class EventWriter:
 
     def write(self, event: Event, flush: bool = True) -> None:
         """Append one event; ``flush=False`` leaves it in the buffer (see :meth:`flush`)."""
+        if type(event) is StepTimed:  # the one of every step: no paths in it
+            self._file.write(_step_line(event) + "\n")
+            if flush:
+                self._file.flush()
+            return
         obj = event_to_dict(event)
         key = _PATH_FIELDS.get(obj["type"])
         if key and isinstance(obj.get(key), str):

@@ -161,3 +161,30 @@ def test_a_line_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
     path.write_text("[1, 2]\n", encoding="utf-8")
     with pytest.raises(EventDecodeError, match=r"list.jsonl:1: expected a JSON object, got list"):
         list(read_events(path))
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        StepTimed(3, "optimizer", 5.123456789, 4.1, False),
+        StepTimed(0, 'q"\\é\u2028', 1e-9, None, True),
+        StepTimed(10**12, "x", 123456789.0, 0.0, True),
+        StepTimed(1, "s", 1e300, 5e-324, False),
+    ],
+)
+def test_a_step_line_is_the_checked_encoders_line(event: StepTimed) -> None:
+    # StepTimed takes a fast path (one a step, on the script's thread): same keys, same order,
+    # same values as every other event's path.
+    from gpuviz.engine import events as ev
+
+    fast = ev.encode_event(event)
+    checked = ev._ENCODER.encode(ev.event_to_dict(event))
+    assert list(json.loads(fast).items()) == list(json.loads(checked).items())
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_step_time_that_is_not_finite_is_refused_on_the_fast_path_too(bad: float) -> None:
+    from gpuviz.engine import events as ev
+
+    with pytest.raises(ValueError):
+        ev.encode_event(StepTimed(1, "s", 1.0, bad, False))

@@ -26,7 +26,7 @@ from gpuviz.engine.script.options import (
 )
 from gpuviz.engine.script.report import quantiles, step_figures
 from gpuviz.engine.script.schedule import Phase, Schedule
-from gpuviz.engine.script.steps import TimedStep
+from gpuviz.engine.script.step_timer import TimedStep
 from gpuviz.engine.script.target import compile_main, exit_code_of, resolve_target, run_as_main
 from gpuviz.errors import BadInputError
 

@@ -18,8 +18,8 @@ import pytest
 
 import gpuviz
 from gpuviz.engine.events import Finished, Progress, StepTimed
-from gpuviz.engine.script import forking, writing
-from gpuviz.engine.script.steps import StepTimer
+from gpuviz.engine.script import forking, step_timer, writing
+from gpuviz.engine.script.step_timer import StepTimer
 
 # ------------------------------------------------------------------------- CUDA events, faked
 
@@ -54,22 +54,47 @@ def _fake_torch(calls: list[str]) -> Any:
     def sync(*_: Any) -> None:
         calls.append("torch.cuda.synchronize")
 
+    def stream(stream_id: int = 0, device_index: int = 0, device_type: int = 1) -> Any:
+        calls.append("Stream()")  # made once per stream, not once a step
+        return ("stream", stream_id, device_index)
+
     cuda = SimpleNamespace(
         Event=_FakeEvent,
+        Stream=stream,
         synchronize=sync,
         is_initialized=lambda: True,
         current_device=lambda: 0,
         is_current_stream_capturing=lambda: False,
-        current_stream=lambda index=None: ("stream", index),
+        current_stream=lambda index=None: ("stream", 0, index),
     )
-    return SimpleNamespace(cuda=cuda)
+    return SimpleNamespace(cuda=cuda, _C=SimpleNamespace())
 
 
-def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu() -> None:
+def _c_entry_points(torch: Any) -> Any:
+    """The same fake torch, with the C entry points under torch.cuda's helpers."""
+    torch._C = SimpleNamespace(
+        _cuda_getDevice=lambda: 0,
+        _cuda_isCurrentStreamCapturing=lambda: False,
+        _cuda_getCurrentStream=lambda index: (7, index, 1),
+        _CudaEventBase=SimpleNamespace(
+            record=_FakeEvent.record, query=_FakeEvent.query, elapsed_time=_FakeEvent.elapsed_time
+        ),
+    )
+    return torch
+
+
+@pytest.mark.parametrize("calls_through", ["helpers", "c entry points"])
+def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu(
+    calls_through: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(step_timer, "READ_EVERY_S", 0.0)  # read at every boundary
     calls: list[str] = []
     _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
     timer = StepTimer(0.0)
-    timer._torch = _fake_torch(calls)
+    torch = _fake_torch(calls)
+    if calls_through == "c entry points":
+        torch = _c_entry_points(torch)
+    timer._cuda = step_timer._CudaCalls(torch)
     device = SimpleNamespace(type="cuda", index=0)
     out = []
     for k in range(300):
@@ -78,11 +103,34 @@ def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu() -> Non
         out += timer.ready()
     # Events complete two boundaries late: a few are in flight, the rest come from the pool.
     assert _FakeEvent.made <= 4
-    assert _FakeEvent.syncs == 0 and calls == []
+    assert _FakeEvent.syncs == 0
+    assert calls == (["Stream()"] if calls_through == "c entry points" else [])
     assert [s.step for s in out] == list(range(len(out))) and len(out) >= 297
     assert all(s.gpu_ms == 1.0 for s in out[1:])  # one tick of the fake clock a step
     rest = timer.flush()  # the end of the run may wait
     assert [s.step for s in out + rest] == list(range(300))
+
+
+def test_cuda_events_are_read_at_most_every_period(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(step_timer, "READ_EVERY_S", 3600.0)
+    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
+    timer = StepTimer(0.0)
+    timer._cuda = step_timer._CudaCalls(_c_entry_points(_fake_torch([])))
+    device = SimpleNamespace(type="cuda", index=0)
+    out = []
+    for k in range(50):
+        _FakeEvent.clock += 1
+        timer.end(k, False, device)
+        out += timer.ready()
+    assert out == []  # the first read came before any event completed; the next is an hour off
+    assert _FakeEvent.made == 50  # none read, so none reused yet
+    rest = timer.flush()
+    assert [s.step for s in rest] == list(range(50))
+    assert all(s.gpu_ms == 1.0 for s in rest[1:])
+    # And on the CPU (no events) nothing waits for the period.
+    cpu = StepTimer(0.0)
+    cpu.end(0, False, SimpleNamespace(type="cpu", index=None))
+    assert [s.step for s in cpu.ready()] == [0]
 
 
 @pytest.mark.gpu
@@ -143,7 +191,9 @@ def test_step_events_wait_in_the_buffer_and_go_out_before_anything_else(
         assert path.read_text() == ""  # no system call per step
         sink.emit(Finished({"ok": True}))
         types = [e["type"] for e in _lines(path)]
-        assert types == ["StepTimed", "Progress"] * 5 + ["Finished"]
+        # Of the Progress events only the latest is written, before what ends the run.
+        assert types == ["StepTimed"] * 5 + ["Progress", "Finished"]
+        assert _lines(path)[-2]["step"] == 5
         sink.emit(StepTimed(5, "s", 1.0, None, False))
         monkeypatch.setattr(writing, "FLUSH_S", 0.0)  # past the period: the next one flushes
         sink.emit(Progress(6, 0))
@@ -262,3 +312,28 @@ def test_the_sampler_reads_rss_as_psutil_does_without_psutils_three_system_calls
     sampler._rss._proc = real
     sampler.stop()  # never started: closes the file; later samples go through psutil
     assert sampler.sample()[0].rss_bytes > 0
+
+
+def test_a_c_entry_point_that_fails_sends_every_call_through_the_helpers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Another torch may change an entry point under torch.cuda's helpers: the timer must fall
+    # back to the helpers, not lose the GPU times.
+    monkeypatch.setattr(step_timer, "READ_EVERY_S", 0.0)
+    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
+    torch = _c_entry_points(_fake_torch([]))
+
+    def changed(*_: Any) -> None:
+        raise TypeError("record(): incompatible function arguments")
+
+    torch._C._CudaEventBase.record = changed
+    timer = StepTimer(0.0)
+    timer._cuda = step_timer._CudaCalls(torch)
+    device = SimpleNamespace(type="cuda", index=0)
+    for k in range(10):
+        _FakeEvent.clock += 1
+        timer.end(k, False, device)
+    assert not timer._cuda.direct
+    steps = timer.flush()
+    assert [s.step for s in steps] == list(range(10))
+    assert all(s.gpu_ms == 1.0 for s in steps[1:])

@@ -63,7 +63,8 @@ from gpuviz.engine.script.options import OutPlan, ProfileOptions, RankInfo, pars
 from gpuviz.engine.script.report import build_result, print_report, say
 from gpuviz.engine.script.schedule import Phase
 from gpuviz.engine.script.signals import SessionSignals, Terminated
-from gpuviz.engine.script.steps import StepSources, StepTimer, TimedStep
+from gpuviz.engine.script.step_timer import StepTimer, TimedStep
+from gpuviz.engine.script.steps import StepSources
 from gpuviz.engine.script.target import (
     STEP_DECORATOR,
     Target,

@@ -17,10 +17,7 @@ Step boundaries come from one of three sources:
 
 With ``--step-fn`` given, only that function ends steps.
 
-:class:`StepTimer` times each step: wall time between boundaries (``perf_counter``), and GPU
-time between CUDA events recorded on the current stream at each boundary. It never waits for
-the GPU: an event is read once it has completed (``query()``), so a step's ``StepTimed`` comes
-a step or two late, and the last ones when the run ends.
+:mod:`gpuviz.engine.script.step_timer` times each step.
 """
 
 from __future__ import annotations
@@ -29,14 +26,10 @@ import contextlib
 import functools
 import importlib.abc
 import inspect
-import os
 import sys
 import threading
-import time
 import weakref
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 SOURCE_OPTIMIZER = "optimizer.step()"
@@ -362,119 +355,9 @@ def _optimizer_device(optimizer: Any) -> Any:
     return None
 
 
-# ------------------------------------------------------------------------------ step timing
-
-
-@dataclass
-class TimedStep:
-    """One step's figures (``StepTimed``'s fields)."""
-
-    step: int
-    wall_ms: float
-    gpu_ms: float | None
-    profiled: bool
-
-
-class StepTimer:
-    """Wall and GPU time of each step, read without waiting for the GPU.
-
-    Call :meth:`end` at each boundary, then :meth:`ready` for the steps whose GPU time is
-    known; :meth:`flush` at the end waits for the last ones.
-    """
-
-    def __init__(self, t0: float) -> None:
-        self._last_t = t0
-        self._start: tuple[Any, Any] | None = None  # (event, device index)
-        self._pending: deque[tuple[int, float, Any, Any, bool]] = deque()
-        self._free: dict[int, list[Any]] = {}
-        self._torch: Any = None
-        # GPUVIZ_PROFILE_EVENTS=0 (an experiment switch, benchmarks/bench_profile.py): no
-        # CUDA events at the boundaries, so no GPU time per step.
-        self._events = os.environ.get("GPUVIZ_PROFILE_EVENTS") != "0"
-
-    def _cuda_event(self, device: Any) -> tuple[Any, Any] | None:
-        """Record an event on ``device``'s current stream, or None (CPU, capture, no CUDA)."""
-        if not self._events:
-            return None
-        torch = self._torch
-        if torch is None:
-            import torch
-
-            self._torch = torch
-        if device is None:
-            if not torch.cuda.is_initialized():
-                return None
-            index = torch.cuda.current_device()
-        elif getattr(device, "type", None) == "cuda":
-            index = device.index if device.index is not None else torch.cuda.current_device()
-        else:
-            return None
-        try:
-            if torch.cuda.is_current_stream_capturing():
-                return None  # a CUDA graph being captured: timing events are not allowed
-            stream = torch.cuda.current_stream(index)
-            free = self._free.get(index)
-            ev = free.pop() if free else torch.cuda.Event(enable_timing=True)
-            ev.record(stream)
-        except Exception:  # never let timing break the script
-            return None
-        return ev, index
-
-    def end(self, step: int, profiled: bool, device: Any) -> None:
-        """Step ``step`` ended now."""
-        now = time.perf_counter()
-        wall_ms = (now - self._last_t) * 1e3
-        self._last_t = now
-        end = self._cuda_event(device)
-        self._pending.append((step, wall_ms, self._start, end, profiled))
-        self._start = end
-
-    def restart(self, device: Any) -> None:
-        """The next step starts now (after gpuviz's own work at a boundary: a trace export)."""
-        self._last_t = time.perf_counter()
-        if self._start is not None:
-            fresh = self._cuda_event(device)
-            if fresh is not None:
-                self._start = fresh
-
-    def ready(self) -> list[TimedStep]:
-        """The steps whose times are known, in order; never blocks."""
-        return self._collect(block=False)
-
-    def flush(self) -> list[TimedStep]:
-        """Every step still pending (waits for the GPU)."""
-        return self._collect(block=True)
-
-    def _collect(self, block: bool) -> list[TimedStep]:
-        out: list[TimedStep] = []
-        while self._pending:
-            step, wall_ms, start, end, profiled = self._pending[0]
-            gpu_ms = None
-            if start is not None and end is not None:
-                try:
-                    if not end[0].query():
-                        if not block:
-                            break
-                        end[0].synchronize()
-                    if start[1] == end[1]:
-                        gpu_ms = float(start[0].elapsed_time(end[0]))
-                except Exception:
-                    gpu_ms = None
-            self._pending.popleft()
-            # The start event of a step is the end event of the one before: free to reuse
-            # once both are read (an event is recorded again only after it was read).
-            if start is not None and start is not self._start:
-                if not any(p[2] is start for p in self._pending):
-                    self._free.setdefault(start[1], []).append(start[0])
-            out.append(TimedStep(step, wall_ms, gpu_ms, profiled))
-        return out
-
-
 __all__ = [
     "SOURCE_MANUAL",
     "SOURCE_OPTIMIZER",
     "SOURCE_STEP_FN",
     "StepSources",
-    "StepTimer",
-    "TimedStep",
 ]

@@ -46,7 +46,8 @@ class EventSink:
 
     A sink that breaks (a full disk, the app gone) is dropped with one line; the script goes on.
 
-    The events of each step (``StepTimed``, ``Progress``) and the memory samples are written
+    Of the ``Progress`` events only the latest is kept, and written out with the buffer. The
+    events of each step (``StepTimed``) and the memory samples are written
     out at most every :data:`FLUSH_S` (by the first event past it: the sampler's come at 10 Hz
     or more), not one system call each: flushing them one by one took most of gpuviz's time
     at a step boundary (``benchmarks/step_cost.py``: 39 µs a step with an events file, 7 µs
@@ -72,26 +73,42 @@ class EventSink:
         if events_fd is not None:
             self._pipe = os.fdopen(events_fd, "w", encoding="utf-8")
         self._flushed = time.monotonic()
+        self._progress: Progress | None = None  # the latest, written out with the buffer
         self.events: list[Event] = []  # the terminal and trace events, for the caller
 
     def emit(self, event: Event) -> None:
         """Send one event to every sink."""
-        streaming = type(event) in _STREAMING
+        kind = type(event)
+        if isinstance(event, Progress):
+            # Only the latest counts: it is written out with the buffer, not once a step
+            # (half of the sink's cost at a step boundary went to these lines).
+            with self._lock:
+                self._progress = event
+                if time.monotonic() - self._flushed >= FLUSH_S:
+                    self._flush_locked()
+            return
+        streaming = kind in _STREAMING
         with self._lock:
             if isinstance(event, (TraceReady, Finished, Failed, Cancelled)):
                 self.events.append(event)
-            if self._writer is not None:
-                try:
-                    self._writer.write(event, flush=False)
-                except (OSError, ValueError) as exc:
-                    self._writer_failed(exc)
-            if self._pipe is not None:
-                try:
-                    self._pipe.write(encode_event(event) + "\n")
-                except (OSError, ValueError):
-                    self._pipe = None  # the reader is gone
+            if not streaming and self._progress is not None:
+                self._write_locked(self._progress)  # what came before it goes out before it
+                self._progress = None
+            self._write_locked(event)
             if not streaming or time.monotonic() - self._flushed >= FLUSH_S:
                 self._flush_locked()
+
+    def _write_locked(self, event: Event) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.write(event, flush=False)
+            except (OSError, ValueError) as exc:
+                self._writer_failed(exc)
+        if self._pipe is not None:
+            try:
+                self._pipe.write(encode_event(event) + "\n")
+            except (OSError, ValueError):
+                self._pipe = None  # the reader is gone
 
     def flush(self) -> None:
         """Write out every buffered event (gives up after a second if the sink stays busy:
@@ -104,6 +121,9 @@ class EventSink:
 
     def _flush_locked(self) -> None:
         self._flushed = time.monotonic()
+        progress, self._progress = self._progress, None
+        if progress is not None:
+            self._write_locked(progress)
         if self._writer is not None:
             try:
                 self._writer.flush()
