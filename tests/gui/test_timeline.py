@@ -374,6 +374,11 @@ def test_the_pyramid_worker_waits_while_the_gui_thread_paints(
             yield item
 
     monkeypatch.setattr(lod_module.TimelineLod, "build_iter", spy)
+    # The worker gives up waiting after START_WAIT_S; a loaded machine may keep this thread
+    # off a core for longer than the sleep below, so make that wait outlast any such delay.
+    from gpuviz.gui.timeline import qt_lod_worker
+
+    monkeypatch.setattr(qt_lod_worker, "START_WAIT_S", 60.0)
     w.stop_worker(final=False)
     w.lod._sources.clear()  # start over, with the spy in place
     w.gui_idle.clear()  # as during a paint
