@@ -3,7 +3,9 @@
 :func:`load_snapshot` unpickles with an unpickler that loads no class
 (:mod:`gpuviz.trace.snapshot_pickle`: nothing in the file runs) and turns the result into
 columns (:mod:`gpuviz.trace.allocator_columns`) and allocation intervals
-(:mod:`gpuviz.trace.allocations`). No object per entry survives the load.
+(:mod:`gpuviz.trace.allocations`). No object per entry survives the load: the history is read
+in chunks, each chunk's dicts freed as soon as they are columns, so the load's peak memory
+is the unpickled tree's, not the tree's plus the columns'.
 
 The layout (``torch/cuda/memory.py``, ``_snapshot``)::
 
@@ -40,7 +42,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.allocations import orphan_frees, pair_allocations
+from gpuviz.trace.allocations import pair_allocations
 from gpuviz.trace.allocator_columns import (
     ACTION_NAMES,
     BLOCK_STATE_NAMES,
@@ -83,6 +85,9 @@ MAX_TIME_US = (1 << 62) // 1000
 MAX_DEVICES = 1024
 """Device indices (and ``device_traces``) a snapshot may have."""
 _MAX_LINE = (1 << 31) - 1
+
+TRACE_CHUNK = 1 << 16
+"""Trace entries turned into columns at a time (see :func:`_trace_entries`)."""
 
 _PROBE_CANDIDATES = 8
 """Stacks remembered per probe in :meth:`_Interner.stacks_of` (more fall back to a dict)."""
@@ -211,8 +216,13 @@ def _frames_of(e: Any) -> Any:
     return frames
 
 
-def _int_column(items: Sequence[Any], key: str, default: int, src: str, where: str) -> I64:
-    """``items[i][key]`` as int64; fast when every item has it, exact error when one is bad."""
+def _int_column(
+    items: Sequence[Any], key: str, default: int, src: str, where: str, first: int = 0
+) -> I64:
+    """``items[i][key]`` as int64; fast when every item has it, exact error when one is bad.
+
+    ``first``: the index of ``items[0]`` in ``where`` (for a chunk of a trace), for messages.
+    """
     n = len(items)
     try:
         return np.fromiter(map(itemgetter(key), items), dtype=np.int64, count=n)
@@ -220,19 +230,18 @@ def _int_column(items: Sequence[Any], key: str, default: int, src: str, where: s
         pass
     out = np.empty(n, dtype=np.int64)
     for i, e in enumerate(items):
+        at = f"{where}[{first + i}]"
         if not isinstance(e, dict):
-            raise TraceFormatError(src, f"{where}[{i}]", f"expected a dict, got {type(e).__name__}")
+            raise TraceFormatError(src, at, f"expected a dict, got {type(e).__name__}")
         v = e.get(key, default)
         if v is None:
             v = default
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
-            raise TraceFormatError(src, f"{where}[{i}]", f"{key!r} is {v!r}, expected a number")
+            raise TraceFormatError(src, at, f"{key!r} is {v!r}, expected a number")
         try:
             out[i] = int(v)
         except (ValueError, OverflowError):
-            raise TraceFormatError(
-                src, f"{where}[{i}]", f"{key!r} = {v!r} is out of range"
-            ) from None
+            raise TraceFormatError(src, at, f"{key!r} = {v!r} is out of range") from None
     return out
 
 
@@ -287,57 +296,128 @@ def _actions(items: list[Any]) -> npt.NDArray[np.int8]:
         )
 
 
-def _trace_entries(items: list[Any], interner: _Interner, src: str, where: str) -> TraceEntries:
+class _OrphanFrees:
+    """Frees of allocations from before the window, found chunk by chunk from the trace's start.
+
+    The same frees as :func:`~gpuviz.trace.allocations.orphan_frees` (a ``free_completed`` or
+    ``free`` whose previous alloc-or-free at its address is not an alloc), without the whole
+    trace's columns: the state is the addresses whose last such event was an alloc.
+    """
+
+    def __init__(self) -> None:
+        self.live: I64 = np.empty(0, dtype=np.int64)  # sorted, unique
+
+    def chunk(self, action: npt.NDArray[np.int8], addr: I64) -> npt.NDArray[np.bool_]:
+        """Which of the chunk's entries are frees of allocations from before the window."""
+        is_alloc = action == Action.ALLOC
+        sel = np.flatnonzero(is_alloc | (action == Action.FREE_COMPLETED) | (action == Action.FREE))
+        out = np.zeros(len(action), dtype=bool)
+        if len(sel) == 0:
+            return out
+        order = np.argsort(addr[sel], kind="stable")  # by address, then entry index
+        a = addr[sel][order]
+        k = is_alloc[sel][order]
+        first = np.ones(len(a), dtype=bool)
+        first[1:] = a[1:] != a[:-1]
+        prev_alloc = np.zeros(len(a), dtype=bool)
+        prev_alloc[1:] = k[:-1]
+        prev_alloc &= ~first
+        # an address's first event in the chunk: the previous one is in the state
+        live = self.live
+        if len(live):
+            head = a[first]
+            pos = np.minimum(np.searchsorted(live, head), len(live) - 1)
+            prev_alloc[first] = live[pos] == head
+        out[sel[order[~k & ~prev_alloc]]] = True
+        last = np.ones(len(a), dtype=bool)
+        last[:-1] = first[1:]
+        ended = a[last]
+        # (ended is unique, and none of it is kept: np.union1d would import numpy.ma)
+        kept = np.setdiff1d(live, ended, assume_unique=True)
+        self.live = np.sort(np.concatenate([kept, ended[k[last]]]))
+        return out
+
+
+def _trace_entries(
+    items: list[Any], interner: _Interner, src: str, where: str, consume: bool = False
+) -> TraceEntries:
+    """One device's entries as columns, read in chunks of :data:`TRACE_CHUNK` from the start.
+
+    With ``consume``, each chunk's dicts are replaced by None once they are columns (and
+    ``items`` is emptied at the end), so the entries' Python objects (about 400 bytes each)
+    are freed while the columns (37 bytes each) are made: the load's peak is the unpickled
+    tree's, not the tree's plus the columns'.
+    """
     n = len(items)
     if n == 0:
         return TraceEntries.empty()
-    action = _actions(items)
-    for i in np.flatnonzero(action == Action.OTHER)[:1].tolist():
-        if not isinstance(items[i], dict):
-            raise TraceFormatError(
-                src, f"{where}[{i}]", f"expected a dict, got {type(items[i]).__name__}"
+    # filled chunk by chunk (np.empty's pages are only taken as they are written)
+    action = np.empty(n, dtype=np.int8)
+    addr = np.empty(n, dtype=np.int64)
+    size = np.empty(n, dtype=np.int64)
+    stream = np.empty(n, dtype=np.int64)
+    time_us = np.empty(n, dtype=np.int64)
+    stack = np.full(n, NO_STACK, dtype=np.int32)
+    orphans = _OrphanFrees()
+    for a in range(0, n, TRACE_CHUNK):
+        b = min(a + TRACE_CHUNK, n)
+        part = items[a:b]
+        act = action[a:b] = _actions(part)
+        for i in np.flatnonzero(act == Action.OTHER)[:1].tolist():
+            if not isinstance(part[i], dict):
+                raise TraceFormatError(
+                    src, f"{where}[{a + i}]", f"expected a dict, got {type(part[i]).__name__}"
+                )
+        rows = range(a, b)
+        size[a:b] = _int_column(part, "size", 0, src, where, a)
+        is_oom = act == Action.OOM
+        if is_oom.any():
+            # An OOM entry's size is what the program asked for, however absurd (a real one
+            # asked for 16 TiB): it is shown, never summed.
+            not_oom = np.flatnonzero(~is_oom)
+            oom = np.flatnonzero(is_oom)
+            _check_range(size[a:b][not_oom], "size", src, where, MAX_BYTES, a + not_oom)
+            _check_range(size[a:b][oom], "size", src, where, MAX_OOM_REQUEST, a + oom)
+        else:
+            _check_range(size[a:b], "size", src, where, MAX_BYTES, rows)
+        stream[a:b] = _check_range(
+            _int_column(part, "stream", 0, src, where, a), "stream", src, where, None, rows
+        )
+        time_us[a:b] = _check_range(
+            _int_column(part, "time_us", 0, src, where, a), "time_us", src, where, MAX_TIME_US, rows
+        )
+        if is_oom.any():  # an OOM entry carries device_free where the others carry addr
+            addr[a:b] = 0
+            addr[a + not_oom] = _check_range(
+                _int_column([part[i] for i in not_oom.tolist()], "addr", 0, src, where),
+                "addr",
+                src,
+                where,
+                None,
+                a + not_oom,
             )
-    size = _int_column(items, "size", 0, src, where)
-    is_oom = action == Action.OOM
-    _check_range(size[~is_oom], "size", src, where, MAX_BYTES, np.flatnonzero(~is_oom))
-    # An OOM entry's size is what the program asked for, however absurd (a real one asked for
-    # 16 TiB): it is shown, never summed.
-    _check_range(size[is_oom], "size", src, where, MAX_OOM_REQUEST, np.flatnonzero(is_oom))
-    stream = _check_range(_int_column(items, "stream", 0, src, where), "stream", src, where, None)
-    time_us = _check_range(
-        _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US
-    )
-    oom = np.flatnonzero(action == Action.OOM)
-    if len(oom):  # an OOM entry carries device_free where the others carry addr
-        ok = np.ones(n, dtype=bool)
-        ok[oom] = False
-        addr = np.zeros(n, dtype=np.int64)
-        rest = np.flatnonzero(ok)
-        addr[rest] = _check_range(
-            _int_column([items[i] for i in rest.tolist()], "addr", 0, src, where),
-            "addr",
-            src,
-            where,
-            None,
-            rest,
-        )
-        addr[oom] = _check_range(
-            _int_column([items[i] for i in oom.tolist()], "device_free", 0, src, where),
-            "device_free",
-            src,
-            where,
-            MAX_BYTES,
-            oom,
-        )
-    else:
-        addr = _check_range(_int_column(items, "addr", 0, src, where), "addr", src, where, None)
-    entries = TraceEntries(action, addr, size, stream, time_us, np.full(n, NO_STACK, np.int32))
-    # intern the stacks that are shown: all but frees, plus frees of pre-window allocations
-    want = ~np.isin(action, _FREES)
-    want[orphan_frees(entries)] = True
-    rows = np.flatnonzero(want)
-    entries.stack[rows] = interner.stacks_of(items, rows)
-    return entries
+            addr[a + oom] = _check_range(
+                _int_column([part[i] for i in oom.tolist()], "device_free", 0, src, where),
+                "device_free",
+                src,
+                where,
+                MAX_BYTES,
+                a + oom,
+            )
+        else:
+            addr[a:b] = _check_range(
+                _int_column(part, "addr", 0, src, where, a), "addr", src, where, None, rows
+            )
+        # intern the stacks that are shown: all but frees, plus frees of pre-window allocations
+        want = ~np.isin(act, _FREES) | orphans.chunk(act, addr[a:b])
+        shown = np.flatnonzero(want)
+        stack[a + shown] = interner.stacks_of(part, shown)
+        del part
+        if consume:
+            items[a:b] = [None] * (b - a)
+    if consume:
+        items.clear()
+    return TraceEntries(action, addr, size, stream, time_us, stack)
 
 
 def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tuple[Segments, Blocks]:
@@ -500,8 +580,21 @@ def _plain(value: Any, depth: int = 0) -> Any:
     return repr(value)[:200]
 
 
-def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnapshot:
+def snapshot_from_data(
+    data: dict[str, Any], source: str = "", consume: bool = False
+) -> AllocatorSnapshot:
     """Turn an unpickled snapshot dict into columns and allocation intervals.
+
+    Parameters
+    ----------
+    data
+        The unpickled dict (:func:`~gpuviz.trace.snapshot_pickle.load_snapshot_data`).
+    source
+        The file it came from, for messages.
+    consume
+        Empty each device trace's list as it is turned into columns, freeing its entries as
+        it goes (the loader's peak memory is then the unpickled tree's): ``data`` is left
+        without its history.
 
     Raises
     ------
@@ -517,7 +610,11 @@ def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnaps
         )
     traces = [
         _trace_entries(
-            _as_list(t, source, f"device_traces[{d}]"), interner, source, f"device_traces[{d}]"
+            _as_list(t, source, f"device_traces[{d}]"),
+            interner,
+            source,
+            f"device_traces[{d}]",
+            consume,
         )
         for d, t in enumerate(traces_raw)
     ]
@@ -598,7 +695,7 @@ def load_snapshot(
     # the raw tree is millions of containers that are all reachable: collecting is wasted work
     with gc_paused():
         try:
-            snap = snapshot_from_data(data, str(path))
+            snap = snapshot_from_data(data, str(path), consume=True)
         except RecursionError:
             # a value nested deeper than the interpreter follows, where a name or number belongs
             raise TraceFormatError(
