@@ -86,6 +86,14 @@ class _TooLarge(Exception):
     """A refusal raised from inside the unpickler's reads (it is not a pickle error)."""
 
 
+class _WatchFailed(Exception):
+    """An error of the caller's ``watch``, carried out through the unpickler as it is."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _RefusedGlobal(Exception):
     def __init__(self, module: str, name: str) -> None:
         super().__init__(f"{module}.{name}")
@@ -129,8 +137,11 @@ class _Reader:
         total: int,
         progress: Callable[[float], None] | None,
         cancelled: Callable[[], bool] | None,
+        watch: Callable[[Any, bytes], None] | None = None,
     ) -> None:
         self.raw = raw
+        self.watch = watch
+        self.unpickler: Any = None
         self.total = max(total, 1)
         self.progress = progress
         self.cancelled = cancelled
@@ -186,6 +197,11 @@ class _Reader:
                 inner = getattr(self.raw, "fileobj", None)
                 at = inner.tell() if inner is not None else self.done
                 self.progress(min(at / self.total, 1.0))
+        if self.watch is not None:
+            try:
+                self.watch(self.unpickler, view)
+            except Exception as exc:  # not the unpickler's: raised to the caller as it is
+                raise _WatchFailed(exc) from exc
 
     def read(self, n: int = -1) -> bytes:
         self._check_request(n if n >= 0 else MAX_OBJECT_BYTES + 1)
@@ -222,9 +238,15 @@ def _load_in_deep_stack(reader: _Reader) -> Any:
 
     def run() -> None:
         try:
-            out.append(("ok", _NoGlobalsUnpickler(reader).load()))
+            unpickler = _NoGlobalsUnpickler(reader)
+            reader.unpickler = unpickler
+            out.append(("ok", unpickler.load()))
         except BaseException as exc:  # handed to the caller, which raises it
             out.append(("error", exc))
+        finally:
+            # the unpickler holds the reader's methods: a cycle (the GC is paused) would keep
+            # its memo, every object it made, alive
+            reader.unpickler = None
 
     stack = STACK_BYTES
     with _stack_lock:  # stack_size() is process-wide: set it only for this thread
@@ -255,6 +277,7 @@ def load_snapshot_data(
     path: str | Path,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    watch: Callable[[Any, bytes], None] | None = None,
 ) -> dict[str, Any]:
     """Unpickle a snapshot file without loading any class: the raw dict.
 
@@ -266,6 +289,10 @@ def load_snapshot_data(
         Called with the fraction of the file read, every 4 MiB.
     cancelled
         Checked every 4 MiB; when it returns True, ``ImportCancelledError`` is raised.
+    watch
+        Called after each read of the file (a 64 KiB pickle frame) with the unpickler and the
+        bytes read, while the unpickler runs: it may look at the objects made so far (through
+        the unpickler's memo). What it raises is raised here as it is.
 
     Raises
     ------
@@ -285,7 +312,9 @@ def load_snapshot_data(
         raise TraceFormatError(src, "", "empty file (expected a CUDA allocator snapshot pickle)")
     try:
         with _open_bytes(p) as f, gc_paused():
-            data = _load_in_deep_stack(_Reader(f, size, progress, cancelled))
+            data = _load_in_deep_stack(_Reader(f, size, progress, cancelled, watch))
+    except _WatchFailed as exc:
+        raise exc.error from None
     except _TooLarge as exc:
         raise TraceFormatError(src, "", str(exc)) from None
     except _RefusedGlobal as exc:

@@ -358,7 +358,7 @@ def _columns(snap: Any) -> list[Any]:
 def test_chunked_trace_is_read_as_one(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # a wrapped history (frees of allocations from before the window, whose own stacks are
     # kept), an OOM and late free_completed entries, read in chunks of every size
-    import gpuviz.trace.allocator_snapshot as mod
+    import gpuviz.trace.allocator_trace as mod
     from gpuviz.trace.allocations import orphan_frees
 
     raw, _ = make_snapshot(3000, seed=5, max_entries=1200, oom=True, record_stream=True)
@@ -377,7 +377,7 @@ def test_orphan_frees_by_chunk_match_the_whole_trace() -> None:
     # the streaming state against pair_by_address on the whole trace, where addresses repeat
     # across chunks, allocs follow allocs (a free not recorded) and frees follow frees
     from gpuviz.trace.allocations import pair_by_address
-    from gpuviz.trace.allocator_snapshot import _OrphanFrees
+    from gpuviz.trace.allocator_trace import _OrphanFrees
 
     rng = np.random.default_rng(3)
     n = 5000
@@ -408,7 +408,7 @@ def test_load_frees_each_entry_once_read(monkeypatch: pytest.MonkeyPatch) -> Non
     # hold the whole trace
     import weakref
 
-    import gpuviz.trace.allocator_snapshot as mod
+    import gpuviz.trace.allocator_trace as mod
 
     class Entry(dict):  # plain dicts cannot be weakly referenced
         pass
@@ -418,14 +418,14 @@ def test_load_frees_each_entry_once_read(monkeypatch: pytest.MonkeyPatch) -> Non
     raw["device_traces"] = [trace]
     first = weakref.ref(trace[0])
     alive_at_chunk: list[bool] = []
-    read = mod._Interner.stacks_of
+    read = mod.Interner.stacks_of
 
     def spy(self: Any, items: Any, rows: Any = None) -> Any:
         alive_at_chunk.append(first() is not None)
         return read(self, items, rows)
 
     monkeypatch.setattr(mod, "TRACE_CHUNK", 100)
-    monkeypatch.setattr(mod._Interner, "stacks_of", spy)
+    monkeypatch.setattr(mod.Interner, "stacks_of", spy)
     kept = snapshot_from_data(raw, "s")  # by default the caller's data is left as it was
     assert len(trace) == len(kept.trace_columns(0)) and first() is not None
     alive_at_chunk.clear()
@@ -437,7 +437,7 @@ def test_load_frees_each_entry_once_read(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_bad_entry_in_a_later_chunk_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gpuviz.trace.allocator_snapshot as mod
+    import gpuviz.trace.allocator_trace as mod
 
     monkeypatch.setattr(mod, "TRACE_CHUNK", 100)
     for key, value, says in (
