@@ -3,9 +3,11 @@
 :func:`load_snapshot` unpickles with an unpickler that loads no class
 (:mod:`gpuviz.trace.snapshot_pickle`: nothing in the file runs) and turns the result into
 columns (:mod:`gpuviz.trace.allocator_columns`) and allocation intervals
-(:mod:`gpuviz.trace.allocations`). No object per entry survives the load: the history is read
-in chunks, each chunk's dicts freed as soon as they are columns, so the load's peak memory
-is the unpickled tree's, not the tree's plus the columns'.
+(:mod:`gpuviz.trace.allocations`). No object per entry survives the load, and the entries are
+never all Python objects at once: device 0's history is read in chunks while the unpickler
+still makes it, each chunk's dicts emptied as soon as they are columns
+(:mod:`gpuviz.trace.allocator_trace`); a large snapshot's peak memory is about half what
+``pickle.load`` of it takes (3M entries of a real snapshot: 0.53x).
 
 The layout (``torch/cuda/memory.py``, ``_snapshot``)::
 

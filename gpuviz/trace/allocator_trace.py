@@ -405,7 +405,9 @@ class TraceWatch:
     (the memo is looked at a few times at most).
 
     After the load, :attr:`trace` must be ``data["device_traces"][0]``
-    (:meth:`check`): its first entries are gone.
+    (:meth:`check`): its first entries are gone. An entry dict that the file names twice (its
+    memo lets it; torch never does) is empty the second time, read as an entry of unknown
+    action.
     """
 
     def __init__(self, reader: TraceReader) -> None:
@@ -432,7 +434,8 @@ class TraceWatch:
         self._looks += 1
         memo = unpickler.memo.copy()
         key = next((i for i, v in memo.items() if type(v) is str and v == "device_traces"), None)
-        if key is None:
+        if key is None:  # the bytes were part of something else: wait for them again
+            self._key_seen = False
             return
         outer, inner = memo.get(key + 1), memo.get(key + 2)
         if type(outer) is list and not outer and type(inner) is list:

@@ -17,16 +17,20 @@ No file may crash the reader, and none may take memory out of proportion to it:
   the depth of any tuple is at most the number of tuple opcodes, which is at most the number of
   bytes that could be one (``t`` and 0x85-0x87). The reader counts those bytes before the
   unpickler sees them (a 100k-entry, 9 MB snapshot has 12,800; counting takes 2.3 ms) and
-  unpickles in a thread whose stack holds 4 million levels (1 GiB of reserved address space,
-  touched only as deep as a file really nests); a file with more such bytes is refused. An
+  unpickles in a thread whose stack holds 16 million levels (4 GiB of reserved address space,
+  touched only as deep as a file really nests); a file with more such bytes is refused (a real
+  1 GB snapshot, 12M entries, has 5.9 million: the bytes of its ints and memo indices). An
   exact depth pass over the opcodes in Python was measured at 8x the unpickling (1.10 s against
   0.13 s on that snapshot), so it is not done. Past the unpickler, gpuviz hashes no value from
   the file before checking that it is a string, and every other path a deep value can reach
   (repr, comparison, Python code) has a recursion guard: its ``RecursionError`` is bad input.
 - Memory. Each byte that could make a container counts as one (an empty list is 56 bytes, so a
-  file of ``]`` takes 56 times its size), each other byte as :data:`BYTES_PER_BYTE`; a file whose
-  estimate passes half the machine's memory is refused as it is read (a 100k-entry snapshot:
-  240k such bytes in 8.9 MB, an estimate of 160 MB for the 55 MB it takes).
+  file of ``]`` takes 56 times its size), each that could be a tuple opcode as the stack one
+  level of hashing may take too, each other byte as :data:`BYTES_PER_BYTE`; a file whose
+  estimate passes the memory limit (``GPUVIZ_MAX_MEMORY``, else half the machine's memory) is
+  refused as it is read (a 100k-entry snapshot: 240k such bytes in 8.9 MB, an estimate of
+  160 MB for the 55 MB it takes; a real 1 GB one: 20 GB, for the 3 GB gpuviz takes to read it
+  and the 6.2 GB ``pickle.load`` takes).
 - Size. A string or bytes object longer than :data:`MAX_OBJECT_BYTES`, or a gzip stream that
   inflates to more than :data:`MAX_GZIP_RATIO` times its file (plus :data:`GZIP_SLACK_BYTES`), is
   refused before it is read into memory: a 13 MB ``.pickle.gz`` holding 3 GB of padding in one
@@ -41,7 +45,6 @@ the load time (measured here on a 100k-entry snapshot: 204 ms with, 133 ms witho
 from __future__ import annotations
 
 import gzip
-import os
 import pickle
 import threading
 from collections.abc import Callable
@@ -50,6 +53,7 @@ from typing import Any
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.gcpause import gc_paused
+from gpuviz.trace.memory_budget import ENV, memory_limit
 
 MAX_OBJECT_BYTES = 256 << 20
 """The longest string or bytes object (and pickle frame) a snapshot may hold."""
@@ -57,7 +61,7 @@ MAX_GZIP_RATIO = 100
 """How many times its file a ``.pickle.gz`` may inflate to (real ones: about 12)."""
 GZIP_SLACK_BYTES = 64 << 20
 """Inflated bytes allowed beyond the ratio (a small file of highly repetitive history)."""
-STACK_BYTES = 1 << 30
+STACK_BYTES = 4 << 30
 """The unpickling thread's stack: reserved address space, touched only as deep as a file nests."""
 STACK_BYTES_PER_LEVEL = 256
 """Stack one level of tuple hashing may take (measured: about 50 bytes on CPython 3.11; x5)."""
@@ -75,11 +79,9 @@ _NOT_CONTAINER_OPCODES = bytes(b for b in range(256) if b not in _CONTAINER_OPCO
 
 
 def memory_budget_bytes() -> int:
-    """The memory a snapshot may take to read: half the machine's (16 GiB where unknown)."""
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
-    except (AttributeError, ValueError, OSError):
-        return 16 << 30
+    """The memory a snapshot may take to read: ``GPUVIZ_MAX_MEMORY``, else half the machine's
+    (16 GiB where neither is known)."""
+    return memory_limit() or 16 << 30
 
 
 class _TooLarge(Exception):
@@ -176,12 +178,17 @@ class _Reader:
             )
         self.done += n
         # a byte of "]" is a 56-byte list: a small file of them is a memory bomb
-        estimate = self.containers * BYTES_PER_CONTAINER + self.done * BYTES_PER_BYTE
+        estimate = (
+            self.containers * BYTES_PER_CONTAINER
+            + self.tuple_ops * STACK_BYTES_PER_LEVEL
+            + self.done * BYTES_PER_BYTE
+        )
         if estimate > self.memory_budget:
             raise _TooLarge(
-                f"may take more than {self.memory_budget / (1 << 30):.1f} GiB to read (half "
-                f"this machine's memory: up to {self.containers:,} lists, dicts or tuples in "
-                f"{self.done:,} bytes so far); refused before it is"
+                f"may take more than {self.memory_budget / (1 << 30):.1f} GiB to read (the "
+                f"memory limit, {ENV} or half this machine's memory: up to "
+                f"{self.containers:,} lists, dicts or tuples in {self.done:,} bytes so far); "
+                "refused before it is"
             )
         if self.max_bytes is not None and self.done > self.max_bytes:
             raise _TooLarge(
