@@ -21,6 +21,10 @@ both alike, timed from start to exit, their peak memory read as ``VmHWM`` from
 
 It prints each round and the medians of time, peak and the per-round ratios. Targets: time at
 most 1.5x, peak at most 1.0x ``pickle.load``'s.
+
+12M entries make a 1 GB file. Its memory estimate (gpuviz.trace.snapshot_pickle: an upper
+bound, 20 GB) passes half the RAM of a machine with less than 41 GB: set
+``GPUVIZ_MAX_MEMORY=22G`` there (gpuviz takes about 3.2 GB, ``pickle.load`` 6.2 GB).
 """
 
 from __future__ import annotations
