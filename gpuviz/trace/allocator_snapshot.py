@@ -3,7 +3,11 @@
 :func:`load_snapshot` unpickles with an unpickler that loads no class
 (:mod:`gpuviz.trace.snapshot_pickle`: nothing in the file runs) and turns the result into
 columns (:mod:`gpuviz.trace.allocator_columns`) and allocation intervals
-(:mod:`gpuviz.trace.allocations`). No object per entry survives the load.
+(:mod:`gpuviz.trace.allocations`). No object per entry survives the load, and the entries are
+never all Python objects at once: device 0's history is read in chunks while the unpickler
+still makes it, each chunk's dicts emptied as soon as they are columns
+(:mod:`gpuviz.trace.allocator_trace`); a large snapshot's peak memory is about half what
+``pickle.load`` of it takes (3M entries of a real snapshot: 0.53x).
 
 The layout (``torch/cuda/memory.py``, ``_snapshot``)::
 
@@ -32,31 +36,34 @@ without C++ entries, ``history`` instead of ``frames`` on blocks) and empty trac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from operator import itemgetter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.allocations import orphan_frees, pair_allocations
+from gpuviz.trace.allocations import pair_allocations
 from gpuviz.trace.allocator_columns import (
-    ACTION_NAMES,
     BLOCK_STATE_NAMES,
-    NO_STACK,
-    Action,
     AllocatorSnapshot,
     Annotations,
     AnnotationStage,
     Blocks,
     BlockState,
     Segments,
-    TraceEntries,
+)
+from gpuviz.trace.allocator_trace import (
+    MAX_BYTES,
+    MAX_TIME_US,
+    Interner,
+    TraceReader,
+    TraceWatch,
+    _check_range,
+    _int_column,
 )
 from gpuviz.trace.errors import TraceFormatError
 from gpuviz.trace.gcpause import gc_paused
-from gpuviz.trace.model import SymbolTable
 from gpuviz.trace.snapshot_pickle import load_snapshot_data
 
 I64 = npt.NDArray[np.int64]
@@ -74,185 +81,9 @@ __all__ = [
 SNAPSHOT_SUFFIX = ".memory.pickle"
 """A snapshot recorded with a trace sits beside it: ``NAME.json.gz`` -> ``NAME.memory.pickle``."""
 
-MAX_BYTES = 1 << 40
-"""The largest size a block, segment or request may claim: 1 TiB (the largest GPU holds 288 GB)."""
-MAX_OOM_REQUEST = 1 << 56
-"""The largest request an OOM entry may name: 64 PiB (an absurd request is real data here)."""
-MAX_TIME_US = (1 << 62) // 1000
-"""The latest ``time_us`` (in 2116): in ns it still fits int64, with room for differences."""
 MAX_DEVICES = 1024
 """Device indices (and ``device_traces``) a snapshot may have."""
-_MAX_LINE = (1 << 31) - 1
-
-_PROBE_CANDIDATES = 8
-"""Stacks remembered per probe in :meth:`_Interner.stacks_of` (more fall back to a dict)."""
-
 _TRACE_SUFFIXES = (".json.gz", ".json", ".pt.trace.json.gz", ".pt.trace.json")
-
-
-class _Interner:
-    """Frames and stacks, interned by object identity first (PyTorch shares them), then by value."""
-
-    def __init__(self) -> None:
-        self.symbols = SymbolTable()
-        self.frame_by_id: dict[int, int] = {}
-        self.frame_by_key: dict[tuple[str, int, str], int] = {}
-        self.frame_filename: list[int] = []
-        self.frame_name: list[int] = []
-        self.frame_line: list[int] = []
-        self.stack_by_ids: dict[tuple[int, ...], int] = {}
-        self.stack_by_frames: dict[tuple[int, ...], int] = {}
-        self.stack_offsets: list[int] = [0]
-        self.stack_frames: list[int] = []
-        self.probe: dict[tuple[int, int, int], list[tuple[Any, int]]] = {}
-        # the objects interned by identity stay referenced, so no id is reused while we run
-        self.keep: list[Any] = []
-
-    def frame(self, f: Any) -> int:
-        i = self.frame_by_id.get(id(f))
-        if i is not None:
-            return i
-        if isinstance(f, dict):
-            fn, ln, nm = f.get("filename", ""), f.get("line", 0), f.get("name", "")
-        else:
-            fn, ln, nm = "?", 0, str(f)[:200]
-        if not isinstance(ln, int) or isinstance(ln, bool) or not 0 <= ln <= _MAX_LINE:
-            ln = 0
-        key = (str(fn), ln, str(nm))
-        i = self.frame_by_key.get(key)
-        if i is None:
-            i = len(self.frame_line)
-            self.frame_by_key[key] = i
-            self.frame_filename.append(self.symbols.intern(key[0]))
-            self.frame_name.append(self.symbols.intern(key[2]))
-            self.frame_line.append(ln)
-        self.frame_by_id[id(f)] = i
-        self.keep.append(f)
-        return i
-
-    def stack(self, frames: Any) -> int:
-        """The stack id of a list of frames (by the identities of its frames, then by value)."""
-        if not frames or not isinstance(frames, (list, tuple)):
-            return NO_STACK
-        ids = tuple(map(id, frames))
-        s = self.stack_by_ids.get(ids)
-        return s if s is not None else self._new_stack(frames, ids)
-
-    def _new_stack(self, frames: Any, ids: tuple[int, ...]) -> int:
-        if not isinstance(frames, (list, tuple)):
-            return NO_STACK
-        fids = tuple(self.frame(f) for f in frames)
-        s = self.stack_by_frames.get(fids)
-        if s is None:
-            s = len(self.stack_offsets) - 1
-            self.stack_by_frames[fids] = s
-            self.stack_frames.extend(fids)
-            self.stack_offsets.append(len(self.stack_frames))
-        self.stack_by_ids[ids] = s
-        self.keep.append(frames)
-        return s
-
-    def stacks_of(self, items: Sequence[Any], rows: npt.ArrayLike | None = None) -> I32:
-        """Stack ids of ``items`` (or of ``items[rows]``), from their ``frames``."""
-        seq = items if rows is None else [items[i] for i in np.asarray(rows).tolist()]
-        try:
-            lists = list(map(itemgetter("frames"), seq))
-        except (KeyError, TypeError):
-            lists = [_frames_of(e) for e in seq]
-        # The fast path: a probe (the length and the identities of the first and last frames)
-        # names the few stacks seen with it, most recent first, and list equality (identity
-        # first, in C) picks one; entries mostly repeat a stack seen before. Otherwise the
-        # identities of all frames decide. Stacks often differ only in their middle frames: one
-        # candidate per probe (as before) missed 29% of a 100k-entry trace's allocs.
-        probe = self.probe
-        get = probe.get
-        by_ids = self.stack_by_ids
-        new = self._new_stack
-        out: list[int] = []
-        add = out.append
-        for f in lists:
-            if not f:
-                add(NO_STACK)
-                continue
-            try:
-                k = (len(f), id(f[0]), id(f[-1]))
-            except (TypeError, KeyError, IndexError):
-                add(NO_STACK)
-                continue
-            cands = get(k)
-            if cands is not None:
-                for c in cands:
-                    if f == c[0]:
-                        add(c[1])
-                        break
-                else:
-                    cands = None
-                if cands is not None:
-                    continue
-            ids = tuple(map(id, f))
-            s = by_ids.get(ids)
-            if s is None:
-                s = new(f, ids)
-            got = probe.setdefault(k, [])
-            got.insert(0, (f, s))
-            del got[_PROBE_CANDIDATES:]
-            add(s)
-        return np.asarray(out, dtype=np.int32)
-
-
-def _frames_of(e: Any) -> Any:
-    if not isinstance(e, dict):
-        return None
-    frames = e.get("frames")
-    if frames is None:
-        history = e.get("history")  # before torch 2.1 a block kept its frames in history[0]
-        if isinstance(history, list) and history and isinstance(history[0], dict):
-            frames = history[0].get("frames")
-    return frames
-
-
-def _int_column(items: Sequence[Any], key: str, default: int, src: str, where: str) -> I64:
-    """``items[i][key]`` as int64; fast when every item has it, exact error when one is bad."""
-    n = len(items)
-    try:
-        return np.fromiter(map(itemgetter(key), items), dtype=np.int64, count=n)
-    except (KeyError, TypeError, ValueError, OverflowError):
-        pass
-    out = np.empty(n, dtype=np.int64)
-    for i, e in enumerate(items):
-        if not isinstance(e, dict):
-            raise TraceFormatError(src, f"{where}[{i}]", f"expected a dict, got {type(e).__name__}")
-        v = e.get(key, default)
-        if v is None:
-            v = default
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
-            raise TraceFormatError(src, f"{where}[{i}]", f"{key!r} is {v!r}, expected a number")
-        try:
-            out[i] = int(v)
-        except (ValueError, OverflowError):
-            raise TraceFormatError(
-                src, f"{where}[{i}]", f"{key!r} = {v!r} is out of range"
-            ) from None
-    return out
-
-
-def _check_range(
-    column: I64, key: str, src: str, where: str, high: int | None, rows: Any = None
-) -> I64:
-    """Refuse a value below 0 or above ``high``; the message names its entry (``rows[i]``)."""
-    bad = column < 0
-    if high is not None:
-        bad |= column > high
-    if bad.any():
-        i = int(np.argmax(bad))
-        v = int(column[i])
-        at = i if rows is None else int(rows[i])
-        if v < 0:
-            what = f"{key!r} is {v}: it cannot be negative"
-        else:
-            what = f"{key!r} is {v:,}: more than {high:,}, which no snapshot can hold"
-        raise TraceFormatError(src, f"{where}[{at}]", what)
-    return column
 
 
 def _as_list(value: Any, src: str, where: str) -> list[Any]:
@@ -263,84 +94,7 @@ def _as_list(value: Any, src: str, where: str) -> list[Any]:
     return value if isinstance(value, list) else list(value)
 
 
-_ACTION_CODES = {k: int(v) for k, v in ACTION_NAMES.items()}
-_FREES = (int(Action.FREE_REQUESTED), int(Action.FREE_COMPLETED), int(Action.FREE))
-
-
-def _actions(items: list[Any]) -> npt.NDArray[np.int8]:
-    n = len(items)
-    try:  # all in C when every entry is a dict with a known action
-        # (checked to be strings first: hashing a value from the file could recurse as deep as
-        # a nested tuple goes, in C; see gpuviz.trace.snapshot_pickle)
-        if not set(map(type, map(itemgetter("action"), items))) <= {str}:
-            raise TypeError
-        return np.fromiter(
-            map(_ACTION_CODES.__getitem__, map(itemgetter("action"), items)), dtype=np.int8, count=n
-        )
-    except (KeyError, TypeError):
-        other = int(Action.OTHER)
-        names = (e.get("action") if isinstance(e, dict) else None for e in items)
-        return np.fromiter(
-            (_ACTION_CODES.get(a, other) if isinstance(a, str) else other for a in names),
-            dtype=np.int8,
-            count=n,
-        )
-
-
-def _trace_entries(items: list[Any], interner: _Interner, src: str, where: str) -> TraceEntries:
-    n = len(items)
-    if n == 0:
-        return TraceEntries.empty()
-    action = _actions(items)
-    for i in np.flatnonzero(action == Action.OTHER)[:1].tolist():
-        if not isinstance(items[i], dict):
-            raise TraceFormatError(
-                src, f"{where}[{i}]", f"expected a dict, got {type(items[i]).__name__}"
-            )
-    size = _int_column(items, "size", 0, src, where)
-    is_oom = action == Action.OOM
-    _check_range(size[~is_oom], "size", src, where, MAX_BYTES, np.flatnonzero(~is_oom))
-    # An OOM entry's size is what the program asked for, however absurd (a real one asked for
-    # 16 TiB): it is shown, never summed.
-    _check_range(size[is_oom], "size", src, where, MAX_OOM_REQUEST, np.flatnonzero(is_oom))
-    stream = _check_range(_int_column(items, "stream", 0, src, where), "stream", src, where, None)
-    time_us = _check_range(
-        _int_column(items, "time_us", 0, src, where), "time_us", src, where, MAX_TIME_US
-    )
-    oom = np.flatnonzero(action == Action.OOM)
-    if len(oom):  # an OOM entry carries device_free where the others carry addr
-        ok = np.ones(n, dtype=bool)
-        ok[oom] = False
-        addr = np.zeros(n, dtype=np.int64)
-        rest = np.flatnonzero(ok)
-        addr[rest] = _check_range(
-            _int_column([items[i] for i in rest.tolist()], "addr", 0, src, where),
-            "addr",
-            src,
-            where,
-            None,
-            rest,
-        )
-        addr[oom] = _check_range(
-            _int_column([items[i] for i in oom.tolist()], "device_free", 0, src, where),
-            "device_free",
-            src,
-            where,
-            MAX_BYTES,
-            oom,
-        )
-    else:
-        addr = _check_range(_int_column(items, "addr", 0, src, where), "addr", src, where, None)
-    entries = TraceEntries(action, addr, size, stream, time_us, np.full(n, NO_STACK, np.int32))
-    # intern the stacks that are shown: all but frees, plus frees of pre-window allocations
-    want = ~np.isin(action, _FREES)
-    want[orphan_frees(entries)] = True
-    rows = np.flatnonzero(want)
-    entries.stack[rows] = interner.stacks_of(items, rows)
-    return entries
-
-
-def _segments_and_blocks(segs: list[Any], interner: _Interner, src: str) -> tuple[Segments, Blocks]:
+def _segments_and_blocks(segs: list[Any], interner: Interner, src: str) -> tuple[Segments, Blocks]:
     n = len(segs)
     for i, s in enumerate(segs):
         if not isinstance(s, dict):
@@ -460,7 +214,7 @@ def _check_blocks(column: I64, key: str, src: str, offsets: I64) -> I64:
     return column
 
 
-def _annotations(items: list[Any], interner: _Interner, src: str) -> Annotations:
+def _annotations(items: list[Any], interner: Interner, src: str) -> Annotations:
     items = [a for a in items if isinstance(a, dict)]
     n = len(items)
     codes = {"START": int(AnnotationStage.START), "END": int(AnnotationStage.END)}
@@ -500,27 +254,53 @@ def _plain(value: Any, depth: int = 0) -> Any:
     return repr(value)[:200]
 
 
-def snapshot_from_data(data: dict[str, Any], source: str = "") -> AllocatorSnapshot:
+def snapshot_from_data(
+    data: dict[str, Any], source: str = "", consume: bool = False
+) -> AllocatorSnapshot:
     """Turn an unpickled snapshot dict into columns and allocation intervals.
+
+    Parameters
+    ----------
+    data
+        The unpickled dict (:func:`~gpuviz.trace.snapshot_pickle.load_snapshot_data`).
+    source
+        The file it came from, for messages.
+    consume
+        Empty each device trace's list as it is turned into columns, freeing its entries as
+        it goes: ``data`` is left without its history.
 
     Raises
     ------
     TraceFormatError
         A part has the wrong type (the message names the place).
     """
-    interner = _Interner()
+    return _snapshot_from_data(data, source, consume, Interner(), None)
+
+
+def _snapshot_from_data(
+    data: dict[str, Any],
+    source: str,
+    consume: bool,
+    interner: Interner,
+    started: TraceReader | None,
+) -> AllocatorSnapshot:
+    """:func:`snapshot_from_data`, device 0's trace maybe begun by ``started`` (the load's)."""
     segs = _as_list(data.get("segments"), source, "segments")
     traces_raw = _as_list(data.get("device_traces"), source, "device_traces")
     if len(traces_raw) > MAX_DEVICES:
         raise TraceFormatError(
             source, "device_traces", f"{len(traces_raw):,} devices: more than {MAX_DEVICES:,}"
         )
-    traces = [
-        _trace_entries(
-            _as_list(t, source, f"device_traces[{d}]"), interner, source, f"device_traces[{d}]"
-        )
-        for d, t in enumerate(traces_raw)
-    ]
+    traces = []
+    for d, t in enumerate(traces_raw):
+        where = f"device_traces[{d}]"
+        items = _as_list(t, source, where)
+        reader = started if d == 0 and started is not None else None
+        reader = reader or TraceReader(interner, source, where)
+        reader.read(items, len(items), consume)
+        if consume:
+            items.clear()
+        traces.append(reader.finish())
     segments, blocks = _segments_and_blocks(segs, interner, source)
     annotations = _annotations(
         _as_list(data.get("external_annotations"), source, "external_annotations"), interner, source
@@ -594,15 +374,21 @@ def load_snapshot(
     TraceFormatError
         The file is not a snapshot, is damaged, or names a class (refused; nothing ran).
     """
-    data = load_snapshot_data(path, progress, cancelled)
+    src = str(path)
+    interner = Interner()
+    watch = TraceWatch(TraceReader(interner, src, "device_traces[0]"))
+    data: dict[str, Any] = {}
     # the raw tree is millions of containers that are all reachable: collecting is wasted work
     with gc_paused():
         try:
-            snap = snapshot_from_data(data, str(path))
+            # device 0's history is read (and freed) while the unpickler makes it
+            data = load_snapshot_data(path, progress, cancelled, watch=watch)
+            watch.check(data, src)
+            snap = _snapshot_from_data(data, src, True, interner, watch.reader)
         except RecursionError:
             # a value nested deeper than the interpreter follows, where a name or number belongs
             raise TraceFormatError(
-                str(path), "", "a value is nested too deeply to be part of an allocator snapshot"
+                src, "", "a value is nested too deeply to be part of an allocator snapshot"
             ) from None
         finally:
             release(data)

@@ -17,16 +17,20 @@ No file may crash the reader, and none may take memory out of proportion to it:
   the depth of any tuple is at most the number of tuple opcodes, which is at most the number of
   bytes that could be one (``t`` and 0x85-0x87). The reader counts those bytes before the
   unpickler sees them (a 100k-entry, 9 MB snapshot has 12,800; counting takes 2.3 ms) and
-  unpickles in a thread whose stack holds 4 million levels (1 GiB of reserved address space,
-  touched only as deep as a file really nests); a file with more such bytes is refused. An
+  unpickles in a thread whose stack holds 16 million levels (4 GiB of reserved address space,
+  touched only as deep as a file really nests); a file with more such bytes is refused (a real
+  1 GB snapshot, 12M entries, has 5.9 million: the bytes of its ints and memo indices). An
   exact depth pass over the opcodes in Python was measured at 8x the unpickling (1.10 s against
   0.13 s on that snapshot), so it is not done. Past the unpickler, gpuviz hashes no value from
   the file before checking that it is a string, and every other path a deep value can reach
   (repr, comparison, Python code) has a recursion guard: its ``RecursionError`` is bad input.
 - Memory. Each byte that could make a container counts as one (an empty list is 56 bytes, so a
-  file of ``]`` takes 56 times its size), each other byte as :data:`BYTES_PER_BYTE`; a file whose
-  estimate passes half the machine's memory is refused as it is read (a 100k-entry snapshot:
-  240k such bytes in 8.9 MB, an estimate of 160 MB for the 55 MB it takes).
+  file of ``]`` takes 56 times its size), each that could be a tuple opcode as the stack one
+  level of hashing may take too, each other byte as :data:`BYTES_PER_BYTE`; a file whose
+  estimate passes the memory limit (``GPUVIZ_MAX_MEMORY``, else half the machine's memory) is
+  refused as it is read (a 100k-entry snapshot: 240k such bytes in 8.9 MB, an estimate of
+  160 MB for the 55 MB it takes; a real 1 GB one: 20 GB, for the 3 GB gpuviz takes to read it
+  and the 6.2 GB ``pickle.load`` takes).
 - Size. A string or bytes object longer than :data:`MAX_OBJECT_BYTES`, or a gzip stream that
   inflates to more than :data:`MAX_GZIP_RATIO` times its file (plus :data:`GZIP_SLACK_BYTES`), is
   refused before it is read into memory: a 13 MB ``.pickle.gz`` holding 3 GB of padding in one
@@ -41,7 +45,6 @@ the load time (measured here on a 100k-entry snapshot: 204 ms with, 133 ms witho
 from __future__ import annotations
 
 import gzip
-import os
 import pickle
 import threading
 from collections.abc import Callable
@@ -50,6 +53,7 @@ from typing import Any
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.gcpause import gc_paused
+from gpuviz.trace.memory_budget import ENV, memory_limit
 
 MAX_OBJECT_BYTES = 256 << 20
 """The longest string or bytes object (and pickle frame) a snapshot may hold."""
@@ -57,7 +61,7 @@ MAX_GZIP_RATIO = 100
 """How many times its file a ``.pickle.gz`` may inflate to (real ones: about 12)."""
 GZIP_SLACK_BYTES = 64 << 20
 """Inflated bytes allowed beyond the ratio (a small file of highly repetitive history)."""
-STACK_BYTES = 1 << 30
+STACK_BYTES = 4 << 30
 """The unpickling thread's stack: reserved address space, touched only as deep as a file nests."""
 STACK_BYTES_PER_LEVEL = 256
 """Stack one level of tuple hashing may take (measured: about 50 bytes on CPython 3.11; x5)."""
@@ -75,15 +79,21 @@ _NOT_CONTAINER_OPCODES = bytes(b for b in range(256) if b not in _CONTAINER_OPCO
 
 
 def memory_budget_bytes() -> int:
-    """The memory a snapshot may take to read: half the machine's (16 GiB where unknown)."""
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
-    except (AttributeError, ValueError, OSError):
-        return 16 << 30
+    """The memory a snapshot may take to read: ``GPUVIZ_MAX_MEMORY``, else half the machine's
+    (16 GiB where neither is known)."""
+    return memory_limit() or 16 << 30
 
 
 class _TooLarge(Exception):
     """A refusal raised from inside the unpickler's reads (it is not a pickle error)."""
+
+
+class _WatchFailed(Exception):
+    """An error of the caller's ``watch``, carried out through the unpickler as it is."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class _RefusedGlobal(Exception):
@@ -129,8 +139,11 @@ class _Reader:
         total: int,
         progress: Callable[[float], None] | None,
         cancelled: Callable[[], bool] | None,
+        watch: Callable[[Any, bytes], None] | None = None,
     ) -> None:
         self.raw = raw
+        self.watch = watch
+        self.unpickler: Any = None
         self.total = max(total, 1)
         self.progress = progress
         self.cancelled = cancelled
@@ -165,12 +178,17 @@ class _Reader:
             )
         self.done += n
         # a byte of "]" is a 56-byte list: a small file of them is a memory bomb
-        estimate = self.containers * BYTES_PER_CONTAINER + self.done * BYTES_PER_BYTE
+        estimate = (
+            self.containers * BYTES_PER_CONTAINER
+            + self.tuple_ops * STACK_BYTES_PER_LEVEL
+            + self.done * BYTES_PER_BYTE
+        )
         if estimate > self.memory_budget:
             raise _TooLarge(
-                f"may take more than {self.memory_budget / (1 << 30):.1f} GiB to read (half "
-                f"this machine's memory: up to {self.containers:,} lists, dicts or tuples in "
-                f"{self.done:,} bytes so far); refused before it is"
+                f"may take more than {self.memory_budget / (1 << 30):.1f} GiB to read (the "
+                f"memory limit, {ENV} or half this machine's memory: up to "
+                f"{self.containers:,} lists, dicts or tuples in {self.done:,} bytes so far); "
+                "refused before it is"
             )
         if self.max_bytes is not None and self.done > self.max_bytes:
             raise _TooLarge(
@@ -186,6 +204,11 @@ class _Reader:
                 inner = getattr(self.raw, "fileobj", None)
                 at = inner.tell() if inner is not None else self.done
                 self.progress(min(at / self.total, 1.0))
+        if self.watch is not None:
+            try:
+                self.watch(self.unpickler, view)
+            except Exception as exc:  # not the unpickler's: raised to the caller as it is
+                raise _WatchFailed(exc) from exc
 
     def read(self, n: int = -1) -> bytes:
         self._check_request(n if n >= 0 else MAX_OBJECT_BYTES + 1)
@@ -222,9 +245,15 @@ def _load_in_deep_stack(reader: _Reader) -> Any:
 
     def run() -> None:
         try:
-            out.append(("ok", _NoGlobalsUnpickler(reader).load()))
+            unpickler = _NoGlobalsUnpickler(reader)
+            reader.unpickler = unpickler
+            out.append(("ok", unpickler.load()))
         except BaseException as exc:  # handed to the caller, which raises it
             out.append(("error", exc))
+        finally:
+            # the unpickler holds the reader's methods: a cycle (the GC is paused) would keep
+            # its memo, every object it made, alive
+            reader.unpickler = None
 
     stack = STACK_BYTES
     with _stack_lock:  # stack_size() is process-wide: set it only for this thread
@@ -255,6 +284,7 @@ def load_snapshot_data(
     path: str | Path,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    watch: Callable[[Any, bytes], None] | None = None,
 ) -> dict[str, Any]:
     """Unpickle a snapshot file without loading any class: the raw dict.
 
@@ -266,6 +296,10 @@ def load_snapshot_data(
         Called with the fraction of the file read, every 4 MiB.
     cancelled
         Checked every 4 MiB; when it returns True, ``ImportCancelledError`` is raised.
+    watch
+        Called after each read of the file (a 64 KiB pickle frame) with the unpickler and the
+        bytes read, while the unpickler runs: it may look at the objects made so far (through
+        the unpickler's memo). What it raises is raised here as it is.
 
     Raises
     ------
@@ -285,7 +319,9 @@ def load_snapshot_data(
         raise TraceFormatError(src, "", "empty file (expected a CUDA allocator snapshot pickle)")
     try:
         with _open_bytes(p) as f, gc_paused():
-            data = _load_in_deep_stack(_Reader(f, size, progress, cancelled))
+            data = _load_in_deep_stack(_Reader(f, size, progress, cancelled, watch))
+    except _WatchFailed as exc:
+        raise exc.error from None
     except _TooLarge as exc:
         raise TraceFormatError(src, "", str(exc)) from None
     except _RefusedGlobal as exc:

@@ -334,3 +334,122 @@ def test_synthetic_round_trip(tmp_path: Path) -> None:
     for i in np.flatnonzero(tr.action == Action.ALLOC)[:50].tolist():
         want = [(f["filename"], f["line"], f["name"]) for f in src[i]["frames"]]
         assert snap.stack_frames(int(tr.stack[i])) == want
+
+
+def _columns(snap: Any) -> list[Any]:
+    tr = snap.trace_columns(0)
+    al = snap.allocations[0]
+    return [
+        tr.action,
+        tr.addr,
+        tr.size_bytes,
+        tr.stream,
+        tr.time_us,
+        tr.stack,
+        snap.stack_offsets,
+        snap.stack_frame_ids,
+        al.start,
+        al.end,
+        al.stack,
+    ]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1000])
+def test_chunked_trace_is_read_as_one(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a wrapped history (frees of allocations from before the window, whose own stacks are
+    # kept), an OOM and late free_completed entries, read in chunks of every size
+    import gpuviz.trace.allocator_trace as mod
+    from gpuviz.trace.allocations import orphan_frees
+
+    raw, _ = make_snapshot(3000, seed=5, max_entries=1200, oom=True, record_stream=True)
+    whole = snapshot_from_data(raw, "s")
+    monkeypatch.setattr(mod, "TRACE_CHUNK", chunk)
+    chunked = snapshot_from_data(raw, "s")
+    tr = chunked.trace_columns(0)
+    orphans = orphan_frees(tr)
+    assert len(orphans) > 0 and (tr.action == Action.OOM).any()
+    assert (tr.stack[orphans] >= 0).all()  # a pre-window free keeps its stack
+    for a, b in zip(_columns(whole), _columns(chunked), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_orphan_frees_by_chunk_match_the_whole_trace() -> None:
+    # the streaming state against pair_by_address on the whole trace, where addresses repeat
+    # across chunks, allocs follow allocs (a free not recorded) and frees follow frees
+    from gpuviz.trace.allocations import pair_by_address
+    from gpuviz.trace.allocator_trace import _OrphanFrees
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    codes = np.array(
+        [Action.ALLOC, Action.FREE_REQUESTED, Action.FREE_COMPLETED, Action.FREE, Action.OOM],
+        dtype=np.int8,
+    )
+    action = codes[rng.integers(0, len(codes), n)]
+    addr = rng.integers(0, 60, n).astype(np.int64) * 512
+    sel = np.flatnonzero(
+        (action == Action.ALLOC) | (action == Action.FREE_COMPLETED) | (action == Action.FREE)
+    )
+    want = pair_by_address(addr[sel], sel, action[sel] == Action.ALLOC)[2]
+    for chunk in (1, 13, 500, n):
+        state = _OrphanFrees()
+        got = np.concatenate(
+            [
+                a + np.flatnonzero(state.chunk(action[a : a + chunk], addr[a : a + chunk]))
+                for a in range(0, n, chunk)
+            ]
+        )
+        np.testing.assert_array_equal(got, want)
+
+
+def test_load_frees_each_entry_once_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the loader consumes the history chunk by chunk: an entry of an earlier chunk is gone
+    # (its dict freed) while a later chunk is read, so the tree and the columns never both
+    # hold the whole trace
+    import weakref
+
+    import gpuviz.trace.allocator_trace as mod
+
+    class Entry(dict):  # plain dicts cannot be weakly referenced
+        pass
+
+    raw, _ = make_snapshot(400, seed=2)
+    trace = [Entry(e) for e in raw["device_traces"][0]]
+    raw["device_traces"] = [trace]
+    first = weakref.ref(trace[0])
+    alive_at_chunk: list[bool] = []
+    read = mod.Interner.stacks_of
+
+    def spy(self: Any, items: Any, rows: Any = None) -> Any:
+        alive_at_chunk.append(first() is not None)
+        return read(self, items, rows)
+
+    monkeypatch.setattr(mod, "TRACE_CHUNK", 100)
+    monkeypatch.setattr(mod.Interner, "stacks_of", spy)
+    kept = snapshot_from_data(raw, "s")  # by default the caller's data is left as it was
+    assert len(trace) == len(kept.trace_columns(0)) and first() is not None
+    alive_at_chunk.clear()
+    snap = snapshot_from_data(raw, "s", consume=True)
+    assert alive_at_chunk[:2] == [True, False]  # then segments' blocks and segments
+    assert first() is None and trace == [] and raw["device_traces"] == [[]]
+    for a, b in zip(_columns(kept), _columns(snap), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_bad_entry_in_a_later_chunk_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuviz.trace.allocator_trace as mod
+
+    monkeypatch.setattr(mod, "TRACE_CHUNK", 100)
+    for key, value, says in (
+        ("size", -5, "'size' is -5"),
+        ("time_us", "soon", "'time_us' is 'soon'"),
+        ("addr", None, None),
+    ):
+        raw, _ = make_snapshot(400, seed=2)
+        raw["device_traces"][0][250][key] = value
+        if says is None:  # None reads as the default, 0
+            assert snapshot_from_data(raw, "s").trace_columns(0).addr[250] == 0
+            continue
+        with pytest.raises(TraceFormatError, match=r"device_traces\[0\]\[250\]") as err:
+            snapshot_from_data(raw, "s")
+        assert says in str(err.value)

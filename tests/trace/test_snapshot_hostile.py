@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import struct
 import subprocess
@@ -283,7 +284,8 @@ def test_a_smaller_stack_where_a_large_one_cannot_be_had(
     path.write_bytes(_deep_tuple_key(300_000))  # more than 64 MiB's 262,144 levels
     with pytest.raises(TraceFormatError, match="more than 262,144"):
         load_snapshot(path)
-    assert asked == [1 << 30, 1 << 28]
+    big = snapshot_pickle.STACK_BYTES
+    assert asked == [big, big >> 2, big >> 4]  # then 64 MiB could be had
     path.write_bytes(pickle.dumps({"segments": [], "device_traces": []}))
     assert load_snapshot(path).devices() == []
 
@@ -304,6 +306,21 @@ def test_a_file_of_empty_lists_is_refused_within_the_memory_budget(
     assert path.stat().st_size < MIB
     with pytest.raises(TraceFormatError, match=r"may take more than 0\.2 GiB to read"):
         load_snapshot(path)
+
+
+def test_the_memory_limit_is_gpuviz_max_memory_where_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.pickle"
+    path.write_bytes(pickle.dumps(tiny_snapshot()))  # its estimate: about 30 KB
+    monkeypatch.setenv("GPUVIZ_MAX_MEMORY", "20K")
+    with pytest.raises(TraceFormatError, match=r"GPUVIZ_MAX_MEMORY or half this machine"):
+        load_snapshot(path)
+    monkeypatch.setenv("GPUVIZ_MAX_MEMORY", "1M")
+    assert len(load_snapshot(path).trace_columns(0)) == 3
+    monkeypatch.delenv("GPUVIZ_MAX_MEMORY")
+    half = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    assert snapshot_pickle.memory_budget_bytes() == half
 
 
 def test_real_snapshots_are_far_within_the_budget() -> None:
