@@ -16,6 +16,7 @@ same ones those helpers call), keeps one ``Stream`` per stream, and reads the ev
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections import deque
@@ -131,7 +132,7 @@ class StepTimer:
         self._pending: deque[tuple[int, float, Any, Any, bool]] = deque()
         self._free: dict[int, list[Any]] = {}
         self._cuda: _CudaCalls | None = None
-        self._read_at = 0.0
+        self._read_at = -math.inf  # the first boundary reads
         # GPUVIZ_PROFILE_EVENTS=0 (an experiment switch, benchmarks/bench_profile.py): no
         # CUDA events at the boundaries, so no GPU time per step.
         self._events = os.environ.get("GPUVIZ_PROFILE_EVENTS") != "0"
