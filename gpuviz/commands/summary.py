@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from gpuviz.display import echo, json_text, terminal_safe, warning_lines
 
 if TYPE_CHECKING:
+    from gpuviz.analysis.activity import GpuActivity
     from gpuviz.analysis.hardware import Hardware
     from gpuviz.analysis.summary import Summary
 
@@ -18,6 +19,7 @@ def main(args: argparse.Namespace) -> int:
     """Load ``args.trace``, print its summary as text or, with ``args.json``, one JSON object."""
     from pathlib import Path
 
+    from gpuviz.analysis.activity import gpu_activity
     from gpuviz.analysis.summary import summarize
     from gpuviz.commands.reading import read_trace
     from gpuviz.errors import BadInputError
@@ -26,8 +28,9 @@ def main(args: argparse.Namespace) -> int:
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
     trace = read_trace(path, say_dropped=args.json)
-    summary = summarize(trace)
-    hw = _hardware(trace, args)
+    activity = gpu_activity(trace)  # one selection of the GPU rows for both
+    summary = summarize(trace, activity)
+    hw = _hardware(trace, args, activity)
     if args.json:
         out = summary.to_json()
         out["mfu"] = hw.mfu_json()
@@ -40,12 +43,13 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hardware(trace: Any, args: argparse.Namespace) -> Hardware:
+def _hardware(trace: Any, args: argparse.Namespace, activity: GpuActivity) -> Hardware:
     """The trace's MFU figures; the unknown-device line on stderr where they need a peak."""
     from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.steps import find_steps
     from gpuviz.commands.peak_options import peak_override_of, unknown_device_line
 
-    hw = hardware(trace, peak_override_of(args))
+    hw = hardware(trace, peak_override_of(args), steps=find_steps(trace, activity))
     line = unknown_device_line(hw)
     if line is not None:
         echo(line, file=sys.stderr)
