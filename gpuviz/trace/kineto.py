@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,10 +26,7 @@ from gpuviz.trace import memory_budget
 from gpuviz.trace.args_text import TextWriter, compression_for
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
-from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
-from gpuviz.trace.kineto_parallel import read_files
-from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
 from gpuviz.trace.model import (
     NONE,
     ArgsStore,
@@ -45,6 +42,9 @@ from gpuviz.trace.model import (
     Tracks,
 )
 from gpuviz.trace.stacking import stack_depths
+
+if TYPE_CHECKING:  # the reading machinery is imported by an import, not by a cache hit
+    from gpuviz.trace.kineto_decode import Array, FileColumns
 
 __all__ = [
     "STRING_CODE_BASE",
@@ -187,6 +187,8 @@ def import_trace(
     times are made absolute (``ts`` is µs relative to ``baseTimeNanoseconds`` where the file
     has it, else absolute µs), and the trace's zero is the earliest event of any rank.
     """
+    from gpuviz.trace.kineto_parallel import read_files  # here: a cache hit needs none of it
+
     root = Path(path)
     files = trace_files(root)
     sizes = [max(f.stat().st_size, 1) for f in files]
@@ -228,6 +230,8 @@ def import_trace(
 def _plan(files: list[Path], max_memory: int | None) -> memory_budget.ImportPlan:
     """What the import keeps within its memory limit (how the children are counted and
     whether the args text is compressed decide the estimate, as in ``read_files``)."""
+    from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
+
     sizes = [estimated_bytes(str(f)) for f in files]
     compressed = compression_for(len(files), worker_count(sum(sizes)))
     return memory_budget.plan_import([str(f) for f in files], compressed, max_memory)
