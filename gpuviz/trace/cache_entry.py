@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.trace.args_text import BlockText, PlainText
+from gpuviz.trace.cache_key import MANIFEST, CacheKey
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.model import (
     ArgsStore,
@@ -52,8 +53,6 @@ from gpuviz.trace.model import (
     Trace,
     Tracks,
 )
-
-MANIFEST = "manifest.json"
 
 CRC_BLOCK = 8 << 20
 """The manifest holds a CRC-32 of each run of this many bytes of a file (the last one shorter),
@@ -74,42 +73,6 @@ TABLES: dict[str, Any] = {
 
 class CorruptEntryError(ValueError):
     """A cache entry that cannot be trusted (truncated, missing files, wrong dtypes …)."""
-
-
-class SourceStat(msgspec.Struct, frozen=True, array_like=True):
-    """What identifies one source file's content: real path, size, times and inode.
-
-    Size and modification time alone are not enough: ``cp -p``, ``rsync -t``, ``tar`` and
-    ``touch -r`` give another file the same ones. A replaced file has another inode (or, if
-    rewritten in place, a new ``st_ctime_ns``, which no user call can set back).
-    """
-
-    path: str
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    inode: int
-
-
-class CacheKey(msgspec.Struct, frozen=True):
-    """What an entry was made from; a different key means a different entry.
-
-    Attributes
-    ----------
-    format : int
-        The cache's format version (:data:`gpuviz.trace.cache.FORMAT_VERSION`).
-    gpuviz : str
-        The gpuviz version that imported it.
-    path : str
-        The real path of the TRACE (file or folder).
-    files : tuple of SourceStat
-        Every file it stands for, in name order.
-    """
-
-    format: int
-    gpuviz: str
-    path: str
-    files: tuple[SourceStat, ...]
 
 
 class FileSpec(msgspec.Struct, frozen=True, array_like=True):

@@ -40,7 +40,9 @@ from typing import Any
 import msgspec
 
 from gpuviz.trace.cache import TraceCache, cache_enabled
-from gpuviz.trace.cache_entry import MANIFEST, CacheKey
+from gpuviz.trace.cache_key import MANIFEST, CacheKey
+from gpuviz.trace.errors import TraceFormatError
+from gpuviz.trace.files import trace_files
 
 MEMO_PREFIX = "memo-"
 
@@ -156,9 +158,6 @@ def output_memo(
     cache = TraceCache.default()
     if cache is None:
         return None
-    from gpuviz.trace.errors import TraceFormatError
-    from gpuviz.trace.kineto import trace_files
-
     try:
         files = [str(f) for f in trace_files(path)]
         key = cache.key(path, files)
@@ -172,11 +171,20 @@ def output_memo(
 
 def code_fingerprint() -> str:
     """A hash of what gpuviz's output depends on besides its inputs: the size and mtime of every
-    ``.py`` file of the package, and the versions of Python, numpy and msgspec (~1 ms)."""
-    import numpy
+    ``.py`` file of the package, Python's and msgspec's versions, and numpy's files that name
+    its version (found, not imported: a kept output is printed without numpy); ~1 ms."""
+    import importlib.util
 
     root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256(f"{sys.version}|{numpy.__version__}|{msgspec.__version__}".encode())
+    h = hashlib.sha256(f"{sys.version}|{msgspec.__version__}".encode())
+    spec = importlib.util.find_spec("numpy")
+    if spec is not None and spec.origin:
+        for name in ("__init__.py", "version.py"):
+            try:
+                st = os.stat(os.path.join(os.path.dirname(spec.origin), name))
+            except OSError:
+                continue
+            h.update(f"numpy/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
         for name in sorted(names):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +23,8 @@ import numpy as np
 
 from gpuviz.trace import memory_budget
 from gpuviz.trace.args_text import TextWriter, compression_for
-from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
+from gpuviz.trace.errors import ImportCancelledError, ImportWarnings
+from gpuviz.trace.files import trace_files
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
 from gpuviz.trace.model import (
@@ -56,43 +56,6 @@ __all__ = [
 ]
 
 # String pids/tids are stored as ``STRING_CODE_BASE - symbol id`` (see Tracks.pid/tid).
-
-_TRACE_SUFFIXES = (".json", ".json.gz")
-
-
-def trace_files(path: str | os.PathLike[str]) -> list[Path]:
-    """The trace files a TRACE path stands for: the file, or a folder's files in name order.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        A ``.json``/``.json.gz`` file (any name is accepted for a file), or a folder.
-
-    Returns
-    -------
-    list of Path
-        The files, naturally sorted (``rank-2`` before ``rank-10``).
-
-    Raises
-    ------
-    TraceFormatError
-        The path does not exist, or the folder holds no trace files.
-    """
-    p = Path(path)
-    if p.is_dir():
-        files = [c for c in p.iterdir() if c.is_file() and c.name.lower().endswith(_TRACE_SUFFIXES)]
-        if not files:
-            raise TraceFormatError(
-                str(p), "", "the folder holds no trace files (.json or .json.gz)"
-            )
-        return sorted(files, key=_natural_key)
-    if not p.exists():
-        raise TraceFormatError(str(p), "", "no such file or folder")
-    return [p]
-
-
-def _natural_key(p: Path) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)]
 
 
 def load_trace(
