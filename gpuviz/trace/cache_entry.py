@@ -420,6 +420,9 @@ def _map_column(
     return np.frombuffer(mapped, dtype=dtype, count=spec.length, offset=offset), mapped
 
 
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
+
+
 def _check_crcs(folder: Path, files: list[tuple[str, mmap.mmap, tuple[int, ...]]]) -> None:
     """Check every block of every mapped file against its CRC-32, on up to
     :data:`CRC_THREADS_MAX` threads (zlib lets go of the GIL while it sums).
@@ -443,6 +446,13 @@ def _check_crcs(folder: Path, files: list[tuple[str, mmap.mmap, tuple[int, ...]]
             with memoryview(mapped) as view, view[i * CRC_BLOCK : (i + 1) * CRC_BLOCK] as part:
                 if zlib.crc32(part) != crc:
                     bad.append(name)
+            if _DONTNEED is not None:
+                # Unmap the block's pages (they stay in the page cache): the process keeps
+                # only what its analyses touch again, not the whole entry (PSS 360 -> ~170 MB
+                # at 300k kernels, most of it the args text no summary reads).
+                mapped.madvise(
+                    _DONTNEED, i * CRC_BLOCK, min(CRC_BLOCK, len(mapped) - i * CRC_BLOCK)
+                )
 
     try:
         cores = len(os.sched_getaffinity(0))
