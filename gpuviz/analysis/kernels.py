@@ -6,8 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gpuviz.trace.model import Kind, Trace
+
+I64 = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def kernel_table(
         return []
     names = s.name[rows]
     dur = s.dur_ns[rows].astype(np.int64)
-    uniq, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+    uniq, first, inverse = _by_name(names, len(trace.symbols))
     count = np.bincount(inverse, minlength=len(uniq))
     total = np.bincount(inverse, weights=dur, minlength=len(uniq))
     # Integer sums: bincount's float weights are exact only below 2**53 ns (104 days).
@@ -107,6 +110,23 @@ def kernel_table(
             )
         )
     return out
+
+
+def _by_name(names: npt.NDArray[Any], n_symbols: int) -> tuple[I64, I64, I64]:
+    """``np.unique(names, return_index=True, return_inverse=True)``, by counting where the
+    symbol table is small next to the rows (it nearly always is): no sort of every kernel row
+    (10 ms of a 300k-kernel summary)."""
+    if n_symbols > 4 * len(names) + (1 << 16) or len(names) == 0:
+        return np.unique(names, return_index=True, return_inverse=True)
+    ids = names.astype(np.int64)
+    seen = np.bincount(ids, minlength=n_symbols) > 0
+    uniq = np.flatnonzero(seen)
+    slot = np.full(len(seen), -1, dtype=np.int64)
+    slot[uniq] = np.arange(len(uniq))
+    inverse = slot[ids]
+    first = np.full(len(uniq), len(ids), dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(len(ids), dtype=np.int64))
+    return uniq.astype(names.dtype), first, inverse
 
 
 def _launch_info(args: dict[str, Any]) -> dict[str, Any]:

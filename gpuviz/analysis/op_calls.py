@@ -42,6 +42,7 @@ from gpuviz.analysis.roofline import (
     roof_share,
     tf32_if_faster,
 )
+from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -264,7 +265,7 @@ def _kernels_in(trace: Trace, rows: I64, parent: I64) -> tuple[I64, I64, I64, I6
     r_track = s.track[rows[r_order]].astype(np.int64)
     r_start = s.start_ns[rows[r_order]].astype(np.int64)
     owner = np.full(len(gpu), -1, dtype=np.int64)
-    for tr in np.unique(r_track).tolist():
+    for tr in unique(r_track).tolist():
         a, b = np.searchsorted(l_track, [tr, tr + 1])
         c, d = np.searchsorted(r_track, [tr, tr + 1])
         pos = np.searchsorted(r_start[c:d], l_start[a:b], side="right") - 1
@@ -311,7 +312,7 @@ def call_precisions(
         tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
         for i, v in zip(mine.tolist(), tflops.tolist()):
             kernels = calls.sorted_gpu[calls.lo[i] : calls.hi[i]]
-            p = op_precision(types, trace.symbols.lookup(np.unique(s.name[kernels])))
+            p = op_precision(types, trace.symbols.lookup(unique(s.name[kernels])))
             out[i] = tf32_if_faster(p, v, fp32_peak) if fp32_peak is not None else p
     return out
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from gpuviz.analysis.intervals import union_length
 from gpuviz.analysis.split_plan import plan_split
+from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace
 
 STEP_NAME = "DataParallel.forward"
@@ -113,7 +114,7 @@ def find_splits(trace: Trace) -> list[SplitRow]:
     name_of = {i: n for n, i in op_ids.items()}
 
     steps: list[_Step] = []
-    for rank in np.unique(slice_rank[step_rows]).tolist():
+    for rank in unique(slice_rank[step_rows]).tolist():
         mine = step_rows[slice_rank[step_rows] == rank]
         mine = mine[np.argsort(s.start_ns[mine], kind="stable")]
         for row in mine.tolist():
@@ -263,7 +264,7 @@ def _in_step(w: _LaunchedWork, st: _Step) -> np.ndarray:
 
 
 def _devices_busy_in(w: _LaunchedWork, st: _Step) -> list[int]:
-    return [int(d) for d in np.unique(w.device[_in_step(w, st)]) if d >= 0]
+    return [int(d) for d in unique(w.device[_in_step(w, st)]) if d >= 0]
 
 
 def _gpu_ns(w: _LaunchedWork, st: _Step, device: int) -> int:

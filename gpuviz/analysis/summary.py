@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuviz.analysis.activity import gpu_activity
+from gpuviz.analysis.activity import GpuActivity, gpu_activity
 from gpuviz.analysis.kernels import KernelStats, kernel_table
 from gpuviz.analysis.memory import MemorySeries, memory_series
 from gpuviz.analysis.overlap import DeviceOverlap, device_overlap
@@ -138,19 +138,23 @@ class Summary:
         return out
 
 
-def summarize(trace: Trace) -> Summary:
+def summarize(trace: Trace, activity: GpuActivity | None = None) -> Summary:
     """Compute the figures of ``trace``.
 
     Parameters
     ----------
     trace : Trace
         The trace (one file or a folder of ranks).
+    activity : GpuActivity, optional
+        ``gpu_activity(trace)`` when the caller has it (``gpuviz summary`` shares it with the
+        step windows of the MFU figures).
 
     Returns
     -------
     Summary
     """
-    activity = gpu_activity(trace)
+    if activity is None:
+        activity = gpu_activity(trace)
     w = trace.warnings
     return Summary(
         sources=trace.sources,

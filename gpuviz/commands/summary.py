@@ -10,46 +10,90 @@ from typing import TYPE_CHECKING, Any
 from gpuviz.display import echo, json_text, terminal_safe, warning_lines
 
 if TYPE_CHECKING:
+    from gpuviz.analysis.activity import GpuActivity
     from gpuviz.analysis.hardware import Hardware
     from gpuviz.analysis.summary import Summary
+    from gpuviz.trace.cache_memo import Output
 
 
 def main(args: argparse.Namespace) -> int:
-    """Load ``args.trace``, print its summary as text or, with ``args.json``, one JSON object."""
+    """Load ``args.trace``, print its summary as text or, with ``args.json``, one JSON object.
+
+    Where the trace's cache entry holds the output of a run with the same options (and
+    gpuviz's code is the same), that is printed instead (:mod:`gpuviz.trace.cache_memo`).
+    """
     from pathlib import Path
 
-    from gpuviz.analysis.summary import summarize
-    from gpuviz.commands.reading import read_trace
     from gpuviz.errors import BadInputError
 
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
+    from gpuviz.trace.cache_memo import output_memo
+
+    memo = output_memo("summary", path, _printed_options(args))
+    kept = memo.get() if memo is not None else None
+    if kept is None:
+        kept = _compute(path, args)
+        if memo is not None and kept is not None:
+            memo.put(kept)
+    if kept is not None:
+        for line in kept.stderr:
+            echo(line, file=sys.stderr)
+        echo(kept.stdout)
+    return 0
+
+
+def _printed_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options that change what ``summary`` prints (``--max-memory`` does not: a trace
+    that had to leave parts out is never cached)."""
+    return {
+        "json": bool(args.json),
+        "peak_tflops": getattr(args, "peak_tflops", None),
+        "peak_bandwidth": getattr(args, "peak_bandwidth", None),
+    }
+
+
+def _compute(path: Any, args: argparse.Namespace) -> Output | None:
+    """Load the trace and make the output; None when it was printed already (a trace that
+    left parts out to fit its memory limit: what it says on stderr comes as it reads)."""
+    from gpuviz.analysis.activity import gpu_activity
+    from gpuviz.analysis.summary import summarize
+    from gpuviz.commands.reading import read_trace
+    from gpuviz.trace.cache_memo import Output
+
     trace = read_trace(path, say_dropped=args.json)
-    summary = summarize(trace)
-    hw = _hardware(trace, args)
+    activity = gpu_activity(trace)  # one selection of the GPU rows for both
+    summary = summarize(trace, activity)
+    hw, err = _hardware(trace, args, activity)
     if args.json:
         out = summary.to_json()
         out["mfu"] = hw.mfu_json()
-        echo(json_text(out))
+        text = json_text(out)
     else:
         text = format_summary(summary)
         if summary.has_gpu_events:
             text += "\n\n" + "\n".join(format_mfu(hw))
+    output = Output(text, err)
+    if trace.dropped:  # not the whole trace: print it, keep nothing
+        for line in err:
+            echo(line, file=sys.stderr)
         echo(text)
-    return 0
+        return None
+    return output
 
 
-def _hardware(trace: Any, args: argparse.Namespace) -> Hardware:
-    """The trace's MFU figures; the unknown-device line on stderr where they need a peak."""
+def _hardware(
+    trace: Any, args: argparse.Namespace, activity: GpuActivity
+) -> tuple[Hardware, list[str]]:
+    """The trace's MFU figures, and the unknown-device line for stderr where they need a peak."""
     from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.steps import find_steps
     from gpuviz.commands.peak_options import peak_override_of, unknown_device_line
 
-    hw = hardware(trace, peak_override_of(args))
+    hw = hardware(trace, peak_override_of(args), steps=find_steps(trace, activity))
     line = unknown_device_line(hw)
-    if line is not None:
-        echo(line, file=sys.stderr)
-    return hw
+    return hw, [] if line is None else [line]
 
 
 MFU_ROWS = 20

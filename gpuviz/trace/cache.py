@@ -42,21 +42,18 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from gpuviz.trace.cache_entry import (
-    MANIFEST,
-    CacheKey,
-    CorruptEntryError,
-    SourceStat,
-    entry_bytes,
-    read_entry,
-    write_entry,
-)
+# The entry's reading and writing (numpy) are imported where used: finding an entry and its
+# kept output (gpuviz.trace.cache_memo) needs neither.
+from gpuviz.trace.cache_key import MANIFEST, CacheKey, SourceStat
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.memory_budget import parse_bytes
-from gpuviz.trace.model import Trace
+
+if TYPE_CHECKING:
+    from gpuviz.trace.model import Trace
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -70,7 +67,8 @@ __all__ = [
     "parse_bytes",
 ]
 
-FORMAT_VERSION = 3  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and ctime
+FORMAT_VERSION = 4  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and
+# ctime; 4: a CRC-32 of every 8 MiB block of a file (checked on several cores)
 """The layout of an entry and the meaning of its columns; entries of another version are
 never read."""
 
@@ -90,7 +88,7 @@ _log = logging.getLogger(__name__)
 # Traces that load_cached answered from the cache (by id; the value keeps no trace alive).
 _FROM_CACHE: weakref.WeakValueDictionary[int, Trace] = weakref.WeakValueDictionary()
 
-Importer = Callable[..., Trace]
+Importer = Callable[..., "Trace"]
 
 
 @dataclass(frozen=True)
@@ -193,6 +191,8 @@ class TraceCache:
         sources : list of str
             The TRACE's files as the caller names them (see ``read_entry``).
         """
+        from gpuviz.trace.cache_entry import CorruptEntryError, read_entry
+
         folder = self.entry_path(key)
         if not folder.is_dir():
             return None
@@ -215,6 +215,8 @@ class TraceCache:
         larger than the cap is not stored. Older entries of the same path are deleted, then
         the least recently used ones until the cap holds.
         """
+        from gpuviz.trace.cache_entry import entry_bytes, write_entry
+
         if entry_bytes(trace) > self.max_bytes:
             return None
         final = self.entry_path(key)

@@ -15,21 +15,18 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gpuviz.trace import memory_budget
 from gpuviz.trace.args_text import TextWriter, compression_for
-from gpuviz.trace.errors import ImportCancelledError, ImportWarnings, TraceFormatError
+from gpuviz.trace.errors import ImportCancelledError, ImportWarnings
+from gpuviz.trace.files import trace_files
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
-from gpuviz.trace.kineto_decode import Array, FileColumns
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
-from gpuviz.trace.kineto_parallel import read_files
-from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
 from gpuviz.trace.model import (
     NONE,
     ArgsStore,
@@ -46,6 +43,9 @@ from gpuviz.trace.model import (
 )
 from gpuviz.trace.stacking import stack_depths
 
+if TYPE_CHECKING:  # the reading machinery is imported by an import, not by a cache hit
+    from gpuviz.trace.kineto_decode import Array, FileColumns
+
 __all__ = [
     "STRING_CODE_BASE",
     "ImportCancelledError",
@@ -56,43 +56,6 @@ __all__ = [
 ]
 
 # String pids/tids are stored as ``STRING_CODE_BASE - symbol id`` (see Tracks.pid/tid).
-
-_TRACE_SUFFIXES = (".json", ".json.gz")
-
-
-def trace_files(path: str | os.PathLike[str]) -> list[Path]:
-    """The trace files a TRACE path stands for: the file, or a folder's files in name order.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        A ``.json``/``.json.gz`` file (any name is accepted for a file), or a folder.
-
-    Returns
-    -------
-    list of Path
-        The files, naturally sorted (``rank-2`` before ``rank-10``).
-
-    Raises
-    ------
-    TraceFormatError
-        The path does not exist, or the folder holds no trace files.
-    """
-    p = Path(path)
-    if p.is_dir():
-        files = [c for c in p.iterdir() if c.is_file() and c.name.lower().endswith(_TRACE_SUFFIXES)]
-        if not files:
-            raise TraceFormatError(
-                str(p), "", "the folder holds no trace files (.json or .json.gz)"
-            )
-        return sorted(files, key=_natural_key)
-    if not p.exists():
-        raise TraceFormatError(str(p), "", "no such file or folder")
-    return [p]
-
-
-def _natural_key(p: Path) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)]
 
 
 def load_trace(
@@ -187,6 +150,8 @@ def import_trace(
     times are made absolute (``ts`` is µs relative to ``baseTimeNanoseconds`` where the file
     has it, else absolute µs), and the trace's zero is the earliest event of any rank.
     """
+    from gpuviz.trace.kineto_parallel import read_files  # here: a cache hit needs none of it
+
     root = Path(path)
     files = trace_files(root)
     sizes = [max(f.stat().st_size, 1) for f in files]
@@ -228,6 +193,8 @@ def import_trace(
 def _plan(files: list[Path], max_memory: int | None) -> memory_budget.ImportPlan:
     """What the import keeps within its memory limit (how the children are counted and
     whether the args text is compressed decide the estimate, as in ``read_files``)."""
+    from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
+
     sizes = [estimated_bytes(str(f)) for f in files]
     compressed = compression_for(len(files), worker_count(sum(sizes)))
     return memory_budget.plan_import([str(f) for f in files], compressed, max_memory)

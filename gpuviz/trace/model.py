@@ -599,11 +599,18 @@ class Trace:
         if self._correlation_index is None:
             rt = np.flatnonzero(s.kind == Kind.RUNTIME)
             rt = rt[s.correlation[rt] >= 0]
-            key = _corr_key(t.rank[s.track[rt]], s.correlation[rt])
-            order = np.argsort(key, kind="stable")
-            self._correlation_index = {"keys": key[order], "rows": rt[order]}
+            rank, corr = t.rank[s.track[rt]], s.correlation[rt]
+            dense = _dense_correlation_table(rank, corr, rt)
+            if dense is None:
+                key = _corr_key(rank, corr)
+                order = np.argsort(key, kind="stable")
+                self._correlation_index = {"keys": key[order], "rows": rt[order], "dense": None}
+            else:
+                self._correlation_index = {"dense": dense}
         idx = self._correlation_index
         rows = np.asarray(rows, dtype=np.int64)
+        if idx["dense"] is not None:
+            return _dense_lookup(idx["dense"], t.rank[s.track[rows]], s.correlation[rows])
         if len(idx["keys"]) == 0:  # no launches at all
             return np.full(len(rows), NONE, dtype=np.int64)
         key = _corr_key(t.rank[s.track[rows]], s.correlation[rows])
@@ -618,6 +625,46 @@ class Trace:
         """Each rank with the mask of its tracks (for per-rank export)."""
         for info in self.ranks:
             yield info, self.tracks.rank == rank_code(info.rank)
+
+
+def _dense_correlation_table(
+    rank: npt.NDArray[Any], corr: npt.NDArray[Any], rows: I64
+) -> tuple[I64, int] | None:
+    """A table of launch rows indexed by ``(rank + 1) * width + correlation``, and ``width``.
+
+    Correlation ids count up from about 1 in each process, so a table as long as the number of
+    launches (times the ranks) answers a lookup by indexing: a searchsorted of 300k kernels'
+    keys took 18 ms, the whole lookup 35 ms. None where the ids are too sparse for a table
+    (the sorted keys serve then), or where a (rank, correlation) repeats: the sorted keys
+    give the first row of those, which one table slot cannot tell.
+    """
+    if len(rows) == 0:
+        return None
+    r = rank.astype(np.int64) + 1
+    c = corr.astype(np.int64)
+    if int(r.min()) < 0:
+        return None
+    width = int(c.max()) + 1
+    size = (int(r.max()) + 1) * width
+    if size > 4 * len(rows) + (1 << 16):
+        return None
+    table = np.full(size, NONE, dtype=np.int64)
+    table[r * width + c] = rows
+    if np.count_nonzero(table >= 0) != len(rows):  # a key repeats
+        return None
+    return table, width
+
+
+def _dense_lookup(dense: tuple[I64, int], rank: npt.NDArray[Any], corr: npt.NDArray[Any]) -> I64:
+    """:meth:`Trace.launches_of` through the table of :func:`_dense_correlation_table`."""
+    table, width = dense
+    r = rank.astype(np.int64) + 1
+    c = corr.astype(np.int64)
+    flat = r * width + c
+    ok = (c >= 0) & (c < width) & (r >= 0) & (flat < len(table))
+    out = np.full(len(c), NONE, dtype=np.int64)
+    out[ok] = table[flat[ok]]
+    return out
 
 
 def _corr_key(rank: npt.NDArray[Any], corr: npt.NDArray[Any]) -> I64:

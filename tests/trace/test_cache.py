@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import os
 import shutil
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -105,7 +108,7 @@ def test_first_load_imports_and_stores_the_next_maps_it(
     assert imports == [str(path)], "the second load imported the file again"
     assert from_cache(again)
     # Memory-mapped, read-only columns: nothing was parsed or copied.
-    assert isinstance(again.slices.start_ns.base, np.memmap)
+    assert isinstance(again.slices.start_ns.base.obj, mmap.mmap)  # a memoryview of the map
     assert not again.slices.start_ns.flags.writeable
     assert_same_trace(again, first)
     assert again.args.get(int(again.slices.args.max())) == first.args.get(
@@ -383,6 +386,58 @@ def test_a_flipped_byte_in_any_file_of_an_entry_is_found(
     assert missed == [], f"damage not found: {missed}"
     assert_same_trace(trace, fresh)
     assert from_cache(load_trace(path))
+
+
+def test_every_block_of_a_file_is_checked_on_several_threads(
+    root: Path, imports: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blocks of 4 KiB: the columns span many, which several threads check. A flip in any
+    # block, the last (short) one too, is found; so is a manifest with a CRC too few.
+    from gpuviz.trace import cache_entry
+
+    monkeypatch.setattr(cache_entry, "CRC_BLOCK", 4096)
+    started: list[int] = []
+    real_thread = cache_entry.threading.Thread
+
+    def counting_thread(*a: Any, **kw: Any) -> Any:
+        started.append(1)
+        return real_thread(*a, **kw)
+
+    monkeypatch.setattr(cache_entry.threading, "Thread", counting_thread)
+    monkeypatch.setattr(cache_entry.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    path = settled_copy(MEDIUM, tmp_path)
+    fresh = load_trace(path)
+    (entry,) = entries(root)
+    big = max(entry.glob("*.npy"), key=lambda f: f.stat().st_size)
+    size = big.stat().st_size
+    assert size > 3 * 4096
+    started.clear()
+    assert from_cache(load_trace(path)) and started, "no thread shared the check"
+    for offset in (4096 + 17, (size // 4096) * 4096 - 1, size - 1):
+        (entry,) = entries(root)
+        big = entry / big.name  # the last re-import wrote the entry again
+        data = bytearray(big.read_bytes())
+        data[offset] ^= 0x40
+        big.write_bytes(bytes(data))
+        n = len(imports)
+        again = load_trace(path)
+        assert not from_cache(again) and len(imports) == n + 1, f"flip at {offset} not found"
+    assert_same_trace(again, fresh)
+
+    def rewrite(drop: int) -> None:  # the manifest written again, with its own CRC right
+        (entry,) = entries(root)
+        manifest = json.loads((entry / MANIFEST).read_bytes())
+        crcs = manifest["files"][big.name[: -len(".npy")]][3]
+        del crcs[len(crcs) - drop :]
+        body = json.dumps(manifest, separators=(",", ":"))[len('{"crc32":"00000000",') :]
+        crc = f"{zlib.crc32(body.encode()):08x}"
+        (entry / MANIFEST).write_text(f'{{"crc32":"{crc}",{body}')
+
+    rewrite(0)
+    assert from_cache(load_trace(path)), "the rewritten manifest should still serve"
+    rewrite(1)
+    n = len(imports)
+    assert not from_cache(load_trace(path)) and len(imports) == n + 1
 
 
 # -- the cap, clearing ---------------------------------------------------------------------

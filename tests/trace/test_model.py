@@ -35,3 +35,54 @@ def test_load_trace_hands_over_a_prepared_trace(tmp_path: Path, monkeypatch) -> 
         assert trace.prepare() is trace
         s = trace.slices
         assert trace.slices_end_ns == int((s.start_ns + s.dur_ns).max())
+
+
+def _sorted_launches(trace, rows: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """launches_of through the sorted keys alone (the path for sparse or repeated ids)."""
+    from gpuviz.trace import model
+
+    saved = model._dense_correlation_table
+    model._dense_correlation_table = lambda *a: None
+    try:
+        trace._correlation_index = None
+        return trace.launches_of(rows)
+    finally:
+        model._dense_correlation_table = saved
+        trace._correlation_index = None
+
+
+def test_launches_by_table_are_the_launches_by_sorted_keys() -> None:
+    # One rank and several (a folder, whose correlation ids repeat across ranks).
+    for name in ["streams_overlap.json.gz", "ddp_nccl_4rank"]:
+        trace = load_trace(DATA / name)
+        s = trace.slices
+        rows = np.flatnonzero(trace.gpu_activity_mask())
+        assert len(rows)
+        trace._correlation_index = None
+        got = trace.launches_of(rows)
+        assert trace._correlation_index["dense"] is not None, "the table should serve here"
+        want = _sorted_launches(trace, rows)
+        assert (got >= 0).sum() > len(rows) // 2
+        np.testing.assert_array_equal(got, want)
+        # Rows that are not GPU work, with ids of their own or -1, find what the keys find.
+        every = np.arange(len(s), dtype=np.int64)
+        trace._correlation_index = None
+        np.testing.assert_array_equal(trace.launches_of(every), _sorted_launches(trace, every))
+
+
+def test_a_repeated_correlation_id_gives_the_first_launch_as_before() -> None:
+    from gpuviz.trace import model
+
+    trace = load_trace(DATA / "streams_overlap.json.gz")
+    s = trace.slices
+    rt = np.flatnonzero((s.kind == model.Kind.RUNTIME) & (s.correlation >= 0))
+    rows = np.flatnonzero(trace.gpu_activity_mask())
+    first = int(trace.launches_of(rows)[0])  # a launch that GPU work points to
+    corr = s.correlation.copy()
+    corr[rt[-1]] = corr[first]  # a later runtime call with its id: the table steps aside
+    trace.slices.correlation = corr
+    trace._correlation_index = None
+    got = trace.launches_of(rows)
+    assert trace._correlation_index["dense"] is None
+    np.testing.assert_array_equal(got, _sorted_launches(trace, rows))
+    assert got[0] == first and rt[-1] > first

@@ -1,0 +1,51 @@
+"""What a cache entry is keyed by, on msgspec and the standard library alone (no numpy).
+
+:mod:`gpuviz.trace.cache_entry` writes and reads entries; these types are here so that a
+command can find an entry and its kept output (:mod:`gpuviz.trace.cache_memo`) without
+importing numpy (about 0.1 s of a process).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["MANIFEST", "CacheKey", "SourceStat"]
+
+MANIFEST = "manifest.json"
+"""The entry's manifest file: written last; its mtime is the entry's last use."""
+
+
+class SourceStat(msgspec.Struct, frozen=True, array_like=True):
+    """What identifies one source file's content: real path, size, times and inode.
+
+    Size and modification time alone are not enough: ``cp -p``, ``rsync -t``, ``tar`` and
+    ``touch -r`` give another file the same ones. A replaced file has another inode (or, if
+    rewritten in place, a new ``st_ctime_ns``, which no user call can set back).
+    """
+
+    path: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+
+class CacheKey(msgspec.Struct, frozen=True):
+    """What an entry was made from; a different key means a different entry.
+
+    Attributes
+    ----------
+    format : int
+        The cache's format version (:data:`gpuviz.trace.cache.FORMAT_VERSION`).
+    gpuviz : str
+        The gpuviz version that imported it.
+    path : str
+        The real path of the TRACE (file or folder).
+    files : tuple of SourceStat
+        Every file it stands for, in name order.
+    """
+
+    format: int
+    gpuviz: str
+    path: str
+    files: tuple[SourceStat, ...]
