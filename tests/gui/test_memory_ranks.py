@@ -183,8 +183,10 @@ def test_lanes_are_built_as_they_scroll_into_view(qtbot, tmp_path: Path, rank_sn
     # its width, a loaded machine can see it mid-way)
     first, last = view.lanes[0], view.lanes[-1]
     qtbot.waitUntil(
-        lambda: last.plot.getViewBox().screenGeometry().width()
-        == first.plot.getViewBox().screenGeometry().width()
+        lambda: (
+            last.plot.getViewBox().screenGeometry().width()
+            == first.plot.getViewBox().screenGeometry().width()
+        )
     )
     qtbot.wait(10)
     assert last.plot.getViewBox().viewRange()[0] == pytest.approx(
