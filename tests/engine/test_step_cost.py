@@ -113,6 +113,7 @@ def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu(
 
 def test_cuda_events_are_read_at_most_every_period(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(step_timer, "READ_EVERY_S", 3600.0)
+    monkeypatch.setattr(step_timer, "READ_PENDING", 10**6)
     _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
     timer = StepTimer(0.0)
     timer._cuda = step_timer._CudaCalls(_c_entry_points(_fake_torch([])))
@@ -338,3 +339,20 @@ def test_a_c_entry_point_that_fails_sends_every_call_through_the_helpers(
     steps = timer.flush()
     assert [s.step for s in steps] == list(range(10))
     assert all(s.gpu_ms == 1.0 for s in steps[1:])
+
+
+def test_fast_steps_are_read_once_a_few_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Steps of microseconds: the period alone would hold an event for each step in it.
+    monkeypatch.setattr(step_timer, "READ_EVERY_S", 3600.0)
+    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
+    timer = StepTimer(0.0)
+    timer._cuda = step_timer._CudaCalls(_c_entry_points(_fake_torch([])))
+    device = SimpleNamespace(type="cuda", index=0)
+    out = []
+    for k in range(300):
+        _FakeEvent.clock += 1
+        timer.end(k, False, device)
+        out += timer.ready()
+    assert _FakeEvent.made <= step_timer.READ_PENDING + 4  # the pool is reused
+    assert len(out) >= 300 - step_timer.READ_PENDING - 2
+    assert [s.step for s in out + timer.flush()] == list(range(300))

@@ -27,6 +27,10 @@ READ_EVERY_S = 0.05
 """Completed events are read at most this often (each read is a ``query`` per pending step);
 the app's live plot redraws at ~30 Hz, so a step shows at most this much later."""
 
+READ_PENDING = 8
+"""...or once this many steps wait: steps of microseconds would otherwise hold a CUDA event
+each for the whole period (the pool keeps what it made)."""
+
 
 _NOT_YET = object()
 
@@ -193,9 +197,9 @@ class StepTimer:
 
     def ready(self) -> list[TimedStep]:
         """The steps whose times are known, in order; never blocks. Steps with CUDA events are
-        read at most every :data:`READ_EVERY_S`."""
+        read every :data:`READ_EVERY_S`, or sooner once :data:`READ_PENDING` wait."""
         pending = self._pending
-        if pending and pending[0][3] is not None:
+        if pending and pending[0][3] is not None and len(pending) < READ_PENDING:
             now = time.perf_counter()
             if now - self._read_at < READ_EVERY_S:
                 return []
@@ -243,4 +247,4 @@ class StepTimer:
         return out
 
 
-__all__ = ["READ_EVERY_S", "StepTimer", "TimedStep"]
+__all__ = ["READ_EVERY_S", "READ_PENDING", "StepTimer", "TimedStep"]
