@@ -150,20 +150,11 @@ def run_one(
             os.pathsep
         )
         cwd = baseline  # ``python -c`` puts its working folder first on sys.path
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [python, "-c", _CHILD, which, os.path.abspath(path)],
-        env=env,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    code, out, err, wall, (tree_peak, tree_pss_peak, scratch_peak) = run_sampled(
+        [python, "-c", _CHILD, which, os.path.abspath(path)], env=env, cwd=cwd
     )
-    tree_peak, tree_pss_peak, scratch_peak = sample_tree_memory(proc)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise RuntimeError(f"{which} failed ({proc.returncode}):\n{err[-3000:]}")
+    if code != 0:
+        raise RuntimeError(f"{which} failed ({code}):\n{err[-3000:]}")
     result = json.loads(out.strip().splitlines()[-1])
     result["process_s"] = wall
     if tree_peak:
@@ -175,6 +166,26 @@ def run_one(
     else:  # no sampling: the process's peak plus its largest child's (a bound)
         result["tree_peak_mb"] = float(result["maxrss_mb"]) + float(result["child_maxrss_mb"])
     return result
+
+
+def run_sampled(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None
+) -> tuple[int, str, str, float, tuple[int, int, int]]:
+    """Run ``cmd`` as a fresh process, sampling its tree's memory (:func:`sample_tree_memory`).
+
+    Returns its exit status, stdout, stderr, wall seconds and the memory peaks. Output goes to
+    files, not pipes: the sampler reads nothing until the process ends, and a child that
+    writes more than a pipe holds (a 64-rank summary's JSON) would wait on it forever.
+    """
+    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out_f, stderr=err_f, text=True)
+        peaks = sample_tree_memory(proc)
+        proc.wait()
+        wall = time.perf_counter() - start
+        out_f.seek(0)
+        err_f.seek(0)
+        return proc.returncode, out_f.read(), err_f.read(), wall, peaks
 
 
 def sample_tree_memory(proc: subprocess.Popen[str]) -> tuple[int, int, int]:

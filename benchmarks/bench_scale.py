@@ -39,11 +39,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from bench_import import sample_tree_memory  # the same sampler as the import benchmark
+from bench_import import run_sampled  # the same sampler as the import benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 JSON_EACH = (
@@ -89,15 +88,9 @@ def load() -> list[float]:
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``cmd`` as a fresh process: its wall time and its tree's memory peaks (MB)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO
-    )
-    rss, pss, scratch = sample_tree_memory(proc)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])}… failed ({proc.returncode}):\n{err[-3000:]}")
+    code, out, err, wall, (rss, pss, scratch) = run_sampled(cmd, env=env, cwd=REPO)
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])}… failed ({code}):\n{err[-3000:]}")
     return {
         "s": wall,
         "tree_rss_mb": rss / 2**20,
