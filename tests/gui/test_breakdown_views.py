@@ -386,6 +386,26 @@ def test_show_on_timeline_from_a_module(qtbot, tinylm_analyses):
     _assert_outlined(tv, sig.args[0], expected)
 
 
+def test_the_apps_modules_view_has_the_advisors_figures_and_follows_the_peaks(
+    qtbot, tinylm_analyses
+):
+    from gpuviz.analysis.peaks import PeakOverride
+    from gpuviz.gui.views.qt_modules import HEADERS
+
+    tv = _trace_view(qtbot, tinylm_analyses, "modules")
+    view = tv.modules_view
+    col = HEADERS.index("MFU")
+    top = view.tree.topLevelItem(0)
+    assert top.text(0) == "TinyLM_0"
+    mfu = top.data(0, Qt.ItemDataRole.UserRole).mfu
+    assert top.text(col) == "2.6 %" and mfu > 0  # the H100's bf16 peak, as the CLI
+    tv.set_peaks(PeakOverride(peak_tflops=989.4 / 2))  # half the peak: twice the MFU
+    assert top.data(0, Qt.ItemDataRole.UserRole).mfu == pytest.approx(2 * mfu, rel=1e-3)
+    assert top.text(col) == f"{200 * mfu:.1f} %"
+    tv.set_peaks(None)
+    assert top.text(col) == "2.6 %"
+
+
 def test_show_on_timeline_from_an_op_and_the_kernels_details(qtbot, tinylm_analyses):
     tv = _trace_view(qtbot, tinylm_analyses, "operators")
     view = tv.operators_view
