@@ -11,7 +11,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from gpuviz.gui.qt_load_worker import analyze
 from gpuviz.gui.views.breakdown_model import (
@@ -185,6 +185,144 @@ def test_module_tree_of_tinylm(qtbot, breakdowns_of):
     assert "TinyLM_0" in labels and {b.split(".")[1] for b in blocks} <= labels
 
 
+def _module_items(view):
+    """Each module or outside row's item, by its key in the module table."""
+    rows = view.breakdowns.module.rows
+    out = {}
+    for item in view._items.values():
+        node = item.data(0, Qt.ItemDataRole.UserRole)
+        if node.row >= 0:
+            out[rows[node.row].key] = item
+    return out
+
+
+def test_module_flops_and_mfu_columns_are_the_clis(qtbot, data_dir, capsys):
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.breakdown import breakdown
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.module_flops import annotate_modules
+    from gpuviz.cli import main
+    from gpuviz.gui.views.qt_breakdown_table import format_flops
+    from gpuviz.gui.views.qt_modules import HEADERS
+
+    path = data_dir / TINYLM  # recorded with shapes: GEMMs and attention counted
+    trace = load_trace(str(path))
+    hw = hardware(trace)
+    table = breakdown(trace, "module")
+    annotate_modules(table, hw, attribute(trace))
+    expected = {r.key: (r.extra["flops"], r.extra["mfu"], r.device_total_ns) for r in table.rows}
+    # The analysis' figures are those `gpuviz breakdown --by module --json` prints.
+    assert main(["breakdown", str(path), "--by", "module", "--json", "--top", "0"]) == 0
+    cli = {r["key"]: (r["flops"], r["mfu"]) for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert cli == {k: v[:2] for k, v in expected.items()}
+
+    bd = compute_breakdowns(trace)
+    view = QtModulesView(bd)
+    qtbot.addWidget(view)
+    col_flops, col_tflops, col_mfu = (HEADERS.index(h) for h in ("FLOPs", "TFLOP/s", "MFU"))
+    items = _module_items(view)
+    assert set(items) == set(expected)
+    # No figures yet (the advisor's are not there): unknown everywhere, never 0.
+    assert {it.text(c) for it in items.values() for c in (col_flops, col_mfu)} == {"—"}
+
+    view.set_hardware(hw)
+    dashes = numbers = 0
+    for key, (flops, got_mfu, device_ns) in expected.items():
+        item = items[key]
+        if not flops:  # LayerNorm, Embedding, the optimizer: no counted FLOPs
+            assert [item.text(c) for c in (col_flops, col_tflops, col_mfu)] == ["—"] * 3, key
+            dashes += 1
+            continue
+        numbers += 1
+        assert item.data(0, Qt.ItemDataRole.UserRole).flops == flops, key
+        assert item.text(col_flops) == format_flops(flops), key
+        assert item.text(col_tflops) == f"{flops / device_ns / 1e3:,.1f}", key
+        assert item.text(col_mfu) == f"{100 * got_mfu:.1f} %", key
+    assert dashes >= 5 and numbers >= 10
+    # A few figures as typed (tinylm_train on an H100, bf16 peak 989.4 TFLOP/s).
+    assert items["TinyLM_0"].text(col_flops) == "23.49 G"
+    assert items["TinyLM_0"].text(col_mfu) == "2.6 %"
+    assert items["TinyLM_0.Embedding_0"].text(col_flops) == "—"
+    # The outside group: its rows' FLOPs summed (none here), no MFU.
+    group = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
+    assert group.text(0) == "(outside modules)" and group.text(col_mfu) == "—"
+    # Peaks taken away: back to unknown.
+    view.set_hardware(None)
+    assert {it.text(c) for it in items.values() for c in (col_flops, col_mfu)} == {"—"}
+
+
+def _sibling_groups(tree):
+    """The children of the root and of every item, as lists of items, in the order shown."""
+    groups, todo = [], [tree.invisibleRootItem()]
+    while todo:
+        parent = todo.pop()
+        kids = [parent.child(j) for j in range(parent.childCount())]
+        if len(kids) > 1:
+            groups.append(kids)
+        todo.extend(kids)
+    return groups
+
+
+def _click_header(qtbot, tree, col):
+    header = tree.header()
+    x = header.sectionViewportPosition(col) + header.sectionSize(col) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+
+
+def test_sorting_modules_by_a_numeric_column(qtbot, data_dir):
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.gui.views.qt_modules import HEADERS
+
+    bd = compute_breakdowns(load_trace(str(data_dir / TINYLM)))
+    view = QtModulesView(bd)
+    qtbot.addWidget(view)
+    view.set_hardware(hardware(bd.trace))
+    view.resize(1280, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    tree = view.tree
+
+    def node(item):
+        return item.data(0, Qt.ItemDataRole.UserRole)
+
+    def check(col, attr, descending):
+        assert tree.header().sortIndicatorSection() == col
+        assert (tree.header().sortIndicatorOrder() == Qt.SortOrder.DescendingOrder) == descending
+        text_order_differs = False
+        for kids in _sibling_groups(tree):
+            nodes = [node(k) for k in kids]
+            if nodes[-1].kind == "group":  # the outside group stays last
+                nodes = nodes[:-1]
+            assert all(n.kind != "group" for n in nodes)
+            values = [getattr(n, attr) for n in nodes]
+            known = [v for v in values if v is not None]
+            assert values[: len(known)] == known, "unknown figures come last"
+            assert known == sorted(known, reverse=descending), (attr, descending, values)
+            shown = [k.text(col) for k in kids[: len(known)]]
+            text_order_differs |= shown != sorted(shown, reverse=descending)
+        assert text_order_differs, "numbers sorted as numbers, not as their text"
+
+    # The first order: device time, largest first (the outside group last).
+    check(HEADERS.index("Device (µs)"), "device_ns", True)
+    assert node(tree.topLevelItem(tree.topLevelItemCount() - 1)).kind == "group"
+    for title, attr in (("CPU (µs)", "cpu_ns"), ("FLOPs", "flops")):
+        col = HEADERS.index(title)
+        _click_header(qtbot, tree, col)  # first click: largest first
+        check(col, attr, True)
+        _click_header(qtbot, tree, col)  # second: smallest first
+        check(col, attr, False)
+    # By name: A to Z first.
+    _click_header(qtbot, tree, 0)
+    top = tree.topLevelItem(0)
+    names = [top.child(j).text(0) for j in range(top.childCount())]
+    assert names == sorted(names, key=str.casefold)
+    # The selection survives new figures, and so does the sort.
+    assert view.select_path("TinyLM_0.Block_0")
+    view.set_hardware(None)
+    assert view.selected_node().label == "Block_0"
+    assert tree.header().sortIndicatorSection() == 0
+
+
 def test_a_modules_kernels_include_its_submodules(breakdowns_of):
     bd = breakdowns_of(TINYLM)
     for i, row in enumerate(bd.module.rows):
@@ -246,6 +384,26 @@ def test_show_on_timeline_from_a_module(qtbot, tinylm_analyses):
     under = np.array([k == path or k.startswith(path + ".") for k in keys])
     expected = bd.module.kernel_rows[under]
     _assert_outlined(tv, sig.args[0], expected)
+
+
+def test_the_apps_modules_view_has_the_advisors_figures_and_follows_the_peaks(
+    qtbot, tinylm_analyses
+):
+    from gpuviz.analysis.peaks import PeakOverride
+    from gpuviz.gui.views.qt_modules import HEADERS
+
+    tv = _trace_view(qtbot, tinylm_analyses, "modules")
+    view = tv.modules_view
+    col = HEADERS.index("MFU")
+    top = view.tree.topLevelItem(0)
+    assert top.text(0) == "TinyLM_0"
+    mfu = top.data(0, Qt.ItemDataRole.UserRole).mfu
+    assert top.text(col) == "2.6 %" and mfu > 0  # the H100's bf16 peak, as the CLI
+    tv.set_peaks(PeakOverride(peak_tflops=989.4 / 2))  # half the peak: twice the MFU
+    assert top.data(0, Qt.ItemDataRole.UserRole).mfu == pytest.approx(2 * mfu, rel=1e-3)
+    assert top.text(col) == f"{200 * mfu:.1f} %"
+    tv.set_peaks(None)
+    assert top.text(col) == "2.6 %"
 
 
 def test_show_on_timeline_from_an_op_and_the_kernels_details(qtbot, tinylm_analyses):

@@ -224,7 +224,12 @@ def kernel_details(bd: Breakdowns, slice_row: int) -> str:
 # -- the module tree -----------------------------------------------------------------------------
 @dataclass
 class TreeNode:
-    """One node of the module tree: a module row, the outside group, or an outside row."""
+    """One node of the module tree: a module row, the outside group, or an outside row.
+
+    ``flops`` and ``mfu`` are those :func:`gpuviz.analysis.module_flops.annotate_modules` put
+    in the row's ``extra`` (the outside group: its rows' FLOPs summed, no MFU); None where not
+    known, and ``flops`` None too where no FLOPs were counted (a count of 0 is no figure).
+    """
 
     label: str
     row: int  # index in the module table, -1 for the outside group
@@ -235,11 +240,37 @@ class TreeNode:
     cpu_ns: int
     children: list[TreeNode] = field(default_factory=list)
     kind: str = "module"
+    flops: float | None = None
+    mfu: float | None = None
+
+    @property
+    def tflops(self) -> float | None:
+        """Achieved TFLOP/s: the FLOPs over the node's device time; None where either is not
+        known."""
+        if self.flops is None or self.device_ns <= 0:
+            return None
+        return self.flops / self.device_ns / 1e3  # FLOP/ns = GFLOP/s
+
+
+def node_flops_of(node: TreeNode, table: Any) -> None:
+    """Set ``node.flops`` and ``node.mfu`` (and its children's) from the module table's rows."""
+    for child in node.children:
+        node_flops_of(child, table)
+    if node.row >= 0:
+        extra = table.rows[node.row].extra
+        flops, got = extra.get("flops"), extra.get("mfu")
+        node.flops = float(flops) if flops else None  # 0 counted FLOPs: unknown, not 0
+        node.mfu = float(got) if got is not None and node.flops is not None else None
+    else:
+        known = [c.flops for c in node.children if c.flops is not None]
+        node.flops = float(sum(known)) if known else None
+        node.mfu = None  # its rows may run at different precisions: no one peak
 
 
 def module_tree(table: Any) -> list[TreeNode]:
     """The module table as a tree: the top modules (their sub-modules under them, largest first),
-    then one :data:`OUTSIDE_MODULES` node holding the rows outside any module."""
+    then one :data:`OUTSIDE_MODULES` node holding the rows outside any module. FLOPs and MFU
+    are read from the rows' ``extra`` (:func:`node_flops_of`)."""
     nodes: dict[str, TreeNode] = {}
     roots: list[TreeNode] = []
     modules = [(i, r) for i, r in enumerate(table.rows) if r.kind == "module"]
@@ -282,6 +313,8 @@ def module_tree(table: Any) -> list[TreeNode]:
     _sort(roots)
     if outside:
         roots.append(group)
+    for node in roots:
+        node_flops_of(node, table)
     return roots
 
 

@@ -5,10 +5,18 @@ It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``module`` table (backwar
 counted in the module whose forward made them), with the time outside any module (optimizer,
 loss, ``zero_grad``) under one "(outside modules)" node. "Show on Timeline" (or a double click)
 asks for the kernels of the selected module and its sub-modules.
+
+Given the roofline figures (:meth:`QtModulesView.set_hardware`), it also shows each module's
+FLOPs, achieved TFLOP/s and MFU, as ``gpuviz breakdown --by module`` does
+(:func:`gpuviz.analysis.module_flops.annotate_modules`); "—" where they are not known. A click
+on a header sorts each node's children by that column (numbers as numbers, largest first on
+the first click); unknown figures and the "(outside modules)" group stay at the bottom.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,22 +41,96 @@ from gpuviz.gui.views.breakdown_model import (
     Breakdowns,
     TreeNode,
     module_tree,
+    node_flops_of,
     row_kernels,
     tree_total_ns,
 )
-from gpuviz.gui.views.qt_breakdown_table import format_us, message_widget
+from gpuviz.gui.views.qt_breakdown_table import format_flops, format_us, message_widget
 from gpuviz.gui.views.qt_icicle import QtIcicle
 
-HEADERS = (
-    "Module",
-    "Device (µs)",
-    "Share",
-    "Forward (µs)",
-    "Backward (µs)",
-    "Calls",
-    "CPU (µs)",
-)
 NODE_ROLE = Qt.ItemDataRole.UserRole
+UNKNOWN = "—"
+"""What a FLOPs, TFLOP/s or MFU cell shows where the figure is not known (never a 0)."""
+FLOP_KEYS = ("flops", "mfu")
+"""What :func:`~gpuviz.analysis.module_flops.annotate_modules` adds to a module row."""
+
+
+@dataclass(frozen=True)
+class ModuleColumn:
+    """One column of the tree: its title, the node's value (its sort key; None: not known),
+    the text of a value, and the header's tooltip."""
+
+    title: str
+    value: Callable[[TreeNode], Any]
+    text: Callable[[Any], str]
+    tip: str = ""
+
+
+def _num(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
+    return lambda v: UNKNOWN if v is None else fmt(v)
+
+
+COLUMNS = (
+    ModuleColumn("Module", lambda n: n.label.casefold(), str),
+    ModuleColumn("Device (µs)", lambda n: n.device_ns, format_us, "forward and backward"),
+    ModuleColumn("Share", lambda n: n.device_ns, str, "device time, as a share of the tree's"),
+    ModuleColumn("Forward (µs)", lambda n: n.forward_ns, format_us),
+    ModuleColumn(
+        "Backward (µs)", lambda n: n.backward_ns, format_us, "backward kernels of its forward ops"
+    ),
+    ModuleColumn("Calls", lambda n: n.calls, lambda v: f"{v:,}"),
+    ModuleColumn("CPU (µs)", lambda n: n.cpu_ns, format_us, "host time of its calls"),
+    ModuleColumn(
+        "FLOPs",
+        lambda n: n.flops,
+        _num(format_flops),
+        "counted ops (GEMMs, convolutions, attention), forward and backward, sub-modules in; "
+        f"{UNKNOWN} where none were counted (no shapes recorded, or only uncounted ops)",
+    ),
+    ModuleColumn(
+        "TFLOP/s",
+        lambda n: n.tflops,
+        _num(lambda v: f"{v:,.1f}"),
+        "achieved: its FLOPs over its device time",
+    ),
+    ModuleColumn(
+        "MFU",
+        lambda n: n.mfu,
+        _num(lambda v: f"{100 * v:.1f} %"),
+        "its FLOPs over its device time at the dense peak of the precision doing most of them",
+    ),
+)
+HEADERS = tuple(c.title for c in COLUMNS)
+FLOPS_COLUMN = HEADERS.index("FLOPs")
+"""The first of the columns :meth:`QtModulesView.set_hardware` changes (FLOPs, TFLOP/s, MFU)."""
+#: The first sort: device time, largest first.
+DEFAULT_SORT = (1, Qt.SortOrder.DescendingOrder)
+
+
+class ModuleItem(QTreeWidgetItem):
+    """A tree row that sorts by its node's value in the sort column, not by its text.
+
+    The "(outside modules)" group and unknown values ("—") come last in either order.
+    """
+
+    def __lt__(self, other: QTreeWidgetItem) -> bool:
+        tree = self.treeWidget()
+        col = tree.sortColumn() if tree is not None else 0
+        a, b = self.data(0, NODE_ROLE), other.data(0, NODE_ROLE)
+        if tree is None or a is None or b is None or not 0 <= col < len(COLUMNS):
+            # (super().__lt__ would come back here: PySide dispatches it to this override.)
+            return self.text(max(col, 0)) < other.text(max(col, 0))
+        # Qt sorts descending by asking other < self: "last" depends on the order.
+        descending = tree.header().sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+        a_last, b_last = a.kind == "group", b.kind == "group"
+        if not (a_last or b_last):
+            va, vb = COLUMNS[col].value(a), COLUMNS[col].value(b)
+            a_last, b_last = va is None, vb is None
+            if not (a_last or b_last):
+                return bool(va < vb)
+        if a_last == b_last:
+            return False
+        return descending if a_last else not descending
 
 
 class QtModulesView(QWidget):
@@ -70,9 +152,17 @@ class QtModulesView(QWidget):
     def __init__(self, breakdowns: Breakdowns | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.breakdowns: Breakdowns | None = None
+        self.hardware: Any = None
         self.roots: list[TreeNode] = []
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(list(HEADERS))
+        head = self.tree.headerItem()
+        for i, col in enumerate(COLUMNS):
+            if col.tip:
+                head.setToolTip(i, col.tip)
+            # A first click on a figure's header puts the largest first; on the name, A to Z.
+            first = Qt.SortOrder.AscendingOrder if i == 0 else Qt.SortOrder.DescendingOrder
+            head.setData(i, Qt.ItemDataRole.InitialSortOrderRole, first)
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
         header = self.tree.header()
@@ -80,6 +170,8 @@ class QtModulesView(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for i in range(1, len(HEADERS)):
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(*DEFAULT_SORT)
         self.tree.itemSelectionChanged.connect(self._on_selection_changed)
         self.tree.itemDoubleClicked.connect(lambda *_: self.show_selected_on_timeline())
         self.icicle = QtIcicle()
@@ -119,6 +211,7 @@ class QtModulesView(QWidget):
         bd = breakdowns
         if bd is None:
             return
+        self._annotate()
         if bd.module is None:
             err = bd.errors.get("module", "")
             text = f"The module table could not be computed: {err}" if err else NO_STACKS
@@ -129,10 +222,14 @@ class QtModulesView(QWidget):
             return
         self.roots = module_tree(bd.module)
         total = tree_total_ns(self.roots)
+        # Filled unsorted (each insertion would sort again), then sorted once by the column
+        # the header shows.
+        self.tree.setSortingEnabled(False)
         self.tree.clear()
         self._items = {}
         for node in self.roots:
             self.tree.addTopLevelItem(self._item(node, total))
+        self.tree.setSortingEnabled(True)
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             if item.data(0, NODE_ROLE).kind != "group":
@@ -148,19 +245,45 @@ class QtModulesView(QWidget):
         )
         self.stack.setCurrentIndex(1)
 
+    def set_hardware(self, hardware: Any) -> None:
+        """The roofline figures (:class:`~gpuviz.analysis.hardware.Hardware`) behind the FLOPs,
+        TFLOP/s and MFU columns (None: those show "—"); the tree keeps its state."""
+        self.hardware = hardware
+        table = self._annotate()
+        if table is not None:
+            for node in self.roots:
+                node_flops_of(node, table)
+            for item in self._items.values():
+                self._set_flop_texts(item)
+            self.tree.sortByColumn(self.tree.sortColumn(), self.tree.header().sortIndicatorOrder())
+
+    def _annotate(self) -> Any:
+        """Add (or, without figures, take away) the module rows' FLOPs and MFU; the module
+        table, None where there is none."""
+        bd = self.breakdowns
+        if bd is None or bd.module is None:
+            return None
+        if self.hardware is None or bd.attribution is None:
+            for row in bd.module.rows:
+                for k in FLOP_KEYS:
+                    row.extra.pop(k, None)
+            return bd.module
+        from gpuviz.analysis.module_flops import annotate_modules
+
+        annotate_modules(bd.module, self.hardware, bd.attribution)
+        return bd.module
+
+    def _set_flop_texts(self, item: QTreeWidgetItem) -> None:
+        node = item.data(0, NODE_ROLE)
+        for c in range(FLOPS_COLUMN, len(COLUMNS)):
+            item.setText(c, COLUMNS[c].text(COLUMNS[c].value(node)))
+
     def _item(self, node: TreeNode, total: int) -> QTreeWidgetItem:
         share = node.device_ns / total if total else 0.0
-        item = QTreeWidgetItem(
-            [
-                terminal_safe(node.label, one_line=True),
-                format_us(node.device_ns),
-                f"{100 * share:.1f} %",
-                format_us(node.forward_ns),
-                format_us(node.backward_ns),
-                f"{node.calls:,}",
-                format_us(node.cpu_ns),
-            ]
-        )
+        texts = [c.text(c.value(node)) for c in COLUMNS]
+        texts[0] = terminal_safe(node.label, one_line=True)
+        texts[2] = f"{100 * share:.1f} %"
+        item = ModuleItem(texts)
         item.setData(0, NODE_ROLE, node)
         path = (
             self.breakdowns.module.rows[node.row].key

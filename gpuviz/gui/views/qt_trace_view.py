@@ -210,7 +210,7 @@ class QtTraceView(QWidget):
 
     def _ready_hardware(self) -> Any:
         """The roofline figures where they are at hand (computed, or the advisor's), else None:
-        the Operators view does not compute them by itself."""
+        the Operators and Modules views do not compute them by themselves."""
         from gpuviz.gui.views.insights_model import hardware_of
 
         if self._hw is not None or self.peaks is not None:
@@ -219,10 +219,11 @@ class QtTraceView(QWidget):
 
     def set_peaks(self, peaks: Any) -> None:
         """Use these peaks (a :class:`~gpuviz.analysis.peaks.PeakOverride`; None: the
-        device's) in the Roofline, the Insights MFU and the Operators' columns, now."""
+        device's) in the Roofline, the Insights MFU and the Operators' and Modules' columns,
+        now."""
         self.peaks = peaks
         self._hw = None
-        if not any(n in self._widgets for n in ("roofline", "insights", "operators")):
+        if not any(n in self._widgets for n in ("roofline", "insights", "operators", "modules")):
             return  # computed when one of them is first shown
         hw, error = self.hardware_figures()
         if "roofline" in self._widgets:
@@ -231,6 +232,8 @@ class QtTraceView(QWidget):
             self.insights_view.set_hardware(hw if peaks is not None else None)
         if "operators" in self._widgets:
             self.operators_view.set_hardware(hw)
+        if "modules" in self._widgets:
+            self.modules_view.set_hardware(hw)
 
     @property
     def roofline_view(self) -> Any:
@@ -402,6 +405,7 @@ class QtTraceView(QWidget):
             view.set_hardware(self._ready_hardware())
         elif name == "modules":
             view = QtModulesView(self.breakdowns)
+            view.set_hardware(self._ready_hardware())
         else:
             roots = (os.path.dirname(os.path.abspath(self.source)),) if self.source else ()
             view = QtSourceView(self.breakdowns, roots)
