@@ -63,11 +63,18 @@ def step_bars(advice: Any, gpu: tuple[int, int] | None = None) -> StepBars:
     b = advice.breakdown
     st, d = b.steps, b.devices
     n = len(st)
-    multi = len(set(st.rank.tolist())) > 1
-    labels = [(f"r{rank_value(int(st.rank[i]))} " if multi else "") + st.label(i) for i in range(n)]
+    # Python ints from tolist(), not numpy scalars one at a time: a 64-rank job has thousands
+    # of steps, and this runs on the GUI thread as the Insights view opens.
+    ranks, numbers = st.rank.tolist(), st.number.tolist()
+    multi = len(set(ranks)) > 1
+    who = {r: f"r{rank_value(r)}" for r in set(ranks)} if multi else {}
+    names = {"ProfilerStep": "ProfilerStep#", "gpuviz": "gpuviz step "}
+    labels = [
+        (f"{who[r]} " if multi else "") + names.get(src, "step ") + str(num)
+        for r, num, src in zip(ranks, numbers, st.source, strict=True)
+    ]
     ticks = [
-        (f"r{rank_value(int(st.rank[i]))}:" if multi else "") + str(int(st.number[i]))
-        for i in range(n)
+        (f"{who[r]}:" if multi else "") + str(num) for r, num in zip(ranks, numbers, strict=True)
     ]
     pick = np.ones(len(d), dtype=bool)
     if gpu is not None:
