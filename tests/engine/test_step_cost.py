@@ -83,24 +83,37 @@ def _c_entry_points(torch: Any) -> Any:
     return torch
 
 
+def _fake_timer(torch: Any) -> StepTimer:
+    """A StepTimer over a fake torch, the fake clock at 0."""
+    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
+    timer = StepTimer(0.0)
+    timer._cuda = step_timer._CudaCalls(torch)
+    return timer
+
+
+def _run_steps(timer: StepTimer, n: int, read: bool = True) -> list[Any]:
+    """``n`` boundaries on a CUDA device, the fake clock one tick a step; what ready() gave."""
+    device = SimpleNamespace(type="cuda", index=0)
+    out: list[Any] = []
+    for k in range(n):
+        _FakeEvent.clock += 1
+        timer.end(k, False, device)
+        if read:
+            out += timer.ready()
+    return out
+
+
 @pytest.mark.parametrize("calls_through", ["helpers", "c entry points"])
 def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu(
     calls_through: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(step_timer, "READ_EVERY_S", 0.0)  # read at every boundary
     calls: list[str] = []
-    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
-    timer = StepTimer(0.0)
     torch = _fake_torch(calls)
     if calls_through == "c entry points":
         torch = _c_entry_points(torch)
-    timer._cuda = step_timer._CudaCalls(torch)
-    device = SimpleNamespace(type="cuda", index=0)
-    out = []
-    for k in range(300):
-        _FakeEvent.clock += 1
-        timer.end(k, False, device)
-        out += timer.ready()
+    timer = _fake_timer(torch)
+    out = _run_steps(timer, 300)
     # Events complete two boundaries late: a few are in flight, the rest come from the pool.
     assert _FakeEvent.made <= 4
     assert _FakeEvent.syncs == 0
@@ -114,15 +127,8 @@ def test_step_timing_reuses_its_cuda_events_and_never_waits_for_the_gpu(
 def test_cuda_events_are_read_at_most_every_period(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(step_timer, "READ_EVERY_S", 3600.0)
     monkeypatch.setattr(step_timer, "READ_PENDING", 10**6)
-    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
-    timer = StepTimer(0.0)
-    timer._cuda = step_timer._CudaCalls(_c_entry_points(_fake_torch([])))
-    device = SimpleNamespace(type="cuda", index=0)
-    out = []
-    for k in range(50):
-        _FakeEvent.clock += 1
-        timer.end(k, False, device)
-        out += timer.ready()
+    timer = _fake_timer(_c_entry_points(_fake_torch([])))
+    out = _run_steps(timer, 50)
     # The first boundary reads: step 0 (no start event) is known; the next read is an hour off.
     assert [s.step for s in out] == [0]
     assert _FakeEvent.made == 50  # none read, so none reused yet
@@ -322,19 +328,14 @@ def test_a_c_entry_point_that_fails_sends_every_call_through_the_helpers(
     # Another torch may change an entry point under torch.cuda's helpers: the timer must fall
     # back to the helpers, not lose the GPU times.
     monkeypatch.setattr(step_timer, "READ_EVERY_S", 0.0)
-    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
     torch = _c_entry_points(_fake_torch([]))
 
     def changed(*_: Any) -> None:
         raise TypeError("record(): incompatible function arguments")
 
     torch._C._CudaEventBase.record = changed
-    timer = StepTimer(0.0)
-    timer._cuda = step_timer._CudaCalls(torch)
-    device = SimpleNamespace(type="cuda", index=0)
-    for k in range(10):
-        _FakeEvent.clock += 1
-        timer.end(k, False, device)
+    timer = _fake_timer(torch)
+    _run_steps(timer, 10, read=False)
     assert not timer._cuda.direct
     steps = timer.flush()
     assert [s.step for s in steps] == list(range(10))
@@ -344,15 +345,8 @@ def test_a_c_entry_point_that_fails_sends_every_call_through_the_helpers(
 def test_fast_steps_are_read_once_a_few_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     # Steps of microseconds: the period alone would hold an event for each step in it.
     monkeypatch.setattr(step_timer, "READ_EVERY_S", 3600.0)
-    _FakeEvent.made = _FakeEvent.syncs = _FakeEvent.clock = 0
-    timer = StepTimer(0.0)
-    timer._cuda = step_timer._CudaCalls(_c_entry_points(_fake_torch([])))
-    device = SimpleNamespace(type="cuda", index=0)
-    out = []
-    for k in range(300):
-        _FakeEvent.clock += 1
-        timer.end(k, False, device)
-        out += timer.ready()
+    timer = _fake_timer(_c_entry_points(_fake_torch([])))
+    out = _run_steps(timer, 300)
     assert _FakeEvent.made <= step_timer.READ_PENDING + 4  # the pool is reused
     assert len(out) >= 300 - step_timer.READ_PENDING - 2
     assert [s.step for s in out + timer.flush()] == list(range(300))

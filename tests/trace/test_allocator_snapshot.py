@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from snapshot_columns import snapshot_columns
 
 from gpuviz.errors import BadInputError
 from gpuviz.trace.allocator_columns import Action, BlockState
@@ -336,24 +337,6 @@ def test_synthetic_round_trip(tmp_path: Path) -> None:
         assert snap.stack_frames(int(tr.stack[i])) == want
 
 
-def _columns(snap: Any) -> list[Any]:
-    tr = snap.trace_columns(0)
-    al = snap.allocations[0]
-    return [
-        tr.action,
-        tr.addr,
-        tr.size_bytes,
-        tr.stream,
-        tr.time_us,
-        tr.stack,
-        snap.stack_offsets,
-        snap.stack_frame_ids,
-        al.start,
-        al.end,
-        al.stack,
-    ]
-
-
 @pytest.mark.parametrize("chunk", [1, 7, 64, 1000])
 def test_chunked_trace_is_read_as_one(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # a wrapped history (frees of allocations from before the window, whose own stacks are
@@ -369,7 +352,7 @@ def test_chunked_trace_is_read_as_one(chunk: int, monkeypatch: pytest.MonkeyPatc
     orphans = orphan_frees(tr)
     assert len(orphans) > 0 and (tr.action == Action.OOM).any()
     assert (tr.stack[orphans] >= 0).all()  # a pre-window free keeps its stack
-    for a, b in zip(_columns(whole), _columns(chunked), strict=True):
+    for a, b in zip(snapshot_columns(whole), snapshot_columns(chunked), strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -432,7 +415,7 @@ def test_load_frees_each_entry_once_read(monkeypatch: pytest.MonkeyPatch) -> Non
     snap = snapshot_from_data(raw, "s", consume=True)
     assert alive_at_chunk[:2] == [True, False]  # then segments' blocks and segments
     assert first() is None and trace == [] and raw["device_traces"] == [[]]
-    for a, b in zip(_columns(kept), _columns(snap), strict=True):
+    for a, b in zip(snapshot_columns(kept), snapshot_columns(snap), strict=True):
         np.testing.assert_array_equal(a, b)
 
 

@@ -9,32 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from snapshot_columns import snapshot_columns
 
 import gpuviz.trace.allocator_snapshot as snapshot_mod
 import gpuviz.trace.allocator_trace as trace_mod
 from gpuviz.trace.allocator_snapshot import load_snapshot, snapshot_from_data
 from gpuviz.trace.errors import TraceFormatError
 from gpuviz.trace.synthetic_snapshot import make_snapshot
-
-
-def _columns(snap: Any) -> list[Any]:
-    tr = snap.trace_columns(0)
-    al = snap.allocations[0]
-    return [
-        tr.action,
-        tr.addr,
-        tr.size_bytes,
-        tr.stream,
-        tr.time_us,
-        tr.stack,
-        snap.stack_offsets,
-        snap.stack_frame_ids,
-        snap.segments.stack,
-        snap.blocks.stack,
-        al.start,
-        al.end,
-        al.stack,
-    ]
 
 
 def _spy_load(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
@@ -71,7 +52,7 @@ def test_history_is_read_while_unpickling(
     # most of the history was columns (and its dicts freed) before the unpickler ended
     assert seen["is_trace"] and 0 < seen["done"] == seen["nones"] < n
     assert seen["done"] > n // 2
-    for a, b in zip(_columns(want), _columns(got), strict=True):
+    for a, b in zip(snapshot_columns(want), snapshot_columns(got), strict=True):
         np.testing.assert_array_equal(a, b)
     assert got.annotations.time_us.tolist() == want.annotations.time_us.tolist()
 
@@ -85,7 +66,9 @@ def test_small_history_is_read_after_unpickling(
     seen = _spy_load(monkeypatch)  # chunks of 65,536 entries: none is complete during the load
     got = load_snapshot(path)
     assert seen["is_trace"] and seen["done"] == 0
-    for a, b in zip(_columns(snapshot_from_data(raw, "s")), _columns(got), strict=True):
+    for a, b in zip(
+        snapshot_columns(snapshot_from_data(raw, "s")), snapshot_columns(got), strict=True
+    ):
         np.testing.assert_array_equal(a, b)
 
 
