@@ -58,6 +58,19 @@ which the run waits, after printing ``gpuviz: paused at PHASE`` on stderr, until
 cancelled (at most a minute), so that a test can send Ctrl-C exactly there."""
 
 
+def collect_garbage() -> None:
+    """A full collection, on the main thread only.
+
+    Elsewhere (the app's thread executor) a collection may free Qt objects of closed windows,
+    whose destructors then run on this thread: one took Qt's lock and waited for the GIL while
+    the GUI thread, holding the GIL, waited for that lock (CI hung in
+    ``test_cancel_in_thread_run_stops_profiler_and_sampler``). There, the collector's own
+    schedule is left to do it.
+    """
+    if threading.current_thread() is threading.main_thread():
+        gc.collect()
+
+
 class _Cancel(Exception):
     """Raised inside the run when a cancel was asked for."""
 
@@ -375,7 +388,7 @@ class InProcessRun:
                     session = ProfilerSession(
                         self.trace_path, plan.profile_steps * len(runnable), cuda
                     )
-                    gc.collect()
+                    collect_garbage()
                     session.start()
                     self._pause_for_tests("profiling")
                     for st in runnable:
@@ -437,7 +450,7 @@ class InProcessRun:
                     self._pause_for_tests("timed")
                     # A strategy's timed steps must not pay for the garbage of the one before
                     # (a 100k-element for loop left a full collection to the next strategy).
-                    gc.collect()
+                    collect_garbage()
                     with sampler.stepping():
                         yield from timed_steps(st)
                 self._pause_for_tests("finishing")
@@ -523,7 +536,7 @@ class InProcessRun:
         return "; ".join(errors) or None
 
     def _free_memory(self, cuda: bool) -> None:
-        gc.collect()
+        collect_garbage()
         if cuda:
             import torch
 

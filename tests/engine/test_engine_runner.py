@@ -301,3 +301,20 @@ def test_timed_steps_report_one_by_one_when_they_are_long(tmp_path: Path) -> Non
             seen_at.append(time.perf_counter() - t0)
     assert len(seen_at) == 3
     assert seen_at[1] - seen_at[0] >= 0.09 and seen_at[2] - seen_at[1] >= 0.09
+
+
+def test_the_runner_collects_garbage_only_on_the_main_thread(monkeypatch) -> None:
+    # On another thread (the app's thread executor) a collection can run Qt destructors of
+    # closed windows there, which deadlocked against the GUI thread.
+    import gc
+    import threading
+
+    from gpuviz.engine import inprocess
+
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(threading.current_thread().name))
+    inprocess.collect_garbage()
+    worker = threading.Thread(target=inprocess.collect_garbage, name="worker")
+    worker.start()
+    worker.join()
+    assert calls == [threading.main_thread().name]
