@@ -81,6 +81,7 @@ from paired import (  # noqa: E402  (benchmarks/ is no package)
     format_ratio,
     median_interval,
     paired_ratios,
+    pairs_needed,
     span_figures,
     step_sets,
 )
@@ -466,6 +467,55 @@ def print_figures(fig: dict[str, Any]) -> None:
         )
 
 
+RUN_SHAPE = ("device", "steps", "settle", "skip", "warmup", "active", "post", "script_arg")
+"""Settings that shape each run: files pooled by ``--report`` must agree on them."""
+
+
+def report(paths: list[str], seed: int) -> int:
+    """Figures of the groups of several ``--json`` files pooled (``--report``).
+
+    Each pair stays within its own file's machine; pooling pairs of like machines (the same
+    GPU model, the same run shape) narrows the interval when one lease cannot run enough of
+    them. Also prints, from the pairs' spread, how many pairs a 3% interval would need.
+    """
+    docs = []
+    for path in paths:
+        try:
+            docs.append(json.loads(Path(path).read_text()))
+        except (OSError, ValueError) as e:
+            _bad(f"--report {path}: {e}")
+    shapes = {json.dumps([d["settings"].get(k) for k in RUN_SHAPE]) for d in docs}
+    if len(shapes) > 1:
+        _bad(f"--report: the files' runs differ in {', '.join(RUN_SHAPE)}; pool like runs only")
+    gpus = {(d["machine"].get("gpu_before") or ["no GPU"])[0].split(",")[0] for d in docs}
+    if len(gpus) > 1:
+        _bad(f"--report: the files ran on different GPUs ({', '.join(sorted(gpus))})")
+    settings = dict(docs[0]["settings"])
+    for key in ("workloads", "stack_workloads"):
+        settings[key] = sorted({w for d in docs for w in d["settings"][key]})
+    settings["stack_cost"] = any(d["settings"]["stack_cost"] for d in docs)
+    settings["seed"] = seed
+    groups = [g for d in docs for g in d["groups"]]
+    pooled = Bench(argparse.Namespace(**settings), Path("."), {}, None, None, groups=groups)
+    for path, d in zip(paths, docs):
+        m = d["machine"]
+        print(f"{path}: {m['node']}, {m['cpus']} CPUs, {(m.get('gpu_before') or ['no GPU'])[0]}")
+    print_figures(figures(pooled))
+    for w in settings["workloads"]:
+        gs = [g for g in groups if g["workload"] == w and g["kind"] == "main"]
+        ratios = [
+            g["runs"]["profiled"]["outside"]["median"] / g["runs"]["bare"]["outside"]["median"]
+            for g in gs
+            if "outside" in g["runs"].get("profiled", {}) and "outside" in g["runs"].get("bare", {})
+        ]
+        print(
+            f"{w}: {len(ratios)} pairs; a 95% interval of +-3% needs about "
+            f"{pairs_needed(ratios, 0.03):.0f} pairs at this spread, +-1% about "
+            f"{pairs_needed(ratios, 0.01):.0f}"
+        )
+    return 0
+
+
 # ---------------------------------------------------------------------------------- setup
 def _nan_to_none(x: Any) -> Any:
     if isinstance(x, float) and x != x:
@@ -574,6 +624,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default=None, help="folder for step times and traces (a temporary one)")
     p.add_argument("--keep", action="store_true", help="keep the traces and step files")
     p.add_argument("--json", default=None, metavar="FILE", help="write every run and figure")
+    p.add_argument(
+        "--report",
+        nargs="+",
+        metavar="JSON",
+        help="run nothing: pool the pairs of these --json files (like machines) and report",
+    )
     a = p.parse_args(argv)
     split = lambda s: [x for x in s.split(",") if x]  # noqa: E731
     a.workloads, a.variants = split(a.workloads), split(a.variants)
@@ -611,6 +667,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
+    if a.report:
+        return report(a.report, a.seed)
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="bench-profile-"))
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)

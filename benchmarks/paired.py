@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -91,6 +92,22 @@ def median_interval(
     return {"median": float(np.median(v)), "lo": float(lo), "hi": float(hi), "n": int(v.size)}
 
 
+def pairs_needed(ratios: Sequence[float], half_width: float = 0.03, level: float = 0.95) -> float:
+    """Pairs for a ``level`` interval of the median ratio ``half_width`` wide on each side.
+
+    From the spread of the pairs' log ratios (the median's standard error is about 1.2533
+    times the mean's for a normal spread): what a run must plan when processes differ by more
+    than the cost sought. NaN with fewer than 3 ratios.
+    """
+    v = np.asarray(ratios, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size < 3:
+        return float("nan")
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    sd = float(np.std(np.log(v), ddof=1))
+    return float((z * 1.2533 * sd / np.log1p(half_width)) ** 2)
+
+
 def format_ratio(fig: dict[str, float]) -> str:
     """``1.023x [0.998, 1.051] (n=20)`` of a :func:`median_interval` figure."""
     if not fig["n"]:
@@ -103,6 +120,7 @@ __all__ = [
     "format_ratio",
     "median_interval",
     "paired_ratios",
+    "pairs_needed",
     "span_figures",
     "step_sets",
 ]

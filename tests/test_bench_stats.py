@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -62,3 +63,69 @@ def test_median_interval_of_identical_and_of_no_values() -> None:
     assert np.isnan(paired.median_interval([])["median"])
     assert paired.format_ratio(paired.median_interval([])) == "n/a (no pairs)"
     assert paired.format_ratio(fig) == "1.200x [1.200, 1.200] (n=3)"
+
+
+def test_pairs_needed_grows_with_the_spread_and_the_precision() -> None:
+    rng = np.random.default_rng(1)
+    wide = np.exp(rng.normal(0.0, 0.16, 400))  # processes that differ by ~16%
+    narrow = np.exp(rng.normal(0.0, 0.016, 400))
+    n3 = paired.pairs_needed(wide, 0.03)
+    # (1.96 * 1.2533 * 0.16 / ln 1.03)^2 ~ 180: what the H200 runs of 2026-11-28 showed
+    assert 140 < n3 < 230
+    assert paired.pairs_needed(narrow, 0.03) < n3 / 50
+    assert paired.pairs_needed(wide, 0.01) > 8 * n3
+    assert np.isnan(paired.pairs_needed([1.0, 1.1], 0.03))
+
+
+def _bench_profile() -> object:
+    spec = importlib.util.spec_from_file_location(
+        "bench_profile", Path(__file__).resolve().parents[1] / "benchmarks" / "bench_profile.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_profile"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _bench_doc(ratios: list[float], gpu: str, steps: int = 300) -> dict:
+    groups = []
+    for r in ratios:
+        run = lambda ms: {  # noqa: E731
+            span: {"median": ms, "mean": ms, "n": 10}
+            for span in ("outside", "before", "after", "recorded")
+        }
+        groups.append(
+            {
+                "kind": "main",
+                "workload": "launch",
+                "runs": {"bare": run(5.0), "profiled": run(5.0 * r)},
+            }
+        )
+    settings = {
+        "device": "cuda", "steps": steps, "settle": None, "skip": None, "warmup": 2, "active": 5,
+        "post": 1, "script_arg": {}, "workloads": ["launch"], "stack_workloads": [],
+        "stack_cost": False, "seed": 0,
+    }  # fmt: skip
+    machine = {"node": "n", "cpus": 16, "gpu_before": [f"{gpu}, 580, 345 MHz"]}
+    return {"settings": settings, "machine": machine, "groups": groups}
+
+
+def test_report_pools_the_pairs_of_like_runs_and_refuses_unlike_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bp = _bench_profile()
+    a, b, c, d = (tmp_path / f"{x}.json" for x in "abcd")
+    a.write_text(json.dumps(_bench_doc([1.0, 1.02, 0.98], "NVIDIA H200")))
+    b.write_text(json.dumps(_bench_doc([1.01, 0.99], "NVIDIA H200")))
+    c.write_text(json.dumps(_bench_doc([1.0, 1.0, 1.0], "NVIDIA H100 80GB HBM3")))
+    d.write_text(json.dumps(_bench_doc([1.0, 1.0, 1.0], "NVIDIA H200", steps=100)))
+    assert bp.main(["--report", str(a), str(b)]) == 0  # type: ignore[attr-defined]
+    out = capsys.readouterr().out
+    assert "profiled/bare 1.000x [0.980, 1.020] (n=5)" in out  # 3 + 2 pairs
+    assert "launch: 5 pairs" in out
+    for other, why in ((c, "different GPUs"), (d, "differ in")):
+        with pytest.raises(SystemExit) as e:
+            bp.main(["--report", str(a), str(other)])  # type: ignore[attr-defined]
+        assert e.value.code == 2
+        assert why in capsys.readouterr().err
