@@ -7,10 +7,12 @@ trace that cannot be opened is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
+import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,6 +104,30 @@ def start_qt(offscreen: bool) -> QApplication | None:
     return app
 
 
+@contextlib.contextmanager
+def collect_on_gui_thread(interval_s: float = 1.0) -> Iterator[object]:
+    """Python's cyclic garbage collection only on the GUI thread, on a timer, while inside.
+
+    A collection that starts on a worker thread (a loader, the run worker) may free Qt
+    objects held in cycles, such as a closed tab's widgets. Their C++ destructors then run on
+    that worker and take Qt's lock, while the GUI thread, holding the GIL, waits for the same
+    lock: the deadlock read with gdb in a hung CI run (2026-11-28). pyqtgraph's
+    ``GarbageCollector`` turns the automatic collector off and collects on a GUI-thread timer
+    with the same thresholds. Leaving restores the automatic collector (``gpuviz open
+    --screenshot`` returns to its caller). Yields the collector.
+    """
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    was_enabled = gc.isenabled()
+    collector = GarbageCollector(interval=interval_s)
+    try:
+        yield collector
+    finally:
+        collector.timer.stop()
+        if was_enabled:
+            gc.enable()
+
+
 def run_app(
     argv_paths: Sequence[str] = (),
     view: str = "insights",
@@ -133,19 +159,20 @@ def run_app(
 
     from gpuviz.gui.qt_main_window import MainWindow
 
-    window = MainWindow(modal_errors=screenshot is None, remember_recent=screenshot is None)
-    window.resize(*size)
-    window.set_view(view)
-    window.open_traces(argv_paths)
-    if screenshot is None:
-        # The workload panel, live plots and Run menu (gpuviz.gui.run); `open --screenshot`
-        # renders the traces alone.
-        from gpuviz.gui.run.qt_run_controller import install_run_panel
+    with collect_on_gui_thread():
+        window = MainWindow(modal_errors=screenshot is None, remember_recent=screenshot is None)
+        window.resize(*size)
+        window.set_view(view)
+        window.open_traces(argv_paths)
+        if screenshot is None:
+            # The workload panel, live plots and Run menu (gpuviz.gui.run); `open --screenshot`
+            # renders the traces alone.
+            from gpuviz.gui.run.qt_run_controller import install_run_panel
 
-        install_run_panel(window)
-        window.show()
-        return int(app.exec())
-    return _screenshot(app, window, screenshot, size)
+            install_run_panel(window)
+            window.show()
+            return int(app.exec())
+        return _screenshot(app, window, screenshot, size)
 
 
 def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int, int]) -> int:

@@ -1,7 +1,8 @@
-"""Fixtures of the GUI tests: no dangling QThreads, and a factory of timelines."""
+"""Fixtures of the GUI tests: no dangling QThreads, garbage freed on the main thread, timelines."""
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,6 +52,11 @@ def _no_dangling_qthreads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QThr
         t.requestInterruption()
         t.quit()
         t.wait()
+    # Free this test's closed widgets here, on the main thread: a collection that a worker
+    # thread of a later test starts would run their Qt destructors there, and that deadlocked
+    # with the GUI thread (a hung CI run, 2026-11-28; the app collects on its GUI thread,
+    # gpuviz.gui.app.collect_on_gui_thread).
+    gc.collect()
     if dangling:
         names = ", ".join(f"{type(t).__name__}({t.objectName()!r})" for t in dangling)
         pytest.fail(f"the test left {len(dangling)} QThread(s) running: {names}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from typing import ClassVar
 
 from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QWidget
@@ -43,3 +44,41 @@ def test_dropping_the_last_reference_to_a_running_thread_is_safe(qtbot) -> None:
     assert [t for t in running_threads() if t.isRunning()]
     gate.set()
     qtbot.waitUntil(lambda: not running_threads(), timeout=10_000)
+
+
+class _Cycle:
+    """Half of a reference cycle that says on which thread the collector freed it."""
+
+    freed_on: ClassVar[list[threading.Thread]] = []
+
+    def __init__(self) -> None:
+        self.other = _Pair(self)
+
+    def __del__(self) -> None:
+        _Cycle.freed_on.append(threading.current_thread())
+
+
+class _Pair:
+    def __init__(self, first: _Cycle) -> None:
+        self.first = first
+
+
+def test_while_the_app_runs_cycles_are_collected_on_the_gui_thread_only(qtbot) -> None:
+    from gpuviz.gui.app import collect_on_gui_thread
+
+    _Cycle.freed_on = []
+    count = 20_000  # far past the first generation's threshold (700)
+
+    def make_garbage() -> None:
+        for _ in range(count):
+            _Cycle()
+
+    assert gc.isenabled()
+    with collect_on_gui_thread(interval_s=0.02):
+        assert not gc.isenabled()
+        worker = threading.Thread(target=make_garbage)
+        worker.start()  # without the GUI-thread collector its collections free them there
+        worker.join()
+        qtbot.waitUntil(lambda: len(_Cycle.freed_on) == count, timeout=10_000)
+    assert gc.isenabled()
+    assert set(_Cycle.freed_on) == {threading.main_thread()}
