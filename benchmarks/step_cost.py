@@ -25,7 +25,8 @@ interrupted only looks slower) of:
   left out).
 
 The same again **before the window** (``--skip`` past the run: the profiler is made and
-waits, and each step calls its ``step()``), ``bare`` against ``hook+file`` (and the events).
+waits; the session counts its steps without torch's ``prof.step()`` until the step before the
+window), ``bare`` against ``hook+file`` (and the events).
 
 The hooks are removed and put back between blocks (``StepSources.uninstall``/``install``), in a
 rotating order, ``--blocks`` times; each block's cost is its time per call less the ``bare``
@@ -205,7 +206,7 @@ def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any], befo
 
 def _measure_hooks(args: argparse.Namespace, tmp: Path, before: bool = False) -> dict[str, Any]:
     """The step hook's blocks and figures past the window or, with ``before``, before it
-    (the profiler made and waiting: ``prof.step()`` at each step)."""
+    (the profiler made and waiting)."""
     from gpuviz.engine.script.options import OutPlan, ProfileOptions
     from gpuviz.engine.script.session import ScriptSession
     from gpuviz.engine.script.target import resolve_target
@@ -530,7 +531,7 @@ def _print(args: argparse.Namespace, hooks: dict[str, Any], sampler: dict[str, A
     )
     for v, fig in s["hook_us"].items():
         print(f"  {v:<22} {_us_text(fig)}  = {_pct_text(fig)}")
-    print("  before the window (--skip: the profiler waits, prof.step() at each step):")
+    print("  before the window (--skip: the profiler made and waiting):")
     for v, fig in hooks["before_window"]["figures"].items():
         if v != "bare_call_us":
             print(f"  {v:<22} {_us_text(fig)}  = {_pct_text(fig)}")

@@ -293,6 +293,50 @@ def test_a_step_past_the_window_keeps_no_more_than_its_figures(
     assert sum(count for _, _, count in growth) <= 5 * n, growth
 
 
+def test_before_the_window_torch_profiler_step_runs_only_where_the_window_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # While the profiler waits, torch's prof.step() only closes and opens an unrecorded
+    # "ProfilerStep#N" range (about 32 us a step on an H200 host): the session counts the
+    # step itself, and the window's steps keep their numbers.
+    import torch
+
+    from gpuviz.engine.script.options import OutPlan, ProfileOptions
+    from gpuviz.engine.script.session import ScriptSession
+    from gpuviz.engine.script.target import resolve_target
+
+    called_at: list[int] = []
+    original = torch.profiler.profile.step
+
+    def step(prof: Any) -> None:
+        called_at.append(prof.step_num)
+        original(prof)
+
+    monkeypatch.setattr(torch.profiler.profile, "step", step)
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\n"
+        "p = torch.zeros(4, requires_grad=True)\n"
+        "opt = torch.optim.SGD([p], lr=0.1)\n"
+        "for _ in range(30):\n"
+        "    opt.step()\n"
+    )
+    out = tmp_path / "t.json"
+    options = ProfileOptions(
+        script=str(script), skip=20, warmup=1, active=3, stack=False, out=str(out), events=None
+    )
+    session = ScriptSession(options, resolve_target(str(script), None, []), OutPlan(out))
+    assert session.run() == 0, capsys.readouterr().err
+    # prof.step() at the ends of steps 19 (into warm-up) to 23 (the window written), no more
+    assert called_at == [19, 20, 21, 22, 23]
+    names = sorted(
+        e["name"]
+        for e in json.loads(out.read_text())["traceEvents"]
+        if str(e.get("name", "")).startswith("ProfilerStep#")
+    )
+    assert names == ["ProfilerStep#21", "ProfilerStep#22", "ProfilerStep#23"]
+
+
 # ------------------------------------------------------------------------------ the sampler
 
 
