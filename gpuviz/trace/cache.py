@@ -32,12 +32,8 @@ Bump :data:`FORMAT_VERSION` when the Trace model or the importer's output change
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
-import shutil
 import time
-import uuid
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,12 +43,16 @@ from typing import TYPE_CHECKING
 import msgspec
 
 # The entry's reading and writing (numpy) are imported where used: finding an entry and its
-# kept output (gpuviz.trace.cache_memo) needs neither.
+# kept output (gpuviz.trace.cache_memo) needs neither. So are hashlib (OpenSSL's start), uuid,
+# shutil and logging: a command run with the cache off (``--no-cache``) uses none of them, and
+# a process's start-up is what ``gpuviz summary`` is timed by (issue 25).
 from gpuviz.trace.cache_key import MANIFEST, CacheKey, SourceStat
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.memory_budget import parse_bytes
 
 if TYPE_CHECKING:
+    import logging
+
     from gpuviz.trace.model import Trace
 
 __all__ = [
@@ -83,7 +83,13 @@ RACY_NS = 3 * 10**9
 """Files modified less than this long ago (ns) are not cached yet (coarse mtimes: FAT 2 s)."""
 
 _STALE_TEMP_S = 3600.0  # a temporary folder this old belongs to a writer that died
-_log = logging.getLogger(__name__)
+
+
+def _log() -> logging.Logger:
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 # Traces that load_cached answered from the cache (by id; the value keeps no trace alive).
 _FROM_CACHE: weakref.WeakValueDictionary[int, Trace] = weakref.WeakValueDictionary()
@@ -151,7 +157,7 @@ class TraceCache:
             try:
                 max_bytes = parse_bytes(text)
             except ValueError as exc:
-                _log.warning("gpuviz: %s=%s: %s; using 5 GB", ENV_MAX, text, exc)
+                _log().warning("gpuviz: %s=%s: %s; using 5 GB", ENV_MAX, text, exc)
         return cls(Path(base) / "traces", max_bytes)
 
     # -- keys ------------------------------------------------------------------------------
@@ -199,7 +205,7 @@ class TraceCache:
         try:
             trace = read_entry(folder, key, sources)
         except CorruptEntryError as exc:
-            _log.info("gpuviz cache: %s; importing again", exc)
+            _log().info("gpuviz cache: %s; importing again", exc)
             self._discard(folder)
             return None
         try:
@@ -220,6 +226,9 @@ class TraceCache:
         if entry_bytes(trace) > self.max_bytes:
             return None
         final = self.entry_path(key)
+        import shutil
+        import uuid
+
         temp = self.root / f".tmp-{uuid.uuid4().hex}"
         try:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -233,7 +242,7 @@ class TraceCache:
                 # Another process wrote the same key first: its entry is as good as ours.
                 shutil.rmtree(temp, ignore_errors=True)
         except (OSError, ValueError, TypeError, OverflowError, msgspec.MsgspecError) as exc:
-            _log.info("gpuviz cache: cannot store %s: %s", key.path, exc)
+            _log().info("gpuviz cache: cannot store %s: %s", key.path, exc)
             shutil.rmtree(temp, ignore_errors=True)
             return None
         prefix = final.name.split("-")[0] + "-"
@@ -308,6 +317,9 @@ class TraceCache:
 
     def _discard(self, folder: Path) -> int:
         """Delete an entry: first renamed away, so that no reader sees it half deleted."""
+        import shutil
+        import uuid
+
         size = _folder_size(folder)
         trash = self.root / f".trash-{uuid.uuid4().hex}"
         try:
@@ -396,6 +408,8 @@ def clear_cache(cache: TraceCache | None = None) -> int:
 
 
 def _digest(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()[:16]
 
 

@@ -28,10 +28,8 @@ ran; a trace imported without parts (``--max-memory``) is never cached, so never
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import uuid
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +88,8 @@ class OutputMemo:
     @property
     def file(self) -> Path:
         """Where the memo is (in the entry's folder)."""
+        import hashlib  # here, not at the top: ``--no-cache`` needs none of this (issue 25)
+
         digest = hashlib.sha256(f"{self.variant}\n{self.code}".encode()).hexdigest()[:16]
         command = msgspec.json.decode(self.variant)["command"]
         return self.cache.entry_path(self.key) / f"{MEMO_PREFIX}{command}-{digest}.json"
@@ -126,6 +126,8 @@ class OutputMemo:
             body = msgspec.json.encode(_Stored(self.key, self.variant, self.code, output))
         except (OSError, msgspec.MsgspecError, UnicodeError, TypeError, ValueError):
             return False  # e.g. a file name that JSON cannot hold (a lone surrogate)
+        import uuid
+
         temp = folder / f".{MEMO_PREFIX}{uuid.uuid4().hex}"
         try:
             temp.write_bytes(f"{zlib.crc32(body):08x}\n".encode() + body)
@@ -173,6 +175,7 @@ def code_fingerprint() -> str:
     """A hash of what gpuviz's output depends on besides its inputs: the size and mtime of every
     ``.py`` file of the package, Python's and msgspec's versions, and numpy's files that name
     its version (found, not imported: a kept output is printed without numpy); ~1 ms."""
+    import hashlib
     import importlib.util
 
     root = Path(__file__).resolve().parents[1]

@@ -38,15 +38,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import multiprocessing
 import os
 import select
 import signal
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
@@ -71,6 +69,9 @@ from gpuviz.trace.kineto_wire import (
     write_all,
     write_at,
 )
+
+if TYPE_CHECKING:  # subprocess and multiprocessing load where a child starts
+    import subprocess
 
 FILE_DEPTH = 2
 """Whole files handed to a child ahead of its replies."""
@@ -284,6 +285,8 @@ class Worker(Decoder):
                     self._in, self._out, compress, inherited, drop
                 )
             else:
+                import subprocess
+
                 fds = self._in + self._out
                 self.proc = subprocess.Popen(
                     [sys.executable, "-S", "-m", "gpuviz.trace.kineto_worker", *map(str, fds)],
@@ -397,6 +400,8 @@ class Worker(Decoder):
 
     def close(self) -> None:
         """Stop the child (at once if it does not stop when asked)."""
+        import subprocess
+
         self.ask_to_stop()
         try:
             self.proc.wait(timeout=2)
@@ -441,6 +446,8 @@ class _Forked:
         from_r, from_w = os.pipe()
         close = [to_w, from_r, *inherited]
         self.returncode: int | None = None
+        import multiprocessing  # here: an import without children (most) never loads it
+
         self.process = multiprocessing.get_context("fork").Process(
             target=_forked_main,
             args=(to_r, from_w, chunks, replies, compress, close, tuple(drop)),
@@ -475,6 +482,8 @@ class _Forked:
             self.process.join(timeout)
             code = self.process.exitcode
             if code is None:
+                import subprocess
+
                 raise subprocess.TimeoutExpired("gpuviz import child", timeout or 0.0)
             self.returncode = code
             self.process.close()
