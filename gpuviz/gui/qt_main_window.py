@@ -664,6 +664,9 @@ def _size_text(n: int) -> str:
 def export_view(view: QtTraceView, name: str, path: str) -> None:
     """Write view ``name`` of a trace tab as PNG/SVG: its plot where it has one, else the widget."""
     widget = view.view(name)
+    finish = getattr(widget, "finish_build", None)
+    if finish is not None:  # a view built over several turns, just opened: all of it
+        finish()
     target = widget.export_target() if hasattr(widget, "export_target") else None
     if target is not None:
         qt_export.write_plot(target, path)

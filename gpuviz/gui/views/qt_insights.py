@@ -53,6 +53,7 @@ from gpuviz.gui.views.insights_model import (
     step_mfu,
 )
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, legend_below, style_plot_item
+from gpuviz.gui.views.qt_staged import StagedBuild
 
 PART_COLORS = {
     "compute": "#4e79a7",
@@ -77,7 +78,7 @@ def _code_html(text: str) -> str:
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
-class QtInsightsView(QWidget):
+class QtInsightsView(StagedBuild, QWidget):
     """Step breakdown chart and findings of one trace.
 
     Parameters
@@ -88,6 +89,10 @@ class QtInsightsView(QWidget):
         The trace's title (the Markdown report's heading).
     error : str
         Shown when ``advice`` is None.
+
+    The status line and the findings are there when the constructor returns; the charts
+    follow in the next event-loop turns (see :class:`~gpuviz.gui.views.qt_staged.StagedBuild`):
+    ``gpu_plot``, ``cpu_plot``, ``mfu_plot``, ``bars`` and ``mfu`` finish them when read.
     """
 
     evidenceActivated = Signal(object, bool)
@@ -98,9 +103,14 @@ class QtInsightsView(QWidget):
         super().__init__(parent)
         self.advice = advice
         self.title = title
-        self.bars: StepBars | None = None
-        self.mfu: StepMfu | None = None
+        self._bars: StepBars | None = None
+        self._mfu: StepMfu | None = None
         self.hardware: Any = None  # figures under the Peaks dialog's peaks; None: the advisor's
+        # step_mfu of (GPU key, hardware), computed once: the status, the chart's placement
+        # and the chart each asked for it (thousands of steps for 64 ranks).
+        self._mfu_memo: dict[Any, StepMfu | None] = {}
+        self._plots: tuple[Any, Any, Any] | None = None  # by _make_time_plot, _make_mfu_plot
+        self._charted = False  # _update_chart has drawn them
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
@@ -108,26 +118,7 @@ class QtInsightsView(QWidget):
         self.gpu_box.currentIndexChanged.connect(self._on_gpu_changed)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.gpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=0), "GPU time per step")
-        self.cpu_plot = style_plot_item(self.graphics.addPlot(row=0, col=1), "CPU time per step")
-        # MFU beside the time breakdown: the share of the GPU's peak each step used.
-        self.mfu_plot = style_plot_item(self.graphics.addPlot(row=0, col=2), "MFU per step")
-        self._has_mfu, self._mfu_placed = False, True  # set by _place_mfu (resizes come early)
-        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
-        self.graphics.ci.layout.setColumnStretchFactor(1, 1)
-        self.graphics.ci.layout.setColumnStretchFactor(2, 1)
-        self.mfu_plot.setLabel("left", "% of peak")
-        self.mfu_plot.setMouseEnabled(x=True, y=False)
-        for side in ("bottom", "left"):
-            self.mfu_plot.getAxis(side).enableAutoSIPrefix(False)
-        for plot, entries in ((self.gpu_plot, len(PARTS)), (self.cpu_plot, len(CPU_COLORS))):
-            # Steps are counted and times are in ms: no SI scale on either axis (a single
-            # step's range, -0.6 to 0.6, labelled the step axis "(x0.001)").
-            for side in ("bottom", "left"):
-                plot.getAxis(side).enableAutoSIPrefix(False)
-            plot.setLabel("left", "ms")
-            legend_below(plot, entries)  # one line under the steps: it hides no bar
-            plot.setMouseEnabled(x=True, y=False)
+        self._has_mfu, self._mfu_placed = False, False  # _place_mfu (resizes come early)
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(4)
@@ -184,6 +175,18 @@ class QtInsightsView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
 
+        # The charts in the next turns: a plot a turn, then what they draw (some 10 ms each on
+        # a 2-core machine; all in one turn they stalled the GUI thread 70-110 ms).
+        self._made: list[Any] = []  # the plots made so far
+        self._stage(
+            lambda: self._make_time_plot(0),
+            lambda: self._make_time_plot(1),
+            self._make_mfu_plot,
+            self._draw_charts,
+        )
+        # Not painted until drawn: a paint of the empty plots would size their axes for the
+        # default range's labels (an axis grows for its labels and never shrinks back).
+        self.graphics.setUpdatesEnabled(False)
         if advice is None:
             set_plain(self.status, f"No insights: {error or 'the advisor did not run'}")
             for w in (self.gpu_box, self.show_button, self.export_button):
@@ -195,13 +198,96 @@ class QtInsightsView(QWidget):
             self.gpu_box.addItem(label, key)
         self.gpu_box.blockSignals(False)
         self.gpu_box.setEnabled(self.gpu_box.count() > 1)
+        self._has_mfu = self._step_mfu(None) is not None  # no FLOPs counted (no shapes): no chart
+        self._update_findings()
+
+    def _make_time_plot(self, col: int) -> None:
+        # The GPU chart (column 0) or the CPU chart (column 1); with the MFU chart, one a turn:
+        # the first plot of the process costs some 20 ms, the others 5-8 ms each.
+        title, entries = (
+            ("GPU time per step", len(PARTS))
+            if col == 0
+            else ("CPU time per step", len(CPU_COLORS))
+        )
+        # No context menus: made without the view box's (style_plot_item drops them anyway).
+        plot = style_plot_item(self.graphics.addPlot(row=0, col=col, enableMenu=False), title)
+        self._made.append(plot)
+        # Steps are counted and times are in ms: no SI scale on either axis (a single step's
+        # range, -0.6 to 0.6, labelled the step axis "(x0.001)").
+        for side in ("bottom", "left"):
+            plot.getAxis(side).enableAutoSIPrefix(False)
+        plot.setLabel("left", "ms")
+        legend_below(plot, entries)  # one line under the steps: it hides no bar
+        plot.setMouseEnabled(x=True, y=False)
+
+    def _make_mfu_plot(self) -> None:
+        # MFU beside the time breakdown: the share of the GPU's peak each step used. Placed by
+        # _place_mfu only: the view is laid out by now, and a plot added to a layout too narrow
+        # for it widens the layout for good (the time charts' legends then ran past the view).
+        mfu_plot = style_plot_item(pg.PlotItem(enableMenu=False), "MFU per step")
+        gpu_plot, cpu_plot = self._made
+        self._plots = (gpu_plot, cpu_plot, mfu_plot)
+        layout = self.graphics.ci.layout
+        layout.setColumnStretchFactor(0, 3)
+        layout.setColumnStretchFactor(1, 1)
+        layout.setColumnStretchFactor(2, 0)
+        mfu_plot.setLabel("left", "% of peak")
+        mfu_plot.setMouseEnabled(x=True, y=False)
+        for side in ("bottom", "left"):
+            mfu_plot.getAxis(side).enableAutoSIPrefix(False)
+
+    def _draw_charts(self) -> None:
+        self.graphics.setUpdatesEnabled(True)
+        if self.advice is None:
+            return
         if self.gpu_box.count() == 0:  # no GPU work at all: the CPU chart alone
-            self.graphics.removeItem(self.gpu_plot)
+            self.graphics.removeItem(self._plot(0))
             self.graphics.ci.layout.setColumnStretchFactor(0, 0)
-        self._has_mfu = step_mfu(advice) is not None  # no FLOPs counted (no shapes): no chart
         self._place_mfu()
         self._update_chart()
-        self._update_findings()
+
+    # -- the charts (built by the staged steps; reading one finishes them) -------------------------
+    def _plot(self, i: int) -> Any:
+        if self._plots is None:
+            self.finish_build()
+        assert self._plots is not None
+        return self._plots[i]
+
+    @property
+    def gpu_plot(self) -> pg.PlotItem:
+        """The GPU time chart (its parts stacked per step)."""
+        self.finish_build()
+        return self._plot(0)
+
+    @property
+    def cpu_plot(self) -> pg.PlotItem:
+        """The CPU time chart (in ops and outside them, per step)."""
+        self.finish_build()
+        return self._plot(1)
+
+    @property
+    def mfu_plot(self) -> pg.PlotItem:
+        """The MFU chart (placed only where there is an MFU and room for it)."""
+        self.finish_build()
+        return self._plot(2)
+
+    @property
+    def bars(self) -> StepBars | None:
+        """What the time charts show (None without advice)."""
+        self.finish_build()
+        return self._bars
+
+    @property
+    def mfu(self) -> StepMfu | None:
+        """What the MFU chart shows (None without counted FLOPs)."""
+        self.finish_build()
+        return self._mfu
+
+    def _step_mfu(self, key: Any) -> StepMfu | None:
+        memo = (key, id(self.hardware))
+        if memo not in self._mfu_memo:
+            self._mfu_memo[memo] = step_mfu(self.advice, key, self.hardware)
+        return self._mfu_memo[memo]
 
     # -- public API ------------------------------------------------------------------------------
     def findings(self) -> list[Any]:
@@ -253,7 +339,7 @@ class QtInsightsView(QWidget):
             if n
             else "No findings: nothing costs a noticeable share of the step time."
         )
-        mfu = step_mfu(a, hardware=self.hardware)
+        mfu = self._step_mfu(None)
         if mfu is not None and mfu.mean() is not None:
             text += f"\nMFU: mean {mfu.mean():.1f}% of the peak ({mfu.peak})."
         # What the import warned of (two files claiming one rank) qualifies every figure
@@ -268,24 +354,26 @@ class QtInsightsView(QWidget):
         """Show the MFU of ``hardware`` (the same steps under other peaks; None: the
         advisor's figures). The findings stay the advisor's."""
         self.hardware = hardware
+        self._mfu_memo.clear()
         if self.advice is None:
             return
         self._update_status()
-        self._update_chart()
+        if self._charted:  # else the chart, still to be drawn, draws these
+            self._update_chart()
 
     def _update_chart(self) -> None:
         key = self.gpu_box.currentData() if self.gpu_box.count() else None
-        self.bars = bars = step_bars(self.advice, key)
-        for plot in (self.gpu_plot, self.cpu_plot):
+        self._bars = bars = step_bars(self.advice, key)
+        self._charted = True
+        gpu_plot, cpu_plot = self._plot(0), self._plot(1)
+        for plot in (gpu_plot, cpu_plot):
             plot.clear()
             if plot.legend is not None:
                 plot.legend.clear()
         zeros = np.zeros(len(bars))
-        bottom = _stack_bars(
-            self.gpu_plot, [(p, bars.gpu.get(p, zeros), PART_COLORS[p]) for p in PARTS]
-        )
+        bottom = _stack_bars(gpu_plot, [(p, bars.gpu.get(p, zeros), PART_COLORS[p]) for p in PARTS])
         cpu_bottom = _stack_bars(
-            self.cpu_plot,
+            cpu_plot,
             [
                 ("in PyTorch ops", bars.cpu_ops, CPU_COLORS["cpu_ops"]),
                 ("outside ops", bars.cpu_other, CPU_COLORS["cpu_other"]),
@@ -295,8 +383,8 @@ class QtInsightsView(QWidget):
         # third as wide, so it labels fewer of them.
         sources = ", ".join(sorted(set(self.advice.breakdown.steps.source)))
         for plot, top, most in (
-            (self.gpu_plot, bottom, MAX_TICK_LABELS),
-            (self.cpu_plot, cpu_bottom, MAX_TICK_LABELS // 4),
+            (gpu_plot, bottom, MAX_TICK_LABELS),
+            (cpu_plot, cpu_bottom, MAX_TICK_LABELS // 4),
         ):
             every = max(1, int(np.ceil(len(bars) / max(most, 1))))
             ticks = [(float(i), bars.ticks[i]) for i in range(0, len(bars), every)]
@@ -314,19 +402,21 @@ class QtInsightsView(QWidget):
 
     def _place_mfu(self) -> None:
         """The MFU chart in the third column where there is an MFU and room for it."""
+        if self._plots is None:  # resized before the plots are made: _draw_charts places it
+            return
         show = self._has_mfu and self.width() >= MFU_MIN_WIDTH
         if show == self._mfu_placed:
             return
         self._mfu_placed = show
         if show:
-            self.graphics.addItem(self.mfu_plot, row=0, col=2)
+            self.graphics.addItem(self._plot(2), row=0, col=2)
         else:
-            self.graphics.removeItem(self.mfu_plot)
+            self.graphics.removeItem(self._plot(2))
         self.graphics.ci.layout.setColumnStretchFactor(2, 1 if show else 0)
 
     def _update_mfu(self, key: Any, sources: str) -> None:
-        self.mfu = mfu = step_mfu(self.advice, key, self.hardware)
-        plot = self.mfu_plot
+        self._mfu = mfu = self._step_mfu(key)
+        plot = self._plot(2)
         plot.clear()
         if mfu is None:
             return
@@ -341,7 +431,7 @@ class QtInsightsView(QWidget):
         title = "MFU per step" + (f" (mean {mean:.1f}%)" if mean is not None else ": no peak")
         plot.setTitle(title, color="#222")
         plot.setToolTip(tooltip_html(mfu.peak))
-        ticks = self.bars.ticks if self.bars is not None else []
+        ticks = self._bars.ticks if self._bars is not None else []
         every = max(1, int(np.ceil(n / max(MAX_TICK_LABELS // 4, 1))))
         plot.getAxis("bottom").setTicks(
             [[(float(i), ticks[i]) for i in range(0, min(n, len(ticks)), every)]]
@@ -399,7 +489,7 @@ class QtInsightsView(QWidget):
 
     # -- handlers ----------------------------------------------------------------------------------
     def _on_gpu_changed(self, _index: int) -> None:
-        if self.advice is not None:
+        if self.advice is not None and self._charted:  # else the chart to come draws its key
             self._update_chart()
 
     def _on_finding_changed(self, current: Any, _previous: Any) -> None:

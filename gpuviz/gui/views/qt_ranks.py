@@ -40,6 +40,7 @@ from gpuviz.display import tooltip_html
 from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.timeline.timefmt import format_ns
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
+from gpuviz.gui.views.qt_staged import StagedBuild
 from gpuviz.gui.views.rank_figures import (
     MEASURE_LABELS,
     Target,
@@ -60,7 +61,7 @@ DEFAULT_MEASURE = "wait"
 """The measure shown first when no straggler is named (else the straggler's measure)."""
 
 
-class QtRanksView(QWidget):
+class QtRanksView(StagedBuild, QWidget):
     """Ranks of a multi-rank trace compared (see the module docstring).
 
     Parameters
@@ -76,6 +77,11 @@ class QtRanksView(QWidget):
     -------
     jumpRequested(Target)
         A cell or a collective was clicked: show it on the Timeline.
+
+    The status line is there when the constructor returns; the heatmap and the worst
+    collectives follow in the next event-loop turns (see
+    :class:`~gpuviz.gui.views.qt_staged.StagedBuild`); ``chart``, ``table`` and the methods
+    below finish them when called.
     """
 
     jumpRequested = Signal(object)
@@ -115,22 +121,22 @@ class QtRanksView(QWidget):
         self.heatmap.scene().sigMouseMoved.connect(self._on_heatmap_hover)
         self.heatmap.scene().sigMouseClicked.connect(self._on_heatmap_click)
 
-        self.chart = make_plot_widget("Worst collectives: each rank's arrival before the last")
-        cp = self.chart.getPlotItem()
+        self._chart = make_plot_widget("Worst collectives: each rank's arrival before the last")
+        cp = self._chart.getPlotItem()
         cp.invertY(True)
         cp.setLabel("bottom", "arrival − last arrival (ms): how long each rank waited")
         cp.getViewBox().setMouseEnabled(x=True, y=False)
         cp.hideButtons()
-        self.chart.scene().sigMouseClicked.connect(self._on_chart_click)
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(
+        self._chart.scene().sigMouseClicked.connect(self._on_chart_click)
+        table = self._table = QTableWidget(0, 5)
+        table.setHorizontalHeaderLabels(
             ["collective", "last rank", "its delay", "waits in all", "longest wait"]
         )
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.cellClicked.connect(self._on_table_click)
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.cellClicked.connect(self._on_table_click)
         self.collectives_note = QLabel()
         self.collectives_note.setWordWrap(True)
         self.collectives_note.setTextFormat(Qt.TextFormat.PlainText)
@@ -149,8 +155,8 @@ class QtRanksView(QWidget):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.collectives_note)
-        rl.addWidget(self.chart, 3)
-        rl.addWidget(self.table, 2)
+        rl.addWidget(self._chart, 3)
+        rl.addWidget(self._table, 2)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
@@ -184,8 +190,33 @@ class QtRanksView(QWidget):
         self.measure_box.blockSignals(True)
         self.measure_box.setCurrentIndex(list(MEASURE_LABELS).index(first))
         self.measure_box.blockSignals(False)
+        # The heatmap and the collectives in the next two turns: each is some 10-20 ms on a
+        # 2-core machine, and with the plots' making they stalled the GUI thread 60-130 ms.
+        self._stage(self._draw_heatmap, self._draw_collectives)
+        # Neither plot is painted until drawn: a paint of an empty plot would size its axes
+        # for the default range's labels (an axis grows for its labels, never shrinks back).
+        for w in (self.heatmap, self._chart):
+            w.setUpdatesEnabled(False)
+
+    def _draw_heatmap(self) -> None:
+        self.heatmap.setUpdatesEnabled(True)
         self._update_heatmap()
+
+    def _draw_collectives(self) -> None:
+        self._chart.setUpdatesEnabled(True)
         self._update_collectives()
+
+    @property
+    def chart(self) -> pg.PlotWidget:
+        """The worst collectives' chart."""
+        self.finish_build()
+        return self._chart
+
+    @property
+    def table(self) -> QTableWidget:
+        """The worst collectives' table."""
+        self.finish_build()
+        return self._table
 
     # -- state (tests, the trace view) ------------------------------------------------------------
 
@@ -195,6 +226,7 @@ class QtRanksView(QWidget):
 
     def set_measure(self, name: str) -> None:
         """Show measure ``name`` (a key of ``MEASURE_LABELS``)."""
+        self.finish_build()
         if name not in MEASURE_LABELS:
             raise ValueError(
                 f"unknown measure {name!r}; expected one of {', '.join(MEASURE_LABELS)}"
@@ -203,10 +235,12 @@ class QtRanksView(QWidget):
 
     def heatmap_values(self) -> np.ndarray:
         """The drawn heatmap in ms, (ranks, steps), NaN where a rank lacks the step."""
+        self.finish_build()
         return self._values
 
     def image_levels(self) -> tuple[float, float]:
         """The colour scale's ends (ms)."""
+        self.finish_build()
         if self._image is None:
             return (0.0, 0.0)
         lo, hi = self._image.getLevels()
@@ -219,6 +253,7 @@ class QtRanksView(QWidget):
 
     def straggler_row(self) -> int:
         """The heatmap row outlined as the straggler's, or -1."""
+        self.finish_build()
         rank = self.straggler_rank()
         if rank is None or self._outline is None:
             return -1
@@ -226,6 +261,7 @@ class QtRanksView(QWidget):
 
     def worst(self) -> WorstCollectives | None:
         """The collectives in the chart, worst first."""
+        self.finish_build()
         return self._worst
 
     def click_cell(self, rank_index: int, step_index: int) -> Target | None:
@@ -239,6 +275,7 @@ class QtRanksView(QWidget):
 
     def click_collective(self, k: int) -> Target | None:
         """Act as a click on the ``k``-th worst collective: emits ``jumpRequested``."""
+        self.finish_build()
         w = self._worst
         if self.analysis is None or w is None or not 0 <= k < len(w):
             return None
@@ -248,6 +285,7 @@ class QtRanksView(QWidget):
 
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int]:
         """The heatmap cell ``(rank index, step index)`` under a scene point, or ``(-1, -1)``."""
+        self.finish_build()
         vb = self.heatmap.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(scene_pos):
             return -1, -1
@@ -343,8 +381,8 @@ class QtRanksView(QWidget):
     def _update_collectives(self) -> None:
         table = self.analysis.collectives
         if len(table) == 0:
-            self.chart.hide()
-            self.table.hide()
+            self._chart.hide()
+            self._table.hide()
             self.collectives_note.setText(
                 "No collectives found: no NCCL kernels or gloo ranges that two ranks share."
             )
@@ -356,7 +394,7 @@ class QtRanksView(QWidget):
             f"(by {table.matched_by}); the {len(w)} with the most waiting. "
             "Click one to see it on the Timeline."
         )
-        plot = self.chart.getPlotItem()
+        plot = self._chart.getPlotItem()
         plot.clear()
         n, n_r = w.offset_ms.shape
         # Waits of microseconds (a fast interconnect) read better in µs than as 0.00x ms.
@@ -422,7 +460,7 @@ class QtRanksView(QWidget):
             yRange=(-0.6, n - 0.4),
             padding=0,
         )
-        self.table.setRowCount(n)
+        self._table.setRowCount(n)
         for k in range(n):
             cells = [
                 w.labels[k],
@@ -434,7 +472,7 @@ class QtRanksView(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, k)
-                self.table.setItem(k, c, item)
+                self._table.setItem(k, c, item)
 
     def _arrival_tip(self, x: float, y: float, data: Any) -> str:
         # pyqtgraph sets it as the tooltip, which Qt may take for rich text: mark it as such.
@@ -460,6 +498,7 @@ class QtRanksView(QWidget):
     # -- events ------------------------------------------------------------------------------------
 
     def _on_measure_changed(self, index: int) -> None:
+        self.finish_build()  # the heatmap is drawn once, then redrawn for the new measure
         key = self.measure_box.itemData(index)
         if key and key != self._measure:
             self._measure = str(key)
@@ -492,7 +531,7 @@ class QtRanksView(QWidget):
     def _on_chart_click(self, event: Any) -> None:
         if event.button() != Qt.MouseButton.LeftButton or self._worst is None:
             return
-        vb = self.chart.getPlotItem().getViewBox()
+        vb = self._chart.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(event.scenePos()):
             return
         k = int(np.floor(vb.mapSceneToView(event.scenePos()).y() + 0.5))
