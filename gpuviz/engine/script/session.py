@@ -410,21 +410,12 @@ class ScriptSession:
         if before == actions.NONE and nxt is Phase.NONE:
             if last is not None and k >= last:
                 self._drop_profiler()  # every window is done: no more ProfilerStep ranges
-            elif isinstance(getattr(prof, "step_num", None), int):
-                # Waiting: torch's prof.step() would only close and open a "ProfilerStep#N"
-                # range that nothing records (two dispatcher calls, about 32 us a step on an
-                # H200 host, half of gpuviz's cost before the window). Count the step as it
-                # does; the step before the window calls it for real (its range and the
-                # schedule's next action follow from step_num).
-                prof.step_num += 1
             else:
-                # Nothing starts or stops (no warning, no synchronize): _own()'s
-                # catch_warnings and device switch would be half of this step's cost.
-                self._own_depth += 1
-                try:
-                    prof.step()
-                finally:
-                    self._own_depth -= 1
+                # Waiting: torch's prof.step() would only close and open a "ProfilerStep#N"
+                # range that nothing records (about 32 us a step on an H200 host, half of
+                # gpuviz's cost before the window). Count the step as it does; the step
+                # before the window calls it (its range and next action follow step_num).
+                prof.step_num += 1
             return False
         if before in (actions.NONE, actions.RECORD_AND_SAVE) and nxt is not Phase.NONE:
             if not self._before_window(check_foreign=before == actions.NONE):
