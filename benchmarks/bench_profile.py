@@ -55,6 +55,12 @@ it had), with the machine, the GPU, the versions, every run's step times and eve
 Runs are pinned to the same CPU cores (``--cpus``; ``auto`` takes 4 cores from the third on
 machines of 8 or more), meant to make processes differ less (not measured yet). A run is
 stopped past ``--run-timeout`` or 45 s past the budget, whichever comes first.
+
+**What picks a process's pace.** Each run records the CPUs its main thread was seen on (every
+0.25 s, ``main_cpus``) and the GPU's median SM clock (``sm_clock_mhz``, with NVML); ``--report``
+prints the runs' paces by CPU and the clock's correlation with them. On two H200 leases
+(2026-11-28) a launch-bound process ran at about 6.3 or about 9 ms a step, for no known reason,
+which is what keeps 20 pairs from resolving 1%.
 """
 
 from __future__ import annotations
@@ -64,10 +70,13 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -204,6 +213,62 @@ def command(
     return [*cmd, *own], env
 
 
+WATCH_PERIOD_S = 0.25
+"""How often :class:`RunWatch` looks at a running process."""
+
+
+def main_thread_cpu(pid: int) -> int | None:
+    """The CPU that process ``pid``'s main thread last ran on (Linux ``/proc``), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # the name may hold spaces and parentheses
+    return int(fields[36]) if len(fields) > 36 else None  # field 39, "processor"
+
+
+class RunWatch(threading.Thread):
+    """Samples, while a run goes, its main thread's CPU and the GPU's SM clock (NVML if
+    importable): processes of one script run at two paces (6.3 or 9 ms a launch-bound step on
+    an H200), and these are the first suspects for what picks one."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.done = threading.Event()
+        self.cpus: Counter[int] = Counter()
+        self.sm_mhz: list[int] = []
+
+    def run(self) -> None:
+        clock = _sm_clock_reader()
+        while not self.done.wait(WATCH_PERIOD_S):
+            cpu = main_thread_cpu(self.pid)
+            if cpu is not None:
+                self.cpus[cpu] += 1
+            if clock is not None:
+                self.sm_mhz.append(clock())
+
+    def figures(self) -> dict[str, Any]:
+        self.done.set()
+        self.join(5)
+        return {
+            "main_cpus": {str(c): n for c, n in self.cpus.most_common()},
+            "sm_clock_mhz": sorted(self.sm_mhz)[len(self.sm_mhz) // 2] if self.sm_mhz else None,
+        }
+
+
+def _sm_clock_reader() -> Any:
+    """A function that reads GPU 0's SM clock in MHz, or None without NVML."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        return lambda: int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM))
+    except Exception:  # no package, no driver, no GPU: the CPU is still watched
+        return None
+
+
 def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
     """Run one process; its step figures, or ``error``."""
     times_file = bench.out / f"{tag}.times.json"
@@ -213,29 +278,32 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
     timeout = min(bench.args.run_timeout, max(30.0, bench.args.budget_s - bench.elapsed() + 45))
     t0 = time.perf_counter()
     res: dict[str, Any] = {"workload": run.workload, "label": run.label}
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+    )
+    watch = RunWatch(proc.pid)
+    watch.start()
     try:
-        proc = subprocess.run(
-            cmd,
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
-        )
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         res["error"] = f"timed out after {timeout:.0f} s"
         return res
     finally:
         res["wall_s"] = round(time.perf_counter() - t0, 3)
+        res.update(watch.figures())
         if not bench.args.keep:
             for f in bench.out.glob(f"{tag}.json.gz*"):
                 f.unlink()
     if proc.returncode != 0 or not times_file.exists():
-        res["error"] = (
-            f"exit {proc.returncode}: {(proc.stdout[-800:] + proc.stderr[-1500:]).strip()}"
-        )
+        res["error"] = f"exit {proc.returncode}: {(stdout[-800:] + stderr[-1500:]).strip()}"
         return res
     times = json.loads(times_file.read_text())
     if not bench.args.keep:
@@ -248,7 +316,7 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
     res["recorded"] = span_figures(times, sets.recorded)
     if run.profiled:
         try:
-            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            result = json.loads(stdout.strip().splitlines()[-1])
             res["exports"] = result.get("exports", [])
             res["torch_version"] = result.get("torch_version")
             res["device"] = result.get("device")
@@ -513,7 +581,29 @@ def report(paths: list[str], seed: int) -> int:
             f"{pairs_needed(ratios, 0.03):.0f} pairs at this spread, +-1% about "
             f"{pairs_needed(ratios, 0.01):.0f}"
         )
+        print_paces(w, [r for g in gs for r in g["runs"].values() if "outside" in r])
     return 0
+
+
+def print_paces(workload: str, runs: list[dict[str, Any]]) -> None:
+    """Each run's pace (median step outside the window) by its main thread's usual CPU and
+    against the GPU's SM clock: what may pick a process's pace (:class:`RunWatch`)."""
+    by_cpu: dict[str, list[float]] = {}
+    for r in runs:
+        if r.get("main_cpus"):
+            by_cpu.setdefault(next(iter(r["main_cpus"])), []).append(r["outside"]["median"])
+    if by_cpu:
+        paces = ", ".join(
+            f"CPU {c} {statistics.median(v):.2f} ms (n={len(v)})" for c, v in sorted(by_cpu.items())
+        )
+        print(f"  {workload}: pace by the main thread's usual CPU: {paces}")
+    clocked = [(r["sm_clock_mhz"], r["outside"]["median"]) for r in runs if r.get("sm_clock_mhz")]
+    if len(clocked) >= 3 and len({c for c, _ in clocked}) > 1:
+        mhz, ms = zip(*clocked)
+        print(
+            f"  {workload}: SM clock {min(mhz)}-{max(mhz)} MHz over the runs; its correlation "
+            f"with the pace {statistics.correlation(mhz, ms):+.2f}"
+        )
 
 
 # ---------------------------------------------------------------------------------- setup

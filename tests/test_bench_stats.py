@@ -129,3 +129,22 @@ def test_report_pools_the_pairs_of_like_runs_and_refuses_unlike_ones(
             bp.main(["--report", str(a), str(other)])  # type: ignore[attr-defined]
         assert e.value.code == 2
         assert why in capsys.readouterr().err
+
+
+def test_run_watch_reads_the_main_threads_cpu_and_paces_group_by_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import os
+
+    bp = _bench_profile()
+    cpu = bp.main_thread_cpu(os.getpid())  # type: ignore[attr-defined]
+    assert isinstance(cpu, int) and 0 <= cpu < (os.cpu_count() or 1) * 64
+    assert bp.main_thread_cpu(2**22 + 12345) is None  # type: ignore[attr-defined]
+    runs = [
+        {"outside": {"median": ms}, "main_cpus": {c: 9}, "sm_clock_mhz": mhz}
+        for ms, c, mhz in ((6.3, "2", 1980), (6.4, "2", 1980), (9.0, "4", 1700), (9.2, "4", 1710))
+    ]
+    bp.print_paces("launch", runs)  # type: ignore[attr-defined]
+    out = capsys.readouterr().out
+    assert "CPU 2 6.35 ms (n=2), CPU 4 9.10 ms (n=2)" in out
+    assert "SM clock 1700-1980 MHz" in out and "pace -1.00" in out
