@@ -162,11 +162,18 @@ def _frames_of(e: Any) -> Any:
 
 
 def _int_column(
-    items: Sequence[Any], key: str, default: int, src: str, where: str, first: int = 0
+    items: Sequence[Any],
+    key: str,
+    default: int,
+    src: str,
+    where: str,
+    first: int = 0,
+    rows: Sequence[int] | None = None,
 ) -> I64:
     """``items[i][key]`` as int64; fast when every item has it, exact error when one is bad.
 
-    ``first``: the index of ``items[0]`` in ``where`` (for a chunk of a trace), for messages.
+    For messages, ``items[i]`` is ``where[first + i]``, or ``where[rows[i]]`` when ``items``
+    are picked rows (a chunk's OOM entries, say).
     """
     n = len(items)
     try:
@@ -175,7 +182,7 @@ def _int_column(
         pass
     out = np.empty(n, dtype=np.int64)
     for i, e in enumerate(items):
-        at = f"{where}[{first + i}]"
+        at = f"{where}[{first + i if rows is None else rows[i]}]"
         if not isinstance(e, dict):
             raise TraceFormatError(src, at, f"expected a dict, got {type(e).__name__}")
         v = e.get(key, default)
@@ -326,39 +333,14 @@ class TraceReader:
                 _check_range(size[oom], "size", src, where, MAX_OOM_REQUEST, a + oom)
             else:
                 _check_range(size, "size", src, where, MAX_BYTES, rows)
-            stream = _check_range(
-                _int_column(part, "stream", 0, src, where, a), "stream", src, where, None, rows
-            )
-            time_us = _check_range(
-                _int_column(part, "time_us", 0, src, where, a),
-                "time_us",
-                src,
-                where,
-                MAX_TIME_US,
-                rows,
-            )
+            stream = self._column(part, a, "stream", None)
+            time_us = self._column(part, a, "time_us", MAX_TIME_US)
             if any_oom:  # an OOM entry carries device_free where the others carry addr
                 addr = np.zeros(b - a, dtype=np.int64)
-                addr[not_oom] = _check_range(
-                    _int_column([part[i] for i in not_oom.tolist()], "addr", 0, src, where),
-                    "addr",
-                    src,
-                    where,
-                    None,
-                    a + not_oom,
-                )
-                addr[oom] = _check_range(
-                    _int_column([part[i] for i in oom.tolist()], "device_free", 0, src, where),
-                    "device_free",
-                    src,
-                    where,
-                    MAX_BYTES,
-                    a + oom,
-                )
+                addr[not_oom] = self._column(part, a, "addr", None, not_oom)
+                addr[oom] = self._column(part, a, "device_free", MAX_BYTES, oom)
             else:
-                addr = _check_range(
-                    _int_column(part, "addr", 0, src, where, a), "addr", src, where, None, rows
-                )
+                addr = self._column(part, a, "addr", None)
             # intern the stacks that are shown: all but frees, plus frees of pre-window
             # allocations
             stack = np.full(b - a, NO_STACK, dtype=np.int32)
@@ -373,6 +355,18 @@ class TraceReader:
                 items[a:b] = [None] * (b - a)
             del part
             self.done = b
+
+    def _column(
+        self, part: list[Any], a: int, key: str, high: int | None, sel: I64 | None = None
+    ) -> I64:
+        """``key`` of the chunk ``part`` (entries from ``a``), or of its rows ``sel``,
+        range-checked; a message names the entry's index in the trace."""
+        if sel is None:
+            col = _int_column(part, key, 0, self.src, self.where, a)
+            return _check_range(col, key, self.src, self.where, high, range(a, a + len(part)))
+        at = (a + sel).tolist()
+        col = _int_column([part[i] for i in sel.tolist()], key, 0, self.src, self.where, rows=at)
+        return _check_range(col, key, self.src, self.where, high, at)
 
     def finish(self) -> TraceEntries:
         """The columns of every entry read."""

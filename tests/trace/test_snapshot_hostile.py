@@ -70,6 +70,14 @@ def test_the_tiny_snapshot_itself_is_valid() -> None:
     assert len(snapshot_from_data(tiny_snapshot(), "s.pickle").trace_columns(0)) == 3
 
 
+def test_a_bad_value_of_an_oom_entry_names_that_entry() -> None:
+    # the OOM entries' device_free is read apart from the others' addr: the message must still
+    # give the entry's place in the trace, not its place among the OOM entries
+    snap = _set(tiny_snapshot(), "device_traces/0/2/device_free", "x")
+    with pytest.raises(TraceFormatError, match=r"device_traces\[0\]\[2\]: 'device_free' is 'x'"):
+        snapshot_from_data(snap, "s.pickle")
+
+
 def test_an_oom_may_name_an_absurd_request() -> None:
     # Real data (the H100 OOM test asks for 16 TiB): an OOM's size is the request, not a block.
     snap = _set(tiny_snapshot(), "device_traces/0/2/size", 16 * MAX_BYTES)
