@@ -64,8 +64,8 @@ def collect_garbage() -> None:
     Elsewhere (the app's thread executor) a collection may free Qt objects of closed windows,
     whose destructors then run on this thread: one took Qt's lock and waited for the GIL while
     the GUI thread, holding the GIL, waited for that lock (CI hung in
-    ``test_cancel_in_thread_run_stops_profiler_and_sampler``). There, the collector's own
-    schedule is left to do it.
+    ``test_cancel_in_thread_run_stops_profiler_and_sampler``). There, the app collects on its
+    GUI thread (``gpuviz.gui.app.collect_on_gui_thread``).
     """
     if threading.current_thread() is threading.main_thread():
         gc.collect()

@@ -33,7 +33,7 @@ def test_insights_shows_its_findings_at_once_and_draws_its_charts_in_later_turns
     qtbot.addWidget(view)
     assert view.build_pending()
     assert view.tree.topLevelItemCount() == len(advice.findings) > 0
-    assert view._plots is None  # no plot made in the constructor's turn
+    assert view._plots == []  # no plot made in the constructor's turn
     qtbot.waitUntil(lambda: not view.build_pending())
     # Drawn by the queued steps, not by reading them: the GPU parts stacked, the CPU split.
     assert len(_bar_items(view._plots[0])) == 5

@@ -106,10 +106,10 @@ class QtInsightsView(StagedBuild, QWidget):
         self._bars: StepBars | None = None
         self._mfu: StepMfu | None = None
         self.hardware: Any = None  # figures under the Peaks dialog's peaks; None: the advisor's
-        # step_mfu of (GPU key, hardware), computed once: the status, the chart's placement
-        # and the chart each asked for it (thousands of steps for 64 ranks).
+        # step_mfu of a GPU key under self.hardware, computed once: the status, the chart's
+        # placement and the chart each asked for it (thousands of steps for 64 ranks).
         self._mfu_memo: dict[Any, StepMfu | None] = {}
-        self._plots: tuple[Any, Any, Any] | None = None  # by _make_time_plot, _make_mfu_plot
+        self._plots: list[Any] = []  # GPU, CPU and MFU charts, as the staged steps make them
         self._charted = False  # _update_chart has drawn them
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -177,7 +177,6 @@ class QtInsightsView(StagedBuild, QWidget):
 
         # The charts in the next turns: a plot a turn, then what they draw (some 10 ms each on
         # a 2-core machine; all in one turn they stalled the GUI thread 70-110 ms).
-        self._made: list[Any] = []  # the plots made so far
         self._stage(
             lambda: self._make_time_plot(0),
             lambda: self._make_time_plot(1),
@@ -211,7 +210,7 @@ class QtInsightsView(StagedBuild, QWidget):
         )
         # No context menus: made without the view box's (style_plot_item drops them anyway).
         plot = style_plot_item(self.graphics.addPlot(row=0, col=col, enableMenu=False), title)
-        self._made.append(plot)
+        self._plots.append(plot)
         # Steps are counted and times are in ms: no SI scale on either axis (a single step's
         # range, -0.6 to 0.6, labelled the step axis "(x0.001)").
         for side in ("bottom", "left"):
@@ -225,8 +224,7 @@ class QtInsightsView(StagedBuild, QWidget):
         # _place_mfu only: the view is laid out by now, and a plot added to a layout too narrow
         # for it widens the layout for good (the time charts' legends then ran past the view).
         mfu_plot = style_plot_item(pg.PlotItem(enableMenu=False), "MFU per step")
-        gpu_plot, cpu_plot = self._made
-        self._plots = (gpu_plot, cpu_plot, mfu_plot)
+        self._plots.append(mfu_plot)
         layout = self.graphics.ci.layout
         layout.setColumnStretchFactor(0, 3)
         layout.setColumnStretchFactor(1, 1)
@@ -248,9 +246,7 @@ class QtInsightsView(StagedBuild, QWidget):
 
     # -- the charts (built by the staged steps; reading one finishes them) -------------------------
     def _plot(self, i: int) -> Any:
-        if self._plots is None:
-            self.finish_build()
-        assert self._plots is not None
+        assert len(self._plots) == 3, "the staged steps make the plots before any use"
         return self._plots[i]
 
     @property
@@ -284,10 +280,9 @@ class QtInsightsView(StagedBuild, QWidget):
         return self._mfu
 
     def _step_mfu(self, key: Any) -> StepMfu | None:
-        memo = (key, id(self.hardware))
-        if memo not in self._mfu_memo:
-            self._mfu_memo[memo] = step_mfu(self.advice, key, self.hardware)
-        return self._mfu_memo[memo]
+        if key not in self._mfu_memo:  # cleared when the hardware changes
+            self._mfu_memo[key] = step_mfu(self.advice, key, self.hardware)
+        return self._mfu_memo[key]
 
     # -- public API ------------------------------------------------------------------------------
     def findings(self) -> list[Any]:
@@ -402,7 +397,7 @@ class QtInsightsView(StagedBuild, QWidget):
 
     def _place_mfu(self) -> None:
         """The MFU chart in the third column where there is an MFU and room for it."""
-        if self._plots is None:  # resized before the plots are made: _draw_charts places it
+        if len(self._plots) < 3:  # resized before the plots are made: _draw_charts places it
             return
         show = self._has_mfu and self.width() >= MFU_MIN_WIDTH
         if show == self._mfu_placed:
