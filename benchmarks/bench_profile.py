@@ -66,6 +66,7 @@ which is what keeps 20 pairs from resolving 1%.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -253,12 +254,13 @@ class RunWatch(threading.Thread):
         self.join(5)
         return {
             "main_cpus": {str(c): n for c, n in self.cpus.most_common()},
-            "sm_clock_mhz": sorted(self.sm_mhz)[len(self.sm_mhz) // 2] if self.sm_mhz else None,
+            "sm_clock_mhz": statistics.median_low(self.sm_mhz) if self.sm_mhz else None,
         }
 
 
+@functools.cache
 def _sm_clock_reader() -> Any:
-    """A function that reads GPU 0's SM clock in MHz, or None without NVML."""
+    """A function that reads GPU 0's SM clock in MHz, or None without NVML (made once)."""
     try:
         import pynvml
 

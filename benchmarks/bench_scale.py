@@ -45,6 +45,10 @@ from typing import Any
 from bench_import import compile_sources, run_sampled  # the import benchmark's
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # gpuviz without PYTHONPATH (this process reads one name of it)
+
+from gpuviz.trace.cache_memo import MEMO_PREFIX  # noqa: E402
+
 JSON_EACH = (
     "import json, os, sys\n"
     "d = sys.argv[1]\n"
@@ -178,7 +182,7 @@ def rounds(
 def _drop_memos(cache_dir: Path) -> None:
     """Delete the outputs ``gpuviz summary`` kept beside its entries (``cache_memo``): the next
     run reads the trace from the cache and computes its figures."""
-    for memo in (cache_dir / "traces").glob("*/memo-*"):
+    for memo in (cache_dir / "traces").glob(f"*/{MEMO_PREFIX}*"):
         memo.unlink()
 
 

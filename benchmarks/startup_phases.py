@@ -6,14 +6,13 @@
 Each round runs the real command (``gpuviz.cli.main``) in a fresh process, its phases timed
 by wrapping the functions the command calls: the interpreter's start (``python -c pass``, run
 beside it), the imports (the modules the command imports where it uses them are imported up
-front), the read
-(``load_trace``; the join of the column parts, ``_assemble``, on its own line), the analysis
-(``gpu_activity``, ``summarize``, steps and MFU), the JSON text, and the rest (parsing argv,
-printing). For each it prints the wall time and this process's CPU time; the read's line adds
-its children's CPU (the import children that decode chunks); the process's line is its whole
-wall time (start and exit included) and CPU from its first line on. The output is thrown away. ``--workers N`` sets
-``GPUVIZ_IMPORT_WORKERS`` (0: no children). Timings on a shared machine are noisy: compare
-rounds made side by side.
+front), the read (``load_trace``; the join of the column parts, ``_assemble``, on its own
+line), the analysis (``gpu_activity``, ``summarize``, steps and MFU), the JSON text, and the
+rest (parsing argv, printing). For each it prints the wall time and this process's CPU time;
+the read's line adds its children's CPU (the import children that decode chunks); the
+process's line is its whole wall time (start and exit included) and CPU from its first line
+on. The output is thrown away. ``--workers N`` sets ``GPUVIZ_IMPORT_WORKERS`` (0: no
+children). Timings on a shared machine are noisy: compare rounds made side by side.
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ def one_round(trace: str, env: dict[str, str]) -> dict[str, tuple[float, float, 
     read, asm = ph.get("read", (0, 0, 0)), ph.get("assemble", (0, 0, 0))
     total = ph.pop("total")
     parts = [v for k, v in ph.items() if k != "assemble"]
-    out = {
+    return {
         "interpreter start": (start, 0.0, 0.0),
         "imports": ph["imports"],
         "read: decode": (read[0] - asm[0], read[1] - asm[1], read[2]),
@@ -103,7 +102,6 @@ def one_round(trace: str, env: dict[str, str]) -> dict[str, tuple[float, float, 
         ),
         "process": (wall, total[1], total[2]),
     }
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

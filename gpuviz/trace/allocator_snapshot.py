@@ -295,8 +295,10 @@ def _snapshot_from_data(
     for d, t in enumerate(traces_raw):
         where = f"device_traces[{d}]"
         items = _as_list(t, source, where)
-        reader = started if d == 0 and started is not None else None
-        reader = reader or TraceReader(interner, source, where)
+        if d == 0 and started is not None:
+            reader = started
+        else:
+            reader = TraceReader(interner, source, where)
         reader.read(items, len(items), consume)
         if consume:
             items.clear()
