@@ -96,7 +96,11 @@ def main() -> None:
         ),
     }
     cmd = [sys.executable, "-m", "gpuviz", "memory", str(folder), "--json"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # this checkout first, then whatever path the caller set (packages installed beside it)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
     out["cli_process_s"] = _best(
         lambda: subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL), args.repeat
     )

@@ -41,7 +41,7 @@ from gpuviz.analysis.op_calls import (
     shape_key,
     split_by_precision,
 )
-from gpuviz.analysis.peaks import PeakMatch, PeakOverride, device_peaks
+from gpuviz.analysis.peaks import PeakMatch, PeakOverride, busiest_devices, device_peaks
 from gpuviz.analysis.roofline import (
     achieved_tb_s,
     achieved_tflops,
@@ -502,17 +502,28 @@ def _roof(row: OpShape, peaks: Any) -> None:
         row.roof_share = _finite(roof_share(row.tflops, row.intensity, peak, bw))
 
 
-def _steps(
-    trace: Trace, steps: Steps, calls: OpCalls, override: PeakOverride | None
-) -> list[StepFigures]:
+class _RankPeaks:
+    """Each rank's :func:`device_peaks`, found once (its busiest device counted in one pass)."""
+
+    def __init__(self, trace: Trace, override: PeakOverride | None) -> None:
+        self.trace, self.override = trace, override
+        self.busiest = busiest_devices(trace)
+        self.found: dict[int | None, PeakMatch] = {}
+
+    def __call__(self, rank: int | None) -> PeakMatch:
+        if rank not in self.found:
+            self.found[rank] = device_peaks(
+                self.trace, rank, override=self.override, busiest=self.busiest
+            )
+        return self.found[rank]
+
+
+def _steps(steps: Steps, calls: OpCalls, match_of: _RankPeaks) -> list[StepFigures]:
     precision = calls.precision
-    match_of: dict[int, PeakMatch] = {}
     out = []
     for i in range(len(steps)):
         r = int(steps.rank[i])
-        if r not in match_of:
-            match_of[r] = device_peaks(trace, None if r < 0 else r, override=override)
-        peaks = match_of[r].peaks
+        peaks = match_of(None if r < 0 else r).peaks
         inside = calls.in_step(steps, i)
         inside = inside[np.isfinite(calls.flops[inside])]
         by: dict[str, float] = {}
@@ -538,9 +549,7 @@ def _steps(
     return out
 
 
-def _ranks(
-    trace: Trace, steps: list[StepFigures], override: PeakOverride | None
-) -> list[RankFigures]:
+def _ranks(steps: list[StepFigures], match_of: _RankPeaks) -> list[RankFigures]:
     """Each rank's steps summed; its MFU at the peak of the precision doing most of its FLOPs."""
     out = []
     for r in sorted({s.rank for s in steps}, key=lambda x: -1 if x is None else x):
@@ -552,7 +561,7 @@ def _ranks(
         total = float(sum(by.values()))
         dur = sum(s.duration_ns for s in mine)
         top = max(by, key=lambda k: by[k]) if total > 0 else None
-        peaks = device_peaks(trace, r, override=override).peaks
+        peaks = match_of(r).peaks
         peak = peaks.tflops(top) if peaks is not None and top is not None else None
         got = mfu(total, dur, peak) if total > 0 else (0.0 if peaks is not None else None)
         out.append(RankFigures(r, len(mine), dur, total, top, peak, got))
@@ -577,7 +586,8 @@ def hardware(
     -------
     Hardware
     """
-    match = device_peaks(trace, override=override)
+    match_of = _RankPeaks(trace, override)
+    match = device_peaks(trace, override=override, busiest=match_of.busiest)
     calls, described = count_calls(trace)
     precision = call_precisions(trace, calls, described, match)
     described = split_by_precision(calls, described, precision)
@@ -598,13 +608,13 @@ def hardware(
         start_ns=s.start_ns[calls.rows].astype(np.int64),
         roof_share=call_shares(calls, precision, match),
     )
-    step_figures = _steps(trace, steps, per_call, override)
+    step_figures = _steps(steps, per_call, match_of)
     return Hardware(
         match,
         [shapes[j] for j in order],
         step_figures,
         per_call,
-        _ranks(trace, step_figures, override),
+        _ranks(step_figures, match_of),
     )
 
 

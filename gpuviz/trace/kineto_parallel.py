@@ -6,7 +6,7 @@ goes through one pipeline for all its files: the scanner hands out chunks in fil
 goes to the child with the fewest chunks waiting, or, when every child already has
 :data:`~gpuviz.trace.kineto_wire.DEPTH` waiting, is decoded at once in this process
 (:class:`~gpuviz.trace.kineto_worker.LocalDecoder`). In an import of several files, each file
-up to :data:`~gpuviz.trace.kineto_worker.WHOLE_FILE_MAX_BYTES` is handed out whole instead: its
+up to :func:`~gpuviz.trace.kineto_worker.whole_file_max_bytes` is handed out whole instead: its
 decoder scans it too, and the importer only merges it (:meth:`FileReader.merge_file`). Replies
 are merged strictly in file order (:meth:`FileReader.merge`), so ids, warnings and errors are
 those of a plain sequential read.
@@ -53,12 +53,12 @@ from gpuviz.trace.kineto_decode import FileColumns, FileReader, Restart
 from gpuviz.trace.kineto_events import Interner
 from gpuviz.trace.kineto_worker import (
     FILE_DEPTH,
-    WHOLE_FILE_MAX_BYTES,
     Decoder,
     LocalDecoder,
     Worker,
     WorkerPool,
     estimated_bytes,
+    whole_file_max_bytes,
     worker_count,
 )
 
@@ -110,7 +110,8 @@ def read_files(
     start = 0
     while start < len(readers):
         if workers:
-            whole = [len(paths) > 1 and size <= WHOLE_FILE_MAX_BYTES for size in sizes]
+            most = whole_file_max_bytes()
+            whole = [len(paths) > 1 and size <= most for size in sizes]
             start = _Pipeline(readers, out, workers, after_file, whole).run(start)
         else:
             out[start] = readers[start].read()

@@ -78,7 +78,8 @@ FILE_DEPTH = 2
 WHOLE_FILE_MAX_BYTES = 64 << 20
 """In an import of several files, a file at most this large (estimated) is read by one child
 from start to end, instead of chunk by chunk by the importer: the importer's own share of a
-64-rank folder (scanning, shipping and merging 900 chunks) kept 15 children waiting."""
+64-rank folder (scanning, shipping and merging 900 chunks) kept 15 children waiting.
+``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES`` sets it (:func:`whole_file_max_bytes`)."""
 MIN_BYTES_DEFAULT = 64 << 20
 """Imports this large (uncompressed, estimated, all files together) use child processes."""
 MAX_WORKERS = 15
@@ -142,6 +143,14 @@ def worker_count(total_bytes: int) -> int:
     per = BYTES_PER_WORKER if start_method() == "fork" else SPAWNED_BYTES_PER_WORKER
     by_size = -(-total_bytes // per)
     return max(0, min(cores - 1, MAX_WORKERS, by_size, round(cores - _load_average())))
+
+
+def whole_file_max_bytes() -> int:
+    """:data:`WHOLE_FILE_MAX_BYTES`, or ``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES`` where set."""
+    try:
+        return int(os.environ.get("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", str(WHOLE_FILE_MAX_BYTES)))
+    except ValueError:
+        return WHOLE_FILE_MAX_BYTES
 
 
 _LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/345 12345": the 4th field is running/all tasks

@@ -7,15 +7,18 @@ import json
 from pathlib import Path
 
 import pytest
+from synthetic_trace import ev, make_trace
 
 from gpuviz.analysis.peaks import (
     TABLE,
     PeakOverride,
     apply_override,
+    busiest_devices,
     device_peaks,
     match_device,
 )
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Kind
 
 DATA = Path(__file__).parent.parent / "data"
 GIB = 2**30
@@ -150,3 +153,31 @@ def test_device_peaks_of_a_trace() -> None:
     assert m.peaks is not None and m.peaks.tflops("bf16") == 1.0
     m = device_peaks(load_trace(DATA / "advisor" / "adv_clean.json.gz"), rank=5)
     assert m.peaks is None and "no rank 5" in m.reason
+
+
+def test_each_ranks_busiest_device_is_counted_in_one_pass() -> None:
+    # Rank 0: 2 kernels on device 0, 3 copies and sets on device 1; rank 1: device 0 only;
+    # rank 2: CPU work only (absent). A tie goes to the lower device.
+    K, C, S, OP = Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET, Kind.CPU_OP
+    events = [
+        ev(K, 0, 1, rank=0, device=0),
+        ev(K, 2, 1, rank=0, device=0),
+        ev(C, 0, 1, rank=0, device=1),
+        ev(S, 2, 1, rank=0, device=1, stream=8),
+        ev(K, 4, 1, rank=0, device=1, stream=9),
+        ev(K, 0, 1, rank=1, device=0),
+        ev(K, 0, 1, rank=1, device=3),
+        ev(OP, 0, 1, rank=2),
+    ]
+    trace = make_trace(events, ranks=[0, 1, 2])
+    assert busiest_devices(trace) == {0: 1, 1: 0}
+    assert busiest_devices(make_trace([ev(OP, 0, 1)])) == {}
+
+
+def test_device_peaks_per_rank_agree_with_a_shared_count() -> None:
+    trace = load_trace(DATA / "ddp_nccl_4rank")
+    busy = busiest_devices(trace)
+    for rank in trace.rank_values():
+        alone = device_peaks(trace, rank)
+        shared = device_peaks(trace, rank, busiest=busy)
+        assert alone == shared and alone.peaks is not None

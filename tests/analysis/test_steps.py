@@ -9,7 +9,7 @@ import pytest
 from synthetic_trace import ev, make_trace
 
 from gpuviz.analysis.coverage import Coverage
-from gpuviz.analysis.steps import find_steps, step_breakdown
+from gpuviz.analysis.steps import _rows_by_rank, find_steps, step_breakdown
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Kind
 
@@ -327,3 +327,25 @@ def test_one_label_on_ranges_apart_is_a_step_each() -> None:
     assert [r["start_us"] for r in b] == [0.0, 100.0, 500.0, 600.0]
     assert [r["duration_us"] for r in b] == [100.0] * 4
     assert b[2]["cpu_op_us"] == 20.0 and b[2]["cpu_other_us"] == 80.0
+
+
+@pytest.mark.parametrize("name", ["ddp_2rank", "ddp_nccl_4rank", "gloo_4rank_cpu", "synthetic"])
+def test_each_ranks_rows_are_those_a_mask_over_every_slice_finds(name: str) -> None:
+    # find_steps groups the rows by rank once, from the tracks' ranges; a mask per rank over
+    # every slice (the old way, independent of the track layout) must find the same rows.
+    if name == "synthetic":  # ranks' tracks interleaved: rank 1 first, then 0, then 1 again
+        events = [
+            ev(ANN, 0, 10, "ProfilerStep#1", rank=1),
+            ev(K, 1, 5, "k", rank=0, stream=3),
+            ev(K, 2, 5, "k", rank=1, stream=9),
+            ev(ANN, 0, 10, "ProfilerStep#1", rank=0, tid=4),
+            ev(K, 3, 5, "k", rank=1, stream=2),
+        ]
+        trace = make_trace(events, ranks=[0, 1])
+    else:
+        trace = load_trace(DATA / name)
+    slice_rank = trace.tracks.rank[trace.slices.track]
+    got = _rows_by_rank(trace)
+    assert list(got) == sorted(set(slice_rank.tolist()))
+    for rank, rows in got.items():
+        assert rows.tolist() == np.flatnonzero(slice_rank == rank).tolist()
