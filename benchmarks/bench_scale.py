@@ -200,7 +200,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--cases", default="ranks,startup,reopen", help="which cases (ranks,startup,reopen)"
     )
+    p.add_argument(
+        "--gpuviz-env",
+        action="append",
+        default=[],
+        metavar="VAR=VALUE",
+        help="rank folder: also gpuviz summary with this setting (repeatable: one contender each)",
+    )
+    p.add_argument(
+        "--skip-json-load",
+        action="store_true",
+        help="rank folder: leave json.load out (ratios then against plain gpuviz summary)",
+    )
     a = p.parse_args(argv)
+    for item in a.gpuviz_env:
+        if "=" not in item:
+            p.error(f"--gpuviz-env {item!r}: give VAR=VALUE")
     a.data.mkdir(parents=True, exist_ok=True)
     compile_sources(REPO)  # time gpuviz as installed, not compiling itself in every process
     cases = set(a.cases.split(","))
@@ -224,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
             "json.load each": ([py, "-c", JSON_EACH, str(folder)], None),
             "gpuviz summary": ([py, "-m", "gpuviz", "summary", str(folder), "--json"], nocache),
         }
+        for item in a.gpuviz_env:
+            var, _, value = item.partition("=")
+            contenders[f"gpuviz {item}"] = (
+                [py, "-m", "gpuviz", "summary", str(folder), "--json"],
+                {**nocache, var: value},
+            )
+        if a.skip_json_load:
+            del contenders["json.load each"]
         if a.limit:
             contenders[f"gpuviz --max-memory {a.limit}"] = (
                 [py, "-m", "gpuviz", "summary", str(folder), "--json", "--max-memory", a.limit],
@@ -233,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             f"rank folder: {a.world} x {a.kernels} kernels, {size_mb(folder):.0f} MB",
             contenders,
             a.repeat,
-            "json.load each",
+            next(iter(contenders)),
         )
         case.update(world=a.world, kernels=a.kernels, size_mb=size_mb(folder), limit=a.limit)
         if a.limit:

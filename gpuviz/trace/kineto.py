@@ -41,7 +41,7 @@ from gpuviz.trace.model import (
     TrackKind,
     Tracks,
 )
-from gpuviz.trace.stacking import stack_depths
+from gpuviz.trace.slice_sort import SliceSorter
 
 if TYPE_CHECKING:  # the reading machinery is imported by an import, not by a cache hit
     from gpuviz.trace.kineto_decode import Array, FileColumns
@@ -360,20 +360,24 @@ def _assemble(
     def args_fix(i: int, a: Array) -> Array:
         return np.where(a >= 0, a + args_shift[i], a) if args_shift[i] else a
 
-    # Slices: sort by (track, start), longer first at equal starts so parents precede children.
+    # Slices: sort by (track, start), longer first at equal starts so parents precede children;
+    # file by file on threads where the files' tracks do not interleave (a rank folder).
+    counts = [sum(map(len, p.slices["start_ns"])) for p in parts]
     start = column("slices", "start_ns", np.int64, time_fix)
     dur = column("slices", "dur_ns", np.int64)
     track = column("slices", "track", np.int32, track_fix)
-    s_order = _slice_order(track, start, dur)
-    start, dur, track = start[s_order], dur[s_order], track[s_order]
+    from gpuviz.trace.kineto_worker import usable_cores  # read_files has imported it
+
+    sorter = SliceSorter(track, start, dur, counts, usable_cores())
+    start, dur, track = sorter.take(start), sorter.take(dur), sorter.take(track)
     cols: dict[str, Array] = {"start_ns": start, "dur_ns": dur, "track": track}
     for col, dtype, fix in (("name", np.int32, None), ("cat", np.int32, None),
                             ("kind", np.uint8, None), ("correlation", np.int64, None),
                             ("external_id", np.int64, None), ("bytes", np.int64, None),
                             ("args", np.int32, args_fix)):  # fmt: skip
-        cols[col] = column("slices", col, dtype, fix)[s_order]
-    del s_order
-    slices = Slices(depth=stack_depths(track, start, dur), **cols)
+        cols[col] = sorter.take(column("slices", col, dtype, fix))
+    slices = Slices(depth=sorter.depths(track, start, dur), **cols)
+    del sorter
 
     instants = Instants(
         ts_ns=column("instants", "ts_ns", np.int64, time_fix),
@@ -455,27 +459,6 @@ def _join_args(parts: list[FileColumns]) -> tuple[ArgsStore, list[int]]:
         p.args_blob = TextWriter()
     joined = offsets[0] if len(offsets) == 1 else np.concatenate(offsets)
     return ArgsStore(offsets=joined, text=writer.text()), shifts
-
-
-def _slice_order(track: Array, start: Array, dur: Array) -> Array:
-    """Sort order by (track, start, -dur)."""
-    if not len(track):
-        return np.empty(0, np.int64)
-    # One int64 key where the span allows it (it nearly always does): much faster than lexsort.
-    span = int(start.max()) - int(start.min()) + 1
-    n_tracks = int(track.max()) + 1
-    if span < (1 << 62) // max(n_tracks, 1):
-        key = track.astype(np.int64) * span + (start - start.min())
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        tie = np.flatnonzero(key[1:] == key[:-1])
-        if tie.size:  # equal (track, start): longer first, so that parents precede children
-            # Only the runs of equal keys are reordered (they keep their places): a small sort.
-            at = np.union1d(tie, tie + 1)
-            rows = order[at]
-            order[at] = rows[np.lexsort((-dur[rows], key[at]))]
-        return order
-    return np.lexsort((-dur, start, track))  # pragma: no cover - spans of centuries
 
 
 def _track_rows(p: FileColumns, rank: int, symbols: SymbolTable) -> dict[str, Array]:

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpuviz.trace.slice_sort import slice_order
 from gpuviz.trace.stacking import stack_depths
 
 
@@ -59,10 +60,8 @@ def test_nesting_depth_of_a_call_tree() -> None:
 def test_the_importers_slice_order_is_track_start_then_longest_first(
     slices: list[tuple[int, int, int]],
 ) -> None:
-    from gpuviz.trace.kineto import _slice_order
-
     t, s, d = (np.asarray(x, dtype=np.int64) for x in zip(*slices))
-    got = _slice_order(t.astype(np.int32), s, d)
+    got = slice_order(t.astype(np.int32), s, d)
     # Equal (track, start, dur) keep their order: a stable sort, as lexsort over the index.
     want = np.lexsort((np.arange(len(t)), -d, s, t))
     np.testing.assert_array_equal(got, want)

@@ -1,0 +1,62 @@
+"""Slices sorted and stacked file by file on threads (``gpuviz.trace.slice_sort``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuviz.trace import slice_sort
+from gpuviz.trace.slice_sort import SliceSorter, file_spans, slice_order
+from gpuviz.trace.stacking import stack_depths
+
+# Files of up to 3 tracks each, slices in any order within a file (as a file's chunks give
+# them), nested, overlapping, and equal starts.
+_FILE = st.lists(
+    st.tuples(st.integers(0, 2), st.integers(0, 60), st.integers(0, 25)), min_size=0, max_size=40
+)
+
+
+def _join(files: list[list[tuple[int, int, int]]], interleave: bool) -> tuple[np.ndarray, ...]:
+    """Joined columns; file i's tracks are 3i..3i+2, or (interleave) all files share 0..2."""
+    rows = [(t + (0 if interleave else 3 * i), s, d) for i, f in enumerate(files) for t, s, d in f]
+    if not rows:
+        rows = [(0, 0, 0)]
+        files = [[(0, 0, 0)]]
+    t, s, d = (np.asarray(x, dtype=np.int64) for x in zip(*rows))
+    return t.astype(np.int32), s, d, np.asarray([len(f) for f in files])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_FILE, min_size=1, max_size=5), st.booleans(), st.integers(1, 4))
+def test_file_by_file_on_threads_gives_what_one_sort_of_everything_gives(
+    files: list[list[tuple[int, int, int]]], interleave: bool, threads: int
+) -> None:
+    track, start, dur, counts = _join(files, interleave)
+    want_order = slice_order(track, start, dur)
+    t, s, d = track[want_order], start[want_order], dur[want_order]
+    want_depth = stack_depths(t, s, d)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slice_sort, "PARALLEL_MIN_ROWS", 0)  # tiny inputs take the threaded path
+        sorter = SliceSorter(track, start, dur, counts.tolist(), threads)
+    if interleave and sum(1 for f in files if f) > 1:
+        assert sorter.spans is None  # files sharing tracks are sorted together
+    np.testing.assert_array_equal(sorter.order, want_order)
+    np.testing.assert_array_equal(sorter.take(start), s)
+    np.testing.assert_array_equal(sorter.take(track), t)
+    np.testing.assert_array_equal(sorter.depths(t, s, d), want_depth)
+
+
+def test_file_spans_skip_empty_files_and_refuse_interleaved_tracks() -> None:
+    track = np.array([0, 1, 0, 5, 4, 9], dtype=np.int32)
+    assert file_spans(track, [3, 0, 2, 1]) == [(0, 3), (3, 5), (5, 6)]
+    assert file_spans(track, [2, 4]) is None  # the second file's track 0 is below track 1
+    assert file_spans(track[:0], []) == []
+
+
+def test_threads_are_used_only_for_large_imports() -> None:
+    track, start, dur = (np.zeros(10, dtype=t) for t in (np.int32, np.int64, np.int64))
+    sorter = SliceSorter(track, start, dur, [5, 5], threads=8)
+    assert sorter.spans is None and sorter.threads == 1
