@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gpuviz.analysis.allocator import live_bytes_curve
-from gpuviz.trace.allocator_lod import ColumnPyramid, Columns, row_at, stack_raster
+from gpuviz.trace.allocator_lod import ColumnPyramid, Columns, LiveRows, row_at, stack_raster
 from gpuviz.trace.allocator_snapshot import snapshot_from_data
 from gpuviz.trace.synthetic_snapshot import make_snapshot
 
@@ -126,3 +126,34 @@ def test_raster_heights_hold_in_and_outside_the_window(model: tuple, width: int)
     if width == 5:
         assert True in kinds  # the laid-out path ran
     assert False in kinds or width == 5  # and the gathering one
+
+
+@pytest.mark.parametrize("zoom", [(0.0, 1.0), (0.4, 0.41), (0.95, 1.2), (-0.2, 0.001)])
+def test_a_frame_from_the_rows_that_may_be_live_is_the_frame_from_every_row(
+    model: tuple, zoom: tuple[float, float]
+) -> None:
+    # LiveRows hands stack_raster only the allocations that may be live in view; the pixels
+    # must be those that every allocation gives, zoomed out, in, and past either end.
+    t_ns, live, _, al = model
+    pyr = ColumnPyramid(t_ns, live)
+    span = float(t_ns[-1] - t_ns[0])
+    cols = pyr.columns(t_ns[0] + zoom[0] * span, t_ns[0] + zoom[1] * span, 300)
+    value = np.arange(1, len(al) + 1, dtype=np.uint32)
+    height, y_max = 400, float(live.max())
+    want = stack_raster(cols, al.start, al.end, al.block_bytes, value, height, y_max)
+    index = LiveRows(al.start, al.end)
+    got = stack_raster(cols, al.start, al.end, al.block_bytes, value, height, y_max, live=index)
+    np.testing.assert_array_equal(got, want)
+    assert want.any() or zoom[1] <= 0.001
+
+
+def test_live_rows_hold_every_allocation_live_between_two_entries(model: tuple) -> None:
+    _, _, _, al = model
+    index = LiveRows(al.start, al.end)
+    n = int(al.end.max())
+    assert len(index.long) > 0 and len(index.short) > 0  # both halves of the index are used
+    for k0, k1 in [(0, 0), (n // 3, n // 3 + 50), (n - 10, n), (-1, 5), (0, n)]:
+        rows = index.between(k0, k1)
+        live_any = np.flatnonzero((al.start <= k1) & (al.end > k0))
+        assert set(live_any.tolist()) <= set(rows.tolist())
+        assert np.all(np.diff(rows) > 0)

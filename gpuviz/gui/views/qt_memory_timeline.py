@@ -26,7 +26,7 @@ from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import html_safe
 from gpuviz.gui.qt_draw import draw_rects, premultiplied_argb
 from gpuviz.gui.views.qt_plot_style import byte_unit, legend_below, style_plot_item
-from gpuviz.trace.allocator_lod import row_at, stack_raster
+from gpuviz.trace.allocator_lod import LiveRows, row_at, stack_raster
 
 NS_PER_MS = 1e6
 REDRAW_MS = 30  # the raster follows pans and zooms at about 30 Hz
@@ -225,6 +225,7 @@ class QtMemoryTimeline(QWidget):
         # a view of several snapshots gives the same site the same colour in each
         self.colours = site_colours(tl) if colours is None else colours
         self.values = row_values(tl, self.colours)
+        self._live: LiveRows | None = None  # made at the first frame: _live_rows
         top = max(
             int(tl.reserved.max()) if len(tl.reserved) else 0,
             int(tl.live.max()) if len(tl.live) else 0,
@@ -447,10 +448,19 @@ class QtMemoryTimeline(QWidget):
             full_h,
             y1 * self.unit_bytes,
             len(self.tl.t_ns),
+            self._live_rows(),
         )
         self.raster.set_raster(pixels, cols.x0_ns / NS_PER_MS, cols.bucket_ns / NS_PER_MS, y1)
         self._update_curves(cols)
         self.frames_drawn += 1
+
+    def _live_rows(self) -> LiveRows:
+        """The allocations' :class:`LiveRows`, made at the first frame and kept (a pan then
+        looks only at those that may be live in view)."""
+        if self._live is None:
+            al = self.tl.allocations
+            self._live = LiveRows(al.start, al.end)
+        return self._live
 
     def render_now(self) -> None:
         """Compute the raster for the current view at once (tests, screenshots)."""
