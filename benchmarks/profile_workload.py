@@ -14,13 +14,16 @@
 Steps end at ``optimizer.step()``, as ``gpuviz profile`` counts them. ``--times FILE`` writes
 each step's wall time in ms (``perf_counter`` at each step's end), the format of
 ``examples/gpt_train.py``. The host syncs with the GPU every ``--sync-every`` steps (a loss
-read), as a training loop that logs does.
+read), as a training loop that logs does. ``--turns R,W`` is for ``benchmarks/bench_profile.py``
+(its lockstep mode): before each step the script waits for a byte on file descriptor R, and
+after it (device synchronized) writes one to W; each step is then timed from its turn's start.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import torch
@@ -51,6 +54,7 @@ def main() -> None:
     p.add_argument("--dim", type=int, default=8192 if cuda else 256, help="GEMM size (gemm)")
     p.add_argument("--sync-every", type=int, default=20, metavar="N")
     p.add_argument("--times", metavar="FILE.json", help="write each step's wall time (ms)")
+    p.add_argument("--turns", metavar="R,W", help="take turns (for benchmarks/bench_profile.py)")
     args = p.parse_args()
     device = torch.device(args.device)
     torch.manual_seed(0)
@@ -81,14 +85,23 @@ def main() -> None:
             return loss
 
     times: list[float] = []
+    turns = [int(fd) for fd in args.turns.split(",")] if args.turns else []
     last = time.perf_counter()
     for k in range(args.steps):
+        if turns:
+            if not os.read(turns[0], 1):
+                return  # the benchmark is gone
+            last = time.perf_counter()
         loss = step()
         if (k + 1) % args.sync_every == 0:
             loss.item()
+        if turns and device.type == "cuda":
+            torch.cuda.synchronize()  # the step's GPU work stays within its turn
         now = time.perf_counter()
         times.append((now - last) * 1e3)
         last = now
+        if turns:
+            os.write(turns[1], b"x")
     if args.times:
         with open(args.times, "w") as f:
             json.dump(times, f)

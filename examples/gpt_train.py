@@ -6,7 +6,9 @@
 A decoder-only transformer (token and position embeddings, pre-norm blocks of causal
 self-attention and an MLP) learns random token sequences with AdamW; on a GPU it runs in
 bfloat16 autocast. ``--times FILE`` writes each step's wall time (the benchmark compares runs
-with it); ``--compile`` wraps the model in ``torch.compile``.
+with it); ``--compile`` wraps the model in ``torch.compile``. ``--turns R,W`` is for
+``benchmarks/bench_profile.py``: each step waits for a byte on file descriptor R first and
+writes one to W when done, so that processes take turns.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 
 import torch
@@ -71,6 +74,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--compile", action="store_true")
     p.add_argument("--times", metavar="FILE.json", help="write each step's wall time (ms)")
+    p.add_argument("--turns", metavar="R,W", help="take turns (for benchmarks/bench_profile.py)")
     return p.parse_args()
 
 
@@ -85,8 +89,13 @@ def main() -> None:
     amp = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.type == "cuda")
     data = torch.randint(args.vocab, (64, args.batch, args.seq + 1), device=device)
     times: list[float] = []
+    turns = [int(fd) for fd in args.turns.split(",")] if args.turns else []
     last = time.perf_counter()
     for step in range(args.steps):
+        if turns:  # wait for this step's turn; nothing to read: the benchmark is gone
+            if not os.read(turns[0], 1):
+                return
+            last = time.perf_counter()
         batch = data[step % len(data)]
         with amp:
             logits = model(batch[:, :-1])
@@ -96,9 +105,13 @@ def main() -> None:
         opt.step()
         if step % 20 == 0 or step == args.steps - 1:
             print(f"step {step}: loss {loss.item():.3f} (random data: ~{math.log(args.vocab):.2f})")
+        if turns and device.type == "cuda":
+            torch.cuda.synchronize()  # keep this step's GPU work within its turn
         now = time.perf_counter()
         times.append((now - last) * 1e3)
         last = now
+        if turns:
+            os.write(turns[1], b"x")
     if args.times:
         with open(args.times, "w") as f:
             json.dump(times, f)
