@@ -6,11 +6,24 @@
         --stack-cost --stack-pairs 2 --stack-steps 20 --json /tmp/b.json  # a smoke test
 
 Each run is a fresh process: a workload bare (``python SCRIPT``) or under ``gpuviz profile``.
-The scripts time their own steps (``--times FILE``: ``perf_counter`` at each step's end), so
-bare and profiled runs are timed alike. Processes of one script differ by more than the cost
-sought (±15% on a launch-bound step on an H100), so every figure is a median of paired ratios,
-each pair run back to back, with a percentile-bootstrap 95% interval (numpy, fixed seed;
-:mod:`paired`).
+The scripts time their own steps (``--times FILE``), so bare and profiled runs are timed alike.
+Processes of one script differ by more than the cost sought (±15% on a launch-bound step on an
+H100), so every figure is a median of paired ratios, with a percentile-bootstrap 95% interval
+(numpy, fixed seed; :mod:`paired`), over groups of runs (a bare run, a profiled one, variants).
+
+**Lockstep** (``--lockstep``, the default). A group's processes start at once and take turns,
+one step each (:mod:`lockstep`; the scripts' ``--turns R,W``): for step k each process in turn,
+in an order that rotates with k, runs its step, synchronizes the device and hands the turn on.
+A step is timed from its turn's start to its end. Within one process an H200 VM's pace switches
+between two modes (a launch-bound step at about 6.3 or 9 ms, in phases of 0.3-1.5 s), so runs
+made 12 s apart met different mixes of them (the pairs' log ratios spread by about 0.16, 200
+pairs for ±3%); taking turns, the runs of a group meet the same phases. Besides the ratio of
+medians, lockstep groups give a stepwise figure (``*_stepwise``): per pair, the median over
+the counted steps of ``other[k] / bare[k]``, step k of each having run in adjacent turns.
+What a profiled process does between its turns (the sampler thread) may land in another's turn
+or in none. ``--sequential``: the runs of a group one after the other, each step timed from the
+previous one's end (``perf_counter`` at each step's end, no synchronization but the scripts'
+own), as before lockstep. ``--report`` pools files of one mode only.
 
 **Outside the window** (``--pairs``, at least 20 for the 1% the issue asks). Each run has
 ``--steps`` steps; one window of ``--warmup`` + ``--active`` steps starts at ``--skip``. The
@@ -18,7 +31,7 @@ steps that count: from ``--settle`` to the window, and from ``--post`` steps aft
 step right after the window may pay for CUPTI's teardown) to the end. Per pair: profiled over
 bare of the median step time of those steps (the headline), of their mean (which also counts a
 rare slow step: a thread that takes the GIL now and then), and each side of the window apart.
-Pairs alternate their order: bare first, then bare last.
+Groups alternate their order: bare first, then bare last (in lockstep: who goes first).
 
 Workloads (``--workloads``): ``launch``, a launch-bound step (``benchmarks/profile_workload.py
 --kind launch``: ~700 tiny kernels, ~5 ms on an H100), and ``gpt``, ``examples/gpt_train.py``.
@@ -47,14 +60,17 @@ the loss read every step); per pair the ratio of the median recorded step (the w
 step, which holds the export, left out).
 
 **Budget** (``--budget-s``, 480 by default). A process costs its start-up (torch, CUDA: 3-5 s on
-an H100) and its steps. Groups are scheduled so that every target (``--pairs``,
-``--variant-pairs``, ``--stack-pairs``) progresses in proportion; a group starts only if its
-runs, timed from the runs so far, fit in what is left. The figures say how many pairs each got.
+an H100) and its steps; a lockstep group, its runs' steps and one start-up (the groups so far
+tell both). Groups are scheduled so that every target (``--pairs``, ``--variant-pairs``,
+``--stack-pairs``) progresses in proportion; a group starts only if it fits in what is left,
+as timed from the groups so far. The figures say how many pairs each got.
 Progress goes to stderr; ``--json`` is rewritten after every group (a run cut short keeps what
 it had), with the machine, the GPU, the versions, every run's step times and every figure.
 Runs are pinned to the same CPU cores (``--cpus``; ``auto`` takes 4 cores from the third on
 machines of 8 or more), meant to make processes differ less (not measured yet). A run is
-stopped past ``--run-timeout`` or 45 s past the budget, whichever comes first.
+stopped past ``--run-timeout`` or 45 s past the budget, whichever comes first; in lockstep, a
+turn past ``--run-timeout``, the group past that times its runs or 45 s past the budget, and a
+process that fails stops its group.
 
 **What picks a process's pace.** Each run records the CPUs its main thread was seen on (every
 0.25 s, ``main_cpus``) and the GPU's median SM clock (``sm_clock_mhz``, with NVML); ``--report``
@@ -78,7 +94,8 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
@@ -87,14 +104,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT)]  # paired.py, and gpuviz without PYTHONPATH
 
-from paired import (  # noqa: E402  (benchmarks/ is no package)
-    format_ratio,
-    median_interval,
-    paired_ratios,
-    pairs_needed,
-    span_figures,
-    step_sets,
-)
+import lockstep  # noqa: E402  (benchmarks/ is no package)
+from paired import span_figures, step_sets  # noqa: E402
+from profile_figures import PoolError, figures, print_figures, report  # noqa: E402
 
 SWITCHES = {
     "sampler": {"GPUVIZ_PROFILE_SAMPLER": "0"},
@@ -114,6 +126,8 @@ WORKLOADS = {
 """name -> (script, its arguments, default steps a run)."""
 GUESS_S = {"bare": 8.0, "profiled": 10.0}
 """A run's duration before one of its kind was timed (start-up counted)."""
+GUESS_STARTUP_S = 5.0
+"""A process's start-up before a lockstep group was timed."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +179,10 @@ class Bench:
     no_stack_flag: str | None
     started: float = field(default_factory=time.perf_counter)
     durations: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
+    steps_s: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
+    """Lockstep: the time of a run's steps, by :attr:`Run.key`."""
+    startup_s: dict[str, list[float]] = field(default_factory=dict)
+    """Lockstep: a group's time besides its runs' steps (start-up, exit), by workload."""
     groups: list[dict[str, Any]] = field(default_factory=list)
     failed: dict[str, int] = field(default_factory=dict)
     n_runs: int = 0
@@ -184,6 +202,18 @@ class Bench:
         if got:
             return sum(got) / len(got)
         return GUESS_S["bare" if run.label == "bare" else "profiled"]
+
+    def predict_group(self, runs: list[Run]) -> float:
+        """Seconds a group takes: its runs' durations, or in lockstep their steps plus one
+        start-up (from the groups timed so far, else guesses)."""
+        if not self.args.lockstep:
+            return sum(self.predict(r) for r in runs)
+        start = self.startup_s.get(runs[0].workload) or [GUESS_STARTUP_S]
+        total = sum(start) / len(start)
+        for r in runs:
+            steps = self.steps_s.get(r.key) or [self.predict(r) - GUESS_STARTUP_S]
+            total += sum(steps) / len(steps)
+        return total
 
 
 # ------------------------------------------------------------------------------- one run
@@ -271,13 +301,22 @@ def _sm_clock_reader() -> Any:
         return None
 
 
-def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
-    """Run one process; its step figures, or ``error``."""
-    times_file = bench.out / f"{tag}.times.json"
-    trace = bench.out / f"{tag}.json.gz"
-    cmd, env = command(bench, run, times_file, trace)
+def _pin(bench: Bench) -> Any:
+    """The ``preexec_fn`` that pins a run to ``--cpus``, or None."""
     cpus = bench.cpus
-    timeout = min(bench.args.run_timeout, max(30.0, bench.args.budget_s - bench.elapsed() + 45))
+    return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+
+
+def _budget_timeout(bench: Bench, runs: int = 1) -> float:
+    """Seconds ``runs`` runs may take: ``--run-timeout`` each, and up to 45 s past the budget."""
+    return min(bench.args.run_timeout * runs, max(30.0, bench.args.budget_s - bench.elapsed() + 45))
+
+
+def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
+    """Run one process alone (``--sequential``); its step figures, or ``error``."""
+    times_file = bench.out / f"{tag}.times.json"
+    cmd, env = command(bench, run, times_file, bench.out / f"{tag}.json.gz")
+    timeout = _budget_timeout(bench)
     t0 = time.perf_counter()
     res: dict[str, Any] = {"workload": run.workload, "label": run.label}
     proc = subprocess.Popen(
@@ -287,7 +326,7 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+        preexec_fn=_pin(bench),
     )
     watch = RunWatch(proc.pid)
     watch.start()
@@ -297,19 +336,35 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
         proc.kill()
         proc.communicate()
         res["error"] = f"timed out after {timeout:.0f} s"
-        return res
-    finally:
-        res["wall_s"] = round(time.perf_counter() - t0, 3)
-        res.update(watch.figures())
-        if not bench.args.keep:
-            for f in bench.out.glob(f"{tag}.json.gz*"):
-                f.unlink()
-    if proc.returncode != 0 or not times_file.exists():
-        res["error"] = f"exit {proc.returncode}: {(stdout[-800:] + stderr[-1500:]).strip()}"
-        return res
-    times = json.loads(times_file.read_text())
+    res["wall_s"] = round(time.perf_counter() - t0, 3)
+    res.update(watch.figures())
+    if "error" not in res:
+        _step_figures(run, res, times_file, proc.returncode, stdout, stderr)
+    if "error" not in res:
+        bench.durations.setdefault(run.key, []).append(res["wall_s"])
+    _drop_files(bench, tag)
+    return res
+
+
+def _drop_files(bench: Bench, tag: str) -> None:
+    """A run's trace, step times and output files, unless ``--keep``."""
     if not bench.args.keep:
-        times_file.unlink()
+        for f in bench.out.glob(f"{tag}.*"):
+            f.unlink()
+
+
+def _tail(stdout: str, stderr: str) -> str:
+    return (stdout[-800:] + stderr[-1500:]).strip()
+
+
+def _step_figures(
+    run: Run, res: dict[str, Any], times_file: Path, returncode: int, stdout: str, stderr: str
+) -> None:
+    """Add to ``res`` a finished run's step times and figures (and exports), or ``error``."""
+    if returncode != 0 or not times_file.exists():
+        res["error"] = f"exit {returncode}: {_tail(stdout, stderr)}"
+        return
+    times = json.loads(times_file.read_text())
     sets = run.sched.sets()
     res["times_ms"] = [round(t, 4) for t in times]
     res["before"] = span_figures(times, sets.before)
@@ -324,8 +379,50 @@ def execute(bench: Bench, run: Run, tag: str) -> dict[str, Any]:
             res["device"] = result.get("device")
         except (ValueError, IndexError):
             res["exports"] = []
-    bench.durations.setdefault(run.key, []).append(res["wall_s"])
-    return res
+
+
+def execute_group(
+    bench: Bench, runs: list[Run], tags: list[str]
+) -> tuple[list[dict[str, Any]], list[list[int]], float]:
+    """Run a group's processes at once, taking turns (``--lockstep``): each run's figures or
+    ``error`` (one failing fails all), each step's turn order (indices into ``runs``), and the
+    group's seconds."""
+    times = [bench.out / f"{t}.times.json" for t in tags]
+    cmds = [command(bench, r, f, bench.out / f"{t}.json.gz") for r, f, t in zip(runs, times, tags)]
+    logs = [(bench.out / f"{t}.stdout", bench.out / f"{t}.stderr") for t in tags]
+    timeout = _budget_timeout(bench, len(runs))
+    t0 = time.perf_counter()
+    players = lockstep.start(cmds, logs, ROOT, _pin(bench))
+    watches = [RunWatch(p.proc.pid) for p in players]
+    for w in watches:
+        w.start()
+    rounds: list[list[int]] = []
+    failed: lockstep.TurnError | None = None
+    try:
+        rounds = lockstep.play(players, runs[0].sched.steps, bench.args.run_timeout, t0 + timeout)
+        lockstep.finish(players, max(30.0, t0 + timeout - time.perf_counter()))
+    except lockstep.TurnError as e:
+        failed = e
+    finally:
+        lockstep.stop(players)
+    results = []
+    for i, (run, p, watch, tag) in enumerate(zip(runs, players, watches, tags)):
+        res: dict[str, Any] = {"workload": run.workload, "label": run.label}
+        res["wall_s"] = round((p.ended or t0) - t0, 3)
+        res.update(watch.figures())
+        out, err = (f.read_text(errors="replace") for f in (p.stdout, p.stderr))
+        if failed is not None and i == failed.index:
+            res["error"] = f"{failed}: {_tail(out, err)}"
+        elif failed is not None:
+            res["error"] = f"stopped: {runs[failed.index].label} failed"
+            res["stopped_by"] = runs[failed.index].label
+        elif p.hung:
+            res["error"] = f"did not exit after its last step: {_tail(out, err)}"
+        else:
+            _step_figures(run, res, times[i], p.proc.returncode, out, err)
+        _drop_files(bench, tag)
+        results.append(res)
+    return results, rounds, time.perf_counter() - t0
 
 
 # --------------------------------------------------------------------------------- groups
@@ -339,15 +436,7 @@ def group_runs(bench: Bench, unit: tuple[str, str], index: int) -> list[Run]:
         sched = Schedule(steps, 0, skip, 2, max(2, min(10, steps - skip - 4)), 1)
         pair = [Run(workload, "nostack", sched), Run(workload, "stack", sched)]
         return pair if index % 2 == 0 else pair[::-1]
-    steps = a.steps or WORKLOADS[workload][2]
-    sched = Schedule(
-        steps,
-        a.settle if a.settle is not None else steps // 10,
-        a.skip if a.skip is not None else steps // 5,
-        a.warmup,
-        a.active,
-        a.post,
-    )
+    sched = main_schedule(a, workload)
     others = [Run(workload, "profiled", sched)]
     if kind == "variants":
         others += [Run(workload, f"off:{v}", sched) for v in a.variants]
@@ -356,6 +445,14 @@ def group_runs(bench: Bench, unit: tuple[str, str], index: int) -> list[Run]:
     bare = Run(workload, "bare", sched)
     main_done = sum(1 for g in bench.groups if g["workload"] == workload and g["kind"] != "stack")
     return [bare, *others] if main_done % 2 == 0 else [*others, bare]
+
+
+def main_schedule(a: argparse.Namespace, workload: str) -> Schedule:
+    """The runs' schedule of a workload's main and variant groups."""
+    steps = a.steps or WORKLOADS[workload][2]
+    settle = a.settle if a.settle is not None else steps // 10
+    skip = a.skip if a.skip is not None else steps // 5
+    return Schedule(steps, settle, skip, a.warmup, a.active, a.post)
 
 
 def targets(a: argparse.Namespace) -> dict[tuple[str, str], int]:
@@ -391,7 +488,7 @@ def next_group(
     left = bench.args.budget_s - bench.elapsed()
     for unit in behind:
         runs = group_runs(bench, unit, done_count(bench, unit))
-        if not bench.groups or sum(bench.predict(r) for r in runs) <= left:
+        if not bench.groups or bench.predict_group(runs) <= left:
             return unit, runs
     return None
 
@@ -406,19 +503,32 @@ def needed_s(bench: Bench, goal: dict[tuple[str, str], int]) -> float:
             done = sum(1 for g in bench.groups if g["workload"] == w and g["kind"] == "main")
         else:
             done = done_count(bench, unit)
-        total += max(0, n - done) * sum(bench.predict(r) for r in group_runs(bench, unit, 0))
+        total += max(0, n - done) * bench.predict_group(group_runs(bench, unit, 0))
     return total
 
 
 def run_group(bench: Bench, unit: tuple[str, str], runs: list[Run]) -> None:
-    """Run a group's runs in order; a variant that fails twice is dropped from later groups."""
+    """Run a group's runs, in lockstep or in order; a variant that fails twice is dropped from
+    later groups (a run stopped by another's failure counts as none)."""
     gi = len(bench.groups)
     group: dict[str, Any] = {"kind": unit[0], "workload": unit[1], "order": [r.label for r in runs]}
     group["runs"] = {}
-    for r in runs:
-        bench.n_runs += 1
-        tag = f"g{gi:03d}-{r.workload}-{r.label.replace(':', '-')}"
-        res = execute(bench, r, tag)
+    tags = [f"g{gi:03d}-{r.workload}-{r.label.replace(':', '-')}" for r in runs]
+    bench.n_runs += len(runs)
+    results: Iterable[dict[str, Any]]
+    if bench.args.lockstep:
+        results, group["turns"], wall_s = execute_group(bench, runs, tags)
+        group["lockstep"] = True
+        group["sched"] = asdict(runs[0].sched)
+        group["wall_s"] = round(wall_s, 3)
+        if not any("error" in res for res in results):
+            steps_s = [sum(res["times_ms"]) / 1e3 for res in results]
+            for r, s in zip(runs, steps_s):
+                bench.steps_s.setdefault(r.key, []).append(s)
+            bench.startup_s.setdefault(unit[1], []).append(wall_s - sum(steps_s))
+    else:  # lazily: each run's line as it ends
+        results = (execute(bench, r, tag) for r, tag in zip(runs, tags))
+    for r, res in zip(runs, results):
         group["runs"][r.label] = res
         fig = res.get("recorded" if unit[0] == "stack" else "outside", {})
         status = res.get("error", f"{fig.get('median', float('nan')):.3f} ms median")
@@ -428,184 +538,13 @@ def run_group(bench: Bench, unit: tuple[str, str], runs: list[Run]) -> None:
             file=sys.stderr,
             flush=True,
         )
-        if "error" in res:
+        if "error" in res and "stopped_by" not in res:
             sys.stderr.write(res["error"][-2000:] + "\n")
             n = bench.failed[r.label] = bench.failed.get(r.label, 0) + 1
             if r.label.startswith("off:") and n >= 2 and r.label[4:] in bench.args.variants:
                 bench.args.variants.remove(r.label[4:])
                 print(f"bench_profile: {r.label} failed twice; dropped", file=sys.stderr)
     bench.groups.append(group)
-
-
-# -------------------------------------------------------------------------------- figures
-def _ratio(
-    groups: list[dict[str, Any]], num: str, den: str, span: str, stat: str, seed: int
-) -> dict[str, float]:
-    base, other = [], []
-    for g in groups:
-        a, b = g["runs"].get(den, {}), g["runs"].get(num, {})
-        if span in a and span in b:
-            base.append(a[span][stat])
-            other.append(b[span][stat])
-    return median_interval(paired_ratios(base, other), seed=seed)
-
-
-def figures(bench: Bench) -> dict[str, Any]:
-    a = bench.args
-    out: dict[str, Any] = {"outside": {}, "stack": {}}
-    for w in a.workloads:
-        gs = [g for g in bench.groups if g["workload"] == w and g["kind"] != "stack"]
-        if not gs:
-            continue
-        bare = [
-            g["runs"]["bare"]["outside"]["median"]
-            for g in gs
-            if "outside" in g["runs"].get("bare", {})
-        ]
-        f: dict[str, Any] = {
-            "bare_median_ms": median_interval(bare, seed=a.seed)["median"],
-            "profiled": {
-                f"{span}_{stat}": _ratio(gs, "profiled", "bare", span, stat, a.seed)
-                for span in ("outside", "before", "after")
-                for stat in ("median", "mean")
-            },
-        }
-        f["profiled"]["window_median"] = _ratio(
-            gs, "profiled", "bare", "recorded", "median", a.seed
-        )
-        stalls = [
-            e.get("stall_s") for g in gs for e in g["runs"].get("profiled", {}).get("exports", [])
-        ]
-        f["export_stall_s"] = median_interval([s for s in stalls if s is not None], seed=a.seed)
-        f["variants"] = {}
-        for v in SWITCHES:  # a variant dropped after failing keeps its groups' figures
-            label = f"off:{v}"
-            if not any(label in g["runs"] for g in gs):
-                continue
-            f["variants"][v] = {
-                "env": SWITCHES[v],
-                **{
-                    f"vs_bare_{stat}": _ratio(gs, label, "bare", "outside", stat, a.seed)
-                    for stat in ("median", "mean")
-                },
-                **{
-                    f"profiled_over_it_{stat}": _ratio(
-                        gs, "profiled", label, "outside", stat, a.seed
-                    )
-                    for stat in ("median", "mean")
-                },
-                "after_vs_bare_median": _ratio(gs, label, "bare", "after", "median", a.seed),
-            }
-        out["outside"][w] = f
-    for w in a.stack_workloads if a.stack_cost else ():
-        gs = [g for g in bench.groups if g["workload"] == w and g["kind"] == "stack"]
-        if not gs:
-            continue
-        base = [
-            g["runs"]["nostack"]["recorded"]["median"]
-            for g in gs
-            if "recorded" in g["runs"].get("nostack", {})
-        ]
-        out["stack"][w] = {
-            "nostack_window_median_ms": median_interval(base, seed=a.seed)["median"],
-            "stack_over_nostack": _ratio(gs, "stack", "nostack", "recorded", "median", a.seed),
-        }
-    return out
-
-
-def print_figures(fig: dict[str, Any]) -> None:
-    for w, f in fig["outside"].items():
-        p = f["profiled"]
-        print(
-            f"{w}: bare {f['bare_median_ms']:.3f} ms/step outside the window; profiled/bare "
-            f"{format_ratio(p['outside_median'])} (median step), {format_ratio(p['outside_mean'])} (mean)"
-        )
-        print(
-            f"  before the window {format_ratio(p['before_median'])}, after {format_ratio(p['after_median'])}; "
-            f"in the window {format_ratio(p['window_median'])}; export stall "
-            f"{f['export_stall_s']['median']:.2f} s"
-        )
-        for v, fv in f["variants"].items():
-            print(
-                f"  {v} off: vs bare {format_ratio(fv['vs_bare_median'])}; profiled over it "
-                f"{format_ratio(fv['profiled_over_it_median'])} (mean {fv['profiled_over_it_mean']['median']:.3f}x)"
-            )
-    for w, f in fig["stack"].items():
-        print(
-            f"with_stack, {w}: window {f['nostack_window_median_ms']:.3f} ms/step without stacks; "
-            f"with/without {format_ratio(f['stack_over_nostack'])}"
-        )
-
-
-RUN_SHAPE = ("device", "steps", "settle", "skip", "warmup", "active", "post", "script_arg")
-"""Settings that shape each run: files pooled by ``--report`` must agree on them."""
-
-
-def report(paths: list[str], seed: int) -> int:
-    """Figures of the groups of several ``--json`` files pooled (``--report``).
-
-    Each pair stays within its own file's machine; pooling pairs of like machines (the same
-    GPU model, the same run shape) narrows the interval when one lease cannot run enough of
-    them. Also prints, from the pairs' spread, how many pairs a 3% interval would need.
-    """
-    docs = []
-    for path in paths:
-        try:
-            docs.append(json.loads(Path(path).read_text()))
-        except (OSError, ValueError) as e:
-            _bad(f"--report {path}: {e}")
-    shapes = {json.dumps([d["settings"].get(k) for k in RUN_SHAPE]) for d in docs}
-    if len(shapes) > 1:
-        _bad(f"--report: the files' runs differ in {', '.join(RUN_SHAPE)}; pool like runs only")
-    gpus = {(d["machine"].get("gpu_before") or ["no GPU"])[0].split(",")[0] for d in docs}
-    if len(gpus) > 1:
-        _bad(f"--report: the files ran on different GPUs ({', '.join(sorted(gpus))})")
-    settings = dict(docs[0]["settings"])
-    for key in ("workloads", "stack_workloads"):
-        settings[key] = sorted({w for d in docs for w in d["settings"][key]})
-    settings["stack_cost"] = any(d["settings"]["stack_cost"] for d in docs)
-    settings["seed"] = seed
-    groups = [g for d in docs for g in d["groups"]]
-    pooled = Bench(argparse.Namespace(**settings), Path("."), {}, None, None, groups=groups)
-    for path, d in zip(paths, docs):
-        m = d["machine"]
-        print(f"{path}: {m['node']}, {m['cpus']} CPUs, {(m.get('gpu_before') or ['no GPU'])[0]}")
-    print_figures(figures(pooled))
-    for w in settings["workloads"]:
-        gs = [g for g in groups if g["workload"] == w and g["kind"] == "main"]
-        ratios = [
-            g["runs"]["profiled"]["outside"]["median"] / g["runs"]["bare"]["outside"]["median"]
-            for g in gs
-            if "outside" in g["runs"].get("profiled", {}) and "outside" in g["runs"].get("bare", {})
-        ]
-        print(
-            f"{w}: {len(ratios)} pairs; a 95% interval of +-3% needs about "
-            f"{pairs_needed(ratios, 0.03):.0f} pairs at this spread, +-1% about "
-            f"{pairs_needed(ratios, 0.01):.0f}"
-        )
-        print_paces(w, [r for g in gs for r in g["runs"].values() if "outside" in r])
-    return 0
-
-
-def print_paces(workload: str, runs: list[dict[str, Any]]) -> None:
-    """Each run's pace (median step outside the window) by its main thread's usual CPU and
-    against the GPU's SM clock: what may pick a process's pace (:class:`RunWatch`)."""
-    by_cpu: dict[str, list[float]] = {}
-    for r in runs:
-        if r.get("main_cpus"):
-            by_cpu.setdefault(next(iter(r["main_cpus"])), []).append(r["outside"]["median"])
-    if by_cpu:
-        paces = ", ".join(
-            f"CPU {c} {statistics.median(v):.2f} ms (n={len(v)})" for c, v in sorted(by_cpu.items())
-        )
-        print(f"  {workload}: pace by the main thread's usual CPU: {paces}")
-    clocked = [(r["sm_clock_mhz"], r["outside"]["median"]) for r in runs if r.get("sm_clock_mhz")]
-    if len(clocked) >= 3 and len({c for c, _ in clocked}) > 1:
-        mhz, ms = zip(*clocked)
-        print(
-            f"  {workload}: SM clock {min(mhz)}-{max(mhz)} MHz over the runs; its correlation "
-            f"with the pace {statistics.correlation(mhz, ms):+.2f}"
-        )
 
 
 # ---------------------------------------------------------------------------------- setup
@@ -709,6 +648,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="WORKLOAD=ARG",
         help="an extra script argument, e.g. gemm=--dim=4096 (repeatable)",
     )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--lockstep",
+        action="store_true",
+        default=True,
+        help="a group's runs at once, taking turns step by step (the default)",
+    )
+    mode.add_argument(
+        "--sequential",
+        dest="lockstep",
+        action="store_false",
+        help="a group's runs one after the other",
+    )
     p.add_argument("--budget-s", type=float, default=480.0, help="start no group past this (480)")
     p.add_argument("--run-timeout", type=float, default=180.0, help="a run's limit in seconds")
     p.add_argument("--cpus", default="auto", help="auto, none, or cores such as 2,3,4,5")
@@ -760,7 +712,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     if a.report:
-        return report(a.report, a.seed)
+        try:
+            return report(a.report, a.seed, SWITCHES)
+        except PoolError as e:
+            _bad(str(e))
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="bench-profile-"))
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
@@ -798,7 +753,7 @@ def main(argv: list[str] | None = None) -> int:
         doc["elapsed_s"] = round(bench.elapsed(), 1)
         doc["groups"] = bench.groups
         doc["failed_runs"] = bench.failed
-        doc["figures"] = figures(bench)
+        doc["figures"] = figures(a, bench.groups, SWITCHES)
         doc["done"] = {f"{k}/{w}": done_count(bench, (k, w)) for k, w in goal}
         if a.json:  # NaN (no pairs yet) as null: standard JSON
             Path(a.json).write_text(json.dumps(_nan_to_none(doc), indent=1, allow_nan=False))

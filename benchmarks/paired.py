@@ -71,6 +71,16 @@ def paired_ratios(base: Sequence[float], other: Sequence[float]) -> np.ndarray:
     return o[ok] / b[ok]
 
 
+def stepwise_ratio(base: Sequence[float], other: Sequence[float], steps: Sequence[int]) -> float:
+    """The median over ``steps`` of ``other[k] / base[k]``: of two runs that took turns step by
+    step, so that step k of each ran at the same time of the machine's phases (a pace that
+    changes within a process). NaN when no step has both times (and a positive base)."""
+    n = min(len(base), len(other))
+    idx = [k for k in steps if k < n]
+    r = paired_ratios([base[k] for k in idx], [other[k] for k in idx])
+    return float(np.median(r)) if r.size else float("nan")
+
+
 def median_interval(
     values: Sequence[float], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
 ) -> dict[str, float]:
@@ -123,4 +133,5 @@ __all__ = [
     "pairs_needed",
     "span_figures",
     "step_sets",
+    "stepwise_ratio",
 ]

@@ -1,0 +1,132 @@
+"""``benchmarks/bench_profile.py --lockstep`` on the CPU: a group's processes take turns.
+
+The scripts' side (``--turns R,W`` in ``benchmarks/profile_workload.py`` and
+``examples/gpt_train.py``), the rotating turns of a real run, and a process that dies mid-run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.test_bench_stats import bench_profile_module
+from tests.test_cli_profile import ROOT, SCRIPTS, _env
+
+BENCH = ROOT / "benchmarks" / "bench_profile.py"
+
+
+@pytest.mark.slow
+def test_lockstep_runs_take_turns_step_by_step(tmp_path: Path) -> None:
+    out = tmp_path / "b.json"
+    r = subprocess.run(
+        [
+            *(sys.executable, str(BENCH), "--device", "cpu", "--workloads", "launch"),
+            *("--pairs", "2", "--steps", "30", "--variants", "", "--script-arg", "launch=--ops=30"),
+            *("--json", str(out)),
+        ],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["lockstep"] is True
+    assert [g["order"] for g in doc["groups"]] == [["bare", "profiled"], ["profiled", "bare"]]
+    for g in doc["groups"]:
+        assert g["lockstep"] and g["sched"]["steps"] == 30
+        assert [len(run["times_ms"]) for run in g["runs"].values()] == [30, 30]
+        # Step k: the turn goes first to run k % 2 (the byte exchanges the driver saw).
+        assert g["turns"] == [[k % 2, (k + 1) % 2] for k in range(30)]
+    stepwise = doc["figures"]["outside"]["launch"]["profiled"]["outside_stepwise"]
+    assert stepwise["n"] == 2 and 0.2 < stepwise["median"] < 5
+    assert "stepwise (lockstep, step k against step k)" in r.stdout
+    assert "profiled/bare" in r.stdout
+
+
+def _taking_turns(cmd: list[str]) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start ``cmd --turns R,W``; the driver's ends: (process, give, back)."""
+    child_r, give = os.pipe()
+    back, child_w = os.pipe()
+    proc = subprocess.Popen(
+        [*cmd, "--turns", f"{child_r},{child_w}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(child_r, child_w),
+    )
+    os.close(child_r)
+    os.close(child_w)
+    return proc, give, back
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script",
+    [
+        ["benchmarks/profile_workload.py", "--ops", "30"],
+        ["examples/gpt_train.py", "--dim", "32", "--layers", "1", "--seq", "16", "--vocab", "64"],
+    ],
+    ids=["profile_workload", "gpt_train"],
+)
+def test_a_script_taking_turns_stops_when_the_driver_is_gone(
+    tmp_path: Path, script: list[str]
+) -> None:
+    times = tmp_path / "t.json"
+    cmd = [sys.executable, *script, "--device", "cpu", "--steps", "50", "--times", str(times)]
+    proc, give, back = _taking_turns(cmd)
+    try:
+        for _ in range(2):  # two steps, each only when given its turn
+            os.write(give, b"x")
+            assert os.read(back, 1) == b"x"
+        os.close(give)  # the driver is gone: the next read is empty
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        os.close(back)
+    assert proc.returncode == 0, err.decode()
+    assert b"Traceback" not in err
+    assert not times.exists()  # stopped short: no step times
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_process_dying_mid_run_fails_its_group_without_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bp = bench_profile_module()
+    # Both runs take turns through turns.py; the one under gpuviz profile exits at step 3.
+    monkeypatch.setitem(bp.WORKLOADS, "launch", (SCRIPTS / "turns.py", (), 30))  # type: ignore[attr-defined]
+    out = tmp_path / "b.json"
+    t0 = time.perf_counter()
+    rc = bp.main(  # type: ignore[attr-defined]
+        [
+            *("--device", "cpu", "--workloads", "launch", "--pairs", "1", "--variants", ""),
+            *("--steps", "30", "--script-arg", "launch=--die-at=3", "--run-timeout", "60"),
+            *("--out", str(tmp_path / "runs"), "--json", str(out)),
+        ]
+    )
+    took = time.perf_counter() - t0
+    assert rc == 0  # one failure: not yet a broken run kind
+    assert took < 40, f"{took:.0f} s: waited for a turn that could not come"
+    doc = json.loads(out.read_text())
+    (group,) = doc["groups"]
+    prof, bare = group["runs"]["profiled"], group["runs"]["bare"]
+    assert prof["error"].startswith("exited during step 3:"), prof["error"]
+    assert "dying at step 3" in prof["error"]  # its stderr
+    assert bare["error"] == "stopped: profiled failed" and bare["stopped_by"] == "profiled"
+    assert doc["failed_runs"] == {"profiled": 1}
+    assert doc["figures"]["outside"]["launch"]["profiled"]["outside_median"]["n"] == 0
+    assert not list((tmp_path / "runs").iterdir())  # its files dropped (no --keep)
+    assert psutil.Process().children(recursive=True) == []  # none left running, none a zombie
+    assert "exited during step 3" in capsys.readouterr().err
