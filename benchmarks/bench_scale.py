@@ -22,6 +22,10 @@ that the ratios compare runs made under the same load:
   user re-runs it (the output kept beside the entry is printed back), once with the kept
   output deleted first (the trace read from the cache and its figures computed).
 
+``--gpuviz-env VAR=VALUE`` (repeatable) adds a ``gpuviz summary`` contender to the rank
+folder with that setting (an import knob such as ``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES``), and
+``--skip-json-load`` leaves the slow reference out (ratios are then to plain gpuviz).
+
 The generated traces are kept in ``--data`` (default ``/tmp/gpuviz-bench/scale``) and reused.
 It prints each figure and writes them all, with the machine (CPUs, model, RAM) and its load
 before and after each case, to ``--out`` (JSON), which the README's performance table is made
