@@ -106,8 +106,11 @@ def play(
             except BrokenPipeError:
                 raise TurnError(i, f"exited before step {k}") from None
             wait = min(turn_timeout_s, deadline - time.perf_counter())
-            ready, _, _ = select.select([p.back], [], [], max(0.0, wait))
-            if not ready:
+            # poll, not select: select refuses descriptors past 1023, which a long-lived
+            # process (a test session) reaches
+            waiter = select.poll()
+            waiter.register(p.back, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not waiter.poll(max(0.0, wait) * 1000):
                 raise TurnError(i, f"step {k} took more than {wait:.0f} s")
             if not os.read(p.back, 1):
                 raise TurnError(i, f"exited during step {k}")

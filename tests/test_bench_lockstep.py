@@ -6,6 +6,7 @@ The scripts' side (``--turns R,W`` in ``benchmarks/profile_workload.py`` and
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -130,3 +131,37 @@ def test_a_process_dying_mid_run_fails_its_group_without_a_hang(
     assert not list((tmp_path / "runs").iterdir())  # its files dropped (no --keep)
     assert psutil.Process().children(recursive=True) == []  # none left running, none a zombie
     assert "exited during step 3" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_turns_work_with_descriptors_past_1023(tmp_path: Path) -> None:
+    # A long test session (CI) holds over a thousand descriptors, so the driver's pipes get
+    # numbers that select() refuses ("filedescriptor out of range"); the driver must still
+    # wait on them.
+    bench_profile_module()  # puts benchmarks/ on the path
+    lockstep = importlib.import_module("lockstep")
+    resource = pytest.importorskip("resource")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if max(soft, hard if hard != resource.RLIM_INFINITY else 4096) < 1200:
+        pytest.skip("this machine allows fewer than 1200 open files")
+    if soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))
+    r, w = os.pipe()
+    held = [r, w]
+    try:
+        while held[-1] < 1030:
+            held.append(os.dup(r))
+        cmd = [sys.executable, str(SCRIPTS / "turns.py"), "--steps", "3"]
+        logs = [(tmp_path / "out", tmp_path / "err")]
+        players = lockstep.start([(cmd, dict(os.environ))], logs, tmp_path)
+        assert players[0].back > 1023  # the case at hand
+        rounds = lockstep.play(players, 3, 30.0, time.perf_counter() + 30.0)
+        lockstep.finish(players, 10.0)
+        assert rounds == [[0], [0], [0]]
+        assert players[0].proc.returncode == 0
+        assert "took 3 turns" in (tmp_path / "out").read_text()
+    finally:
+        for fd in held:
+            os.close(fd)
+        if soft < 1200:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
