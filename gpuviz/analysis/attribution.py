@@ -27,7 +27,6 @@ The rules (docs/attribution.md says them for users):
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -204,12 +203,14 @@ class Attribution:
         return self.memo("node_weights", make)
 
 
-_CACHE: dict[int, tuple[weakref.ref[Trace], Attribution]] = {}
-_CACHE_LOCK = threading.Lock()
+_LOCK = threading.Lock()
 
 
 def attribute(trace: Trace) -> Attribution:
     """The attribution of ``trace`` (computed once, kept while the trace lives).
+
+    Kept in ``trace.derived``: a table keyed by the trace kept every trace alive (the
+    Attribution refers to its trace), and a closed tab's trace with it.
 
     Parameters
     ----------
@@ -219,16 +220,13 @@ def attribute(trace: Trace) -> Attribution:
     -------
     Attribution
     """
-    key = id(trace)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0]() is trace:
-            return hit[1]
+    with _LOCK:
+        hit = trace.derived.get("attribution")
+    if hit is not None:
+        return hit
     result = _attribute(trace)
-    with _CACHE_LOCK:
-        _CACHE[key] = (weakref.ref(trace), result)
-        weakref.finalize(trace, _CACHE.pop, key, None)
-    return result
+    with _LOCK:  # two threads may both compute it: the first stored is kept
+        return trace.derived.setdefault("attribution", result)
 
 
 def _attribute(trace: Trace) -> Attribution:

@@ -510,6 +510,10 @@ class Trace:
     _track_offsets: I64 | None = field(default=None, repr=False)
     _correlation_index: dict[str, Any] | None = field(default=None, repr=False)
     _slices_end_ns: int | None = field(default=None, repr=False)
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """What analyses computed from this trace and keep while it lives (the attribution), by
+    name. Held here, not in a module-level table: a table's value that refers to its trace
+    (an Attribution does) would keep every trace alive."""
 
     @classmethod
     def empty(cls, source: str = "") -> Trace:

@@ -428,3 +428,22 @@ def test_python_frame_that_lost_its_exit(tmp_path: Path) -> None:
         row(t, "aten::cross_entropy_loss").kind,
         row(t, "aten::cross_entropy_loss").device_total_ns,
     ) == ("outside", 3_000)
+
+
+def test_an_attributed_trace_is_freed_when_nothing_else_holds_it() -> None:
+    # The attribution used to be kept in a module-level table whose value refers to its
+    # trace, so every attributed trace (and its cache files' descriptors) lived forever: a
+    # closed tab's too.
+    import gc
+    import weakref
+
+    from gpuviz.trace.kineto import load_trace
+
+    data = Path(__file__).parents[1] / "data"
+    trace = load_trace(data / "attribution" / "tinylm_train.json.gz")
+    first = attribute(trace)
+    assert attribute(trace) is first  # computed once while the trace lives
+    gone = weakref.ref(trace)
+    del trace, first
+    gc.collect()
+    assert gone() is None

@@ -361,3 +361,31 @@ def test_the_status_line_says_about_how_long_is_left(qtbot, main_window, data_di
     )
     assert main_window.tabs.count() == 1
     assert any(" left" in t and t.startswith("Opening ") for t in shown), shown
+
+
+def test_a_closed_tab_frees_its_trace(qtbot, main_window, data_dir, _no_dangling_qthreads):
+    # Each closed tab kept its Trace alive until the app quit (its memory and ~42 cache files
+    # held open): the attribution's module-level table held it, and so did the Insights
+    # view's staged build, whose dropped timer call PySide kept.
+    import gc
+    import weakref
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    open_and_wait(qtbot, main_window, data_dir / "streams_overlap.json.gz")
+    view = main_window.current_trace_view()
+    view.set_view("modules")  # a view that attributes the trace
+    qtbot.waitUntil(lambda: not main_window.is_busy())
+    gone = weakref.ref(view.trace)
+    del view
+    main_window.tabs.tabCloseRequested.emit(0)
+    assert main_window.tabs.count() == 0
+    # The fixture holds every QThread started (a loader holds the trace it made): the threads
+    # are done, so it need not.
+    assert not any(t.isRunning() for t in _no_dangling_qthreads)
+    _no_dangling_qthreads.clear()
+    for _ in range(3):  # the event loop's deleteLater, then the collector
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        qtbot.wait(20)
+        gc.collect()
+    assert gone() is None

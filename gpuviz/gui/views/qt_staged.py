@@ -9,6 +9,7 @@ whole view (a test, an export, a click handler) calls :meth:`StagedBuild.finish_
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
@@ -29,8 +30,17 @@ class StagedBuild:
     def _schedule(self) -> None:
         assert isinstance(self, QObject)
         # With ``self`` as context, Qt drops the call when the view is deleted first (a tab
-        # closed, a window closed before its views finished building).
-        QTimer.singleShot(0, self, self._run_next_step)
+        # closed, a window closed before its views finished building). The call holds the
+        # view only weakly: PySide kept a dropped call's callable, and a bound method kept
+        # the closed view, its plots and its trace alive.
+        step = weakref.WeakMethod(self._run_next_step)
+
+        def run() -> None:
+            method = step()
+            if method is not None:
+                method()
+
+        QTimer.singleShot(0, self, run)
 
     def _run_next_step(self) -> None:
         if not self._steps:
