@@ -96,6 +96,13 @@ def play(
     ``deadline`` (``time.perf_counter``).
     """
     n = len(players)
+    # poll, not select: select refuses descriptors past 1023, which a long-lived process (a
+    # test session) reaches
+    waiters = []
+    for p in players:
+        waiter = select.poll()
+        waiter.register(p.back, select.POLLIN | select.POLLHUP | select.POLLERR)
+        waiters.append(waiter)
     rounds: list[list[int]] = []
     for k in range(steps):
         order = [(k + i) % n for i in range(n)]
@@ -106,11 +113,7 @@ def play(
             except BrokenPipeError:
                 raise TurnError(i, f"exited before step {k}") from None
             wait = min(turn_timeout_s, deadline - time.perf_counter())
-            # poll, not select: select refuses descriptors past 1023, which a long-lived
-            # process (a test session) reaches
-            waiter = select.poll()
-            waiter.register(p.back, select.POLLIN | select.POLLHUP | select.POLLERR)
-            if not waiter.poll(max(0.0, wait) * 1000):
+            if not waiters[i].poll(max(0.0, wait) * 1000):
                 raise TurnError(i, f"step {k} took more than {wait:.0f} s")
             if not os.read(p.back, 1):
                 raise TurnError(i, f"exited during step {k}")

@@ -54,6 +54,12 @@ def stepwise_ratios(groups: list[dict[str, Any]], num: str, den: str) -> list[fl
     ]
 
 
+def _median_of_runs(groups: list[dict[str, Any]], label: str, span: str, seed: int) -> float:
+    """The median over ``groups`` of their ``label`` runs' median step in ``span`` (ms)."""
+    runs = [g["runs"].get(label, {}) for g in groups]
+    return median_interval([r[span]["median"] for r in runs if span in r], seed=seed)["median"]
+
+
 def figures(
     a: argparse.Namespace, groups: list[dict[str, Any]], switches: dict[str, dict[str, str]]
 ) -> dict[str, Any]:
@@ -64,13 +70,8 @@ def figures(
         gs = [g for g in groups if g["workload"] == w and g["kind"] != "stack"]
         if not gs:
             continue
-        bare = [
-            g["runs"]["bare"]["outside"]["median"]
-            for g in gs
-            if "outside" in g["runs"].get("bare", {})
-        ]
         f: dict[str, Any] = {
-            "bare_median_ms": median_interval(bare, seed=a.seed)["median"],
+            "bare_median_ms": _median_of_runs(gs, "bare", "outside", a.seed),
             "profiled": {
                 f"{span}_{stat}": _ratio(gs, "profiled", "bare", span, stat, a.seed)
                 for span in ("outside", "before", "after")
@@ -116,13 +117,8 @@ def figures(
         gs = [g for g in groups if g["workload"] == w and g["kind"] == "stack"]
         if not gs:
             continue
-        base = [
-            g["runs"]["nostack"]["recorded"]["median"]
-            for g in gs
-            if "recorded" in g["runs"].get("nostack", {})
-        ]
         out["stack"][w] = {
-            "nostack_window_median_ms": median_interval(base, seed=a.seed)["median"],
+            "nostack_window_median_ms": _median_of_runs(gs, "nostack", "recorded", a.seed),
             "stack_over_nostack": _ratio(gs, "stack", "nostack", "recorded", "median", a.seed),
         }
     return out

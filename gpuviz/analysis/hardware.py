@@ -587,7 +587,7 @@ def hardware(
     Hardware
     """
     match_of = _RankPeaks(trace, override)
-    match = device_peaks(trace, override=override, busiest=match_of.busiest)
+    match = match_of(None)  # the trace's first rank with device properties
     calls, described = count_calls(trace)
     precision = call_precisions(trace, calls, described, match)
     described = split_by_precision(calls, described, precision)

@@ -23,8 +23,9 @@ band). Here a frame is a raster of the pixels that are shown, with the Timeline'
    exactly as tall as the image, a single ``np.repeat`` lays out every pixel, column-major.
 
 The raster has one column per bucket; the view stretches it over the buckets' time range.
-Cost per frame: O(buckets in view) for the columns, O(allocations) for the binary searches,
-O(pairs + pixels) for the rest (``benchmarks/bench_memory.py`` measures it at 1M entries).
+Cost per frame: O(buckets in view) for the columns, O(allocations that may be live in view)
+for the binary searches (:class:`LiveRows`; O(allocations) without it), O(pairs + pixels) for
+the rest (``benchmarks/bench_memory.py`` measures it at 1M entries).
 """
 
 from __future__ import annotations
@@ -231,7 +232,6 @@ def stack_raster(
     row_value: U32,
     height: int,
     y_max_bytes: float,
-    n_entries: int | None = None,
     live: LiveRows | None = None,
 ) -> U32:
     """Each column's stacked live allocations as pixels: a ``(len(columns), height)`` grid.
@@ -250,8 +250,6 @@ def stack_raster(
         The value (a premultiplied ARGB colour) painted for each allocation; 0 is empty.
     height, y_max_bytes
         Pixel rows, and the bytes the top row reaches. Row 0 is the top.
-    n_entries
-        The number of entries (the largest ``row_end``); found when not given.
     live
         A :class:`LiveRows` of the same allocations: only those that may be live in view are
         looked at (a view keeps one for its frames). Without it, every allocation is.
@@ -266,22 +264,16 @@ def stack_raster(
     n_ks = len(ks)
     # columns where each allocation is live: [#ks < start, #ks < end), by binary searches
     # over the distinct entries shown (entry k shows the state after k: start <= k < end)
-    n = int(row_end.max()) if n_entries is None else int(n_entries)
     cand = live.between(int(ks[0]), int(ks[-1])) if live is not None else None
-    starts = row_start if cand is None else row_start[cand]
-    ends = np.minimum(row_end if cand is None else row_end[cand], n + 1)
-    c_lo = np.searchsorted(ks, starts, "left")
-    c_hi = np.searchsorted(ks, ends, "left")
-    count = c_hi - c_lo
-    rows = np.flatnonzero(count > 0)
-    c_lo = c_lo[rows]
-    if cand is not None:
-        rows = cand[rows]
+    c_lo = np.searchsorted(ks, row_start if cand is None else row_start[cand], "left")
+    count = np.searchsorted(ks, row_end if cand is None else row_end[cand], "left") - c_lo
+    hit = np.flatnonzero(count > 0)
+    rows = hit if cand is None else cand[hit]
     # one band per (column, allocation), stacked in order; then, per column, a filler band
     # that makes it exactly ``height`` pixels tall (so one np.repeat lays out every pixel)
     if len(rows):
-        cnt = count[count > 0]
-        col = _ranges(c_lo, cnt)
+        cnt = count[hit]
+        col = _ranges(c_lo[hit], cnt)
         row = np.repeat(rows, cnt)
         order = np.argsort(col.astype(np.int16 if n_ks < 32768 else np.int32), kind="stable")
         col, row = col[order], row[order]

@@ -447,7 +447,6 @@ class QtMemoryTimeline(QWidget):
             self.values,
             full_h,
             y1 * self.unit_bytes,
-            len(self.tl.t_ns),
             self._live_rows(),
         )
         self.raster.set_raster(pixels, cols.x0_ns / NS_PER_MS, cols.bucket_ns / NS_PER_MS, y1)
