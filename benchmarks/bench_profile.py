@@ -51,7 +51,11 @@ the component costs). The switches, environment variables that ``gpuviz profile`
   the window; the steps before the window keep it (the schedule needs it);
 - ``all``: the three above at once (what is left is gpuviz's plain presence);
 - ``teardown``: ``TEARDOWN_CUPTI=0``, CUPTI left attached after the window (what the teardown
-  saves); ``provisional``: ``GPUVIZ_PROFILE_PROVISIONAL=0``, no recording before the first step.
+  saves); ``provisional``: ``GPUVIZ_PROFILE_PROVISIONAL=0``, no recording before the first step;
+- ``torch-cuda``, ``torch-cpu`` (``profile_workload.py`` only): no gpuviz at all; the bare
+  script opens its own ``torch.profiler`` window (CPU and CUDA activity, or CPU only) over the
+  steps of gpuviz's, with ``TEARDOWN_CUPTI=1``: "vs bare" is what a profiler window leaves
+  behind whoever opens it, "profiled over it" what gpuviz adds to that.
 
 **with_stack's cost** (``--stack-cost``; ``--stack-pairs``). Pairs of ``gpuviz profile`` runs
 without and with Python stacks (``--no-stack`` where gpuviz has it, else no flag, against
@@ -116,6 +120,15 @@ SWITCHES = {
     "provisional": {"GPUVIZ_PROFILE_PROVISIONAL": "0"},
 }
 SWITCHES["all"] = {k: v for n in ("sampler", "events", "hook") for k, v in SWITCHES[n].items()}
+TORCH_WINDOWS = {"torch-cuda": "cuda", "torch-cpu": "cpu"}
+"""Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
+gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
+profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz adds."""
+VARIANTS = {
+    **SWITCHES,
+    **{v: {"TEARDOWN_CUPTI": "1", "window": k} for v, k in TORCH_WINDOWS.items()},
+}
+"""Every variant, with what it changes (the figures' ``env``)."""
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
 WORKLOADS = {
     "launch": (WORKLOAD_SCRIPT, ("--kind", "launch"), 300),
@@ -155,7 +168,8 @@ class Run:
 
     @property
     def profiled(self) -> bool:
-        return self.label != "bare"
+        """Run under ``gpuviz profile`` (the bare script and its own-window variants are not)."""
+        return self.label != "bare" and self.label[4:] not in TORCH_WINDOWS
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -230,6 +244,10 @@ def command(
         *script_args,
         *bench.args.script_arg.get(run.workload, []),
     ]
+    if run.label[4:] in TORCH_WINDOWS:
+        own += ["--window-kind", TORCH_WINDOWS[run.label[4:]], "--window-at", str(s.skip)]
+        own += ["--window-len", str(s.warmup + s.active)]
+        return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if not run.profiled:
         return [sys.executable, *own], bench.env
     cmd = [sys.executable, "-m", "gpuviz", "profile", "--json", "--out", str(trace)]
@@ -633,7 +651,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--variants",
         default="sampler,events,hook,teardown",
-        help=f"of {','.join(SWITCHES)}; '' for none",
+        help=f"of {','.join(VARIANTS)}; '' for none",
     )
     p.add_argument("--variant-workloads", default="launch", help="where variants run (launch)")
     p.add_argument("--variant-pairs", type=int, default=8, help="groups with every variant (8)")
@@ -682,7 +700,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ("--workloads", a.workloads, ("launch", "gpt", "gemm")),
         ("--variant-workloads", a.variant_workloads, tuple(WORKLOADS)),
         ("--stack-workloads", a.stack_workloads, tuple(WORKLOADS)),
-        ("--variants", a.variants, tuple(SWITCHES)),
+        ("--variants", a.variants, tuple(VARIANTS)),
     ):
         bad = [n for n in names if n not in known]
         if bad:
@@ -713,7 +731,7 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     if a.report:
         try:
-            return report(a.report, a.seed, SWITCHES)
+            return report(a.report, a.seed, VARIANTS)
         except PoolError as e:
             _bad(str(e))
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="bench-profile-"))
@@ -753,7 +771,7 @@ def main(argv: list[str] | None = None) -> int:
         doc["elapsed_s"] = round(bench.elapsed(), 1)
         doc["groups"] = bench.groups
         doc["failed_runs"] = bench.failed
-        doc["figures"] = figures(a, bench.groups, SWITCHES)
+        doc["figures"] = figures(a, bench.groups, VARIANTS)
         doc["done"] = {f"{k}/{w}": done_count(bench, (k, w)) for k, w in goal}
         if a.json:  # NaN (no pairs yet) as null: standard JSON
             Path(a.json).write_text(json.dumps(_nan_to_none(doc), indent=1, allow_nan=False))

@@ -143,7 +143,8 @@ def print_figures(fig: dict[str, Any]) -> None:
         )
         for v, fv in f["variants"].items():
             print(
-                f"  {v} off: vs bare {format_ratio(fv['vs_bare_median'])}; profiled over it "
+                f"  {v}{'' if 'window' in fv['env'] else ' off'}: vs bare "
+                f"{format_ratio(fv['vs_bare_median'])}; profiled over it "
                 f"{format_ratio(fv['profiled_over_it_median'])} (mean {fv['profiled_over_it_mean']['median']:.3f}x)"
             )
             if fv.get("vs_bare_stepwise", {}).get("n"):

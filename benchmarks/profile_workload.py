@@ -17,6 +17,8 @@ each step's wall time in ms (``perf_counter`` at each step's end), the format of
 read), as a training loop that logs does. ``--turns R,W`` is for ``benchmarks/bench_profile.py``
 (its lockstep mode): before each step the script waits for a byte on file descriptor R, and
 after it (device synchronized) writes one to W; each step is then timed from its turn's start.
+``--window-kind cuda|cpu`` opens a plain ``torch.profiler`` window over ``--window-len`` steps
+from ``--window-at`` (its results stay in memory): what a profiler leaves behind, without gpuviz.
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ def main() -> None:
     p.add_argument("--sync-every", type=int, default=20, metavar="N")
     p.add_argument("--times", metavar="FILE.json", help="write each step's wall time (ms)")
     p.add_argument("--turns", metavar="R,W", help="take turns (for benchmarks/bench_profile.py)")
+    p.add_argument(
+        "--window-kind",
+        choices=("cuda", "cpu"),
+        help="open a torch.profiler window of this kind (no gpuviz: bench_profile's variants)",
+    )
+    p.add_argument("--window-at", type=int, default=60, help="its first step (60)")
+    p.add_argument("--window-len", type=int, default=7, help="its steps (7)")
     args = p.parse_args()
     device = torch.device(args.device)
     torch.manual_seed(0)
@@ -84,6 +93,12 @@ def main() -> None:
             opt.step()
             return loss
 
+    window = None
+    if args.window_kind:
+        acts = [torch.profiler.ProfilerActivity.CPU]
+        if args.window_kind == "cuda":
+            acts.append(torch.profiler.ProfilerActivity.CUDA)
+        window = torch.profiler.profile(activities=acts, record_shapes=True, profile_memory=True)
     times: list[float] = []
     turns = [int(fd) for fd in args.turns.split(",")] if args.turns else []
     last = time.perf_counter()
@@ -92,7 +107,11 @@ def main() -> None:
             if not os.read(turns[0], 1):
                 return  # the benchmark is gone
             last = time.perf_counter()
+        if window is not None and k == args.window_at:
+            window.start()
         loss = step()
+        if window is not None and k == args.window_at + args.window_len - 1:
+            window.stop()  # the trace stays in memory: not exported, nothing written
         if (k + 1) % args.sync_every == 0:
             loss.item()
         if turns and device.type == "cuda":

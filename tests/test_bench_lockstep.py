@@ -167,3 +167,41 @@ def test_turns_work_with_descriptors_past_1023(tmp_path: Path) -> None:
             os.close(fd)
         if soft < 1200:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.slow
+def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
+    tmp_path: Path,
+) -> None:
+    # torch-cpu: no gpuviz; the script opens its own window where gpuviz's would be.
+    bench = bench_profile_module()
+    a = bench.parse_args(["--device", "cpu", "--variants", "torch-cpu,all", "--steps", "30"])
+    sched = bench.main_schedule(a, "launch")
+    b = bench.Bench(a, tmp_path, {"X": "1"}, None, None)
+    own = bench.Run("launch", "off:torch-cpu", sched)
+    assert not own.profiled and bench.Run("launch", "off:all", sched).profiled
+    cmd, env = bench.command(b, own, tmp_path / "t.json", tmp_path / "t.json.gz")
+    assert "gpuviz" not in cmd and env == {"X": "1", "TEARDOWN_CUPTI": "1"}
+    assert cmd[cmd.index("--window-kind") + 1] == "cpu"
+    assert cmd[cmd.index("--window-at") + 1] == str(sched.skip)
+    assert cmd[cmd.index("--window-len") + 1] == str(sched.warmup + sched.active)
+    # The script's side: the window records the steps given, and the steps are all timed.
+    code = (
+        "import runpy, sys, torch\n"
+        "seen = []\n"
+        "real = torch.profiler.profile.stop\n"
+        "def stop(self):\n"
+        "    real(self)\n"
+        "    seen.append(sum(e.name == 'aten::sin' for e in self.events()))\n"
+        "torch.profiler.profile.stop = stop\n"
+        f"sys.argv = ['w', '--steps', '12', '--ops', '9', '--times', {str(tmp_path / 'w.json')!r},\n"
+        "            '--window-kind', 'cpu', '--window-at', '4', '--window-len', '3']\n"
+        f"runpy.run_path({str(ROOT / 'benchmarks' / 'profile_workload.py')!r}, run_name='__main__')\n"
+        "print(seen)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-1] == "[9]"  # 3 steps of 3 sin ops each, no more, no fewer
+    assert len(json.loads((tmp_path / "w.json").read_text())) == 12

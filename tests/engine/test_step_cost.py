@@ -210,6 +210,42 @@ def test_step_events_wait_in_the_buffer_and_go_out_before_anything_else(
         sink.close()
 
 
+def test_progress_from_the_boundary_is_made_only_when_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writing, "FLUSH_S", 1e9)
+    made: list[tuple[int, int]] = []
+    init = Progress.__init__
+
+    def counting(self: Progress, step: int, total: int) -> None:
+        made.append((step, total))
+        init(self, step, total)
+
+    monkeypatch.setattr(Progress, "__init__", counting)
+    path = tmp_path / "e.jsonl"
+    sink = writing.EventSink(str(path))
+    try:
+        for k in range(50):
+            sink.progress(k + 1, 60)
+        sink.emit(StepTimed(0, "s", 1.0, None, False))
+        assert made == [] and path.read_text() == ""
+        sink.emit(Progress(3, 60))  # an older kind of call: the newest of the two is kept
+        sink.progress(51, 60)
+        sink.emit(Finished({"ok": True}))
+        lines = _lines(path)
+        assert [e["type"] for e in lines] == ["StepTimed", "Progress", "Finished"]
+        assert (lines[1]["step"], lines[1]["total"]) == (51, 60)
+        assert made == [(3, 60), (51, 60)]  # the test's own, and the one written
+        monkeypatch.setattr(writing, "FLUSH_S", 0.0)  # past the period: the call writes it out
+        sink.progress(52, 60)
+        assert _lines(path)[-1]["step"] == 52
+    finally:
+        sink.close()
+    quiet = writing.EventSink()  # nowhere to write (a terminal run): nothing is kept
+    quiet.progress(1, 0)
+    assert not quiet.streaming and quiet._latest is None
+
+
 def test_the_sink_is_written_out_before_a_fork(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

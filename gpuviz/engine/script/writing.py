@@ -74,7 +74,26 @@ class EventSink:
             self._pipe = os.fdopen(events_fd, "w", encoding="utf-8")
         self._flushed = time.monotonic()
         self._progress: Progress | None = None  # the latest, written out with the buffer
+        self._latest: tuple[int, int] | None = None  # or this, from progress(): newer
         self.events: list[Event] = []  # the terminal and trace events, for the caller
+
+    @property
+    def streaming(self) -> bool:
+        """Whether step and sample events go anywhere (an events file or the app's pipe)."""
+        return self._writer is not None or self._pipe is not None
+
+    def progress(self, step: int, total: int) -> None:
+        """``Progress(step, total)``, made only when it is written out (with the buffer).
+
+        The step boundary calls this once a step: building and locking for an event that
+        is dropped unless :data:`FLUSH_S` has passed cost more than the rest of the sink.
+        """
+        if self._writer is None and self._pipe is None:
+            return
+        self._latest = (step, total)  # one store: the sampler thread's flush may read it
+        if time.monotonic() - self._flushed >= FLUSH_S:
+            with self._lock:
+                self._flush_locked()
 
     def emit(self, event: Event) -> None:
         """Send one event to every sink."""
@@ -84,6 +103,7 @@ class EventSink:
             # (half of the sink's cost at a step boundary went to these lines).
             with self._lock:
                 self._progress = event
+                self._latest = None
                 if time.monotonic() - self._flushed >= FLUSH_S:
                     self._flush_locked()
             return
@@ -91,9 +111,8 @@ class EventSink:
         with self._lock:
             if isinstance(event, (TraceReady, Finished, Failed, Cancelled)):
                 self.events.append(event)
-            if not streaming and self._progress is not None:
-                self._write_locked(self._progress)  # what came before it goes out before it
-                self._progress = None
+            if not streaming:
+                self._write_progress_locked()  # what came before it goes out before it
             self._write_locked(event)
             if not streaming or time.monotonic() - self._flushed >= FLUSH_S:
                 self._flush_locked()
@@ -121,9 +140,7 @@ class EventSink:
 
     def _flush_locked(self) -> None:
         self._flushed = time.monotonic()
-        progress, self._progress = self._progress, None
-        if progress is not None:
-            self._write_locked(progress)
+        self._write_progress_locked()
         if self._writer is not None:
             try:
                 self._writer.flush()
@@ -134,6 +151,14 @@ class EventSink:
                 self._pipe.flush()
             except (OSError, ValueError):
                 self._pipe = None
+
+    def _write_progress_locked(self) -> None:
+        latest, self._latest = self._latest, None
+        progress, self._progress = self._progress, None
+        if latest is not None:
+            progress = Progress(*latest)
+        if progress is not None:
+            self._write_locked(progress)
 
     def _writer_failed(self, exc: BaseException) -> None:
         say(f"could not write the events file: {exc}")
