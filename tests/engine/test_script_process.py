@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -52,6 +53,29 @@ def test_cancel_is_ctrl_c_and_keeps_the_partial_trace(tmp_path: Path) -> None:
     assert type(end) is Cancelled and end.partial_trace_path == str(out)
     assert out.exists()
     assert src.proc is not None and src.proc.returncode == 130
+
+
+@pytest.mark.slow
+def test_cancel_stops_the_script_even_where_the_app_started_with_ctrl_c_ignored(
+    tmp_path: Path,
+) -> None:
+    # An app started in a shell's background inherits SIGINT ignored, and so would its child.
+    out = tmp_path / "c.json.gz"
+    opts = ProfileOptions(
+        script="ends.py", args=["sleep"], skip=2, warmup=1, active=20, out=str(out)
+    )
+    src = ScriptProcess(ScriptRun(opts, cwd=str(SCRIPTS)))
+    seen = []
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for event in src:
+            seen.append(event)
+            if isinstance(event, StepTimed) and event.step == 8:
+                src.cancel()
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert type(seen[-1]) is Cancelled and out.exists()
+    assert src.proc is not None and src.proc.returncode == 130  # Ctrl-C's, not SIGTERM's 143
 
 
 def test_interpreter_check() -> None:

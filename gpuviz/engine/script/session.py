@@ -277,7 +277,8 @@ class ScriptSession:
         self._sources.install()
         self._undo.append(self._sources.uninstall)
         self._patch_profiler_start()
-        self._signals.install()
+        # The app's child (its pipe given): its Cancel is SIGINT, whatever the app inherited.
+        self._signals.install(take_sigint=self.options.events_fd is not None)
         self._start_sampler(None)
         self._prof = torch.profiler.profile(
             activities=self._activities(cuda=bool(torch.cuda.is_initialized())),

@@ -52,10 +52,19 @@ class SessionSignals:
         self.holding = False
         self.held: list[int] = []
 
-    def install(self) -> None:
-        """SIGTERM raises :class:`Terminated`; :data:`WAKE_SIGNAL` calls ``on_wake``."""
+    def install(self, take_sigint: bool = False) -> None:
+        """SIGTERM raises :class:`Terminated`; :data:`WAKE_SIGNAL` calls ``on_wake``.
+
+        ``take_sigint``: Ctrl-C raises ``KeyboardInterrupt`` even where this process started
+        with SIGINT ignored (the app's Cancel is SIGINT, and an app started in the background
+        of a shell passes SIG_IGN on to its children: Cancel then ended the script with
+        SIGTERM, exit 143 instead of 130).
+        """
         if not _on_main_thread():
             return
+        sigint = None
+        if take_sigint and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+            sigint = signal.default_int_handler
 
         def on_term(_signum: int, _frame: Any) -> None:
             raise Terminated()
@@ -65,7 +74,7 @@ class SessionSignals:
 
         self._wake_handler = on_wake
         for sig, handler in (
-            (signal.SIGINT, None),
+            (signal.SIGINT, sigint),
             (signal.SIGTERM, on_term),
             (WAKE_SIGNAL, on_wake),
         ):
