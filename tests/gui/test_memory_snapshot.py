@@ -52,8 +52,8 @@ def test_raster_shows_bands_as_tall_as_live_memory(qtbot, train) -> None:
     # the column at the peak is the tallest, and as tall as the peak, within a pixel
     vb = tl.plot.getViewBox()
     (_, _), (_, y1) = vb.viewRange()
-    heights = (pixels != 0).sum(axis=1)
-    h = pixels.shape[1]
+    heights = (pixels != 0).sum(axis=0)  # an image: a row of pixels per height, top first
+    h = pixels.shape[0]
     peak = train[0].figures.peak_allocated_bytes
     assert abs(heights.max() - peak / (y1 * tl.unit_bytes) * h) <= 1.5
 

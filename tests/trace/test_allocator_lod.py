@@ -8,6 +8,7 @@ import pytest
 from gpuviz.analysis.allocator import live_bytes_curve
 from gpuviz.trace.allocator_lod import ColumnPyramid, Columns, LiveRows, row_at, stack_raster
 from gpuviz.trace.allocator_snapshot import snapshot_from_data
+from gpuviz.trace.arrays import transposed
 from gpuviz.trace.synthetic_snapshot import make_snapshot
 
 
@@ -157,3 +158,31 @@ def test_live_rows_hold_every_allocation_live_between_two_entries(model: tuple) 
         live_any = np.flatnonzero((al.start <= k1) & (al.end > k0))
         assert set(live_any.tolist()) <= set(rows.tolist())
         assert np.all(np.diff(rows) > 0)
+
+
+def test_row_major_raster_is_the_transpose_and_contiguous(model: tuple) -> None:
+    t_ns, live, _, al = model
+    pyr = ColumnPyramid(t_ns, live)
+    value = (np.arange(len(al.start)) % 251 + 1).astype(np.uint32)
+    span = float(t_ns[-1])
+    # the whole run, a zoom, and a range past the end (hidden columns)
+    for t0, t1, w in (
+        (0.0, span, 300),
+        (span * 0.4, span * 0.41, 97),
+        (span * 0.9, span * 1.3, 50),
+    ):
+        cols = pyr.columns(t0, t1, w)
+        y_max = float(live.max()) * 1.1
+        want = stack_raster(cols, al.start, al.end, al.block_bytes, value, 37, y_max)
+        got = stack_raster(cols, al.start, al.end, al.block_bytes, value, 37, y_max, row_major=True)
+        assert got.flags.c_contiguous and got.dtype == np.uint32
+        np.testing.assert_array_equal(got, want.T)
+        assert want.any()
+
+
+def test_transposed_copies_in_blocks_of_any_remainder() -> None:
+    a = np.arange(131 * 5, dtype=np.uint32).reshape(131, 5)
+    for block in (1, 7, 64, 500):
+        t = transposed(a, block)
+        assert t.flags.c_contiguous
+        np.testing.assert_array_equal(t, a.T)

@@ -127,13 +127,16 @@ class _RasterItem(pg.GraphicsObject):
         self._rect = QRectF()
 
     def set_raster(self, pixels: np.ndarray, x0: float, dx: float, y_top: float) -> None:
-        """``pixels``: ``(columns, height)`` uint32, column ``c`` spanning ``[x0+c*dx, …)``."""
+        """``pixels``: ``(height, columns)`` uint32, C-contiguous, the top row first; column
+        ``c`` spans ``[x0+c*dx, …)``."""
         self.prepareGeometryChange()
+        h, w = pixels.shape
+        # Row-major: drawn through a scale, Qt blits it. Drawn column-major through a quarter
+        # turn (the raster's own layout) it took Qt's general path: 4.4 ms a frame at 2349
+        # columns on the VM, against 0.7 ms now, and 1-2 ms more for stack_raster's copy.
         self._pixels = np.ascontiguousarray(pixels, dtype=np.uint32)
-        w, h = self._pixels.shape
-        # the image is h wide (a column's pixels, top first) and w tall (the columns)
         self._image = QImage(
-            self._pixels.data, h, w, h * 4, QImage.Format.Format_ARGB32_Premultiplied
+            self._pixels.data, w, h, w * 4, QImage.Format.Format_ARGB32_Premultiplied
         )
         self._rect = QRectF(x0, 0.0, dx * w, y_top)
         self._dx, self._h = dx, h
@@ -148,9 +151,9 @@ class _RasterItem(pg.GraphicsObject):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        # image (u = pixel from the top, v = column) -> data (x = x0 + v*dx, y = top - u*dy)
+        # image (column c across, pixel u from the top down) -> data (x0 + c*dx, top - u*dy)
         dy = self._rect.height() / self._h
-        t = QTransform(0.0, -dy, self._dx, 0.0, self._rect.left(), self._rect.height())
+        t = QTransform(self._dx, 0.0, 0.0, -dy, self._rect.left(), self._rect.height())
         painter.setTransform(t, True)
         painter.drawImage(QPointF(0.0, 0.0), self._image)
         painter.restore()
@@ -318,7 +321,7 @@ class QtMemoryTimeline(QWidget):
         # bands themselves, to build and at each paint.
         legend_below(self.plot, 3)  # under the axis: it hides no band
         self.live_curve = pg.PlotDataItem(
-            pen=pg.mkPen("#222", width=1.2), name="allocated (bands by site)"
+            pen=pg.mkPen("#222", width=1), name="allocated (bands by site)"
         )
         self.reserved_curve = pg.PlotDataItem(
             pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine), name="reserved"
@@ -448,6 +451,7 @@ class QtMemoryTimeline(QWidget):
             full_h,
             y1 * self.unit_bytes,
             self._live_rows(),
+            row_major=True,
         )
         self.raster.set_raster(pixels, cols.x0_ns / NS_PER_MS, cols.bucket_ns / NS_PER_MS, y1)
         self._update_curves(cols)
