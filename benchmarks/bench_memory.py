@@ -19,7 +19,8 @@ ratio to ``pickle.load`` of the same file:
 - ``view first frame`` (Qt, offscreen, 1600x900): from the timeline's drawing model (which
   the app builds in its loader thread, reported apart as ``model``) to the first painted frame
   of the active memory timeline: the widget, the LOD raster of the full window, the paint.
-  ``zoom`` is the next frame after zooming to 1% of the window.
+  ``zoom`` is the next frame after zooming to 1% of the window; ``pan``, the median of 10
+  frames that each pan that view by a tenth (issue 25: at most 16 ms).
 
 Targets (issue 13): open + figures at most 1.5x ``pickle.load``; the first frame at 1M entries
 at most 100 ms.
@@ -87,8 +88,19 @@ elif which == "view":
     widget.render_now()
     widget.graphics.grab()
     t6 = time.perf_counter()
+    # then pans by a tenth of the view, each a frame: the raster and the paint
+    pans = []
+    for i in range(1, 13):
+        x0 = a + (b - a) * (0.4 + 0.001 * i)
+        widget.plot.setXRange(x0, x0 + (b - a) * 0.01, padding=0)
+        t7 = time.perf_counter()
+        widget.render_now()
+        widget.graphics.grab()
+        pans.append(time.perf_counter() - t7)
+    pans = sorted(pans[2:])
     print(json.dumps({"model_s": t1 - t0, "widget_s": t2 - t1, "lod_s": t3 - t2,
-                      "paint_s": t4 - t3, "first_frame_s": t4 - t1, "zoom_frame_s": t6 - t5}))
+                      "paint_s": t4 - t3, "first_frame_s": t4 - t1, "zoom_frame_s": t6 - t5,
+                      "pan_frame_s": pans[len(pans) // 2]}))
 """
 
 
@@ -158,7 +170,8 @@ def main() -> None:
             if view is None
             else f"{1000 * view['first_frame_s']:.1f} ms (widget {1000 * view['widget_s']:.0f}, "
             f"lod {1000 * view['lod_s']:.0f}, paint {1000 * view['paint_s']:.0f}; model "
-            f"{1000 * view['model_s']:.0f} ms in the loader; zoom frame {1000 * view['zoom_frame_s']:.0f} ms)"
+            f"{1000 * view['model_s']:.0f} ms in the loader; zoom frame {1000 * view['zoom_frame_s']:.0f} ms, "
+            f"pan frame {1000 * view['pan_frame_s']:.1f} ms)"
         )
         print(
             f"{n:>10} {path.stat().st_size / 2**20:>9.1f} {pk['s']:>14.3f} {gv['s']:>9.3f} "
