@@ -160,6 +160,25 @@ def test_live_rows_hold_every_allocation_live_between_two_entries(model: tuple) 
         assert np.all(np.diff(rows) > 0)
 
 
+def test_live_rows_at_a_few_entries_hold_every_allocation_live_at_one_of_them(
+    model: tuple,
+) -> None:
+    _, _, _, al = model
+    index = LiveRows(al.start, al.end)
+    n = int(al.end.max())
+    assert len(index.tiers) >= 2 and sum(len(r) for _, r, _ in index.tiers) > 0
+    rng = np.random.default_rng(5)
+    for m in (1, 3, 40, 2000):  # far apart (a full view) to closer than a life (merged)
+        ks = np.unique(rng.integers(-1, n + 2, m))
+        rows = index.at(ks)
+        start, end = al.start[:, None], al.end[:, None]
+        live_any = np.flatnonzero(((start <= ks[None, :]) & (end > ks[None, :])).any(axis=1))
+        assert set(live_any.tolist()) <= set(rows.tolist())
+        assert np.all(np.diff(rows) > 0)
+        assert len(rows) < len(al.start) or m == 2000  # the point: not every row
+    assert len(index.at(np.empty(0, dtype=np.int64))) == 0
+
+
 def test_row_major_raster_is_the_transpose_and_contiguous(model: tuple) -> None:
     t_ns, live, _, al = model
     pyr = ColumnPyramid(t_ns, live)

@@ -266,13 +266,7 @@ class QtMemoryRanksView(QWidget):
 
 def _top_bytes(tl: MemoryTimeline) -> float:
     """A lane's top in bytes, as :class:`QtMemoryTimeline` computes it (reserved, live)."""
-    top = max(
-        int(tl.reserved.max()) if len(tl.reserved) else 0,
-        int(tl.live.max()) if len(tl.live) else 0,
-        tl.baseline,
-        1,
-    )
-    return top * 1.08
+    return tl.top_bytes * 1.08
 
 
 def _x_span(timelines: Sequence[MemoryTimeline]) -> tuple[float, float]:

@@ -228,13 +228,7 @@ class QtMemoryTimeline(QWidget):
         # a view of several snapshots gives the same site the same colour in each
         self.colours = site_colours(tl) if colours is None else colours
         self.values = row_values(tl, self.colours)
-        self._live: LiveRows | None = None  # made at the first frame: _live_rows
-        top = max(
-            int(tl.reserved.max()) if len(tl.reserved) else 0,
-            int(tl.live.max()) if len(tl.live) else 0,
-            tl.baseline,
-            1,
-        )
+        top = tl.top_bytes
         self.unit, self.unit_bytes = byte_unit(top)
         self.y_top = top * 1.08 / self.unit_bytes
         self.chosen_entry: int | None = None
@@ -458,12 +452,9 @@ class QtMemoryTimeline(QWidget):
         self.frames_drawn += 1
 
     def _live_rows(self) -> LiveRows:
-        """The allocations' :class:`LiveRows`, made at the first frame and kept (a pan then
-        looks only at those that may be live in view)."""
-        if self._live is None:
-            al = self.tl.allocations
-            self._live = LiveRows(al.start, al.end)
-        return self._live
+        """The model's :class:`LiveRows` (a frame looks only at the allocations that may be
+        live at the entries it shows)."""
+        return self.tl.live_rows
 
     def render_now(self) -> None:
         """Compute the raster for the current view at once (tests, screenshots)."""
