@@ -55,7 +55,9 @@ the component costs). The switches, environment variables that ``gpuviz profile`
 - ``torch-cuda``, ``torch-cpu`` (``profile_workload.py`` only): no gpuviz at all; the bare
   script opens its own ``torch.profiler`` window (CPU and CUDA activity, or CPU only) over the
   steps of gpuviz's, with ``TEARDOWN_CUPTI=1``: "vs bare" is what a profiler window leaves
-  behind whoever opens it, "profiled over it" what gpuviz adds to that.
+  behind whoever opens it, "profiled over it" what gpuviz adds to that;
+- ``bare-again``: the bare script once more (A/A): what two identical processes measure, the
+  floor under every other figure.
 
 **with_stack's cost** (``--stack-cost``; ``--stack-pairs``). Pairs of ``gpuviz profile`` runs
 without and with Python stacks (``--no-stack`` where gpuviz has it, else no flag, against
@@ -124,9 +126,14 @@ TORCH_WINDOWS = {"torch-cuda": "cuda", "torch-cpu": "cpu"}
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
 profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz adds."""
+BARE_AGAIN = "bare-again"
+"""The A/A variant: the bare script once more, under its own label. Its figures against bare
+are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
+steps before step 60 of the torch-window variants, still bare there, gave 1.005x and 1.026x)."""
 VARIANTS = {
     **SWITCHES,
     **{v: {"TEARDOWN_CUPTI": "1", "window": k} for v, k in TORCH_WINDOWS.items()},
+    BARE_AGAIN: {"window": "none"},
 }
 """Every variant, with what it changes (the figures' ``env``)."""
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
@@ -169,7 +176,7 @@ class Run:
     @property
     def profiled(self) -> bool:
         """Run under ``gpuviz profile`` (the bare script and its own-window variants are not)."""
-        return self.label != "bare" and self.label[4:] not in TORCH_WINDOWS
+        return self.label != "bare" and self.label[4:] not in (*TORCH_WINDOWS, BARE_AGAIN)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -248,7 +255,7 @@ def command(
         own += ["--window-kind", TORCH_WINDOWS[run.label[4:]], "--window-at", str(s.skip)]
         own += ["--window-len", str(s.warmup + s.active)]
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
-    if not run.profiled:
+    if not run.profiled:  # bare, and bare-again
         return [sys.executable, *own], bench.env
     cmd = [sys.executable, "-m", "gpuviz", "profile", "--json", "--out", str(trace)]
     cmd += ["--skip", str(s.skip), "--warmup", str(s.warmup), "--active", str(s.active)]

@@ -185,6 +185,12 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     assert cmd[cmd.index("--window-kind") + 1] == "cpu"
     assert cmd[cmd.index("--window-at") + 1] == str(sched.skip)
     assert cmd[cmd.index("--window-len") + 1] == str(sched.warmup + sched.active)
+    again = bench.Run("launch", "off:bare-again", sched)  # A/A: the bare command, once more
+    bare = bench.Run("launch", "bare", sched)
+    assert not again.profiled
+    assert bench.command(b, again, tmp_path / "t.json", tmp_path / "x") == bench.command(
+        b, bare, tmp_path / "t.json", tmp_path / "x"
+    )
     # The script's side: the window records the steps given, and the steps are all timed.
     code = (
         "import runpy, sys, torch\n"
