@@ -25,6 +25,7 @@ from gpuviz.gui.qt_draw import draw_rects
 from gpuviz.gui.qt_text import wrap_label
 from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
+from gpuviz.trace.arrays import unique
 
 FREE_COLOUR = "#e8e8e8"
 PENDING_COLOUR = "#ff7f0e"
@@ -102,7 +103,7 @@ class QtMemorySegments(QWidget):
         pending = lay.block_state == PENDING_FREE
         if pending.any():
             groups.append((QColor(PENDING_COLOUR), rects[pending]))
-        for s in np.unique(site[~pending]).tolist():
+        for s in unique(site[~pending]).tolist():
             m = (~pending) & (site == s)
             groups.append((colour_of_site(self.colours, int(s)), rects[m]))
         self.item.set_groups(background, groups)

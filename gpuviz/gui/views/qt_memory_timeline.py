@@ -27,6 +27,7 @@ from gpuviz.display import html_safe
 from gpuviz.gui.qt_draw import draw_rects, premultiplied_argb
 from gpuviz.gui.views.qt_plot_style import byte_unit, legend_below, style_plot_item
 from gpuviz.trace.allocator_lod import LiveRows, row_at, stack_raster
+from gpuviz.trace.arrays import unique
 
 NS_PER_MS = 1e6
 REDRAW_MS = 30  # the raster follows pans and zooms at about 30 Hz
@@ -169,7 +170,7 @@ class _AnnotationItem(pg.GraphicsObject):
         self.colours = colours
         self.brushes = {
             int(c): pg.mkBrush(QColor(SITE_COLOURS[int(c) % len(SITE_COLOURS)]).lighter(130))
-            for c in np.unique(colours)
+            for c in unique(colours)
         }
         r = self.rects
         self._bounds = (
@@ -435,7 +436,10 @@ class QtMemoryTimeline(QWidget):
         # the raster starts at zero bytes: when zoomed in vertically, more rows reach the top
         full_h = int(min(h_px * y1 / max(y1 - max(y0, 0.0), 1e-9), 16384))
         al = self.tl.allocations
-        cols = self.tl.pyramid.columns(x0 * NS_PER_MS, x1 * NS_PER_MS, w_px)
+        # Columns at least a pixel wide (half as many as pixels to as many): each shows the
+        # peak of its span and Qt widens it. Narrower ones (up to two a pixel) were dropped
+        # by the nearest-pixel scaling, peaks too, and cost twice the raster.
+        cols = self.tl.pyramid.columns(x0 * NS_PER_MS, x1 * NS_PER_MS, max(w_px // 2, 1))
         pixels = stack_raster(
             cols,
             al.start,
