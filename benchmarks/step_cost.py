@@ -154,8 +154,7 @@ def _hook_body(session: Any, args: argparse.Namespace, out: dict[str, Any], befo
         raise RuntimeError("the profiler is not waiting for its window")
     if not before and (session._prof is not None or not session.traces):
         raise RuntimeError("the window was not written: the session is not past it")
-    if session._sampler is not None:  # measured apart; here it would only add noise
-        session._sampler.stop()
+    session.memory.stop_sampler()  # measured apart; here it would only add noise
     timer, sink = session._timer, session.sink
     writer = sink._writer
     sources.uninstall()

@@ -173,7 +173,7 @@ def build_result(session: Any) -> dict[str, Any]:
         "memory_snapshot": session.snapshot,
         "warnings": list(session.warnings),
     }
-    peaks = session._sampler.peaks if session._sampler is not None else {}
+    peaks = session.memory.peaks
     result["memory"] = {dev: dict(p) for dev, p in peaks.items()}
     result["windows"] = [window_figures(p) for p in session.traces]
     return result

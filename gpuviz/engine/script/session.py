@@ -58,6 +58,7 @@ from gpuviz.engine.events import (
     StepTimed,
 )
 from gpuviz.engine.script import forking
+from gpuviz.engine.script.memory import SessionMemory
 from gpuviz.engine.script.options import OutPlan, ProfileOptions, RankInfo, parse_step_fn
 from gpuviz.engine.script.report import build_result, print_report, say
 from gpuviz.engine.script.schedule import Phase
@@ -144,10 +145,7 @@ class ScriptSession:
         self._closing = False
         self._trace_window = 0
         self._windows_saved = 0
-        self._sampler: Any = None
-        self._sampler_cuda = False
-        self._history: Any = None
-        self._history_done = False
+        self.memory = SessionMemory(self.warnings)
         self._timer_thread: threading.Timer | None = None
         self._countdown_from: float | None = None
         self._undo: list[Callable[[], None]] = []
@@ -380,7 +378,7 @@ class ScriptSession:
             and getattr(device, "type", "") == "cuda"
         ):
             self._last_device = device
-            if not self._sampler_cuda:
+            if not self.memory.sampler_cuda:
                 self._start_sampler(device)
         timer = self._timer
         timer.end(k, profiled, device)
@@ -463,8 +461,11 @@ class ScriptSession:
             prof.activities = set(self._activities(cuda))
             cuda_activity = torch.profiler.ProfilerActivity.CUDA in prof.activities
             prof.use_device = "cuda" if cuda_activity else None  # "cuda" adds CUDA activity
-        if self.options.memory_snapshot and self._history is None:
-            self._start_history(cuda)
+        if self.options.memory_snapshot and self.memory.history is None:
+            from gpuviz.engine.memory_history import snapshot_path_for
+
+            path = snapshot_path_for(self.plan.trace, self.plan.rank)
+            self.memory.start_history(torch, path, self.options.snapshot_entries, cuda)
         return True
 
     def _after_window_start(self, step: int) -> None:
@@ -539,12 +540,10 @@ class ScriptSession:
         self._child = True
         self._closing = True
         forking.keep(
-            self._prof, self._provisional, self._provisional_range, self._sampler,
-            self._history, self._timer, *self.sink.detach(),
+            self._prof, self._provisional, self._provisional_range, *self.memory.detach(),
+            self._timer, *self.sink.detach(),
         )  # fmt: skip
-        self._prof = self._provisional = self._provisional_range = None
-        self._sampler = self._history = self._timer_thread = None
-        self._history_done = True
+        self._prof = self._provisional = self._provisional_range = self._timer_thread = None
         self.sink = self.files.sink = EventSink()
         for undo in reversed(self._undo):
             with contextlib.suppress(Exception):
@@ -686,62 +685,13 @@ class ScriptSession:
 
     # ---------------------------------------------------------------------------- memory
     def _start_sampler(self, device: Any) -> None:
-        from gpuviz.engine.sampler import PROFILE_INTERVAL_S, MemorySampler
-
-        torch = self._torch
-        if os.environ.get("GPUVIZ_PROFILE_SAMPLER") == "0":
-            return  # an experiment switch (benchmarks/bench_profile.py): no memory samples
-        if self._sampler is not None:
-            self._sampler.stop()
-        devices = [device] if device is not None else [torch.device("cpu")]
-        self._sampler_cuda = device is not None
-        if device is not None:
-            self.device = f"cuda:{device.index if device.index is not None else 0}"
-        try:
-            self._sampler = MemorySampler(
-                devices, self.t0, emit=self.sink.emit, interval_s=PROFILE_INTERVAL_S
-            )
-        except ImportError as exc:  # psutil missing: the run goes on without memory samples
-            self._sampler = None
-            if not self._sampler_cuda or device is None:
-                say(f"no memory samples: {exc}")
-            return
-        self._sampler.start()
-
-    def _start_history(self, cuda: bool) -> None:
-        from gpuviz.engine.memory_history import MemoryHistory, snapshot_path_for
-
-        path = snapshot_path_for(self.plan.trace, self.plan.rank)
-        self._history = MemoryHistory(path, self.options.snapshot_entries)
-        if not cuda:
-            reason = "needs CUDA" + (
-                " (the script has not used CUDA when profiling starts)"
-                if self._torch.cuda.is_available()
-                else ""
-            )
-        else:
-            reason = self._history.start()
-        if reason:
-            say(f"--memory-snapshot: {reason}; no allocator snapshot")
-            self.warnings.append(f"--memory-snapshot: {reason}")
-            self._history_done = True
+        label = self.memory.start_sampler(self._torch, device, self.t0, self.sink.emit)
+        if label is not None:
+            self.device = label
 
     def _finish_history(self, error: BaseException | None = None) -> None:
-        h = self._history
-        if h is None or self._history_done:
-            return
-        self._history_done = True
-        try:
-            if error is not None:
-                h.on_error(error)
-            written = h.finish()
-        except Exception as exc:
-            say(f"--memory-snapshot: writing the snapshot failed: {exc}")
-            return
-        if written is not None:
-            self.snapshot = str(written)
-        if h.error:
-            self.warnings.append(h.error)
+        self.memory.finish_history(error)
+        self.snapshot = self.memory.snapshot
 
     # ------------------------------------------------------------------------------- the end
     def _finish(self, error: BaseException | None) -> None:
@@ -770,9 +720,8 @@ class ScriptSession:
         if self._timer is not None:
             with contextlib.suppress(Exception):
                 self._emit_steps(self._timer.flush())
-        if self._sampler is not None:
-            with contextlib.suppress(Exception):
-                self._sampler.stop()
+        with contextlib.suppress(Exception):
+            self.memory.stop_sampler()
         for undo in reversed(self._undo):
             with contextlib.suppress(Exception):
                 undo()
