@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import faulthandler
 import gc
 import os
@@ -237,12 +238,18 @@ def run_once(
     win.traceOpened.connect(opened.append)
     watch = Watch(sample)
     times: dict[str, float] = {}
+    # Garbage collection as the app runs it (run_app): only on the GUI thread, on a timer.
+    from gpuviz.gui.app import collect_on_gui_thread
+
+    collecting = contextlib.ExitStack()
+    collecting.enter_context(collect_on_gui_thread())
     t0 = time.perf_counter()
     watch.start()
     win.open_traces([str(folder)])
     ok = _pump(app, lambda: bool(opened) or bool(win.errors), 1800)
     if win.errors or not ok:
         watch.stop()
+        collecting.close()
         raise RuntimeError(f"open failed: {win.errors or 'timed out'}")
     _pump(app, lambda: not win.is_busy(), 60)
     # Let the first view paint and any deferred work it queued run.
@@ -270,6 +277,7 @@ def run_once(
     times["ranks"] = time.perf_counter() - t2
     watch.phase = "done"
     watch.stop()
+    collecting.close()
 
     view.set_view("timeline")
     app.processEvents()
