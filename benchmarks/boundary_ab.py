@@ -32,11 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paired import median_interval
-from profile_workload import launch_step
+from profile_workload import launch_step, make_launch
 
 ARMS = ("on", "hook off", "events off")
 
@@ -63,12 +62,7 @@ def main() -> None:
     p.add_argument("--parts", action="store_true", help="also time the boundary's parts")
     args = p.parse_args()
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    torch.manual_seed(0)
-    mlp = nn.Sequential(
-        nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64)
-    ).to(dev)
-    opt = torch.optim.Adam(mlp.parameters(), lr=1e-4, foreach=False)
-    x = torch.randn(4096, device=dev)
+    x, mlp, opt = make_launch(dev)
     session, sources = _session()
     inner = sources.on_boundary
     boundary_s: list[tuple[int, float]] = []

@@ -46,6 +46,18 @@ def launch_step(
     return loss
 
 
+def make_launch(
+    device: torch.device,
+) -> tuple[torch.Tensor, nn.Module, torch.optim.Optimizer]:
+    """The launch-bound step's input, tiny MLP and optimizer on ``device`` (seeded)."""
+    torch.manual_seed(0)
+    mlp = nn.Sequential(
+        nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64)
+    ).to(device)
+    opt = torch.optim.Adam(mlp.parameters(), lr=1e-4, foreach=False)
+    return torch.randn(4096, device=device), mlp, opt
+
+
 def main() -> None:
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -68,11 +80,7 @@ def main() -> None:
     device = torch.device(args.device)
     torch.manual_seed(0)
     if args.kind == "launch":
-        mlp = nn.Sequential(
-            nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64)
-        ).to(device)
-        opt: torch.optim.Optimizer = torch.optim.Adam(mlp.parameters(), lr=1e-4, foreach=False)
-        x = torch.randn(4096, device=device)
+        x, mlp, opt = make_launch(device)
 
         def step() -> torch.Tensor:
             return launch_step(x, mlp, opt, args.ops)

@@ -25,10 +25,9 @@ import time
 from pathlib import Path
 
 import torch
-from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from profile_workload import launch_step
+from profile_workload import launch_step, make_launch
 
 
 def main() -> None:
@@ -39,10 +38,7 @@ def main() -> None:
     p.add_argument("--ops", type=int, default=600)
     args = p.parse_args()
     dev = torch.device("cuda")
-    torch.manual_seed(0)
-    mlp = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64)).to(dev)
-    opt = torch.optim.Adam(mlp.parameters(), lr=1e-4, foreach=False)
-    x = torch.randn(4096, device=dev)
+    x, mlp, opt = make_launch(dev)
 
     def timed(n: int) -> list[float]:
         out = []

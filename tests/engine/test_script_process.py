@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,18 +38,24 @@ def test_child_run_streams_events_and_keeps_the_scripts_output(tmp_path: Path) -
     assert names == {"ProfilerStep#3", "ProfilerStep#4"}
 
 
-@pytest.mark.slow
-def test_cancel_is_ctrl_c_and_keeps_the_partial_trace(tmp_path: Path) -> None:
-    out = tmp_path / "c.json.gz"
+def _cancel_at_step_8(out: Path) -> tuple[ScriptProcess, list[Any]]:
+    """Run ``ends.py sleep`` in the app's child process and Cancel it at step 8."""
     opts = ProfileOptions(
         script="ends.py", args=["sleep"], skip=2, warmup=1, active=20, out=str(out)
     )
     src = ScriptProcess(ScriptRun(opts, cwd=str(SCRIPTS)))
-    seen = []
+    seen: list[Any] = []
     for event in src:
         seen.append(event)
         if isinstance(event, StepTimed) and event.step == 8:
             src.cancel()
+    return src, seen
+
+
+@pytest.mark.slow
+def test_cancel_is_ctrl_c_and_keeps_the_partial_trace(tmp_path: Path) -> None:
+    out = tmp_path / "c.json.gz"
+    src, seen = _cancel_at_step_8(out)
     end = seen[-1]
     assert type(end) is Cancelled and end.partial_trace_path == str(out)
     assert out.exists()
@@ -61,17 +68,9 @@ def test_cancel_stops_the_script_even_where_the_app_started_with_ctrl_c_ignored(
 ) -> None:
     # An app started in a shell's background inherits SIGINT ignored, and so would its child.
     out = tmp_path / "c.json.gz"
-    opts = ProfileOptions(
-        script="ends.py", args=["sleep"], skip=2, warmup=1, active=20, out=str(out)
-    )
-    src = ScriptProcess(ScriptRun(opts, cwd=str(SCRIPTS)))
-    seen = []
     old = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        for event in src:
-            seen.append(event)
-            if isinstance(event, StepTimed) and event.step == 8:
-                src.cancel()
+        src, seen = _cancel_at_step_8(out)
     finally:
         signal.signal(signal.SIGINT, old)
     assert type(seen[-1]) is Cancelled and out.exists()

@@ -391,10 +391,8 @@ class ScriptSession:
         steps = timer.ready()
         if steps:
             self._emit_steps(steps)
-        if self.options.stop:
-            self.sink.progress(self.step, (self.schedule.last_step or -1) + 1)
-        else:
-            self.sink.progress(self.step, 0)
+        total = (self.schedule.last_step or -1) + 1 if self.options.stop else 0
+        self.sink.progress(self.step, total)
         if (
             self.options.stop
             and self.schedule.last_step is not None

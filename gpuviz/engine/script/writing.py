@@ -73,8 +73,7 @@ class EventSink:
         if events_fd is not None:
             self._pipe = os.fdopen(events_fd, "w", encoding="utf-8")
         self._flushed = time.monotonic()
-        self._progress: Progress | None = None  # the latest, written out with the buffer
-        self._latest: tuple[int, int] | None = None  # or this, from progress(): newer
+        self._latest: tuple[int, int] | None = None  # the latest progress, not yet written
         self.events: list[Event] = []  # the terminal and trace events, for the caller
 
     @property
@@ -101,11 +100,7 @@ class EventSink:
         if isinstance(event, Progress):
             # Only the latest counts: it is written out with the buffer, not once a step
             # (half of the sink's cost at a step boundary went to these lines).
-            with self._lock:
-                self._progress = event
-                self._latest = None
-                if time.monotonic() - self._flushed >= FLUSH_S:
-                    self._flush_locked()
+            self.progress(event.step, event.total)
             return
         streaming = kind in _STREAMING
         with self._lock:
@@ -154,11 +149,8 @@ class EventSink:
 
     def _write_progress_locked(self) -> None:
         latest, self._latest = self._latest, None
-        progress, self._progress = self._progress, None
         if latest is not None:
-            progress = Progress(*latest)
-        if progress is not None:
-            self._write_locked(progress)
+            self._write_locked(Progress(*latest))
 
     def _writer_failed(self, exc: BaseException) -> None:
         say(f"could not write the events file: {exc}")

@@ -26,7 +26,7 @@ from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import html_safe
 from gpuviz.gui.qt_draw import draw_rects, premultiplied_argb
 from gpuviz.gui.views.qt_plot_style import byte_unit, legend_below, style_plot_item
-from gpuviz.trace.allocator_lod import LiveRows, row_at, stack_raster
+from gpuviz.trace.allocator_lod import row_at, stack_raster
 from gpuviz.trace.arrays import unique
 
 NS_PER_MS = 1e6
@@ -448,17 +448,12 @@ class QtMemoryTimeline(QWidget):
             self.values,
             full_h,
             y1 * self.unit_bytes,
-            self._live_rows(),
+            self.tl.live_rows,
             row_major=True,
         )
         self.raster.set_raster(pixels, cols.x0_ns / NS_PER_MS, cols.bucket_ns / NS_PER_MS, y1)
         self._update_curves(cols)
         self.frames_drawn += 1
-
-    def _live_rows(self) -> LiveRows:
-        """The model's :class:`LiveRows` (a frame looks only at the allocations that may be
-        live at the entries it shows)."""
-        return self.tl.live_rows
 
     def render_now(self) -> None:
         """Compute the raster for the current view at once (tests, screenshots)."""
