@@ -122,16 +122,22 @@ SWITCHES = {
     "provisional": {"GPUVIZ_PROFILE_PROVISIONAL": "0"},
 }
 SWITCHES["all"] = {k: v for n in ("sampler", "events", "hook") for k, v in SWITCHES[n].items()}
-TORCH_WINDOWS = {"torch-cuda": "cuda", "torch-cpu": "cpu"}
+TORCH_WINDOWS = {"torch-cuda": "cuda", "torch-cpu": "cpu", "torch-save": "cuda"}
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
-profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz adds."""
+profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz adds.
+``torch-save`` also saves its trace when the window ends (``export_chrome_trace``, Kineto's own
+JSON writer), as gpuviz does at that step."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
 are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
 steps before step 60 of the torch-window variants, still bare there, gave 1.005x and 1.026x)."""
+NO_WINDOW = "no-window"
+"""``gpuviz profile`` whose window never comes (``--skip`` past the last step): gpuviz's presence
+(its imports, hooks, sampler, step boundary) without a profiler window or a trace to write."""
 VARIANTS = {
     **SWITCHES,
+    NO_WINDOW: {"skip": "past the last step"},
     **{v: {"TEARDOWN_CUPTI": "1", "window": k} for v, k in TORCH_WINDOWS.items()},
     BARE_AGAIN: {"window": "none"},
 }
@@ -254,6 +260,8 @@ def command(
     if run.label[4:] in TORCH_WINDOWS:
         own += ["--window-kind", TORCH_WINDOWS[run.label[4:]], "--window-at", str(s.skip)]
         own += ["--window-len", str(s.warmup + s.active)]
+        if run.label[4:] == "torch-save":
+            own += ["--window-save", str(trace.with_name(trace.name.removesuffix(".gz")))]
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if not run.profiled:  # bare, and bare-again
         return [sys.executable, *own], bench.env
@@ -263,8 +271,10 @@ def command(
         cmd.append("--stack")
     elif bench.no_stack_flag:  # stacks may become the default: ask for none explicitly
         cmd.append(bench.no_stack_flag)
+    if run.label[4:] == NO_WINDOW:
+        cmd += ["--skip", str(s.steps + 1_000_000)]  # the later --skip wins
     env = dict(bench.env)
-    if run.label.startswith("off:"):
+    if run.label[4:] in SWITCHES:
         env.update(SWITCHES[run.label[4:]])
     return [*cmd, *own], env
 

@@ -23,7 +23,8 @@ that the ratios compare runs made under the same load:
   output deleted first (the trace read from the cache and its figures computed).
 
 ``--gpuviz-env VAR=VALUE`` (repeatable) adds a ``gpuviz summary`` contender to the rank
-folder with that setting (an import knob such as ``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES``), and
+folder and the start-up with that setting (``PYTHONPATH=DIR`` runs another version of gpuviz,
+such as ``git archive`` of the last commit, when run from outside the checkout) (an import knob such as ``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES``), and
 ``--skip-json-load`` leaves the slow reference out (ratios are then to plain gpuviz).
 
 The generated traces are kept in ``--data`` (default ``/tmp/gpuviz-bench/scale``) and reused.
@@ -270,15 +271,17 @@ def main(argv: list[str] | None = None) -> int:
 
     if "startup" in cases:
         one = gen(["--kernels", str(a.startup_kernels)], a.data / f"k{a.startup_kernels}.json")
+        summary = [py, "-m", "gpuviz", "summary", str(one), "--json"]
+        starting: dict[str, tuple[list[str], dict[str, str] | None]] = {
+            "python -c json.load": ([py, "-c", JSON_EACH, str(one)], None),
+            "gpuviz summary --json": (summary, nocache),
+        }
+        for item in a.gpuviz_env:
+            var, _, value = item.partition("=")
+            starting[f"gpuviz {item}"] = (summary, {**nocache, var: value})
         case = rounds(
             f"start-up: one file of {a.startup_kernels} kernels, {size_mb(one):.0f} MB",
-            {
-                "python -c json.load": ([py, "-c", JSON_EACH, str(one)], None),
-                "gpuviz summary --json": (
-                    [py, "-m", "gpuviz", "summary", str(one), "--json"],
-                    nocache,
-                ),
-            },
+            starting,
             a.repeat,
             "python -c json.load",
         )

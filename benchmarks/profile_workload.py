@@ -76,6 +76,11 @@ def main() -> None:
     )
     p.add_argument("--window-at", type=int, default=60, help="its first step (60)")
     p.add_argument("--window-len", type=int, default=7, help="its steps (7)")
+    p.add_argument(
+        "--window-save",
+        metavar="FILE.json",
+        help="save the window's trace there when it ends (Kineto's own save, as a user would)",
+    )
     args = p.parse_args()
     device = torch.device(args.device)
     torch.manual_seed(0)
@@ -119,7 +124,9 @@ def main() -> None:
             window.start()
         loss = step()
         if window is not None and k == args.window_at + args.window_len - 1:
-            window.stop()  # the trace stays in memory: not exported, nothing written
+            window.stop()  # without --window-save the trace stays in memory, nothing written
+            if args.window_save:
+                window.export_chrome_trace(args.window_save)
         if (k + 1) % args.sync_every == 0:
             loss.item()
         if turns and device.type == "cuda":

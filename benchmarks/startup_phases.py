@@ -7,7 +7,7 @@ Each round runs the real command (``gpuviz.cli.main``) in a fresh process, its p
 by wrapping the functions the command calls: the interpreter's start (``python -c pass``, run
 beside it), the imports (the modules the command imports where it uses them are imported up
 front), the read (``load_trace``; the join of the column parts, ``_assemble``, on its own
-line), the analysis (``gpu_activity``, ``summarize``, steps and MFU), the JSON text, and the
+line), the analysis (``gpu_activity``, then ``summarize`` beside steps and MFU), the JSON text, and the
 rest (parsing argv, printing). For each it prints the wall time and this process's CPU time;
 the read's line adds its children's CPU (the import children that decode chunks); the
 process's line is its whole wall time (start and exit included) and CPU from its first line
@@ -51,17 +51,14 @@ def timed(mod, name, key):
     setattr(mod, name, g)
 import gpuviz.cli
 import gpuviz.commands.summary as cmd
-import gpuviz.analysis.activity as act
-import gpuviz.analysis.summary as summ
+import gpuviz.analysis.activity, gpuviz.analysis.summary
 import gpuviz.trace.kineto as kin
 # What the command imports where it is used: counted with the imports, not the phases.
 import gpuviz.analysis.hardware, gpuviz.analysis.steps, gpuviz.commands.peak_options
 import gpuviz.commands.reading, gpuviz.trace.cache_memo, gpuviz.trace.kineto_parallel
 timed(kin, "load_trace", "read")
 timed(kin, "_assemble", "assemble")
-timed(act, "gpu_activity", "analysis")
-timed(summ, "summarize", "analysis")
-timed(cmd, "_hardware", "analysis")
+timed(cmd, "_analyse", "analysis")  # the summary and the MFU, side by side on two threads
 timed(cmd, "json_text", "json")
 imported = now()
 phases["imports"] = (imported[0] - T0[0], imported[1] - T0[1], 0.0)

@@ -191,6 +191,15 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     assert bench.command(b, again, tmp_path / "t.json", tmp_path / "x") == bench.command(
         b, bare, tmp_path / "t.json", tmp_path / "x"
     )
+    saving = bench.Run("launch", "off:torch-save", sched)  # the same window, saved as it ends
+    cmd, env = bench.command(b, saving, tmp_path / "t.json", tmp_path / "s.json.gz")
+    assert not saving.profiled and cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
+    # no-window: gpuviz profile whose window is past the last step; the environment as profiled.
+    late = bench.Run("launch", "off:no-window", sched)
+    cmd, env = bench.command(b, late, tmp_path / "t.json", tmp_path / "x")
+    assert late.profiled and env == {"X": "1"} and "gpuviz" in cmd
+    skips = [int(cmd[i + 1]) for i, c in enumerate(cmd) if c == "--skip"]
+    assert skips[0] == sched.skip and skips[-1] > sched.steps
     # The script's side: the window records the steps given, and the steps are all timed.
     code = (
         "import runpy, sys, torch\n"
@@ -201,7 +210,8 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
         "    seen.append(sum(e.name == 'aten::sin' for e in self.events()))\n"
         "torch.profiler.profile.stop = stop\n"
         f"sys.argv = ['w', '--steps', '12', '--ops', '9', '--times', {str(tmp_path / 'w.json')!r},\n"
-        "            '--window-kind', 'cpu', '--window-at', '4', '--window-len', '3']\n"
+        "            '--window-kind', 'cpu', '--window-at', '4', '--window-len', '3',\n"
+        f"            '--window-save', {str(tmp_path / 'saved.json')!r}]\n"
         f"runpy.run_path({str(ROOT / 'benchmarks' / 'profile_workload.py')!r}, run_name='__main__')\n"
         "print(seen)\n"
     )
@@ -211,3 +221,5 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-1] == "[9]"  # 3 steps of 3 sin ops each, no more, no fewer
     assert len(json.loads((tmp_path / "w.json").read_text())) == 12
+    saved = json.loads((tmp_path / "saved.json").read_text())["traceEvents"]
+    assert sum(e.get("name") == "aten::sin" for e in saved) == 9

@@ -143,3 +143,48 @@ def test_a_script_as_the_first_word_says_how_to_profile_it(
     assert main(["train.py", "--lr", "3"]) == 2
     err = capsys.readouterr().err
     assert err == "gpuviz: train.py: a Python script; to profile it: gpuviz profile train.py\n"
+
+
+def test_file_reading_commands_run_with_one_openblas_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # numpy's import starts an OpenBLAS thread a core; the commands that read files need none.
+    import sys
+
+    from gpuviz.cli import blas_threads
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.delitem(sys.modules, "numpy", raising=False)  # not imported yet, as in a process
+    assert blas_threads("summary") == "1" and blas_threads("advise") == "1"
+    for runs_code in ("profile", "run", "app", "open", "mcp"):  # the user's code, or it starts it
+        assert blas_threads(runs_code) is None, runs_code
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")  # the user's choice stays
+    assert blas_threads("summary") is None
+
+
+def test_a_summary_process_imports_numpy_with_one_openblas_thread(data_dir: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    trace = data_dir / "dataparallel_seed_2gpu.json.gz"
+    probe = (
+        "import os, sys, gpuviz.cli as c\n"
+        "import gpuviz.commands.summary as s\n"
+        "real = s.main\n"
+        "def main(args):\n"
+        "    print('BLAS=' + os.environ.get('OPENBLAS_NUM_THREADS', '-'), file=sys.stderr)\n"
+        "    return real(args)\n"
+        "s.main = main\n"
+        "sys.exit(c.main(sys.argv[1:]))\n"
+    )
+    unset = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    r = subprocess.run(
+        [sys.executable, "-c", probe, "summary", str(trace), "--json", "--no-cache"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "BLAS=1" in r.stderr and json.loads(r.stdout)["top_kernels"]
