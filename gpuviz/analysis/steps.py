@@ -31,6 +31,7 @@ loading, waiting).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -222,10 +223,9 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
     parts: list[dict[str, Any]] = []
     # Each rank's rows and GPU activity, grouped once: masks over every slice for each rank
     # had cost about 80 ms a rank on a 64-rank folder (37M slices), 5 s in all.
-    rank_rows = _rows_by_rank(trace)
     act_order = np.argsort(a.rank, kind="stable")
     act_ranks = a.rank[act_order]
-    for rank, all_rows in rank_rows.items():
+    for rank, all_rows in _rows_by_rank(trace):
         cpu_rows = all_rows[on_cpu[all_rows]]
         markers = all_rows[marker_kind[all_rows]]
         marker_names = s.name[markers]
@@ -297,16 +297,29 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
     )
 
 
-def _rows_by_rank(trace: Trace) -> dict[int, I64]:
-    """Each rank's slice rows, ascending, from its tracks' ranges; ranks in order, those
-    without slices left out (slices are stored by track: ``trace.track_offsets``)."""
+def _rows_by_rank(trace: Trace) -> Iterator[tuple[int, I64]]:
+    """Each rank with its slice rows, ascending, from its tracks' ranges; ranks in order, those
+    without slices left out (slices are stored by track: ``trace.track_offsets``).
+
+    One rank's rows at a time: all of them at once were an int64 a slice, 300 MB at the same
+    moment on a 64-rank folder (37M slices), at the peak of ``gpuviz summary``'s memory.
+    """
     t, o = trace.tracks, trace.track_offsets
     held = np.flatnonzero(np.diff(o) > 0)
     held = held[np.argsort(t.rank[held], kind="stable")]  # by rank, then track
-    parts: dict[int, list[I64]] = {}
-    for rank, k in zip(t.rank[held].tolist(), held.tolist()):
-        parts.setdefault(rank, []).append(np.arange(o[k], o[k + 1], dtype=np.int64))
-    return {r: np.concatenate(p) for r, p in parts.items()}
+    ranks = t.rank[held].tolist()
+    at = 0
+    while at < len(held):
+        end = at
+        while end < len(held) and ranks[end] == ranks[at]:
+            end += 1
+        yield (
+            ranks[at],
+            np.concatenate(
+                [np.arange(o[k], o[k + 1], dtype=np.int64) for k in held[at:end].tolist()]
+            ),
+        )
+        at = end
 
 
 def _merge_repeats(trace: Trace, rows: I64, numbers: I64) -> tuple[I64, I64, I64]:

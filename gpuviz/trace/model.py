@@ -611,8 +611,20 @@ class Trace:
                 self._correlation_index = {"keys": key[order], "rows": rt[order], "dense": None}
             else:
                 self._correlation_index = {"dense": dense}
-        idx = self._correlation_index
         rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) <= LOOKUP_BLOCK:
+            return self._launches_block(rows)
+        # In blocks: the lookup's temporaries are about 60 bytes a row (400 MB for the 6.4M
+        # kernels of a 64-rank folder, at the peak of gpuviz summary's memory).
+        out = np.empty(len(rows), dtype=np.int64)
+        for a in range(0, len(rows), LOOKUP_BLOCK):
+            out[a : a + LOOKUP_BLOCK] = self._launches_block(rows[a : a + LOOKUP_BLOCK])
+        return out
+
+    def _launches_block(self, rows: I64) -> I64:
+        s, t = self.slices, self.tracks
+        idx = self._correlation_index
+        assert idx is not None
         if idx["dense"] is not None:
             return _dense_lookup(idx["dense"], t.rank[s.track[rows]], s.correlation[rows])
         if len(idx["keys"]) == 0:  # no launches at all
@@ -629,6 +641,10 @@ class Trace:
         """Each rank with the mask of its tracks (for per-rank export)."""
         for info in self.ranks:
             yield info, self.tracks.rank == rank_code(info.rank)
+
+
+LOOKUP_BLOCK = 1 << 18
+"""Rows a :meth:`Trace.launches_of` lookup takes at once."""
 
 
 def _dense_correlation_table(

@@ -345,7 +345,7 @@ def test_each_ranks_rows_are_those_a_mask_over_every_slice_finds(name: str) -> N
     else:
         trace = load_trace(DATA / name)
     slice_rank = trace.tracks.rank[trace.slices.track]
-    got = _rows_by_rank(trace)
-    assert list(got) == sorted(set(slice_rank.tolist()))
-    for rank, rows in got.items():
+    got = list(_rows_by_rank(trace))  # one rank at a time, in order
+    assert [rank for rank, _ in got] == sorted(set(slice_rank.tolist()))
+    for rank, rows in got:
         assert rows.tolist() == np.flatnonzero(slice_rank == rank).tolist()

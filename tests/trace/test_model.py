@@ -86,3 +86,21 @@ def test_a_repeated_correlation_id_gives_the_first_launch_as_before() -> None:
     assert trace._correlation_index["dense"] is None
     np.testing.assert_array_equal(got, _sorted_launches(trace, rows))
     assert got[0] == first and rt[-1] > first
+
+
+def test_a_lookup_in_blocks_finds_what_one_lookup_finds(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # launches_of takes a long row list in blocks (its temporaries are ~60 bytes a row).
+    from gpuviz.trace import model
+
+    trace = load_trace(DATA / "ddp_nccl_4rank")
+    rows = np.flatnonzero(trace.gpu_activity_mask())
+    every = np.arange(len(trace.slices), dtype=np.int64)[::-1].copy()  # any order, any rows
+    whole = [trace.launches_of(rows), trace.launches_of(every)]
+    assert (whole[0] >= 0).sum() > len(rows) // 2
+    monkeypatch.setattr(model, "LOOKUP_BLOCK", 7)  # blocks, and a last one that is short
+    assert len(rows) % 7 and len(every) % 7
+    np.testing.assert_array_equal(trace.launches_of(rows), whole[0])
+    np.testing.assert_array_equal(trace.launches_of(every), whole[1])
+    sorted_keys = [_sorted_launches(trace, rows), _sorted_launches(trace, every)]
+    np.testing.assert_array_equal(sorted_keys[0], whole[0])  # the keys' path in blocks too
+    np.testing.assert_array_equal(sorted_keys[1], whole[1])
