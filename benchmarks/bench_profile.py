@@ -122,12 +122,19 @@ SWITCHES = {
     "provisional": {"GPUVIZ_PROFILE_PROVISIONAL": "0"},
 }
 SWITCHES["all"] = {k: v for n in ("sampler", "events", "hook") for k, v in SWITCHES[n].items()}
-TORCH_WINDOWS = {"torch-cuda": "cuda", "torch-cpu": "cpu", "torch-save": "cuda"}
+TORCH_WINDOWS = {
+    "torch-cuda": "cuda",
+    "torch-cpu": "cpu",
+    "torch-save": "cuda",
+    "torch-sched": "cuda",
+}
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
 profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz adds.
 ``torch-save`` also saves its trace when the window ends (``export_chrome_trace``, Kineto's own
-JSON writer), as gpuviz does at that step."""
+JSON writer), as gpuviz does at that step; ``torch-sched`` drives the same window by a
+``torch.profiler.schedule`` (warm-up, then recording, ``prof.step()`` at each of its steps and
+``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
 are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
@@ -260,8 +267,10 @@ def command(
     if run.label[4:] in TORCH_WINDOWS:
         own += ["--window-kind", TORCH_WINDOWS[run.label[4:]], "--window-at", str(s.skip)]
         own += ["--window-len", str(s.warmup + s.active)]
-        if run.label[4:] == "torch-save":
+        if run.label[4:] in ("torch-save", "torch-sched"):
             own += ["--window-save", str(trace.with_name(trace.name.removesuffix(".gz")))]
+        if run.label[4:] == "torch-sched":
+            own += ["--window-warmup", str(s.warmup)]
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if not run.profiled:  # bare, and bare-again
         return [sys.executable, *own], bench.env

@@ -77,6 +77,13 @@ def main() -> None:
     p.add_argument("--window-at", type=int, default=60, help="its first step (60)")
     p.add_argument("--window-len", type=int, default=7, help="its steps (7)")
     p.add_argument(
+        "--window-warmup",
+        type=int,
+        metavar="N",
+        help="drive the window by a torch.profiler.schedule: N warm-up steps, then the rest "
+        "recorded, prof.step() at each of its steps (as gpuviz does)",
+    )
+    p.add_argument(
         "--window-save",
         metavar="FILE.json",
         help="save the window's trace there when it ends (Kineto's own save, as a user would)",
@@ -111,7 +118,25 @@ def main() -> None:
         acts = [torch.profiler.ProfilerActivity.CPU]
         if args.window_kind == "cuda":
             acts.append(torch.profiler.ProfilerActivity.CUDA)
-        window = torch.profiler.profile(activities=acts, record_shapes=True, profile_memory=True)
+        sched = None
+        if args.window_warmup is not None:  # schedule-driven, as gpuviz drives its window
+            sched = torch.profiler.schedule(
+                wait=0,
+                warmup=args.window_warmup,
+                active=args.window_len - args.window_warmup,
+                repeat=1,  # one window, then NONE (repeat=0 would prepare another)
+            )
+        window = torch.profiler.profile(
+            activities=acts,
+            record_shapes=True,
+            profile_memory=True,
+            schedule=sched,
+            on_trace_ready=(
+                (lambda p: p.export_chrome_trace(args.window_save))
+                if sched is not None and args.window_save
+                else None
+            ),
+        )
     times: list[float] = []
     turns = [int(fd) for fd in args.turns.split(",")] if args.turns else []
     last = time.perf_counter()
@@ -123,7 +148,13 @@ def main() -> None:
         if window is not None and k == args.window_at:
             window.start()
         loss = step()
-        if window is not None and k == args.window_at + args.window_len - 1:
+        last_window_step = window is not None and k == args.window_at + args.window_len - 1
+        if window is not None and args.window_warmup is not None:
+            if args.window_at <= k <= args.window_at + args.window_len - 1:
+                window.step()  # ProfilerStep#N ranges; the last one ends the trace and saves it
+            if last_window_step:
+                window.stop()  # no step() after: torch's would open ranges nothing records
+        elif last_window_step:
             window.stop()  # without --window-save the trace stays in memory, nothing written
             if args.window_save:
                 window.export_chrome_trace(args.window_save)

@@ -223,3 +223,32 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     assert len(json.loads((tmp_path / "w.json").read_text())) == 12
     saved = json.loads((tmp_path / "saved.json").read_text())["traceEvents"]
     assert sum(e.get("name") == "aten::sin" for e in saved) == 9
+
+
+@pytest.mark.slow
+def test_the_schedule_driven_window_records_its_active_steps_and_saves_them(
+    tmp_path: Path,
+) -> None:
+    # torch-sched: the window run as gpuviz runs it (warm-up, then recording, prof.step()).
+    bench = bench_profile_module()
+    a = bench.parse_args(["--device", "cpu", "--variants", "torch-sched", "--steps", "30"])
+    sched = bench.main_schedule(a, "launch")
+    b = bench.Bench(a, tmp_path, {}, None, None)
+    run = bench.Run("launch", "off:torch-sched", sched)
+    cmd, _ = bench.command(b, run, tmp_path / "t.json", tmp_path / "s.json.gz")
+    assert not run.profiled and cmd[cmd.index("--window-warmup") + 1] == str(sched.warmup)
+    assert cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
+    saved = tmp_path / "saved.json"
+    argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
+    argv += ["--window-kind", "cpu", "--window-at", "4", "--window-len", "4"]
+    argv += ["--window-warmup", "1", "--window-save", str(saved)]
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), *argv],
+        env=_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    events = json.loads(saved.read_text())["traceEvents"]
+    assert sum(e.get("name") == "aten::sin" for e in events) == 9  # 3 recorded steps of 3
+    steps = {e["name"] for e in events if str(e.get("name", "")).startswith("ProfilerStep#")}
+    assert steps == {"ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"}
+    assert len(json.loads((tmp_path / "w.json").read_text())) == 12
