@@ -23,8 +23,9 @@ that the ratios compare runs made under the same load:
   output deleted first (the trace read from the cache and its figures computed).
 
 ``--gpuviz-env VAR=VALUE`` (repeatable) adds a ``gpuviz summary`` contender to the rank
-folder and the start-up with that setting (``PYTHONPATH=DIR`` runs another version of gpuviz,
-such as ``git archive`` of the last commit, when run from outside the checkout) (an import knob such as ``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES``), and
+folder and the start-up with that setting: an import knob such as
+``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES``, or ``PYTHONPATH=DIR`` for another version of gpuviz
+(``git archive`` of the last commit, say; run the benchmark from outside the checkout). And
 ``--skip-json-load`` leaves the slow reference out (ratios are then to plain gpuviz).
 
 The generated traces are kept in ``--data`` (default ``/tmp/gpuviz-bench/scale``) and reused.
@@ -126,6 +127,17 @@ def gen(args: list[str], out: Path) -> Path:
             check=True,
             stdout=subprocess.DEVNULL,
         )
+    return out
+
+
+def env_contenders(
+    cmd: list[str], settings: list[str], env: dict[str, str]
+) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """``cmd`` once more for each ``VAR=VALUE`` of ``--gpuviz-env``, with it added to ``env``."""
+    out = {}
+    for item in settings:
+        var, _, value = item.partition("=")
+        out[f"gpuviz {item}"] = (cmd, {**env, var: value})
     return out
 
 
@@ -244,12 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             "json.load each": ([py, "-c", JSON_EACH, str(folder)], None),
             "gpuviz summary": ([py, "-m", "gpuviz", "summary", str(folder), "--json"], nocache),
         }
-        for item in a.gpuviz_env:
-            var, _, value = item.partition("=")
-            contenders[f"gpuviz {item}"] = (
-                [py, "-m", "gpuviz", "summary", str(folder), "--json"],
-                {**nocache, var: value},
-            )
+        contenders.update(env_contenders(contenders["gpuviz summary"][0], a.gpuviz_env, nocache))
         if a.skip_json_load:
             del contenders["json.load each"]
         if a.limit:
@@ -272,16 +279,13 @@ def main(argv: list[str] | None = None) -> int:
     if "startup" in cases:
         one = gen(["--kernels", str(a.startup_kernels)], a.data / f"k{a.startup_kernels}.json")
         summary = [py, "-m", "gpuviz", "summary", str(one), "--json"]
-        starting: dict[str, tuple[list[str], dict[str, str] | None]] = {
-            "python -c json.load": ([py, "-c", JSON_EACH, str(one)], None),
-            "gpuviz summary --json": (summary, nocache),
-        }
-        for item in a.gpuviz_env:
-            var, _, value = item.partition("=")
-            starting[f"gpuviz {item}"] = (summary, {**nocache, var: value})
         case = rounds(
             f"start-up: one file of {a.startup_kernels} kernels, {size_mb(one):.0f} MB",
-            starting,
+            {
+                "python -c json.load": ([py, "-c", JSON_EACH, str(one)], None),
+                "gpuviz summary --json": (summary, nocache),
+                **env_contenders(summary, a.gpuviz_env, nocache),
+            },
             a.repeat,
             "python -c json.load",
         )

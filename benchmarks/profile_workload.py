@@ -113,12 +113,12 @@ def main() -> None:
             opt.step()
             return loss
 
-    window = None
+    window = sched = None
+    window_end = args.window_at + args.window_len - 1
     if args.window_kind:
         acts = [torch.profiler.ProfilerActivity.CPU]
         if args.window_kind == "cuda":
             acts.append(torch.profiler.ProfilerActivity.CUDA)
-        sched = None
         if args.window_warmup is not None:  # schedule-driven, as gpuviz drives its window
             sched = torch.profiler.schedule(
                 wait=0,
@@ -148,16 +148,13 @@ def main() -> None:
         if window is not None and k == args.window_at:
             window.start()
         loss = step()
-        last_window_step = window is not None and k == args.window_at + args.window_len - 1
-        if window is not None and args.window_warmup is not None:
-            if args.window_at <= k <= args.window_at + args.window_len - 1:
+        if window is not None and args.window_at <= k <= window_end:
+            if sched is not None:
                 window.step()  # ProfilerStep#N ranges; the last one ends the trace and saves it
-            if last_window_step:
+            if k == window_end:
                 window.stop()  # no step() after: torch's would open ranges nothing records
-        elif last_window_step:
-            window.stop()  # without --window-save the trace stays in memory, nothing written
-            if args.window_save:
-                window.export_chrome_trace(args.window_save)
+                if sched is None and args.window_save:  # else on_trace_ready saved it
+                    window.export_chrome_trace(args.window_save)
         if (k + 1) % args.sync_every == 0:
             loss.item()
         if turns and device.type == "cuda":

@@ -7,8 +7,8 @@ Each round runs the real command (``gpuviz.cli.main``) in a fresh process, its p
 by wrapping the functions the command calls: the interpreter's start (``python -c pass``, run
 beside it), the imports (the modules the command imports where it uses them are imported up
 front), the read (``load_trace``; the join of the column parts, ``_assemble``, on its own
-line), the analysis (``gpu_activity``, then ``summarize`` beside steps and MFU), the JSON text, and the
-rest (parsing argv, printing). For each it prints the wall time and this process's CPU time;
+line), the analysis (``gpu_activity``, then ``summarize`` beside steps and MFU), the JSON
+text, and the rest (parsing argv, printing). For each it prints the wall time and this process's CPU time;
 the read's line adds its children's CPU (the import children that decode chunks); the
 process's line is its whole wall time (start and exit included) and CPU from its first line
 on. The output is thrown away. ``--workers N`` sets ``GPUVIZ_IMPORT_WORKERS`` (0: no

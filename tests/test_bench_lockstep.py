@@ -194,6 +194,11 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     saving = bench.Run("launch", "off:torch-save", sched)  # the same window, saved as it ends
     cmd, env = bench.command(b, saving, tmp_path / "t.json", tmp_path / "s.json.gz")
     assert not saving.profiled and cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
+    # torch-sched: that window driven by a schedule, as gpuviz drives its own.
+    run = bench.Run("launch", "off:torch-sched", sched)
+    cmd, _ = bench.command(b, run, tmp_path / "t.json", tmp_path / "s.json.gz")
+    assert not run.profiled and cmd[cmd.index("--window-warmup") + 1] == str(sched.warmup)
+    assert cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
     # no-window: gpuviz profile whose window is past the last step; the environment as profiled.
     late = bench.Run("launch", "off:no-window", sched)
     cmd, env = bench.command(b, late, tmp_path / "t.json", tmp_path / "x")
@@ -229,15 +234,8 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
 def test_the_schedule_driven_window_records_its_active_steps_and_saves_them(
     tmp_path: Path,
 ) -> None:
-    # torch-sched: the window run as gpuviz runs it (warm-up, then recording, prof.step()).
-    bench = bench_profile_module()
-    a = bench.parse_args(["--device", "cpu", "--variants", "torch-sched", "--steps", "30"])
-    sched = bench.main_schedule(a, "launch")
-    b = bench.Bench(a, tmp_path, {}, None, None)
-    run = bench.Run("launch", "off:torch-sched", sched)
-    cmd, _ = bench.command(b, run, tmp_path / "t.json", tmp_path / "s.json.gz")
-    assert not run.profiled and cmd[cmd.index("--window-warmup") + 1] == str(sched.warmup)
-    assert cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
+    # torch-sched's script side: the window run as gpuviz runs it (warm-up, then recording,
+    # prof.step() at each of its steps), saved from on_trace_ready.
     saved = tmp_path / "saved.json"
     argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
     argv += ["--window-kind", "cpu", "--window-at", "4", "--window-len", "4"]

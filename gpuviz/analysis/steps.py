@@ -307,19 +307,11 @@ def _rows_by_rank(trace: Trace) -> Iterator[tuple[int, I64]]:
     t, o = trace.tracks, trace.track_offsets
     held = np.flatnonzero(np.diff(o) > 0)
     held = held[np.argsort(t.rank[held], kind="stable")]  # by rank, then track
-    ranks = t.rank[held].tolist()
-    at = 0
-    while at < len(held):
-        end = at
-        while end < len(held) and ranks[end] == ranks[at]:
-            end += 1
-        yield (
-            ranks[at],
-            np.concatenate(
-                [np.arange(o[k], o[k + 1], dtype=np.int64) for k in held[at:end].tolist()]
-            ),
-        )
-        at = end
+    if not held.size:
+        return
+    for tracks in np.split(held, np.flatnonzero(np.diff(t.rank[held])) + 1):  # a rank each
+        rows = [np.arange(o[k], o[k + 1], dtype=np.int64) for k in tracks.tolist()]
+        yield int(t.rank[tracks[0]]), np.concatenate(rows)
 
 
 def _merge_repeats(trace: Trace, rows: I64, numbers: I64) -> tuple[I64, I64, I64]:

@@ -7,7 +7,7 @@ set -u
 out=${1:?OUT_DIR}; d=/tmp/gpuviz-bench/scale; r=$d/w64-k100000; mkdir -p "$r" "$out"
 nproc; uptime
 t=$(date +%s.%N)
-seq 0 63 | xargs -P "$(nproc)" -I{} python3 benchmarks/gen_trace.py --kernels 100000 --world 64 --rank {} --out "$r/rank-{}.json" 2>/dev/null
+[ -f "$r/rank-63.json" ] || seq 0 63 | xargs -P "$(nproc)" -I{} python3 benchmarks/gen_trace.py --kernels 100000 --world 64 --rank {} --out "$r/rank-{}.json" 2>/dev/null
 [ -f "$d/k100000.json" ] || python3 benchmarks/gen_trace.py --kernels 100000 --out "$d/k100000.json" 2>/dev/null
 echo "generated in $(python3 -c "print(round($(date +%s.%N)-$t,1))") s: $(du -sh "$r" | cut -f1)"
 [ "${2:-}" = ranks ] && exit 0
