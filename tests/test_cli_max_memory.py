@@ -7,6 +7,7 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpuviz.cli import main
@@ -73,6 +74,27 @@ def test_what_is_dropped_and_what_is_kept() -> None:
     assert (fs.args[cpu_f] >= 0).any() and (rs.args[cpu_r] < 0).all()
     assert np_equal(rs.external_id[cpu_r], fs.external_id[cpu_f])
     assert len(args_only.args.text) < len(full.args.text) / 2
+
+
+def test_launch_flows_are_left_out_and_the_kernels_still_find_their_launches() -> None:
+    """Kineto's ac2g flows go; the fwdbwd ones (backward ops' forward ops) stay, and each
+    kernel's launch is found by its correlation id as before."""
+    path = DATA / "snap_train_profile.json.gz"  # 2,622 ac2g flow events, 1,212 fwdbwd
+    full = import_trace(path, max_memory=0)
+    reduced = import_trace(path, max_memory=1)
+    assert mb.DROP_FLOWS in reduced.dropped
+    ac2g, fwdbwd = full.symbols.find("ac2g"), full.symbols.find("fwdbwd")
+    assert (full.flows.cat == ac2g).sum() == 2622
+    kept = reduced.flows
+    assert not (kept.cat == reduced.symbols.find("ac2g")).any()
+    assert len(kept) == int((full.flows.cat == fwdbwd).sum()) == 1212
+    assert "2,622 launch flow events" in reduced.warnings.samples[0]
+    fk = np.flatnonzero(full.slices.kind == Kind.KERNEL)
+    rk = np.flatnonzero(reduced.slices.kind == Kind.KERNEL)
+    found_f, found_r = full.launches_of(fk), reduced.launches_of(rk)
+    assert (found_f >= 0).sum() == 900 and np_equal(found_f >= 0, found_r >= 0)
+    on = found_f >= 0
+    assert np_equal(full.slices.start_ns[found_f[on]], reduced.slices.start_ns[found_r[on]])
 
 
 def np_equal(a, b) -> bool:
@@ -162,8 +184,11 @@ def test_the_plan_drops_in_order_only_what_it_must(tmp_path: Path) -> None:
     no_args = mb.estimate_bytes(size, False, mb.DROP_ORDER[:1])
     assert mb.plan_import([str(f)], False, full).drop == ()
     assert mb.plan_import([str(f)], False, full - 1).drop == mb.DROP_ORDER[:1]
-    plan = mb.plan_import([str(f)], False, no_args - 1)
-    assert plan.drop == mb.DROP_ORDER and plan.kept_bytes < no_args
+    no_flows = mb.estimate_bytes(size, False, mb.DROP_ORDER[:2])
+    assert no_flows < no_args
+    assert mb.plan_import([str(f)], False, no_args - 1).drop == mb.DROP_ORDER[:2]
+    plan = mb.plan_import([str(f)], False, no_flows - 1)
+    assert plan.drop == mb.DROP_ORDER and plan.kept_bytes < no_flows
     assert mb.plan_import([str(f)], False, 0).drop == ()  # no limit
     assert not mb.plan_import([str(f)], False, 1).fits
 
@@ -172,7 +197,7 @@ def test_no_python_functions_none_to_leave_out(tmp_path: Path) -> None:
     f = tmp_path / "t.json"
     f.write_bytes(b'[{"ph": "X", "cat": "kernel"}' + b" " * (10 << 20) + b"]")
     assert mb.python_share(str(f)) == 0.0
-    assert mb.plan_import([str(f)], False, 1).drop == mb.DROP_ORDER[:1]
+    assert mb.plan_import([str(f)], False, 1).drop == mb.DROP_ORDER[:2]
     assert 0.3 < mb.python_share(str(WITH_STACK)) < 0.7  # 2,117 of its 5,138 events
 
 

@@ -408,7 +408,7 @@ def device_coverages(
     out: dict[tuple[int, int], dict[str, Coverage]] = {}
     if len(activity) == 0:
         return out
-    key = activity.rank * (1 << 20) + activity.device
+    key = activity.rank.astype(np.int64) * (1 << 20) + activity.device
     order = np.lexsort((activity.start_ns, key))
     k_sorted = key[order]
     bounds = np.flatnonzero(np.diff(k_sorted)) + 1

@@ -179,7 +179,11 @@ def import_trace(
         ranks, rank_note = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols, rank_note)
         if plan.drop:
-            _say_dropped(trace, plan, sum(p.dropped_python for p in parts))
+            python, flows = (
+                sum(p.dropped_python for p in parts),
+                sum(p.dropped_flows for p in parts),
+            )
+            _say_dropped(trace, plan, python, flows)
         del parts
     # What the import freed (the parts, the assembly's temporaries: 15 MB at 100k kernels)
     # goes back before the caller's next work, whose own temporaries (a summary's: 18 MB)
@@ -200,11 +204,13 @@ def _plan(files: list[Path], max_memory: int | None) -> memory_budget.ImportPlan
     return memory_budget.plan_import([str(f) for f in files], compressed, max_memory)
 
 
-def _say_dropped(trace: Trace, plan: memory_budget.ImportPlan, python_slices: int) -> None:
+def _say_dropped(
+    trace: Trace, plan: memory_budget.ImportPlan, python_slices: int, launch_flows: int
+) -> None:
     """Name what the import left out: first among the warnings, and in ``trace.dropped``."""
     s = trace.slices
     cpu = (s.kind == Kind.CPU_OP) | (s.kind == Kind.PYTHON_FUNCTION)
-    message = memory_budget.dropped_warning(plan, int(cpu.sum()), python_slices)
+    message = memory_budget.dropped_warning(plan, int(cpu.sum()), python_slices, launch_flows)
     w = trace.warnings
     w.samples.insert(0, message)
     del w.samples[w.limit :]

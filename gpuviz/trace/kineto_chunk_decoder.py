@@ -119,7 +119,7 @@ class ChunkDecoder:
             "ok": True, "n": r.n_events, "symbols": symbols, "lanes": [list(k) for k in lanes],
             "tracks": tracks, "lane_gpu": new_gpu, "cols": cols, "blob": blob, "blocks": blocks,
             "arg_lengths": lengths.astype(np.int64, copy=False), "meta": list(r.meta_events),
-            "dropped_python": r.dropped_python,
+            "dropped_python": r.dropped_python, "dropped_flows": r.dropped_flows,
         }  # fmt: skip
         r.clear_parts()
         return out

@@ -44,7 +44,7 @@ from gpuviz.trace.kineto_events import (
     us_to_ns,
 )
 from gpuviz.trace.kineto_tracks import TrackTable
-from gpuviz.trace.memory_budget import DROP_CPU_ARGS, DROP_PYTHON
+from gpuviz.trace.memory_budget import DROP_CPU_ARGS, DROP_FLOWS, DROP_PYTHON
 from gpuviz.trace.model import NONE, Kind, TrackKind
 
 Array = npt.NDArray[Any]
@@ -91,6 +91,11 @@ class Mark:
     meta_events: int
     begin_end: int
     dropped_python: int = 0
+    dropped_flows: int = 0
+
+
+LAUNCH_FLOW_CAT = "ac2g"
+"""The category of Kineto's flows from a CUDA runtime call to the GPU work it launched."""
 
 
 class ColumnBuilder:
@@ -122,7 +127,7 @@ class ColumnBuilder:
     warnings : ImportWarnings
     drop : tuple of str
         What is left out (:data:`gpuviz.trace.memory_budget.DROP_ORDER`): CPU-side args
-        text, python_function slices.
+        text, launch flows, python_function slices.
     """
 
     def __init__(
@@ -138,7 +143,9 @@ class ColumnBuilder:
         self.drop = tuple(drop)
         self._drop_args = DROP_CPU_ARGS in self.drop
         self._drop_python = DROP_PYTHON in self.drop
+        self._drop_flows = DROP_FLOWS in self.drop
         self.dropped_python = 0  # python_function slices left out
+        self.dropped_flows = 0  # launch flow events left out
         self.warnings = ImportWarnings()
         self.tracks = TrackTable()
         self.n_events = 0
@@ -166,6 +173,7 @@ class ColumnBuilder:
         self.meta_events.clear()
         self.begin_end.clear()
         self.dropped_python = 0
+        self.dropped_flows = 0
 
     def mark(self) -> Mark:
         """Where the columns stand now, for :meth:`rollback`."""
@@ -174,6 +182,7 @@ class ColumnBuilder:
             blob=len(self.blob), arg_lengths=len(self.arg_lengths), n_args=self.n_args,
             n_events=self.n_events, meta_events=len(self.meta_events),
             begin_end=len(self.begin_end), dropped_python=self.dropped_python,
+            dropped_flows=self.dropped_flows,
         )  # fmt: skip
 
     def rollback(self, mark: Mark) -> None:
@@ -189,6 +198,7 @@ class ColumnBuilder:
         self.n_args = mark.n_args
         self.n_events = mark.n_events
         self.dropped_python = mark.dropped_python
+        self.dropped_flows = mark.dropped_flows
         del self.meta_events[mark.meta_events :]
         del self.begin_end[mark.begin_end :]
         self.warnings = ImportWarnings()
@@ -529,6 +539,16 @@ class ColumnBuilder:
         reasons: dict[int, str],
     ) -> None:
         it = self.it
+        if self._drop_flows:
+            # Kineto's launch -> kernel arrows: the kernels keep their launches' correlation
+            # ids, which is what the views and the analysis link them by.
+            other = np.flatnonzero(pre["cat"] != it.names[LAUNCH_FLOW_CAT])
+            if other.size < len(sub):
+                self.dropped_flows += len(sub) - int(other.size)
+                if not other.size:
+                    return
+                sub, rows, ts, phase = _take(sub, other), rows[other], ts[other], phase[other]
+                pre = _rows(pre, other)
         try:
             flow_id = np.fromiter(map(_ID, sub), np.int64, len(sub))  # the usual case: all ints
             no_id = None

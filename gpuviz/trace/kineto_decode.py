@@ -63,6 +63,7 @@ class FileColumns:
     metadata_events: list[dict[str, Any]]
     warnings: ImportWarnings
     dropped_python: int = 0  # python_function slices left out (memory_budget)
+    dropped_flows: int = 0  # launch flow events left out (the same)
 
 
 class FileReader:
@@ -136,7 +137,7 @@ class FileReader:
             args_start=len(self.writer) - int(offsets[-1]),
             tracks=c.tracks,
             metadata_events=c.meta_events, warnings=c.warnings,
-            dropped_python=c.dropped_python,
+            dropped_python=c.dropped_python, dropped_flows=c.dropped_flows,
         )  # fmt: skip
 
     def merge(self, reply: dict[str, Any], w: Decoder, file: int) -> None:
@@ -207,6 +208,7 @@ class FileReader:
         cb.meta_events.extend(reply.get("meta") or ())
         cb.n_events += int(reply["n"])
         cb.dropped_python += int(reply.get("dropped_python", 0))
+        cb.dropped_flows += int(reply.get("dropped_flows", 0))
 
     def merge_file(self, reply: dict[str, Any], w: Decoder, file: int) -> FileColumns:
         """The file's columns from a decoder's reply for the whole of it (see

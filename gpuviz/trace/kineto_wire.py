@@ -118,6 +118,7 @@ class Reply(msgspec.Struct):
     arg_lengths: memoryview = memoryview(b"")
     meta: list[dict[str, Any]] = []
     dropped_python: int = 0  # python_function slices left out (gpuviz.trace.memory_budget)
+    dropped_flows: int = 0  # launch flow events left out (the same)
 
 
 REPLY_DECODER = msgspec.msgpack.Decoder(Reply)

@@ -8,7 +8,11 @@ copies, runtime calls, CPU ops, counters, flows) and leaves out, in this order:
 1. :data:`DROP_CPU_ARGS`: the ``args`` text of CPU ops and Python functions (their input
    shapes and types: the roofline's FLOPs). The ids the views link by (``External id``,
    ``correlation``) are read from it first and kept as columns.
-2. :data:`DROP_PYTHON`: the ``python_function`` slices themselves (a ``with_stack`` trace's
+2. :data:`DROP_FLOWS`: Kineto's launch flows (category ``ac2g``: an arrow from each CUDA
+   runtime call to the GPU work it launched, two events a kernel). The kernels keep their
+   launches' correlation ids, which the views and the analysis link them by; an export has
+   no arrows. The ``fwdbwd`` flows (forward op to backward op) stay.
+3. :data:`DROP_PYTHON`: the ``python_function`` slices themselves (a ``with_stack`` trace's
    Python call stacks: half its slices or more), where the first 2 MiB of the first file
    hold any (:func:`python_share`, which also sizes what leaving them out saves).
 
@@ -48,8 +52,9 @@ from gpuviz.errors import BadInputError
 ENV = "GPUVIZ_MAX_MEMORY"
 """The memory limit, as ``--max-memory`` takes it (``8G``, ``512M``, a byte count)."""
 DROP_CPU_ARGS = "cpu-args"
+DROP_FLOWS = "launch-flows"
 DROP_PYTHON = "python-functions"
-DROP_ORDER = (DROP_CPU_ARGS, DROP_PYTHON)
+DROP_ORDER = (DROP_CPU_ARGS, DROP_FLOWS, DROP_PYTHON)
 """What an import leaves out, first to last, while the estimate exceeds the limit."""
 DROP_ENV = "GPUVIZ_IMPORT_DROP"
 """How a spawned import child is told what to leave out (comma-separated; set by its importer)."""
@@ -60,6 +65,9 @@ ARGS_BYTES = 0.6
 """The args text, per JSON byte (measured 0.25-0.59)."""
 CPU_ARGS_SHARE = 0.5
 """The part of the args text that is CPU ops' and Python functions' (measured 0.23-0.90)."""
+FLOWS_SHARE = 0.2
+"""The part of the columns that is launch flows (measured on the traces in ``tests/data``:
+0.04-0.31, most 0.14-0.23; ``gen_trace``'s 0.22)."""
 SAMPLE_BYTES = 2 << 20
 """The JSON read (inflated) from the start of the first file to tell how much of the trace
 is python_function events (:func:`python_share`)."""
@@ -207,6 +215,8 @@ def estimate_bytes(
     args = ARGS_BYTES * json_size * (COMPRESSED if compressed_args else 1.0)
     if DROP_CPU_ARGS in drop:
         args *= 1.0 - CPU_ARGS_SHARE
+    if DROP_FLOWS in drop:
+        columns *= 1.0 - FLOWS_SHARE
     if DROP_PYTHON in drop:
         columns *= 1.0 - python
     return int(BASE_BYTES + columns + args)
@@ -244,7 +254,9 @@ def plan_import(
     return ImportPlan(limit, size, full, kept, drop)
 
 
-def dropped_warning(plan: ImportPlan, cpu_args_rows: int, python_slices: int) -> str:
+def dropped_warning(
+    plan: ImportPlan, cpu_args_rows: int, python_slices: int, launch_flows: int = 0
+) -> str:
     """The import warning that says what was left out, and why.
 
     Parameters
@@ -254,12 +266,19 @@ def dropped_warning(plan: ImportPlan, cpu_args_rows: int, python_slices: int) ->
         CPU ops and Python functions whose args text was left out.
     python_slices : int
         ``python_function`` slices left out.
+    launch_flows : int
+        Launch flow events left out.
     """
     parts = []
     if DROP_CPU_ARGS in plan.drop:
         parts.append(
             f"the args text of {cpu_args_rows:,} CPU ops and Python functions (their input "
             "shapes and types: no FLOPs for the roofline)"
+        )
+    if DROP_FLOWS in plan.drop and launch_flows:
+        parts.append(
+            f"{launch_flows:,} launch flow events (the arrows from CUDA calls to their kernels; "
+            "the kernels still link to their launches by correlation id)"
         )
     if DROP_PYTHON in plan.drop and python_slices:
         parts.append(f"{python_slices:,} python_function slices")
@@ -279,6 +298,7 @@ def _mib(n: int) -> str:
 __all__ = [
     "DROP_CPU_ARGS",
     "DROP_ENV",
+    "DROP_FLOWS",
     "DROP_ORDER",
     "DROP_PYTHON",
     "ENV",

@@ -649,14 +649,16 @@ LOOKUP_BLOCK = 1 << 18
 
 def _dense_correlation_table(
     rank: npt.NDArray[Any], corr: npt.NDArray[Any], rows: I64
-) -> tuple[I64, int] | None:
+) -> tuple[npt.NDArray[Any], int] | None:
     """A table of launch rows indexed by ``(rank + 1) * width + correlation``, and ``width``.
 
     Correlation ids count up from about 1 in each process, so a table as long as the number of
     launches (times the ranks) answers a lookup by indexing: a searchsorted of 300k kernels'
     keys took 18 ms, the whole lookup 35 ms. None where the ids are too sparse for a table
     (the sorted keys serve then), or where a (rank, correlation) repeats: the sorted keys
-    give the first row of those, which one table slot cannot tell.
+    give the first row of those, which one table slot cannot tell. The table is int32 where
+    the rows fit (they do below 2^31 slices): it stays with the trace, and on 192 ranks of
+    100k kernels int64 slots were about 300 MB.
     """
     if len(rows) == 0:
         return None
@@ -668,14 +670,19 @@ def _dense_correlation_table(
     size = (int(r.max()) + 1) * width
     if size > 4 * len(rows) + (1 << 16):
         return None
-    table = np.full(size, NONE, dtype=np.int64)
+    small = int(rows.max()) < np.iinfo(np.int32).max
+    table: npt.NDArray[Any] = np.full(size, NONE, dtype=np.int32 if small else np.int64)
     table[r * width + c] = rows
     if np.count_nonzero(table >= 0) != len(rows):  # a key repeats
         return None
     return table, width
 
 
-def _dense_lookup(dense: tuple[I64, int], rank: npt.NDArray[Any], corr: npt.NDArray[Any]) -> I64:
+def _dense_lookup(
+    dense: tuple[npt.NDArray[Any], int],
+    rank: npt.NDArray[Any],
+    corr: npt.NDArray[Any],
+) -> I64:
     """:meth:`Trace.launches_of` through the table of :func:`_dense_correlation_table`."""
     table, width = dense
     r = rank.astype(np.int64) + 1
