@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +139,11 @@ class Summary:
         return out
 
 
-def summarize(trace: Trace, activity: GpuActivity | None = None) -> Summary:
+def summarize(
+    trace: Trace,
+    activity: GpuActivity | None = None,
+    between: Callable[[], None] | None = None,
+) -> Summary:
     """Compute the figures of ``trace``.
 
     Parameters
@@ -148,6 +153,10 @@ def summarize(trace: Trace, activity: GpuActivity | None = None) -> Summary:
     activity : GpuActivity, optional
         ``gpu_activity(trace)`` when the caller has it (``gpuviz summary`` shares it with the
         step windows of the MFU figures).
+    between : callable, optional
+        Called between the figures (``gpuviz summary`` under a memory limit gives the heap's
+        freed pages back there, so that one figure's temporaries do not stay resident under
+        the next's).
 
     Returns
     -------
@@ -156,17 +165,32 @@ def summarize(trace: Trace, activity: GpuActivity | None = None) -> Summary:
     if activity is None:
         activity = gpu_activity(trace)
     w = trace.warnings
+    then = between if between is not None else _nothing
+    streams = stream_stats(trace, activity)
+    then()
+    devices = device_stats(trace, activity)
+    then()
+    top = kernel_table(trace, limit=TOP_KERNELS, launch_info=False)
+    then()
+    memory = memory_series(trace, gpu_only=True)
+    then()
+    overlap = device_overlap(trace, activity)
+    then()
     return Summary(
         sources=trace.sources,
         events=int(trace.event_count),
         warnings=int(getattr(w, "count", 0) or 0),
         span_ns=span_ns(trace),
         ranks=trace.rank_values(),
-        streams=stream_stats(trace, activity),
-        devices=device_stats(trace, activity),
-        top_kernels=kernel_table(trace, limit=TOP_KERNELS, launch_info=False),
-        memory=memory_series(trace, gpu_only=True),
-        overlap=device_overlap(trace, activity),
+        streams=streams,
+        devices=devices,
+        top_kernels=top,
+        memory=memory,
+        overlap=overlap,
         splits=find_splits(trace),
         warning_samples=list(getattr(w, "samples", []) or []),
     )
+
+
+def _nothing() -> None:
+    pass

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import mmap
+from typing import Any
+
 import numpy as np
 
 
@@ -33,3 +36,23 @@ def transposed(a: np.ndarray, block: int = TRANSPOSE_BLOCK) -> np.ndarray:
     for i in range(0, rows, block):
         out[:, i : i + block] = a[i : i + block].T
     return out
+
+
+MAPPED_MIN_BYTES = 1 << 20
+""":func:`mapped_empty` maps arrays of at least this many bytes; smaller ones come from malloc."""
+
+
+def mapped_empty(n: int, dtype: Any) -> np.ndarray:
+    """An uninitialised array of ``n`` items of ``dtype``, in pages mapped for it alone where
+    it is large (:data:`MAPPED_MIN_BYTES`), and unmapped when it is freed.
+
+    Not ``np.empty``: after an import has freed thousands of small column parts, glibc's
+    malloc spent 36-56 ms of CPU finding room for each 6-12 MB column among the freed chunks
+    (measured on 32 ranks of 100k kernels), holding the GIL, so that the app's GUI thread
+    stalled that long. An anonymous ``mmap`` costs a system call, whatever the heap holds.
+    """
+    dt = np.dtype(dtype)
+    nbytes = n * dt.itemsize
+    if nbytes < MAPPED_MIN_BYTES:
+        return np.empty(n, dt)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dt)

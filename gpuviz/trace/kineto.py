@@ -23,6 +23,7 @@ import numpy as np
 
 from gpuviz.trace import memory_budget
 from gpuviz.trace.args_text import TextWriter, compression_for
+from gpuviz.trace.arrays import mapped_empty
 from gpuviz.trace.errors import ImportCancelledError, ImportWarnings
 from gpuviz.trace.files import trace_files
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
@@ -338,21 +339,25 @@ def _assemble(
     def column(
         table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
     ) -> Array:
-        # Join one column of every file's parts, freeing the parts as it goes.
-        out = []
-        for i, p in enumerate(parts):
-            arrs = getattr(p, table).pop(col)
-            for a in arrs:
-                out.append(fix(i, a) if fix is not None else a)
-            arrs.clear()
-        if not out:
-            return np.empty(0, dtype)
-        joined = out[0] if len(out) == 1 else np.concatenate(out)
-        del out
+        # Join one column of every file's parts into its place, freeing each part once copied.
+        # One part at a time, from Python: np.concatenate of thousands of parts held the GIL
+        # for up to 90 ms (the app's GUI thread stalled that long on 32 ranks of 100k
+        # kernels), and held every fixed part and the joined column at once.
+        per_file = [getattr(p, table).pop(col) for p in parts]
+        joined = mapped_empty(sum(len(a) for arrs in per_file for a in arrs), dtype)
+        at = 0
+        for i, arrs in enumerate(per_file):
+            arrs.reverse()
+            while arrs:
+                a = arrs.pop()
+                if fix is not None:
+                    a = fix(i, a)
+                joined[at : at + len(a)] = a
+                at += len(a)
+                del a
         if joined.nbytes >= 1 << 20:  # each call is about a ms: only for large parts
             release_freed_memory()  # the parts' pages, before the next column takes new ones
-        joined = joined.astype(dtype, copy=False)
-        return joined if joined.flags.writeable else joined.copy()
+        return joined
 
     def time_fix(i: int, a: Array) -> Array:
         return a + shifts[i] if shifts[i] else a
@@ -399,11 +404,13 @@ def _assemble(
         name=column("flows", "name", np.int32), cat=column("flows", "cat", np.int32),
         enclosing=column("flows", "enclosing", np.uint8),
     )  # fmt: skip
-    mem_rank = [np.full(sum(map(len, p.memory["ts_ns"])), NONE if r is None else r, np.int32)
-                for p, r in zip(parts, ranks)]  # fmt: skip
+    mem_counts = [sum(map(len, p.memory["ts_ns"])) for p in parts]
+    mem_rank = mapped_empty(sum(mem_counts), np.int32)
+    for r, a, b in zip(ranks, np.cumsum([0, *mem_counts]), np.cumsum(mem_counts)):
+        mem_rank[a:b] = NONE if r is None else r
     memory = MemoryEvents(
         ts_ns=column("memory", "ts_ns", np.int64, time_fix),
-        rank=np.concatenate(mem_rank) if mem_rank else np.empty(0, np.int32),
+        rank=mem_rank,
         device_type=column("memory", "device_type", np.int8),
         device_id=column("memory", "device_id", np.int32),
         addr=column("memory", "addr", np.int64), bytes=column("memory", "bytes", np.int64),

@@ -110,7 +110,7 @@ def read_files(
     start = 0
     while start < len(readers):
         if workers:
-            most = whole_file_max_bytes()
+            most = whole_file_max_bytes(sum(sizes), workers + 1)
             whole = [len(paths) > 1 and size <= most for size in sizes]
             start = _Pipeline(readers, out, workers, after_file, whole).run(start)
         else:

@@ -157,3 +157,12 @@ def test_range_over_the_whole_trace_matches_the_summary(name: str) -> None:
     # half the trace holds at most what the whole does
     half = range_stats(trace, start, start + span_ns(trace) // 2)
     assert half.busy_ns <= r.busy_ns and half.kernels <= r.kernels
+
+
+def test_between_is_called_between_the_figures_and_changes_none() -> None:
+    """``gpuviz summary`` under a memory limit gives freed memory back between the figures."""
+    trace = load_trace(DATA / "snap_train_profile.json.gz", cache=False)
+    calls = []
+    with_calls = summarize(trace, between=lambda: calls.append(1))
+    assert len(calls) == 5  # after each of streams, devices, kernels, memory and overlap
+    assert with_calls.to_json() == summarize(trace).to_json()

@@ -211,11 +211,10 @@ def test_children_compress_and_the_importer_joins_their_blocks(
     folder: Path,  # noqa: F811
     parallel: pytest.MonkeyPatch,  # noqa: F811
 ) -> None:
-    from gpuviz.trace import kineto_worker
 
     parallel.setenv("GPUVIZ_NO_CACHE", "1")
     if not whole:
-        parallel.setattr(kineto_worker, "WHOLE_FILE_MAX_BYTES", 0)
+        parallel.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")
     packed = load_trace(folder)
     parallel.setenv(args_text.ENV, "0")
     plain = load_trace(folder)

@@ -54,7 +54,7 @@ def parallel(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 def mode(request: pytest.FixtureRequest, parallel: pytest.MonkeyPatch) -> str:
     """How a folder's files go to the decoders: chunk by chunk, or each file whole."""
     if request.param == "chunks":
-        parallel.setattr(kineto_worker, "WHOLE_FILE_MAX_BYTES", 0)
+        parallel.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")
     return str(request.param)
 
 
@@ -183,7 +183,7 @@ def test_a_wrong_guess_found_by_a_child_reads_that_file_again(
     # and a child finds out only after the scanner moved on. Alternately here: a wrong guess
     # found here, after one sent to a child, must not be redone from where that one left
     # the scanner.
-    parallel.setattr(kineto_worker, "WHOLE_FILE_MAX_BYTES", 0)  # chunk by chunk
+    parallel.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")  # chunk by chunk
     if alternate:  # every other chunk here; children's replies only taken in when due
         turns = iter(range(1 << 30))
         parallel.setattr(kineto_worker.Worker, "can_take", property(lambda self: next(turns) % 2))
@@ -522,7 +522,7 @@ def _spy_sends(monkeypatch: pytest.MonkeyPatch, *names: str) -> dict[str, list[i
 def test_chunks_of_plain_files_are_read_by_the_children_from_the_files(
     parallel: pytest.MonkeyPatch, tmp_path: Path, single: bool
 ) -> None:
-    parallel.setattr(kineto_worker, "WHOLE_FILE_MAX_BYTES", 0)  # chunk by chunk
+    parallel.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")  # chunk by chunk
     out = _plain_copies(tmp_path, PLAIN)
     path = out / "rank-0.json" if single else out
     sent = _spy_sends(parallel)
@@ -536,7 +536,7 @@ def test_chunks_of_plain_files_are_read_by_the_children_from_the_files(
 def test_gzip_chunks_go_to_the_children_as_text(
     parallel: pytest.MonkeyPatch, mode: str, folder: Path
 ) -> None:
-    parallel.setattr(kineto_worker, "WHOLE_FILE_MAX_BYTES", 0)
+    parallel.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")
     sent = _spy_sends(parallel)
     load_trace(folder)
     assert sent["send"] and not sent["send_span"]
@@ -639,3 +639,19 @@ def test_a_forked_child_holds_no_other_childs_pipes_or_scratch_files(
     finally:
         pool.close()
     assert all(w.proc.returncode == 0 for w in pool.workers)
+
+
+def test_whole_files_up_to_half_a_decoders_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder's file is read whole by one decoder when it is at most half a decoder's share
+    of the bytes (or the fixed floor); the environment's setting wins."""
+    monkeypatch.delenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", raising=False)
+    floor = kineto_worker.WHOLE_FILE_MAX_BYTES
+    mb = 1 << 20
+    assert kineto_worker.whole_file_max_bytes() == floor
+    # 64 ranks of 166 MB on 16 decoders: whole (a share is 664 MB); on 2 decoders too.
+    assert kineto_worker.whole_file_max_bytes(64 * 166 * mb, 16) == 64 * 166 * mb // 32
+    assert kineto_worker.whole_file_max_bytes(64 * 166 * mb, 16) >= 166 * mb
+    # Two files of 1 GB on 16 decoders: chunk by chunk, every decoder at work.
+    assert kineto_worker.whole_file_max_bytes(2048 * mb, 16) == floor < 1024 * mb
+    monkeypatch.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")
+    assert kineto_worker.whole_file_max_bytes(64 * 166 * mb, 16) == 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.analysis.activity import rank_device_pairs
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_bytes, fmt_ms, fmt_pct
 from gpuviz.trace.model import Kind
@@ -71,7 +72,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         return []
     per: dict[int, float] = {}
     where: dict[int, tuple[int, np.ndarray, np.ndarray, float, float]] = {}
-    for rank, device in sorted(set(zip(a.rank[big].tolist(), a.device[big].tolist()))):
+    for rank, device in rank_device_pairs(a.rank[big], a.device[big]):
         cov = ctx.coverages[(rank, device)]
         on = np.flatnonzero(big & (a.rank == rank) & (a.device == device))
         t0, t1 = a.start_ns[on], a.end_ns[on]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.analysis.activity import rank_device_pairs
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.coverage import Coverage
@@ -37,9 +38,10 @@ def check(ctx: AdviceContext) -> list[Finding]:
     g = ctx.gaps
     per: dict[int, float] = {}
     where: dict[int, tuple[int, float, float, str]] = {}
-    nccl = set(a.rank[ctx.comm].tolist())
-    keys = set(zip(a.rank[ctx.comm].tolist(), a.device[ctx.comm].tolist()))
-    keys |= set(zip(g.rank[g.cause == COMM].tolist(), g.device[g.cause == COMM].tolist()))
+    keys = set(rank_device_pairs(a.rank[ctx.comm], a.device[ctx.comm]))
+    nccl = {rank for rank, _ in keys}
+    on_comm = g.cause == COMM
+    keys |= set(rank_device_pairs(g.rank[on_comm], g.device[on_comm]))
     for rank, device in sorted(keys):
         cov = ctx.coverages[(rank, device)]
         w = waits.get(rank, (np.empty(0, np.int64), np.empty(0, np.int64)))

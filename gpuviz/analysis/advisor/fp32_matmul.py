@@ -17,6 +17,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from gpuviz.analysis.activity import rank_device_pairs
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.names import is_fp32_simt_gemm
@@ -42,8 +43,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         return []
     per: dict[int, float] = {}
     where: dict[int, tuple[int, np.ndarray, float]] = {}
-    for key in sorted(set(zip(a.rank[fp32].tolist(), a.device[fp32].tolist()))):
-        rank, device = int(key[0]), int(key[1])
+    for rank, device in rank_device_pairs(a.rank[fp32], a.device[fp32]):
         props = ctx.device_properties(rank, device)
         major, minor = props.get("computeMajor"), props.get("computeMinor", 0)
         if not isinstance(major, int) or (major, minor or 0) < (8, 0):

@@ -43,7 +43,11 @@ def check(ctx: AdviceContext) -> list[Finding]:
     """The ``gpu_starved`` finding of a trace (empty when the condition does not hold)."""
     g = ctx.gaps
     mean_step = {r: ctx.mean_step_ns(r) for r in ctx.rank_codes()}
-    floor = np.array([mean_step.get(int(r), 0.0) * MIN_STEP_SHARE for r in g.rank.tolist()])
+    # Each gap's rank's floor, a rank at a time (a float per gap from Python held the GIL for
+    # 50 ms on 32 ranks of 100k kernels: the app's GUI thread waited that long).
+    floor = np.zeros(len(g))
+    for code, mean in mean_step.items():
+        floor[g.rank == code] = mean * MIN_STEP_SHARE
     picked = (
         (g.cause == STARVED) & (g.duration_ns >= MIN_GAP_NS) & (g.duration_ns >= floor)
         if len(g)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from gpuviz.analysis.activity import rank_device_pairs
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.names import is_gemm_like
@@ -51,7 +52,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     kern = (a.kind == Kind.KERNEL) & ~ctx.comm
     per: dict[int, float] = {}
     info: dict[int, dict[str, Any]] = {}
-    for rank, device in sorted(set(zip(a.rank[kern].tolist(), a.device[kern].tolist()))):
+    for rank, device in rank_device_pairs(a.rank[kern], a.device[kern]):
         sms = ctx.device_properties(rank, device).get("numSms")
         busy = float(ctx.coverages[(rank, device)]["busy"].total_ns)
         on = np.flatnonzero(kern & (a.rank == rank) & (a.device == device))
