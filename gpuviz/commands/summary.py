@@ -103,8 +103,7 @@ def _analyse(trace: Any, args: argparse.Namespace) -> tuple[Summary, Hardware, l
 
         # Freed temporaries stay resident in glibc's heap unless given back: between the
         # parts, that lowered the peak of 8 ranks under 400M from 442 to 410 MB.
-        summary = summarize(trace, activity, between=release_freed_memory)
-        release_freed_memory()
+        summary = summarize(trace, activity, between=release_freed_memory)  # ends with one
         hw, err = _hardware(trace, args, activity, between=release_freed_memory)
         return summary, hw, err
     with ThreadPoolExecutor(1, thread_name_prefix="gpuviz-mfu") as pool:
