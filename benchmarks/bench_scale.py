@@ -139,11 +139,17 @@ def gen(args: list[str], out: Path) -> Path:
 def env_contenders(
     cmd: list[str], settings: list[str], env: dict[str, str]
 ) -> dict[str, tuple[list[str], dict[str, str]]]:
-    """``cmd`` once more for each ``VAR=VALUE`` of ``--gpuviz-env``, with it added to ``env``."""
+    """``cmd`` once more for each ``VAR=VALUE`` of ``--gpuviz-env``, with it added to ``env``.
+
+    With ``PYTHONPATH`` (another gpuviz's source, say) the interpreter runs with ``-P``: the
+    runs' working folder is this checkout, which ``python -m`` would otherwise put first on
+    the path, so that every contender ran this checkout's gpuviz whatever the setting.
+    """
     out = {}
     for item in settings:
         var, _, value = item.partition("=")
-        out[f"gpuviz {item}"] = (cmd, {**env, var: value})
+        run = [cmd[0], "-P", *cmd[1:]] if var == "PYTHONPATH" else cmd
+        out[f"gpuviz {item}"] = (run, {**env, var: value})
     return out
 
 

@@ -42,3 +42,21 @@ def test_ratios_to_all_files_are_estimated_by_their_bytes(tmp_path: Path) -> Non
     c = case["contenders"]
     assert c["json.load of 2 files"]["estimated_all_files_s"] == pytest.approx(9.0 * 17 / 9)
     assert c["gpuviz summary"]["estimated_time_ratio"] == pytest.approx(0.5 * 9 / 17)
+
+
+def test_a_pythonpath_contender_runs_the_gpuviz_it_names(tmp_path: Path) -> None:
+    """Run from the checkout (as bench_scale runs every contender), ``python -m`` would put the
+    checkout first on the path: the setting would change nothing."""
+    other = tmp_path / "other" / "gpuviz"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    (other / "__main__.py").write_text("print('the other gpuviz')")
+    cmd = [sys.executable, "-m", "gpuviz", "--version"]
+    contenders = bench_scale.env_contenders(
+        cmd, ["PYTHONPATH=" + str(other.parent), "GPUVIZ_X=1"], {"A": "1"}
+    )
+    run, env = contenders["gpuviz PYTHONPATH=" + str(other.parent)]
+    assert env == {"A": "1", "PYTHONPATH": str(other.parent)}
+    done = subprocess.run(run, env=env, cwd=bench_scale.REPO, capture_output=True, text=True)
+    assert done.stdout.strip() == "the other gpuviz"
+    assert contenders["gpuviz GPUVIZ_X=1"] == (cmd, {"A": "1", "GPUVIZ_X": "1"})

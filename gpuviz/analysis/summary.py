@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +144,7 @@ def summarize(
     trace: Trace,
     activity: GpuActivity | None = None,
     between: Callable[[], None] | None = None,
+    executor: Executor | None = None,
 ) -> Summary:
     """Compute the figures of ``trace``.
 
@@ -157,6 +159,10 @@ def summarize(
         Called between the figures (``gpuviz summary`` under a memory limit gives the heap's
         freed pages back there, so that one figure's temporaries do not stay resident under
         the next's).
+    executor : Executor, optional
+        Where to compute the figures side by side (threads: they only read the trace, and
+        most of their time is numpy work that lets go of the GIL); ``between`` is then not
+        called. Default: one after the other, here.
 
     Returns
     -------
@@ -165,17 +171,24 @@ def summarize(
     if activity is None:
         activity = gpu_activity(trace)
     w = trace.warnings
-    then = between if between is not None else _nothing
-    streams = stream_stats(trace, activity)
-    then()
-    devices = device_stats(trace, activity)
-    then()
-    top = kernel_table(trace, limit=TOP_KERNELS, launch_info=False)
-    then()
-    memory = memory_series(trace, gpu_only=True)
-    then()
-    overlap = device_overlap(trace, activity)
-    then()
+    act = activity
+    parts: list[Callable[[], Any]] = [
+        lambda: stream_stats(trace, act),
+        lambda: device_stats(trace, act),
+        lambda: kernel_table(trace, limit=TOP_KERNELS, launch_info=False),
+        lambda: memory_series(trace, gpu_only=True),
+        lambda: device_overlap(trace, act),
+    ]
+    if executor is not None:
+        futures = [executor.submit(part) for part in parts]
+        figures = [f.result() for f in futures]
+    else:
+        then = between if between is not None else _nothing
+        figures = []
+        for part in parts:
+            figures.append(part())
+            then()
+    streams, devices, top, memory, overlap = figures
     return Summary(
         sources=trace.sources,
         events=int(trace.event_count),

@@ -166,3 +166,27 @@ def test_between_is_called_between_the_figures_and_changes_none() -> None:
     with_calls = summarize(trace, between=lambda: calls.append(1))
     assert len(calls) == 5  # after each of streams, devices, kernels, memory and overlap
     assert with_calls.to_json() == summarize(trace).to_json()
+
+
+@pytest.mark.parametrize("name", ["snap_train_profile.json.gz", "ddp_nccl_4rank"])
+def test_figures_computed_side_by_side_on_threads_are_the_same(name: str) -> None:
+    """``gpuviz summary`` computes the five figures on a thread pool."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    trace = load_trace(DATA / name, cache=False)
+    threads = set()
+
+    class Spy(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+            def run():  # type: ignore[no-untyped-def]
+                import threading
+
+                threads.add(threading.current_thread().name)
+                return fn(*args, **kwargs)
+
+            return super().submit(run)
+
+    with Spy(3, thread_name_prefix="spy") as pool:
+        side_by_side = summarize(trace, executor=pool)
+    assert threads and all(t.startswith("spy") for t in threads)
+    assert side_by_side.to_json() == summarize(trace).to_json()

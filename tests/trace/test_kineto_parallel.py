@@ -655,3 +655,61 @@ def test_whole_files_up_to_half_a_decoders_share(monkeypatch: pytest.MonkeyPatch
     assert kineto_worker.whole_file_max_bytes(2048 * mb, 16) == floor < 1024 * mb
     monkeypatch.setenv("GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES", "0")
     assert kineto_worker.whole_file_max_bytes(64 * 166 * mb, 16) == 0
+
+
+@pytest.mark.parametrize(
+    ("whole", "workers", "chunked"),
+    [
+        ([True] * 64, 15, [60, 61, 62, 63]),  # four rounds of 15, and a tail of 4
+        ([True] * 64, 16, []),  # four full rounds
+        ([True] * 8, 15, []),  # less than one round: every file whole, side by side
+        ([True] * 5, 1, [4]),  # one child and the importer: two decoders
+        ([True] * 6, 4, [4, 5]),  # four children: the importer hands out and merges only
+        # a file too large to be read whole is not counted, nor made whole
+        ([True, True, False, True, True, True], 2, [4, 5]),  # 5 whole, 3 decoders
+    ],
+)
+def test_the_files_short_of_a_full_round_are_read_chunk_by_chunk(
+    whole: list[bool], workers: int, chunked: list[int]
+) -> None:
+    got = kineto_parallel.chunked_tail(whole, workers)
+    assert [i for i, (w, g) in enumerate(zip(whole, got)) if w and not g] == chunked
+    assert all(g <= w for w, g in zip(whole, got)), "no file made whole"
+
+
+def test_with_many_children_the_importer_waits_for_room_rather_than_reading_a_file(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Four children, one file each at a time: the importer hands out the next file as a child
+    answers, and reads no whole file itself; the last file (short of a round) goes in chunks."""
+    out = tmp_path / "ranks"
+    out.mkdir()
+    names = ["ddp_nccl_4rank/rank-0.json.gz", "dataparallel_seed_2gpu.json.gz"]
+    for i in range(9):
+        shutil.copy(DATA / names[i % 2], out / f"rank-{i}.json.gz")
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", "4")
+    parallel.setattr(kineto_worker, "FILE_DEPTH", 1)
+    waited = []
+    wait_any = kineto_worker.WorkerPool.wait_any
+
+    def spy_wait(self: kineto_worker.WorkerPool, timeout_s: float) -> bool:
+        waited.append(timeout_s)
+        return wait_any(self, timeout_s)
+
+    parallel.setattr(kineto_worker.WorkerPool, "wait_any", spy_wait)
+    local: list[int] = []
+    decode_file = kineto_worker.LocalDecoder.decode_file
+
+    def spy_local(self: kineto_worker.LocalDecoder, file: int, *args: object) -> dict[str, object]:
+        local.append(file)
+        return decode_file(self, file, *args)  # type: ignore[no-any-return, arg-type]
+
+    parallel.setattr(kineto_worker.LocalDecoder, "decode_file", spy_local)
+    sent = _spy_sends(parallel, "send_file", "send", "send_span")
+    got = load_trace(out, cache=False)
+    assert sorted(sent["send_file"]) == list(range(8)) and not local
+    assert waited, "it waited for a child's room"
+    assert set(sent["send"] + sent["send_span"]) <= {8}
+    want = serial(out, parallel)
+    _same(got, want)
+    assert [r.rank for r in got.ranks] == [r.rank for r in want.ranks]
