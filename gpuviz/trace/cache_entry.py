@@ -367,6 +367,11 @@ def _read_args(folder: Path, load: Any) -> ArgsStore:
     return ArgsStore(offsets=offsets, text=text)
 
 
+NARROWED = frozenset({"slices.correlation", "slices.external_id"})
+"""Columns an import stores as int32 where every id fits, else as int64 (the dtype the empty
+table has): either is read back."""
+
+
 def _expected_files() -> dict[str, np.dtype[Any]]:
     out: dict[str, np.dtype[Any]] = {}
     for table_name, cls in TABLES.items():
@@ -394,6 +399,8 @@ def _map_column(
     from numpy.lib import format as npy
 
     path = folder / f"{name}.npy"
+    if name in NARROWED and np.dtype(spec.dtype) == np.dtype(np.int32):
+        dtype = np.dtype(np.int32)
     if np.dtype(spec.dtype) != dtype:
         raise CorruptEntryError(f"{path}: dtype {spec.dtype}, expected {dtype.str}")
     with open(path, "rb") as f:

@@ -383,9 +383,10 @@ def _assemble(
     start, dur, track = sorter.take(start), sorter.take(dur), sorter.take(track)
     cols: dict[str, Array] = {"start_ns": start, "dur_ns": dur, "track": track}
     for col, dtype, fix in (("name", np.int32, None), ("cat", np.int32, None),
-                            ("kind", np.uint8, None), ("correlation", np.int64, None),
-                            ("external_id", np.int64, None), ("bytes", np.int64, None),
-                            ("args", np.int32, args_fix)):  # fmt: skip
+                            ("kind", np.uint8, None),
+                            ("correlation", _id_dtype(parts, "correlation"), None),
+                            ("external_id", _id_dtype(parts, "external_id"), None),
+                            ("bytes", np.int64, None), ("args", np.int32, args_fix)):  # fmt: skip
         cols[col] = sorter.take(column("slices", col, dtype, fix))
     slices = Slices(depth=sorter.depths(track, start, dur), **cols)
     del sorter
@@ -437,6 +438,22 @@ def _assemble(
         event_count=sum(p.event_count for p in parts), warnings=warnings,
         metadata_events=meta_events,
     )  # fmt: skip
+
+
+def _id_dtype(parts: list[FileColumns], col: str) -> type[np.signedinteger[Any]]:
+    """int32 where every value of the slices' id column ``col`` fits it, else int64.
+
+    Correlation and external ids count up from about 1 in each process, so they nearly always
+    fit: 8 bytes a slice less each, 333 MB of the 64-rank folder's 20.8M slices (a tenth of
+    ``gpuviz summary``'s peak there). Readers treat them as integers of either width.
+    """
+    lo = hi = 0
+    for p in parts:
+        for a in p.slices[col]:
+            if a.size:
+                lo, hi = min(lo, int(a.min())), max(hi, int(a.max()))
+    i32 = np.iinfo(np.int32)
+    return np.int32 if i32.min <= lo and hi <= i32.max else np.int64
 
 
 def _join_args(parts: list[FileColumns]) -> tuple[ArgsStore, list[int]]:

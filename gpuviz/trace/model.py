@@ -191,10 +191,11 @@ class Slices(_Columns):
         Symbol ids of the name and of the original category string.
     kind : uint8
         :class:`Kind`.
-    correlation : int64
-        ``args.correlation`` (links a runtime launch to its kernel/copy), or -1.
-    external_id : int64
-        ``args["External id"]`` (links a cpu op to its launches), or -1.
+    correlation : int32 or int64
+        ``args.correlation`` (links a runtime launch to its kernel/copy), or -1. An imported
+        trace holds it as int32 where every id fits (they count from about 1 per process).
+    external_id : int32 or int64
+        ``args["External id"]`` (links a cpu op to its launches), or -1; int32 as the above.
     bytes : int64
         ``args.bytes`` of copies and sets, or -1.
     args : int32
@@ -208,8 +209,8 @@ class Slices(_Columns):
     name: I32
     cat: I32
     kind: U8
-    correlation: I64
-    external_id: I64
+    correlation: npt.NDArray[np.int32] | I64
+    external_id: npt.NDArray[np.int32] | I64
     bytes: I64
     args: I32
 
@@ -606,7 +607,7 @@ class Trace:
             rank, corr = t.rank[s.track[rt]], s.correlation[rt]
             dense = _dense_correlation_table(rank, corr, rt)
             if dense is None:
-                key = _corr_key(rank, corr)
+                key = correlation_key(rank, corr)
                 order = np.argsort(key, kind="stable")
                 self._correlation_index = {"keys": key[order], "rows": rt[order], "dense": None}
             else:
@@ -629,7 +630,7 @@ class Trace:
             return _dense_lookup(idx["dense"], t.rank[s.track[rows]], s.correlation[rows])
         if len(idx["keys"]) == 0:  # no launches at all
             return np.full(len(rows), NONE, dtype=np.int64)
-        key = _corr_key(t.rank[s.track[rows]], s.correlation[rows])
+        key = correlation_key(t.rank[s.track[rows]], s.correlation[rows])
         pos = np.searchsorted(idx["keys"], key)
         pos_c = np.minimum(pos, max(len(idx["keys"]) - 1, 0))
         found = (len(idx["keys"]) > 0) & (idx["keys"][pos_c] == key) & (s.correlation[rows] >= 0)
@@ -698,8 +699,13 @@ def _dense_lookup(
     return out
 
 
-def _corr_key(rank: npt.NDArray[Any], corr: npt.NDArray[Any]) -> I64:
-    # Correlation ids restart per process, so a key is (rank, correlation).
+def correlation_key(rank: npt.ArrayLike, corr: npt.ArrayLike) -> I64:
+    """One int64 key per (rank, correlation id): ids restart in each process.
+
+    Either column may be int32 or int64 (an imported trace holds ids as int32 where they
+    fit): both are widened before the shift.
+    """
+    rank, corr = np.asarray(rank), np.asarray(corr)
     return (rank.astype(np.int64) + 1) << 44 | (corr.astype(np.int64) & ((1 << 44) - 1))
 
 

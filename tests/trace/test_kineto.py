@@ -625,3 +625,33 @@ def test_chunks_of_a_plain_file_say_where_their_text_stands(tmp_path: Path, name
     if name != "padded":  # in a gzip file the offsets are of the text, not of the file
         gz = jsonscan.EventChunks(str(DATA / name), block_bytes=1 << 12)
         assert all(c.span is None for c in gz)
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["ids fit int32", "an id past int32"])
+def test_correlation_and_external_ids_are_int32_where_they_fit(tmp_path: Path, big: bool) -> None:
+    """Ids count from about 1 per process: held as int32 (8 bytes a slice less each), unless
+    one does not fit; the values and the launch links are the same either way, also from the
+    cache."""
+    corr = (1 << 33) + 5 if big else 5
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 30,
+         "args": {"External id": 7}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+         "ts": 5, "dur": 5, "args": {"External id": 7, "correlation": corr}},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 40,
+         "args": {"External id": 7, "correlation": corr, "device": 0, "stream": 7}},
+    ]  # fmt: skip
+    path = tmp_path / "ids.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    for cache in (False, True, True):  # imported, imported and stored, read from the cache
+        trace = load_trace(path, cache=cache)
+        s = trace.slices
+        want = np.int64 if big else np.int32
+        assert s.correlation.dtype == want
+        assert s.external_id.dtype == np.int32
+        names = trace.symbols.lookup(s.name)
+        assert sorted(zip(names, s.correlation.tolist())) == [
+            ("aten::mm", -1), ("cudaLaunchKernel", corr), ("gemm", corr)
+        ]  # fmt: skip
+        kernel = names.index("gemm")
+        assert names[int(trace.launches_of([kernel])[0])] == "cudaLaunchKernel"

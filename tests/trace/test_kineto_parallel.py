@@ -280,9 +280,8 @@ def test_a_bad_slice_in_a_whole_file_is_reported_as_in_one_process(
     assert forked.value.where == "event 1500" and "rank-1.json" in str(forked.value)
 
 
-def test_cancelling_stops_every_child(
-    parallel: pytest.MonkeyPatch, mode: str, folder: Path
-) -> None:
+def _spy_pools(monkeypatch: pytest.MonkeyPatch) -> list[kineto_worker.WorkerPool]:
+    """A list that gets every pool of children the import starts."""
     pools: list[kineto_worker.WorkerPool] = []
     init = kineto_worker.WorkerPool.__init__
 
@@ -290,7 +289,14 @@ def test_cancelling_stops_every_child(
         init(self, n, *rest)
         pools.append(self)
 
-    parallel.setattr(kineto_worker.WorkerPool, "__init__", spy)
+    monkeypatch.setattr(kineto_worker.WorkerPool, "__init__", spy)
+    return pools
+
+
+def test_cancelling_stops_every_child(
+    parallel: pytest.MonkeyPatch, mode: str, folder: Path
+) -> None:
+    pools = _spy_pools(parallel)
     # The third poll cancels: whole files are polled as each is handed out (3 files here),
     # chunks at every block; a later poll might never come if the children are quick.
     polls = iter(range(1000))
@@ -677,18 +683,24 @@ def test_the_files_short_of_a_full_round_are_read_chunk_by_chunk(
     assert all(g <= w for w, g in zip(whole, got)), "no file made whole"
 
 
-def test_with_many_children_the_importer_waits_for_room_rather_than_reading_a_file(
-    parallel: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Four children, one file each at a time: the importer hands out the next file as a child
-    answers, and reads no whole file itself; the last file (short of a round) goes in chunks."""
+def _nine_ranks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Nine rank files for four children that take one whole file at a time."""
     out = tmp_path / "ranks"
     out.mkdir()
     names = ["ddp_nccl_4rank/rank-0.json.gz", "dataparallel_seed_2gpu.json.gz"]
     for i in range(9):
         shutil.copy(DATA / names[i % 2], out / f"rank-{i}.json.gz")
-    parallel.setenv("GPUVIZ_IMPORT_WORKERS", "4")
-    parallel.setattr(kineto_worker, "FILE_DEPTH", 1)
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "4")
+    monkeypatch.setattr(kineto_worker, "FILE_DEPTH", 1)
+    return out
+
+
+def test_with_many_children_the_importer_waits_for_room_rather_than_reading_a_file(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Four children, one file each at a time: the importer hands out the next file as a child
+    answers, and reads no whole file itself; the last file (short of a round) goes in chunks."""
+    out = _nine_ranks(tmp_path, parallel)
     waited = []
     wait_any = kineto_worker.WorkerPool.wait_any
 
@@ -713,3 +725,22 @@ def test_with_many_children_the_importer_waits_for_room_rather_than_reading_a_fi
     want = serial(out, parallel)
     _same(got, want)
     assert [r.rank for r in got.ranks] == [r.rank for r in want.ranks]
+
+
+def test_cancelling_while_waiting_for_a_childs_room_stops_every_child(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = _nine_ranks(tmp_path, parallel)
+    pools = _spy_pools(parallel)
+    waiting = []
+    wait_any = kineto_worker.WorkerPool.wait_any
+
+    def spy_wait(self: kineto_worker.WorkerPool, timeout_s: float) -> bool:
+        waiting.append(1)
+        return wait_any(self, timeout_s)
+
+    parallel.setattr(kineto_worker.WorkerPool, "wait_any", spy_wait)
+    with pytest.raises(ImportCancelledError):  # cancelled once it waits for room
+        load_trace(out, cache=False, cancelled=lambda: bool(waiting))
+    assert waiting
+    assert pools and all(w.proc.returncode is not None for p in pools for w in p.workers)

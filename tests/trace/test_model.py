@@ -104,3 +104,14 @@ def test_a_lookup_in_blocks_finds_what_one_lookup_finds(monkeypatch) -> None:  #
     sorted_keys = [_sorted_launches(trace, rows), _sorted_launches(trace, every)]
     np.testing.assert_array_equal(sorted_keys[0], whole[0])  # the keys' path in blocks too
     np.testing.assert_array_equal(sorted_keys[1], whole[1])
+
+
+def test_correlation_keys_are_the_same_from_int32_and_int64_columns() -> None:
+    from gpuviz.trace.model import correlation_key
+
+    rank = np.array([-1, 0, 63, 2**31 - 2], dtype=np.int32)
+    corr = np.array([0, 5, 2**31 - 1, 7], dtype=np.int32)
+    wide = correlation_key(rank.astype(np.int64), corr.astype(np.int64))
+    assert correlation_key(rank, corr).tolist() == wide.tolist()
+    assert wide.dtype == np.int64 and len(set(wide.tolist())) == 4
+    assert int(correlation_key(rank[2], corr[2])) == int(wide[2])  # one slice, as the views ask

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.trace.arrays import unique
-from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind, Trace
+from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind, Trace, correlation_key
 
 I64 = npt.NDArray[np.int64]
 
@@ -74,8 +74,8 @@ class SliceLinks:
             return out
         if kind == Kind.RUNTIME and int(s.correlation[row]) >= 0:
             idx = self._gpu_corr()
-            rank = int(self.trace.tracks.rank[s.track[row]])
-            key = (rank + 1) << 44 | (int(s.correlation[row]) & ((1 << 44) - 1))
+            rank = self.trace.tracks.rank[s.track[row]]
+            key = int(correlation_key(rank, s.correlation[row]))
             a = int(np.searchsorted(idx["keys"], key, side="left"))
             b = int(np.searchsorted(idx["keys"], key, side="right"))
             linked: I64 = idx["rows"][a:b].copy()
@@ -86,8 +86,7 @@ class SliceLinks:
         if self._gpu_corr_index is None:
             s = self.trace.slices
             rows = np.flatnonzero(self.trace.gpu_activity_mask() & (s.correlation >= 0))
-            rank = self.trace.tracks.rank[s.track[rows]].astype(np.int64)
-            key = (rank + 1) << 44 | (s.correlation[rows] & ((1 << 44) - 1))
+            key = correlation_key(self.trace.tracks.rank[s.track[rows]], s.correlation[rows])
             order = np.argsort(key, kind="stable")
             self._gpu_corr_index = {"keys": key[order], "rows": rows[order]}
         return self._gpu_corr_index
