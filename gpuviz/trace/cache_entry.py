@@ -43,6 +43,7 @@ from gpuviz.trace.args_text import BlockText, PlainText
 from gpuviz.trace.cache_key import MANIFEST, CacheKey
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.model import (
+    NARROWED_IDS,
     ArgsStore,
     Flows,
     Instants,
@@ -367,9 +368,8 @@ def _read_args(folder: Path, load: Any) -> ArgsStore:
     return ArgsStore(offsets=offsets, text=text)
 
 
-NARROWED = frozenset({"slices.correlation", "slices.external_id"})
-"""Columns an import stores as int32 where every id fits, else as int64 (the dtype the empty
-table has): either is read back."""
+NARROWED = frozenset(f"slices.{c}" for c in NARROWED_IDS)
+"""Files of either width (:data:`~gpuviz.trace.model.NARROWED_IDS`): both are read back."""
 
 
 def _expected_files() -> dict[str, np.dtype[Any]]:

@@ -29,6 +29,7 @@ from gpuviz.trace.files import trace_files
 from gpuviz.trace.gcpause import gc_paused, release_freed_memory
 from gpuviz.trace.kineto_events import STRING_CODE_BASE, Interner, is_string_code
 from gpuviz.trace.model import (
+    NARROWED_IDS,
     NONE,
     ArgsStore,
     Flows,
@@ -383,10 +384,11 @@ def _assemble(
     start, dur, track = sorter.take(start), sorter.take(dur), sorter.take(track)
     cols: dict[str, Array] = {"start_ns": start, "dur_ns": dur, "track": track}
     for col, dtype, fix in (("name", np.int32, None), ("cat", np.int32, None),
-                            ("kind", np.uint8, None),
-                            ("correlation", _id_dtype(parts, "correlation"), None),
-                            ("external_id", _id_dtype(parts, "external_id"), None),
-                            ("bytes", np.int64, None), ("args", np.int32, args_fix)):  # fmt: skip
+                            ("kind", np.uint8, None), ("correlation", np.int64, None),
+                            ("external_id", np.int64, None), ("bytes", np.int64, None),
+                            ("args", np.int32, args_fix)):  # fmt: skip
+        if col in NARROWED_IDS:
+            dtype = _id_dtype(parts, col)
         cols[col] = sorter.take(column("slices", col, dtype, fix))
     slices = Slices(depth=sorter.depths(track, start, dur), **cols)
     del sorter

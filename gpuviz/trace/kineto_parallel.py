@@ -305,8 +305,8 @@ class _Pipeline:
         self.inflight.append(job)
 
     def _wait_for_room(self, reader: FileReader) -> Worker | None:
-        """The first child with room for a whole file, merging what comes in meanwhile (the
-        cancel polled); None when no child has work to wait for (or they are gone)."""
+        """The idlest child once it has room for a whole file, merging what comes in meanwhile
+        (the cancel polled); None when the children are gone."""
         while self.pool is not None:
             w = self.pool.idlest()
             if w.can_take_file or not w.queued:

@@ -363,10 +363,7 @@ class Worker(Decoder):
 
     def wait(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for the child's next reply; whether it is there."""
-        try:
-            return bool(select.select([self._stdout], [], [], timeout_s)[0])
-        except (OSError, ValueError):
-            return True  # reading tells what is wrong
+        return _readable([self._stdout], timeout_s)
 
     def ready(self) -> bool:
         """Whether the child's next reply can be read without waiting."""
@@ -520,6 +517,21 @@ def _forked_main(
     os._exit(serve(stdin, stdout, chunks, replies, ChunkDecoder(compress, drop)))
 
 
+def _readable(fds: Sequence[int], timeout_s: float) -> bool:
+    """Whether any of ``fds`` can be read (or is closed) within ``timeout_s``.
+
+    ``poll``, not ``select``: the importer's descriptors may be past ``select``'s 1024 (a test
+    process with many files open), where ``select`` fails.
+    """
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    try:
+        return bool(poller.poll(max(0, int(timeout_s * 1000))))
+    except (OSError, ValueError):
+        return True  # reading tells what is wrong
+
+
 class WorkerPool:
     """Children that take chunks in turn, started the way :func:`start_method` says."""
 
@@ -540,20 +552,9 @@ class WorkerPool:
 
     def wait_any(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for a reply from any child that has work; whether one is
-        there (False at once when no child has any).
-
-        ``poll``, not ``select``: the importer's descriptors may be past ``select``'s 1024
-        (a test process with many files open)."""
-        busy = [w for w in self.workers if w.queued]
-        if not busy:
-            return False
-        poller = select.poll()
-        for w in busy:
-            poller.register(w._stdout, select.POLLIN | select.POLLHUP | select.POLLERR)
-        try:
-            return bool(poller.poll(max(0, int(timeout_s * 1000))))
-        except OSError:
-            return True  # reading tells what is wrong
+        there (False at once when no child has any)."""
+        busy = [w._stdout for w in self.workers if w.queued]
+        return bool(busy) and _readable(busy, timeout_s)
 
     def close(self) -> None:
         """Stop every child: all are asked first, so that they exit side by side (waiting for

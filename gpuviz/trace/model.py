@@ -337,6 +337,10 @@ class Instants(_Columns):
     args: I32
 
 
+NARROWED_IDS = ("correlation", "external_id")
+"""The :class:`Slices` id columns an import holds as int32 where every id fits, else int64
+(the empty table's dtype)."""
+
 _DTYPES: dict[str, Any] = {
     "start_ns": np.int64,
     "dur_ns": np.int64,
