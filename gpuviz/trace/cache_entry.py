@@ -43,7 +43,7 @@ from gpuviz.trace.args_text import BlockText, PlainText
 from gpuviz.trace.cache_key import MANIFEST, CacheKey
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.model import (
-    NARROWED_IDS,
+    NARROWED_COLUMNS,
     ArgsStore,
     Flows,
     Instants,
@@ -368,8 +368,8 @@ def _read_args(folder: Path, load: Any) -> ArgsStore:
     return ArgsStore(offsets=offsets, text=text)
 
 
-NARROWED = frozenset(f"slices.{c}" for c in NARROWED_IDS)
-"""Files of either width (:data:`~gpuviz.trace.model.NARROWED_IDS`): both are read back."""
+NARROWED = frozenset(f"{t}.{c}" for t, cols in NARROWED_COLUMNS.items() for c in cols)
+"""Files of either width (:data:`~gpuviz.trace.model.NARROWED_COLUMNS`): both are read back."""
 
 
 def _expected_files() -> dict[str, np.dtype[Any]]:

@@ -196,8 +196,8 @@ class Slices(_Columns):
         trace holds it as int32 where every id fits (they count from about 1 per process).
     external_id : int32 or int64
         ``args["External id"]`` (links a cpu op to its launches), or -1; int32 as the above.
-    bytes : int64
-        ``args.bytes`` of copies and sets, or -1.
+    bytes : int32 or int64
+        ``args.bytes`` of copies and sets, or -1; int32 where every count fits.
     args : int32
         Row in :class:`ArgsStore`, or -1 when the event had no args.
     """
@@ -211,7 +211,7 @@ class Slices(_Columns):
     kind: U8
     correlation: npt.NDArray[np.int32] | I64
     external_id: npt.NDArray[np.int32] | I64
-    bytes: I64
+    bytes: npt.NDArray[np.int32] | I64
     args: I32
 
     @property
@@ -255,8 +255,8 @@ class Flows(_Columns):
 
     Attributes
     ----------
-    flow_id : int64
-        The ``id`` that pairs a start with its finish.
+    flow_id : int32 or int64
+        The ``id`` that pairs a start with its finish; int32 where every id fits.
     phase : uint8
         ``ord('s')``, ``ord('t')`` or ``ord('f')``.
     ts_ns : int64
@@ -269,7 +269,7 @@ class Flows(_Columns):
         1 when ``bp: "e"`` (binds to the enclosing slice).
     """
 
-    flow_id: I64
+    flow_id: npt.NDArray[np.int32] | I64
     phase: U8
     ts_ns: I64
     track: I32
@@ -340,6 +340,13 @@ class Instants(_Columns):
 NARROWED_IDS = ("correlation", "external_id")
 """The :class:`Slices` id columns an import holds as int32 where every id fits, else int64
 (the empty table's dtype)."""
+NARROWED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "slices": (*NARROWED_IDS, "bytes"),
+    "flows": ("flow_id",),
+}
+"""Per table, the int64 columns an import holds as int32 where every value fits: the ids
+above, copies' byte counts (under 2 GiB a copy in nearly every trace) and flow ids (Kineto's
+are the correlation ids). Readers treat them as integers of either width."""
 
 _DTYPES: dict[str, Any] = {
     "start_ns": np.int64,

@@ -655,3 +655,40 @@ def test_correlation_and_external_ids_are_int32_where_they_fit(tmp_path: Path, b
         ]  # fmt: skip
         kernel = names.index("gemm")
         assert names[int(trace.launches_of([kernel])[0])] == "cudaLaunchKernel"
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["all fit int32", "past int32"])
+def test_copy_bytes_and_flow_ids_are_int32_where_they_fit(tmp_path: Path, big: bool) -> None:
+    """A copy's byte count and a flow's id are held as int32 where every one fits, int64
+    where one does not (a 3 GiB copy, an id past 2**31); the values, the bandwidth the copy
+    table shows and the exported flows are the same either way, also from the cache."""
+    from gpuviz.trace.chrome_export import export_chrome
+
+    nbytes = (3 << 30) if big else 4096
+    flow = (1 << 33) + 9 if big else 9
+    events = [
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1,
+         "ts": 5, "dur": 5, "args": {"correlation": 9}},
+        {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+         "tid": 7, "ts": 20, "dur": 40,
+         "args": {"correlation": 9, "device": 0, "stream": 7, "bytes": nbytes}},
+        {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": flow, "pid": 1, "tid": 1, "ts": 5},
+        {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": flow, "pid": 0, "tid": 7, "ts": 20,
+         "bp": "e"},
+    ]  # fmt: skip
+    path = tmp_path / "copy.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    want = np.int64 if big else np.int32
+    for cache in (False, True, True):  # imported, imported and stored, read from the cache
+        trace = load_trace(path, cache=cache)
+        s, f = trace.slices, trace.flows
+        assert s.bytes.dtype == want and f.flow_id.dtype == want
+        copy = int(np.flatnonzero(s.kind == Kind.MEMCPY)[0])
+        assert int(s.bytes[copy]) == nbytes
+        assert sorted(zip(f.flow_id.tolist(), map(chr, f.phase.tolist()))) == [
+            (flow, "f"), (flow, "s")
+        ]  # fmt: skip
+        out = export_chrome(trace, tmp_path / "out.json")
+        back = json.loads(out.read_text())["traceEvents"]
+        assert sorted(e["id"] for e in back if e.get("cat") == "ac2g") == [flow, flow]
+        assert [e["args"]["bytes"] for e in back if e.get("cat") == "gpu_memcpy"] == [nbytes]
