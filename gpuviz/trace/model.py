@@ -613,8 +613,7 @@ class Trace:
         """
         s, t = self.slices, self.tracks
         if self._correlation_index is None:
-            rt = np.flatnonzero(s.kind == Kind.RUNTIME)
-            rt = rt[s.correlation[rt] >= 0]
+            rt = np.flatnonzero((s.kind == Kind.RUNTIME) & (s.correlation >= 0))
             rank, corr = t.rank[s.track[rt]], s.correlation[rt]
             dense = _dense_correlation_table(rank, corr, rt)
             if dense is None:
@@ -674,21 +673,22 @@ def _dense_correlation_table(
     """
     if len(rows) == 0:
         return None
-    # One int64 temporary, made in place (it is at the peak of gpuviz summary's memory).
-    flat = rank.astype(np.int64)
-    flat += 1
-    if int(flat.min()) < 0:
+    if int(rank.min()) + 1 < 0:
         return None
     width = int(corr.max()) + 1
-    size = (int(flat.max()) + 1) * width
+    size = (int(rank.max()) + 2) * width
     if size > 4 * len(rows) + (1 << 16):
         return None
     small = int(rows.max()) < np.iinfo(np.int32).max
     table: npt.NDArray[Any] = np.full(size, NONE, dtype=np.int32 if small else np.int64)
-    flat *= width
-    flat += corr
-    table[flat] = rows
-    del flat
+    # The slots in blocks: one int64 temporary for every launch at once was 8 bytes a launch
+    # (51 MB of 64 ranks), made while the summary's other figures ran, at its memory's peak.
+    for a in range(0, len(rows), LOOKUP_BLOCK):
+        flat = rank[a : a + LOOKUP_BLOCK].astype(np.int64)
+        flat += 1
+        flat *= width
+        flat += corr[a : a + LOOKUP_BLOCK]
+        table[flat] = rows[a : a + LOOKUP_BLOCK]
     if np.count_nonzero(table >= 0) != len(rows):  # a key repeats
         return None
     return table, width

@@ -349,3 +349,20 @@ def test_each_ranks_rows_are_those_a_mask_over_every_slice_finds(name: str) -> N
     assert [rank for rank, _ in got] == sorted(set(slice_rank.tolist()))
     for rank, rows in got:
         assert rows.tolist() == np.flatnonzero(slice_rank == rank).tolist()
+
+
+@pytest.mark.parametrize("name", ["ddp_2rank", "ddp_nccl_4rank"])
+def test_steps_are_the_same_whatever_the_order_of_the_gpu_rows(name: str) -> None:
+    # A trace's GPU rows come in rank order and find_steps then skips sorting them; rows in
+    # any other order (an activity the caller shuffled) take the sort and give the same steps.
+    from gpuviz.analysis.activity import gpu_activity
+
+    trace = load_trace(DATA / name)
+    a = gpu_activity(trace)
+    assert (np.diff(a.rank) >= 0).all()
+    shuffled = a.take(np.random.default_rng(5).permutation(len(a)))
+    assert not (np.diff(shuffled.rank) >= 0).all()
+    ordered, other = find_steps(trace, a), find_steps(trace, shuffled)
+    for col in ("rank", "number", "start_ns", "end_ns"):
+        assert getattr(ordered, col).tolist() == getattr(other, col).tolist(), col
+    assert len(ordered) > 2

@@ -48,6 +48,12 @@ def test_stream_stats(two_streams) -> None:
 
 def test_device_stats_and_span(two_streams) -> None:
     assert span_ns(two_streams) == 1000
+    s = two_streams.slices
+    whole = int((s.start_ns + s.dur_ns).max() - s.start_ns.min())
+    for block in (1, 2, 3):  # the latest end in a later block than the earliest start
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("gpuviz.analysis.streams.SPAN_BLOCK", block)
+            assert span_ns(two_streams) == whole == 1000
     dev = {d.device: d for d in device_stats(two_streams)}
     assert dev[0].busy_ns == 400 and dev[0].utilization == pytest.approx(0.4)
     assert dev[1].busy_ns == 20

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.synthetic import make_trace
@@ -51,8 +52,13 @@ def _sorted_launches(trace, rows: np.ndarray) -> np.ndarray:  # type: ignore[no-
         trace._correlation_index = None
 
 
-def test_launches_by_table_are_the_launches_by_sorted_keys() -> None:
+@pytest.mark.parametrize("block", [None, 5], ids=["one block", "table filled in blocks of 5"])
+def test_launches_by_table_are_the_launches_by_sorted_keys(block, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # One rank and several (a folder, whose correlation ids repeat across ranks).
+    from gpuviz.trace import model
+
+    if block is not None:
+        monkeypatch.setattr(model, "LOOKUP_BLOCK", block)
     for name in ["streams_overlap.json.gz", "ddp_nccl_4rank"]:
         trace = load_trace(DATA / name)
         s = trace.slices
@@ -70,8 +76,12 @@ def test_launches_by_table_are_the_launches_by_sorted_keys() -> None:
         np.testing.assert_array_equal(trace.launches_of(every), _sorted_launches(trace, every))
 
 
-def test_a_repeated_correlation_id_gives_the_first_launch_as_before() -> None:
+@pytest.mark.parametrize("block", [None, 5], ids=["one block", "table filled in blocks of 5"])
+def test_a_repeated_correlation_id_gives_the_first_launch_as_before(block, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from gpuviz.trace import model
+
+    if block is not None:  # the repeat then lies in another block than its first
+        monkeypatch.setattr(model, "LOOKUP_BLOCK", block)
 
     trace = load_trace(DATA / "streams_overlap.json.gz")
     s = trace.slices
