@@ -613,11 +613,10 @@ class Trace:
         """
         s, t = self.slices, self.tracks
         if self._correlation_index is None:
-            rt = np.flatnonzero((s.kind == Kind.RUNTIME) & (s.correlation >= 0))
-            rank, corr = t.rank[s.track[rt]], s.correlation[rt]
-            dense = _dense_correlation_table(rank, corr, rt)
+            dense = _dense_correlation_table(s, t)
             if dense is None:
-                key = correlation_key(rank, corr)
+                rt = _launch_rows(s, 0, len(s))
+                key = correlation_key(t.rank[s.track[rt]], s.correlation[rt])
                 order = np.argsort(key, kind="stable")
                 self._correlation_index = {"keys": key[order], "rows": rt[order], "dense": None}
             else:
@@ -658,9 +657,14 @@ LOOKUP_BLOCK = 1 << 18
 """Rows a :meth:`Trace.launches_of` lookup takes at once."""
 
 
-def _dense_correlation_table(
-    rank: npt.NDArray[Any], corr: npt.NDArray[Any], rows: I64
-) -> tuple[npt.NDArray[Any], int] | None:
+def _launch_rows(s: Slices, a: int, b: int) -> I64:
+    """The rows from ``a`` to ``b`` of runtime calls with a correlation id."""
+    rows = np.flatnonzero((s.kind[a:b] == Kind.RUNTIME) & (s.correlation[a:b] >= 0))
+    rows += a
+    return rows
+
+
+def _dense_correlation_table(s: Slices, t: Tracks) -> tuple[npt.NDArray[Any], int] | None:
     """A table of launch rows indexed by ``(rank + 1) * width + correlation``, and ``width``.
 
     Correlation ids count up from about 1 in each process, so a table as long as the number of
@@ -670,26 +674,40 @@ def _dense_correlation_table(
     give the first row of those, which one table slot cannot tell. The table is int32 where
     the rows fit (they do below 2^31 slices): it stays with the trace, and on 192 ranks of
     100k kernels int64 slots were about 300 MB.
+
+    Built a block of slices at a time, in two passes (the table's size, then its slots): the
+    launches' rows, ranks, ids and slots for all of them at once were about 30 bytes a launch
+    (190 MB of 64 ranks, made while the summary's other figures ran, at its memory's peak).
     """
-    if len(rows) == 0:
+    blocks = [(a, min(a + LOOKUP_BLOCK, len(s))) for a in range(0, len(s), LOOKUP_BLOCK)]
+    n = 0
+    r_lo = c_hi = r_hi = row_hi = -1
+    for a, b in blocks:
+        rows = _launch_rows(s, a, b)
+        if not len(rows):
+            continue
+        rank = t.rank[s.track[rows]]
+        r_lo = int(rank.min()) if n == 0 else min(r_lo, int(rank.min()))
+        n += len(rows)
+        r_hi = max(r_hi, int(rank.max()))
+        c_hi = max(c_hi, int(s.correlation[rows].max()))
+        row_hi = int(rows[-1])
+    if n == 0 or r_lo + 1 < 0:
         return None
-    if int(rank.min()) + 1 < 0:
+    width = c_hi + 1
+    size = (r_hi + 2) * width
+    if size > 4 * n + (1 << 16):
         return None
-    width = int(corr.max()) + 1
-    size = (int(rank.max()) + 2) * width
-    if size > 4 * len(rows) + (1 << 16):
-        return None
-    small = int(rows.max()) < np.iinfo(np.int32).max
+    small = row_hi < np.iinfo(np.int32).max
     table: npt.NDArray[Any] = np.full(size, NONE, dtype=np.int32 if small else np.int64)
-    # The slots in blocks: one int64 temporary for every launch at once was 8 bytes a launch
-    # (51 MB of 64 ranks), made while the summary's other figures ran, at its memory's peak.
-    for a in range(0, len(rows), LOOKUP_BLOCK):
-        flat = rank[a : a + LOOKUP_BLOCK].astype(np.int64)
+    for a, b in blocks:
+        rows = _launch_rows(s, a, b)
+        flat = t.rank[s.track[rows]].astype(np.int64)
         flat += 1
         flat *= width
-        flat += corr[a : a + LOOKUP_BLOCK]
-        table[flat] = rows[a : a + LOOKUP_BLOCK]
-    if np.count_nonzero(table >= 0) != len(rows):  # a key repeats
+        flat += s.correlation[rows]
+        table[flat] = rows
+    if np.count_nonzero(table >= 0) != n:  # a key repeats
         return None
     return table, width
 
