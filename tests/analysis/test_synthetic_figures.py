@@ -52,7 +52,8 @@ def test_device_stats_and_span(two_streams) -> None:
     whole = int((s.start_ns + s.dur_ns).max() - s.start_ns.min())
     for block in (1, 2, 3):  # the latest end in a later block than the earliest start
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr("gpuviz.analysis.streams.SPAN_BLOCK", block)
+            mp.setattr("gpuviz.trace.model.LOOKUP_BLOCK", block)
+            two_streams._slices_end_ns = None  # found again, in these blocks
             assert span_ns(two_streams) == whole == 1000
     dev = {d.device: d for d in device_stats(two_streams)}
     assert dev[0].busy_ns == 400 and dev[0].utilization == pytest.approx(0.4)
