@@ -52,6 +52,8 @@ the component costs). The switches, environment variables that ``gpuviz profile`
 - ``all``: the three above at once (what is left is gpuviz's plain presence);
 - ``teardown``: ``TEARDOWN_CUPTI=0``, CUPTI left attached after the window (what the teardown
   saves); ``provisional``: ``GPUVIZ_PROFILE_PROVISIONAL=0``, no recording before the first step;
+  ``provisional-cuda``: ``GPUVIZ_PROFILE_PROVISIONAL=cpu``, that recording without CUDA activity
+  (CUPTI not attached before the first step);
 - ``torch-cuda``, ``torch-cpu`` (``profile_workload.py`` only): no gpuviz at all; the bare
   script opens its own ``torch.profiler`` window (CPU and CUDA activity, or CPU only) over the
   steps of gpuviz's, with ``TEARDOWN_CUPTI=1``: "vs bare" is what a profiler window leaves
@@ -120,6 +122,7 @@ SWITCHES = {
     "hook": {"GPUVIZ_PROFILE_STEP_HOOK": "0"},
     "teardown": {"TEARDOWN_CUPTI": "0"},
     "provisional": {"GPUVIZ_PROFILE_PROVISIONAL": "0"},
+    "provisional-cuda": {"GPUVIZ_PROFILE_PROVISIONAL": "cpu"},
 }
 SWITCHES["all"] = {k: v for n in ("sampler", "events", "hook") for k, v in SWITCHES[n].items()}
 TORCH_WINDOWS = {

@@ -552,7 +552,10 @@ class ScriptSession:
     def _start_provisional(self) -> None:
         torch = self._torch
         under_launcher = self.rank is not None and self.rank.world_size > 1
-        cuda = bool(torch.cuda.is_available()) and not under_launcher
+        # GPUVIZ_PROFILE_PROVISIONAL=cpu (an experiment switch, benchmarks/bench_profile.py):
+        # CPU activity only, to tell what CUPTI attached before the first step leaves behind.
+        cpu_only = os.environ.get("GPUVIZ_PROFILE_PROVISIONAL") == "cpu"
+        cuda = bool(torch.cuda.is_available()) and not under_launcher and not cpu_only
         with self._own():
             prof = torch.profiler.profile(
                 activities=self._activities(cuda),
