@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,29 +81,93 @@ def kernel_table(
     else:
         uniq, count, total_i, mn, mx, first = _sums_by_unique(trace, np.flatnonzero(is_kernel))
     del is_kernel
-    all_ns = int(total_i.sum())
-    label = trace.symbols.lookup(uniq)
-    order = sorted(range(len(uniq)), key=lambda i: (-int(total_i[i]), label[i]))
-    if limit is not None:
-        order = order[:limit]
-    out = []
-    for i in order:
-        extra: dict[str, Any] = {}
-        if launch_info:
-            extra = _launch_info(trace.args.get(int(s.args[first[i]])))
-        out.append(
-            KernelStats(
-                name=label[i],
-                count=int(count[i]),
-                total_ns=int(total_i[i]),
-                mean_ns=int(total_i[i]) / int(count[i]),
-                min_ns=int(mn[i]),
-                max_ns=int(mx[i]),
-                share=int(total_i[i]) / all_ns if all_ns else 0.0,
-                **extra,
+    sums = KernelSums(trace.symbols.lookup(uniq), count, total_i, mn, mx)
+
+    def launch(i: int) -> dict[str, Any]:
+        return _launch_info(trace.args.get(int(s.args[first[i]])))
+
+    return sums.rows(limit, launch if launch_info else None)
+
+
+@dataclass(frozen=True)
+class KernelSums:
+    """Per kernel name, the figures the kernel table is made of; those of several traces (the
+    ranks of a folder, summarized one at a time) add up with :meth:`merge`.
+
+    Attributes
+    ----------
+    names : list of str
+        Distinct kernel names.
+    count, total_ns, min_ns, max_ns : int64 arrays
+        Per name: launches, summed, shortest and longest duration.
+    """
+
+    names: list[str]
+    count: I64
+    total_ns: I64
+    min_ns: I64
+    max_ns: I64
+
+    @classmethod
+    def of(cls, trace: Trace) -> KernelSums:
+        """The sums of ``trace``'s kernels."""
+        s = trace.slices
+        is_kernel = s.kind == Kind.KERNEL
+        n = int(np.count_nonzero(is_kernel))
+        z = np.zeros(0, dtype=np.int64)
+        if n == 0:
+            return cls([], z, z, z, z)
+        if _counted(len(trace.symbols), n):
+            uniq, count, total, mn, mx, _ = _sums_by_symbol(trace, is_kernel)
+        else:
+            uniq, count, total, mn, mx, _ = _sums_by_unique(trace, np.flatnonzero(is_kernel))
+        return cls(trace.symbols.lookup(uniq), count, total, mn, mx)
+
+    @classmethod
+    def merge(cls, parts: Sequence[KernelSums]) -> KernelSums:
+        """One table of several: a name's counts and totals added, its extremes kept."""
+        index: dict[str, int] = {}
+        for p in parts:
+            for name in p.names:
+                index.setdefault(name, len(index))
+        n = len(index)
+        count = np.zeros(n, dtype=np.int64)
+        total = np.zeros(n, dtype=np.int64)
+        mn = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        mx = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
+        for p in parts:
+            at = np.fromiter((index[name] for name in p.names), dtype=np.int64, count=len(p.names))
+            count[at] += p.count
+            total[at] += p.total_ns
+            np.minimum.at(mn, at, p.min_ns)
+            np.maximum.at(mx, at, p.max_ns)
+        return cls(list(index), count, total, mn, mx)
+
+    def rows(
+        self, limit: int | None = None, extra: Callable[[int], dict[str, Any]] | None = None
+    ) -> list[KernelStats]:
+        """The table: largest total first, then by name (``extra(i)``: more fields of name
+        ``i``, the launch configuration)."""
+        total, label = self.total_ns, self.names
+        all_ns = int(total.sum())
+        order = sorted(range(len(label)), key=lambda i: (-int(total[i]), label[i]))
+        if limit is not None:
+            order = order[:limit]
+        out = []
+        for i in order:
+            out.append(
+                KernelStats(
+                    name=label[i],
+                    count=int(self.count[i]),
+                    total_ns=int(total[i]),
+                    mean_ns=int(total[i]) / int(self.count[i]),
+                    min_ns=int(self.min_ns[i]),
+                    max_ns=int(self.max_ns[i]),
+                    share=int(total[i]) / all_ns if all_ns else 0.0,
+                    **(extra(i) if extra is not None else {}),
+                )
             )
-        )
-    return out
+        return out
 
 
 KERNEL_BLOCK = 1 << 20

@@ -12,10 +12,14 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from gpuviz.trace.model import Trace
+
+T = TypeVar("T")
+OnProgress = Callable[[float], None]
 
 
 def read_trace(path: str | os.PathLike[str], *, say_dropped: bool = False) -> Trace:
@@ -37,8 +41,14 @@ def read_trace(path: str | os.PathLike[str], *, say_dropped: bool = False) -> Tr
 def _read(path: str | os.PathLike[str]) -> Trace:
     from gpuviz.trace.kineto import load_trace
 
+    return with_progress(path, lambda progress: load_trace(path, progress=progress))
+
+
+def with_progress(path: str | os.PathLike[str], read: Callable[[OnProgress | None], T]) -> T:
+    """``read(progress)``, drawing a bar on stderr from the fractions it reports to
+    ``progress`` (None when stderr is not a terminal: nothing is drawn)."""
     if not _stderr_is_terminal():
-        return load_trace(path)
+        return read(None)
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -70,7 +80,7 @@ def _read(path: str | os.PathLike[str]) -> Trace:
 
     with bar:
         task = bar.add_task(escape(terminal_safe(name, one_line=True)), total=1.0, left="")
-        return load_trace(path, progress=progress)
+        return read(progress)
 
 
 def _stderr_is_terminal() -> bool:

@@ -62,10 +62,19 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     """Load the trace and make the output; None when it was printed already (a trace that
     left parts out to fit its memory limit: what it says on stderr comes as it reads)."""
     from gpuviz.commands.reading import read_trace
+    from gpuviz.commands.summary_ranks import summarize_ranks
     from gpuviz.trace.cache_memo import Output
 
-    trace = read_trace(path, say_dropped=args.json)
-    summary, hw, err = _analyse(trace, args)
+    # A rank folder without the cache, or too large for the memory limit: a rank at a time.
+    by_rank = summarize_ranks(path, args)
+    dropped = False
+    if by_rank is not None:
+        summary, hw, err = by_rank
+    else:
+        trace = read_trace(path, say_dropped=args.json)
+        summary, hw, err = _analyse(trace, args)
+        dropped = bool(trace.dropped)
+        del trace
     if args.json:
         out = summary.to_json()
         out["mfu"] = hw.mfu_json()
@@ -75,7 +84,7 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
         if summary.has_gpu_events:
             text += "\n\n" + "\n".join(format_mfu(hw))
     output = Output(text, err)
-    if trace.dropped:  # not the whole trace: print it, keep nothing
+    if dropped:  # not the whole trace: print it, keep nothing
         for line in err:
             echo(line, file=sys.stderr)
         echo(text)

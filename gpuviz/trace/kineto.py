@@ -224,21 +224,33 @@ def _say_dropped(
 
 def _assign_ranks(parts: list[FileColumns], is_folder: bool) -> tuple[list[int | None], str]:
     """Each part's rank, and why the declared ranks were not used ("" when they were)."""
-    declared = [_declared_rank(p.metadata) for p in parts]
+    declared = [declared_rank(p.metadata) for p in parts]
+    return assign_ranks(declared, [p.path for p in parts], is_folder)
+
+
+def assign_ranks(
+    declared: list[int | None], paths: list[str], is_folder: bool
+) -> tuple[list[int | None], str]:
+    """The ranks of a trace's files, from the ranks they declare (:func:`declared_rank`), in
+    file order, and why the declared ones were not used ("" when they were).
+
+    A folder's files take their declared ranks where every file declares a distinct one, else
+    their place in file order; a lone file keeps its own (None where it declares none).
+    """
     if not is_folder:
         return [declared[0]], ""
     if all(r is not None for r in declared) and len(set(declared)) == len(declared):
         return declared, ""
     claims: dict[int, list[str]] = {}
-    for p, r in zip(parts, declared):
+    for path, r in zip(paths, declared):
         if r is not None:
-            claims.setdefault(r, []).append(p.path)
-    order: list[int | None] = list(range(len(parts)))
+            claims.setdefault(r, []).append(path)
+    order: list[int | None] = list(range(len(paths)))
     if not claims:  # no file declares one: file order is simply the rule
         return order, ""
-    why = [f"rank {r} is claimed by {_some(paths)}" for r, paths in claims.items()
-           if len(paths) > 1]  # fmt: skip
-    missing = [p.path for p, r in zip(parts, declared) if r is None]
+    why = [f"rank {r} is claimed by {_some(named)}" for r, named in claims.items()
+           if len(named) > 1]  # fmt: skip
+    missing = [path for path, r in zip(paths, declared) if r is None]
     if missing:
         why.append(f"{_some(missing)} declare{'s' if len(missing) == 1 else ''} no rank")
     return order, f"distributedInfo.rank ignored, ranks taken from file order: {'; '.join(why)}"
@@ -251,7 +263,8 @@ def _some(paths: list[str], n: int = 3) -> str:
     return f"{', '.join(paths[:n])} and {len(paths) - n} more"
 
 
-def _declared_rank(metadata: dict[str, Any]) -> int | None:
+def declared_rank(metadata: dict[str, Any]) -> int | None:
+    """The rank a file's top-level fields declare (``distributedInfo.rank``), or None."""
     info = metadata.get("distributedInfo")
     if isinstance(info, dict):
         r = info.get("rank")

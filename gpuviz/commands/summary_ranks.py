@@ -1,0 +1,175 @@
+"""``gpuviz summary`` of a rank folder, a rank at a time, where the whole trace is not kept.
+
+Read whole, a folder's ranks are all in memory at once: 64 ranks of 100k kernels (10 GB of
+JSON) held a 2.3 GB trace and peaked at 3.1 GB of PSS on a 16-core H200, all to print figures
+that are each a rank's own or sums over ranks (:mod:`gpuviz.analysis.rank_parts`). So where
+nothing else wants the whole trace, each file is imported and summarized alone, in a child
+process (forked where the import's children are: :func:`~gpuviz.trace.kineto_worker.start_method`),
+which sends back its figures only; the figures are merged here, exactly as the folder's.
+
+Used when the import cache is off (``--no-cache``), or where the whole trace would not fit the
+memory limit (it would leave parts out, and such a trace is not cached either): with the
+cache on, the whole trace is imported once and stored, so that the next ``summary`` or
+``open`` maps it back at once. Declined (the caller reads the folder whole) for a lone file,
+for a folder where one file alone would not fit the limit, and where the ranks' GPUs have
+different peaks (:func:`~gpuviz.analysis.rank_parts.merge_parts`), and where
+``GPUVIZ_SUMMARY_BY_RANK=0``.
+
+As many children as the import would use and the limit allows (each holds one rank's trace,
+about one byte per byte of its JSON at its peak: :func:`~gpuviz.trace.memory_budget.estimate_bytes`);
+one, or none on a busy or small import, where the files are read here one after the other.
+Errors name the file, as the folder's import does (the first bad file in file order);
+Ctrl-C stops the children at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.hardware import Hardware
+    from gpuviz.analysis.peaks import PeakOverride
+    from gpuviz.analysis.rank_parts import RankPart
+    from gpuviz.analysis.summary import Summary
+
+ENV = "GPUVIZ_SUMMARY_BY_RANK"
+"""``0`` reads every folder whole (benchmarks compare the two ways)."""
+MIN_FILES = 2
+"""A folder of fewer files is read whole (a lone file is its own rank anyway)."""
+
+
+def summarize_ranks(
+    path: Path, args: argparse.Namespace
+) -> tuple[Summary, Hardware, list[str]] | None:
+    """The summary, MFU figures and stderr lines of the rank folder ``path``, its files read
+    one at a time; None where it is read whole instead (see the module docstring)."""
+    from gpuviz.trace import memory_budget
+    from gpuviz.trace.cache import cache_enabled
+    from gpuviz.trace.files import trace_files
+
+    if not path.is_dir() or os.environ.get(ENV) == "0":
+        return None
+    files = [str(f) for f in trace_files(path)]
+    if len(files) < MIN_FILES:
+        return None
+    limit = memory_budget.memory_limit()
+    if cache_enabled() and _whole_fits(files, limit):
+        return None
+    workers = _workers(files, limit)
+    if workers is None:
+        return None
+    from gpuviz.commands.peak_options import peak_override_of
+    from gpuviz.commands.reading import with_progress
+
+    override = peak_override_of(args)
+    parts = with_progress(path, lambda progress: _parts(files, override, workers, progress))
+    from gpuviz.analysis.rank_parts import merge_parts
+
+    merged = merge_parts(parts)
+    if merged is None:
+        return None
+    from gpuviz.commands.peak_options import unknown_device_line
+
+    summary, hw = merged
+    line = unknown_device_line(hw)
+    return summary, hw, [] if line is None else [line]
+
+
+def _whole_fits(files: list[str], limit: int) -> bool:
+    """Whether the folder read whole would keep everything within ``limit``."""
+    return not limit or _whole_bytes(files) <= limit
+
+
+def _whole_bytes(files: list[str]) -> int:
+    """The estimated peak of the folder read whole, as its import estimates it."""
+    from gpuviz.trace import memory_budget
+    from gpuviz.trace.args_text import compression_for
+    from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
+
+    compressed = compression_for(len(files), worker_count(sum(map(estimated_bytes, files))))
+    return memory_budget.plan_import(files, compressed, 0).full_bytes
+
+
+def _workers(files: list[str], limit: int) -> int | None:
+    """Children to read ``files`` with (0: here, one after the other), or None where the
+    largest file alone would not fit ``limit``."""
+    from gpuviz.trace import memory_budget
+    from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
+
+    # The import's own count, plus one: the importer decodes beside its children, this
+    # process only waits.
+    n = min(len(files), worker_count(sum(map(estimated_bytes, files))) + 1)
+    if limit:
+        one = max(memory_budget.estimate_bytes(memory_budget.json_bytes(f), False) for f in files)
+        room = (limit - memory_budget.BASE_BYTES) // max(one - memory_budget.BASE_BYTES, 1)
+        if room < 1:
+            return None
+        n = min(n, int(room))
+    return 0 if n <= 1 else n
+
+
+def _parts(
+    files: list[str],
+    override: PeakOverride | None,
+    workers: int,
+    progress: Any,
+) -> list[RankPart]:
+    """Each file's :class:`RankPart`, in file order."""
+    from gpuviz.trace.memory_budget import json_bytes
+
+    sizes = [max(json_bytes(f), 1) for f in files]
+    total, done = float(sum(sizes)), 0
+    parts: list[RankPart] = []
+    if workers == 0:
+        results: Any = (part_of(f, override) for f in files)
+        pool = None
+    else:
+        import multiprocessing
+
+        from gpuviz.trace.kineto_worker import start_method
+
+        pool = multiprocessing.get_context(start_method()).Pool(workers, _child_init)
+        results = pool.imap(_part_star, [(f, override) for f in files])
+    try:
+        for size, part in zip(sizes, results):
+            parts.append(part)
+            done += size
+            if progress is not None:
+                progress(done / total)
+    finally:
+        if pool is not None:
+            pool.terminate()  # at once: done, or an error or Ctrl-C stopped the reading
+            pool.join()
+    return parts
+
+
+def _child_init() -> None:
+    from gpuviz.trace import args_text
+
+    # Ctrl-C is the parent's to handle: it stops the children itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # One rank's file is imported in the child itself, with no children of its own, and its
+    # args text compressed as a folder's is (a 166 MB rank on the 2-core VM: the child's peak
+    # 94 MB against 144, of which 23 are the interpreter's).
+    os.environ["GPUVIZ_IMPORT_WORKERS"] = "0"
+    os.environ.setdefault(args_text.ENV, "1")
+
+
+def _part_star(job: tuple[str, PeakOverride | None]) -> RankPart:
+    return part_of(*job)
+
+
+def part_of(path: str, override: PeakOverride | None) -> RankPart:
+    """The :class:`RankPart` of one rank file, imported alone (no memory limit: the caller
+    counted it), its trace let go and the heap's freed pages given back."""
+    from gpuviz.analysis.rank_parts import rank_part
+    from gpuviz.trace.gcpause import release_freed_memory
+    from gpuviz.trace.kineto import import_trace
+
+    part = rank_part(import_trace(path, max_memory=0).prepare(), override)
+    release_freed_memory()
+    return part

@@ -1,0 +1,87 @@
+"""A rank folder summarized a rank at a time (:mod:`gpuviz.analysis.rank_parts`) gives what the
+folder read whole gives: the JSON and the text of ``gpuviz summary``, to the last digit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpuviz.analysis.rank_parts import merge_parts, rank_part
+from gpuviz.commands import summary as cmd
+from gpuviz.trace.files import trace_files
+from gpuviz.trace.kineto import import_trace, load_trace
+
+DATA = Path(__file__).parent.parent / "data"
+FOLDERS = ["ddp_2rank", "ddp_nccl_4rank", "gloo_2rank_h100", "gloo_4rank_cpu", "nccl_2rank_h200"]
+ARGS = argparse.Namespace(peak_tflops=None, peak_bandwidth=None, json=True)
+
+
+def _printed(summary, hw) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    out = summary.to_json()
+    out["mfu"] = hw.mfu_json()
+    text = cmd.format_summary(summary) + "\n" + "\n".join(cmd.format_mfu(hw))
+    return json.dumps(out, sort_keys=True), text
+
+
+def _whole(folder: Path) -> tuple[str, str]:
+    summary, hw, _ = cmd._analyse(load_trace(folder, cache=False), ARGS)
+    return _printed(summary, hw)
+
+
+def _by_rank(folder: Path):  # type: ignore[no-untyped-def]
+    return merge_parts([rank_part(import_trace(str(f)).prepare()) for f in trace_files(folder)])
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_the_merged_figures_are_the_whole_folders(name: str) -> None:
+    merged = _by_rank(DATA / name)
+    assert merged is not None
+    got, want = _printed(*merged), _whole(DATA / name)
+    figures = json.loads(got[0])
+    assert len(figures["ranks"]) >= 2 and figures["mfu"]["steps"]
+    assert bool(figures["streams"]) == ("cpu" not in name)
+    assert got == want
+
+
+def test_ranks_declared_against_file_order_and_claimed_twice(tmp_path: Path) -> None:
+    """Files named in the reverse of their declared ranks (the trace orders by rank), and a
+    folder whose two files claim one rank (file order then, and a note among the warnings)."""
+    rev = tmp_path / "reversed"
+    rev.mkdir()
+    for i, f in enumerate(sorted(trace_files(DATA / "ddp_nccl_4rank"), reverse=True)):
+        shutil.copy(f, rev / f"f{i}.json.gz")
+    twice = tmp_path / "twice"
+    twice.mkdir()
+    for n in ("a", "b"):
+        shutil.copy(DATA / "ddp_2rank" / "rank-0.json.gz", twice / f"{n}.json.gz")
+    for folder in (rev, twice):
+        merged = _by_rank(folder)
+        assert merged is not None
+        assert _printed(*merged) == _whole(folder), folder.name
+    summary, _ = _by_rank(twice)  # type: ignore[misc]
+    assert summary.ranks == [0, 1] and "claimed by" in summary.warning_samples[0]
+    summary, _ = _by_rank(rev)  # type: ignore[misc]
+    assert summary.ranks == [0, 1, 2, 3] and summary.sources[0].endswith("f3.json.gz")
+
+
+def test_ranks_on_gpus_of_different_peaks_are_not_merged(tmp_path: Path) -> None:
+    """An H100's file beside an H200's: each part counted against its own GPU's peaks, where
+    the whole trace counts precisions against the first file's: the caller reads it whole."""
+    for n, src in (("a", "snap_train_profile.json.gz"), ("b", "streams_overlap.json.gz")):
+        shutil.copy(DATA / src, tmp_path / f"{n}.json.gz")
+    parts = [rank_part(import_trace(str(f)).prepare()) for f in trace_files(tmp_path)]
+    assert parts[0].peaks != parts[1].peaks
+    assert merge_parts(parts) is None
+
+
+def test_a_part_is_one_files_and_holds_no_memory_series() -> None:
+    whole = load_trace(DATA / "ddp_nccl_4rank", cache=False)
+    with pytest.raises(ValueError, match="one file"):
+        rank_part(whole)
+    part = rank_part(import_trace(str(trace_files(DATA / "ddp_nccl_4rank")[0])).prepare())
+    assert part.memory and all(len(m.ts_ns) == 0 for m in part.memory)
+    assert all(m.peak_allocated_bytes > 0 for m in part.memory)
