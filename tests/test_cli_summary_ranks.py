@@ -132,3 +132,23 @@ def test_a_lone_file_or_a_one_file_folder_is_read_whole(
     assert _run(capsys, str(FOLDER / "rank-1.json.gz"), "--no-cache", "--json")[0] == 0
     assert _run(capsys, str(tmp_path), "--no-cache", "--json")[0] == 0
     assert paths == ["whole", "whole"]
+
+
+def test_ctrl_c_stops_every_child(tmp_path: Path) -> None:
+    """Ctrl-C while the children read (here: raised from the progress of the first part)
+    leaves no child behind."""
+    import multiprocessing
+
+    for i in range(12):
+        shutil.copy(FOLDER / f"rank-{i % 4}.json.gz", tmp_path / f"rank-{i}.json.gz")
+    files = [str(f) for f in trace_files(tmp_path)]
+    seen: list[float] = []
+
+    def progress(frac: float) -> None:
+        seen.append(frac)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        summary_ranks._parts(files, None, 3, progress)
+    assert seen == [pytest.approx(1 / 12, rel=0.5)]
+    assert not multiprocessing.active_children()
