@@ -14,7 +14,9 @@ that the ratios compare runs made under the same load:
   --json`` against ``json.load`` of each file in turn (one held at a time, as the issue's
   "180 s" was measured), and, with ``--limit``, ``gpuviz summary --max-memory LIMIT``: its
   peak against the limit, and what it left out (target: 0.1x the time, 2 GB PSS; with
-  ``--limit 8G`` on 3x the files: 0.15x the time, within the limit).
+  ``--limit 8G`` on 3x the files: 0.15x the time, within the limit). Without the cache, and
+  over the limit, ``summary`` reads a folder a rank at a time (``gpuviz.commands.summary_ranks``);
+  ``--gpuviz-env GPUVIZ_SUMMARY_BY_RANK=0`` adds the folder read whole beside it.
 - **start-up**: ``gpuviz summary FILE --json --no-cache`` against ``python -c
   "json.load(...)"`` on one file of ``--startup-kernels`` kernels (target 0.2x).
 - **re-open**: ``gpuviz summary FILE --json`` with an empty cache (the import, and writing the
