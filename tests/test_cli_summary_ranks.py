@@ -152,3 +152,28 @@ def test_ctrl_c_stops_every_child(tmp_path: Path) -> None:
         summary_ranks._parts(files, None, 3, progress)
     assert seen == [pytest.approx(1 / 12, rel=0.5)]
     assert not multiprocessing.active_children()
+
+
+def test_a_child_killed_by_the_system_fails_the_command_and_names_the_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when the OOM killer ends a child: the command fails (exit 1), naming the file, and
+    does not wait forever (``multiprocessing.Pool`` would)."""
+    import multiprocessing
+    import os
+    import signal
+
+    real = summary_ranks.part_of
+
+    def dies_on_rank_0(path: str, override: Any) -> Any:
+        if path.endswith("rank-0.json.gz"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(path, override)
+
+    monkeypatch.setattr(summary_ranks, "part_of", dies_on_rank_0)  # the forked children's too
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
+    rc, out, err = _run(capsys, str(FOLDER), "--json", "--no-cache")
+    assert rc == 1 and out == ""
+    assert "rank-0.json.gz: the process reading it stopped" in err
+    assert not multiprocessing.active_children()

@@ -18,8 +18,9 @@ different peaks (:func:`~gpuviz.analysis.rank_parts.merge_parts`), and where
 As many children as the import would use and the limit allows (each holds one rank's trace,
 about one byte per byte of its JSON at its peak: :func:`~gpuviz.trace.memory_budget.estimate_bytes`);
 one, or none on a busy or small import, where the files are read here one after the other.
-Errors name the file, as the folder's import does (the first bad file in file order);
-Ctrl-C stops the children at once.
+Errors name the file, as the folder's import does (the first bad file in file order); a
+child that the system kills (out of memory) fails the command, naming the file it was on, where
+``multiprocessing.Pool`` would wait forever; Ctrl-C stops the children at once.
 """
 
 from __future__ import annotations
@@ -118,32 +119,56 @@ def _parts(
     workers: int,
     progress: Any,
 ) -> list[RankPart]:
-    """Each file's :class:`RankPart`, in file order."""
+    """Each file's :class:`RankPart`, in file order.
+
+    Raises
+    ------
+    WorkFailedError
+        A child died while reading (the OS killed it: out of memory, say); the message names
+        the first file it had not finished.
+    """
     from gpuviz.trace.memory_budget import json_bytes
 
     sizes = [max(json_bytes(f), 1) for f in files]
     total, done = float(sum(sizes)), 0
     parts: list[RankPart] = []
     if workers == 0:
-        results: Any = (part_of(f, override) for f in files)
-        pool = None
-    else:
-        import multiprocessing
+        for f, size in zip(files, sizes):
+            parts.append(part_of(f, override))
+            done += size
+            if progress is not None:
+                progress(done / total)
+        return parts
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-        from gpuviz.trace.kineto_worker import start_method
+    from gpuviz.errors import WorkFailedError
+    from gpuviz.trace.kineto_worker import start_method
 
-        pool = multiprocessing.get_context(start_method()).Pool(workers, _child_init)
-        results = pool.imap(_part_star, [(f, override) for f in files])
+    # Not multiprocessing.Pool: where the OS kills one of its children, it waits forever.
+    pool = ProcessPoolExecutor(
+        workers, multiprocessing.get_context(start_method()), initializer=_child_init
+    )
     try:
-        for size, part in zip(sizes, results):
-            parts.append(part)
+        futures = [pool.submit(_part_in_child, f, override) for f in files]
+        for f, size, future in zip(files, sizes, futures):
+            try:
+                parts.append(future.result())
+            except BrokenProcessPool:
+                raise WorkFailedError(
+                    f"{f}: the process reading it stopped (killed by the system: out of "
+                    f"memory?); a lower --max-memory reads fewer rank files at once"
+                ) from None
             done += size
             if progress is not None:
                 progress(done / total)
     finally:
-        if pool is not None:
-            pool.terminate()  # at once: done, or an error or Ctrl-C stopped the reading
-            pool.join()
+        # At once: done, or an error or Ctrl-C stopped the reading (the children ignore
+        # Ctrl-C: it is the parent's to handle).
+        for child in list(getattr(pool, "_processes", {}).values()):
+            child.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
     return parts
 
 
@@ -159,8 +184,8 @@ def _child_init() -> None:
     os.environ.setdefault(args_text.ENV, "1")
 
 
-def _part_star(job: tuple[str, PeakOverride | None]) -> RankPart:
-    return part_of(*job)
+def _part_in_child(path: str, override: PeakOverride | None) -> RankPart:
+    return part_of(path, override)  # looked up when called: tests replace it
 
 
 def part_of(path: str, override: PeakOverride | None) -> RankPart:
