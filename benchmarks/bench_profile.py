@@ -59,7 +59,10 @@ the component costs). The switches, environment variables that ``gpuviz profile`
   steps of gpuviz's, with ``TEARDOWN_CUPTI=1``: "vs bare" is what a profiler window leaves
   behind whoever opens it, "profiled over it" what gpuviz adds to that;
 - ``bare-again``: the bare script once more (A/A): what two identical processes measure, the
-  floor under every other figure.
+  floor under every other figure;
+- ``runpy``, ``imports``: the bare script run by ``runpy.run_path`` from ``python -c``, without
+  and with gpuviz's modules imported first (no session): what running the script the way
+  ``gpuviz profile`` does, and gpuviz's code in the process, cost by themselves.
 
 **with_stack's cost** (``--stack-cost``; ``--stack-pairs``). Pairs of ``gpuviz profile`` runs
 without and with Python stacks (``--no-stack`` where gpuviz has it, else no flag, against
@@ -145,11 +148,28 @@ steps before step 60 of the torch-window variants, still bare there, gave 1.005x
 NO_WINDOW = "no-window"
 """``gpuviz profile`` whose window never comes (``--skip`` past the last step): gpuviz's presence
 (its imports, hooks, sampler, step boundary) without a profiler window or a trace to write."""
+UNDER_RUNPY = "runpy"
+"""The bare script run by ``runpy.run_path`` from ``python -c`` (its code exec'd as
+``__main__``, as ``gpuviz profile`` runs it), with nothing of gpuviz."""
+GPUVIZ_IMPORTS = "imports"
+"""The same, after importing the modules ``gpuviz profile`` loads before the script (its CLI,
+the session and what they import): gpuviz's code in the process, no session, no hook."""
+_RUN_SCRIPT = "sys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+RUNNERS = {
+    UNDER_RUNPY: "import runpy, sys\n" + _RUN_SCRIPT,
+    GPUVIZ_IMPORTS: (
+        "import runpy, sys\nimport gpuviz.cli, gpuviz.commands.profile\n"
+        "import gpuviz.engine.script.session, gpuviz.engine.script.steps\n" + _RUN_SCRIPT
+    ),
+}
+"""Variants that run the bare script from ``python -c CODE SCRIPT ARGS``: the code."""
 VARIANTS = {
     **SWITCHES,
     NO_WINDOW: {"skip": "past the last step"},
     **{v: {"TEARDOWN_CUPTI": "1", "window": k} for v, k in TORCH_WINDOWS.items()},
     BARE_AGAIN: {"window": "none"},
+    UNDER_RUNPY: {"runner": "runpy.run_path"},
+    GPUVIZ_IMPORTS: {"runner": "runpy.run_path after gpuviz's imports"},
 }
 """Every variant, with what it changes (the figures' ``env``)."""
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
@@ -192,7 +212,11 @@ class Run:
     @property
     def profiled(self) -> bool:
         """Run under ``gpuviz profile`` (the bare script and its own-window variants are not)."""
-        return self.label != "bare" and self.label[4:] not in (*TORCH_WINDOWS, BARE_AGAIN)
+        return self.label != "bare" and self.label[4:] not in (
+            *TORCH_WINDOWS,
+            BARE_AGAIN,
+            *RUNNERS,
+        )
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -275,6 +299,8 @@ def command(
         if run.label[4:] == "torch-sched":
             own += ["--window-warmup", str(s.warmup)]
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
+    if run.label[4:] in RUNNERS:
+        return [sys.executable, "-c", RUNNERS[run.label[4:]], *own], bench.env
     if not run.profiled:  # bare, and bare-again
         return [sys.executable, *own], bench.env
     cmd = [sys.executable, "-m", "gpuviz", "profile", "--json", "--out", str(trace)]
