@@ -113,6 +113,17 @@ def test_a_limit_under_the_whole_folder_goes_a_rank_at_a_time_and_drops_nothing(
     assert got == want and "left out" not in got[2]
 
 
+def test_a_folder_the_cache_holds_is_read_from_it_whatever_the_limit(
+    capsys: pytest.CaptureFixture[str], paths: list[str], tmp_path: Path
+) -> None:
+    one, whole_bytes = _one_and_all(FOLDER)
+    want = _run(capsys, str(FOLDER), "--json")  # imported whole, and stored
+    for memo in (tmp_path / "cache").rglob("memo-*"):
+        memo.unlink()  # else the kept output answers, and no reading is chosen
+    got = _run(capsys, str(FOLDER), "--json", "--max-memory", str((one + whole_bytes) // 2))
+    assert paths == ["whole", "whole"] and got == want
+
+
 def test_a_limit_under_one_file_reads_whole_and_says_what_it_left_out(
     capsys: pytest.CaptureFixture[str], paths: list[str]
 ) -> None:

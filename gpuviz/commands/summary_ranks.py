@@ -8,9 +8,9 @@ process (forked where the import's children are: :func:`~gpuviz.trace.kineto_wor
 which sends back its figures only; the figures are merged here, exactly as the folder's.
 
 Used when the import cache is off (``--no-cache``), or where the whole trace would not fit the
-memory limit (it would leave parts out, and such a trace is not cached either): with the
-cache on, the whole trace is imported once and stored, so that the next ``summary`` or
-``open`` maps it back at once. Declined (the caller reads the folder whole) for a lone file,
+memory limit (it would leave parts out, and such a trace is not cached either) and the cache
+does not hold it already: with the cache on, the whole trace is imported once and stored, so
+that the next ``summary`` or ``open`` maps it back at once. Declined (the caller reads the folder whole) for a lone file,
 for a folder where one file alone would not fit the limit, and where the ranks' GPUs have
 different peaks (:func:`~gpuviz.analysis.rank_parts.merge_parts`), and where
 ``GPUVIZ_SUMMARY_BY_RANK=0``.
@@ -58,7 +58,7 @@ def summarize_ranks(
     if len(files) < MIN_FILES:
         return None
     limit = memory_budget.memory_limit()
-    if cache_enabled() and _whole_fits(files, limit):
+    if cache_enabled() and (_whole_fits(files, limit) or _cached(path, files)):
         return None
     workers = _workers(files, limit)
     if workers is None:
@@ -78,6 +78,21 @@ def summarize_ranks(
     summary, hw = merged
     line = unknown_device_line(hw)
     return summary, hw, [] if line is None else [line]
+
+
+def _cached(path: Path, files: list[str]) -> bool:
+    """Whether the import cache holds the folder (read whole from it, it is mapped, not
+    imported: a fraction of a second, whatever its size)."""
+    from gpuviz.trace.cache import TraceCache
+    from gpuviz.trace.cache_key import MANIFEST
+
+    cache = TraceCache.default()
+    if cache is None:
+        return False
+    try:
+        return (cache.entry_path(cache.key(path, files)) / MANIFEST).is_file()
+    except OSError:
+        return False
 
 
 def _whole_fits(files: list[str], limit: int) -> bool:
