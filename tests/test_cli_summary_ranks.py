@@ -16,6 +16,7 @@ from gpuviz.cli import main
 from gpuviz.commands import summary_ranks
 from gpuviz.trace import memory_budget as mb
 from gpuviz.trace.files import trace_files
+from gpuviz.trace.kineto import import_plan
 
 DATA = Path(__file__).parent / "data"
 FOLDER = DATA / "ddp_nccl_4rank"  # 4 ranks of an H200 DDP run: kernels, NCCL, memory events
@@ -97,7 +98,7 @@ def _one_and_all(folder: Path) -> tuple[int, int]:
     """The memory-limit estimates of the folder's largest file alone, and of it whole."""
     files = [str(f) for f in trace_files(folder)]
     one = max(mb.estimate_bytes(mb.json_bytes(f), False) for f in files)
-    return one, summary_ranks._whole_bytes(files)
+    return one, import_plan(files, 0).full_bytes
 
 
 def test_a_limit_under_the_whole_folder_goes_a_rank_at_a_time_and_drops_nothing(

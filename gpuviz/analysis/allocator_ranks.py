@@ -21,12 +21,9 @@ kB a rank); the app gets each rank's drawing model, whose columns pickle as raw 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
-import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,8 +41,6 @@ WORKERS_ENV = "GPUVIZ_SNAPSHOT_WORKERS"
 """Sets how many processes read the ranks (0 or 1: read in this process)."""
 COLUMNS = ("rank", "device", "peak allocated", "reserved", "fragmentation", "largest free", "OOM")
 """The columns of the ranks' table (:func:`table_rows`)."""
-POLL_S = 0.05
-"""While the pool reads, the caller's cancel is checked this often."""
 
 
 def rank_snapshot_files(folder: str | Path) -> list[tuple[int, Path]]:
@@ -210,17 +205,6 @@ def worker_count(files: int) -> int:
     return n if n >= 2 else 0
 
 
-def _guarded(func: Callable[[Path], T], path: Path) -> tuple[bool, Any]:
-    # Runs in a child: a bad file comes back as its one line (an exception with a custom
-    # constructor, as TraceFormatError, does not survive the trip back). Anything else is a
-    # bug and travels as it is.
-    try:
-        return True, func(path)
-    except (BadInputError, OSError, EOFError) as exc:
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return False, text if str(path) in text else f"{path}: {text}"
-
-
 def map_ranks(
     func: Callable[[Path], T],
     files: Sequence[Path],
@@ -229,83 +213,12 @@ def map_ranks(
     workers: int | None = None,
     on_error: Callable[[str], None] | None = None,
 ) -> list[T | None]:
-    """``func(file)`` for each file, in forked processes when there are cores for it.
-
-    Parameters
-    ----------
-    func
-        A module-level function (it is sent to the children by name).
-    files
-        The rank snapshots.
-    progress
-        ``progress(fraction)`` as files finish.
-    cancelled
-        Polled while waiting: when it turns true, the files not started are dropped and
-        :class:`~gpuviz.trace.errors.ImportCancelledError` is raised.
-    workers
-        Processes (default :func:`worker_count`).
-    on_error
-        Given: a file that cannot be read is passed to it (its one line) and its result is
-        None, and the others are read. Else the first such file (in ``files``' order) raises.
-
-    Returns
-    -------
-    list
-        In the order of ``files``.
-
-    Raises
-    ------
-    BadInputError
-        A file could not be read (without ``on_error``): one line naming it.
-    """
-    from gpuviz.trace.errors import ImportCancelledError
-    from gpuviz.trace.kineto_worker import start_method
+    """``func(file)`` for each snapshot, in forked processes when there are cores for it
+    (:func:`gpuviz.trace.rank_pool.map_ranks`; ``workers`` default :func:`worker_count`)."""
+    from gpuviz.trace import rank_pool
 
     n = worker_count(len(files)) if workers is None else workers
-    results: list[tuple[bool, Any] | None] = [None] * len(files)
-    if n < 2:
-        for i, f in enumerate(files):
-            if cancelled is not None and cancelled():
-                raise ImportCancelledError()
-            ok, value = results[i] = _guarded(func, f)
-            if not ok and on_error is None:
-                break
-            if progress is not None:
-                progress((i + 1) / len(files))
-    else:
-        pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(start_method()))
-        try:
-            with warnings.catch_warnings():
-                # Python 3.12 warns of any fork in a process that has threads (the app reads
-                # on one): a child runs the reader alone, needing no lock those threads hold.
-                warnings.simplefilter("ignore", DeprecationWarning)
-                pending: dict[Future[tuple[bool, Any]], int] = {
-                    pool.submit(_guarded, func, f): i for i, f in enumerate(files)
-                }
-            done_count = 0
-            while pending:
-                done, _ = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
-                if cancelled is not None and cancelled():
-                    raise ImportCancelledError()
-                for fut in done:
-                    results[pending.pop(fut)] = fut.result()
-                    done_count += 1
-                if done and progress is not None:
-                    progress(done_count / len(files))
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
-    out: list[T | None] = []
-    for r in results:
-        if r is None:
-            continue
-        ok, value = r
-        if not ok:
-            if on_error is None:
-                raise BadInputError(value)
-            on_error(value)
-            value = None
-        out.append(value)
-    return out
+    return rank_pool.map_ranks(func, files, n, progress, cancelled, on_error)
 
 
 def rank_figures_of(path: Path, top: int = TOP_SITES) -> SnapshotFigures:

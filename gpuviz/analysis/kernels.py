@@ -71,20 +71,11 @@ def kernel_table(
     list of KernelStats
         Sorted by total time (largest first), then by name, so equal traces give equal tables.
     """
-    s = trace.slices
-    is_kernel = s.kind == Kind.KERNEL
-    n = int(np.count_nonzero(is_kernel))
-    if n == 0:
-        return []
-    if _counted(len(trace.symbols), n):
-        uniq, count, total_i, mn, mx, first = _sums_by_symbol(trace, is_kernel)
-    else:
-        uniq, count, total_i, mn, mx, first = _sums_by_unique(trace, np.flatnonzero(is_kernel))
-    del is_kernel
-    sums = KernelSums(trace.symbols.lookup(uniq), count, total_i, mn, mx)
+    sums, first = KernelSums.with_first_rows(trace)
+    args = trace.slices.args
 
     def launch(i: int) -> dict[str, Any]:
-        return _launch_info(trace.args.get(int(s.args[first[i]])))
+        return _launch_info(trace.args.get(int(args[first[i]])))
 
     return sums.rows(limit, launch if launch_info else None)
 
@@ -111,17 +102,21 @@ class KernelSums:
     @classmethod
     def of(cls, trace: Trace) -> KernelSums:
         """The sums of ``trace``'s kernels."""
-        s = trace.slices
-        is_kernel = s.kind == Kind.KERNEL
+        return cls.with_first_rows(trace)[0]
+
+    @classmethod
+    def with_first_rows(cls, trace: Trace) -> tuple[KernelSums, I64]:
+        """The sums of ``trace``'s kernels, and each name's first slice row."""
+        is_kernel = trace.slices.kind == Kind.KERNEL
         n = int(np.count_nonzero(is_kernel))
-        z = np.zeros(0, dtype=np.int64)
         if n == 0:
-            return cls([], z, z, z, z)
+            z = np.zeros(0, dtype=np.int64)
+            return cls([], z, z, z, z), z
         if _counted(len(trace.symbols), n):
-            uniq, count, total, mn, mx, _ = _sums_by_symbol(trace, is_kernel)
+            uniq, count, total, mn, mx, first = _sums_by_symbol(trace, is_kernel)
         else:
-            uniq, count, total, mn, mx, _ = _sums_by_unique(trace, np.flatnonzero(is_kernel))
-        return cls(trace.symbols.lookup(uniq), count, total, mn, mx)
+            uniq, count, total, mn, mx, first = _sums_by_unique(trace, np.flatnonzero(is_kernel))
+        return cls(trace.symbols.lookup(uniq), count, total, mn, mx), first
 
     @classmethod
     def merge(cls, parts: Sequence[KernelSums]) -> KernelSums:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -81,15 +81,19 @@ class RankPart:
     warnings: ImportWarnings
     first_ns: int | None
     end_ns: int | None
-    streams: list[StreamStats] = field(default_factory=list)
-    devices: list[DeviceStats] = field(default_factory=list)
-    kernels: KernelSums | None = None
-    memory: list[MemorySeries] = field(default_factory=list)
-    overlap: list[DeviceOverlap] = field(default_factory=list)
-    splits: list[SplitRow] = field(default_factory=list)
-    peaks: PeakMatch | None = None
-    steps: list[StepFigures] = field(default_factory=list)
-    rank_figures: list[RankFigures] = field(default_factory=list)
+    streams: list[StreamStats]
+    devices: list[DeviceStats]
+    kernels: KernelSums
+    memory: list[MemorySeries]
+    overlap: list[DeviceOverlap]
+    splits: list[SplitRow]
+    peaks: PeakMatch
+    steps: list[StepFigures]
+    rank_figures: list[RankFigures]
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+"""What a part's memory series hold instead of their samples."""
 
 
 def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
@@ -143,9 +147,6 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
     )
 
 
-_NONE = np.zeros(0, dtype=np.int64)
-
-
 def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
     """The summary and MFU figures of a folder from its files' parts (in file order).
 
@@ -165,7 +166,7 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
     parts = [parts[i] for i in order]
     ranks = [ranks[i] for i in order]
     peaks = next((p.peaks for p in parts if p.device_properties), parts[0].peaks)
-    if peaks is None or any(p.peaks != peaks for p in parts):
+    if any(p.peaks != peaks for p in parts):
         return None
     warnings = ImportWarnings()
     if note:  # first, as the importer puts it
@@ -189,7 +190,7 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         dataclasses.replace(d, utilization=d.busy_ns / span if span else 0.0)
         for d in each("devices")
     ]
-    kernels = KernelSums.merge([p.kernels for p in parts if p.kernels is not None])
+    kernels = KernelSums.merge([p.kernels for p in parts])
     summary = Summary(
         sources=[p.source for p in parts],
         events=sum(p.event_count for p in parts),

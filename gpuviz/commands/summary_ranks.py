@@ -18,9 +18,10 @@ different peaks (:func:`~gpuviz.analysis.rank_parts.merge_parts`), and where
 As many children as the import would use and the limit allows (each holds one rank's trace,
 about one byte per byte of its JSON at its peak: :func:`~gpuviz.trace.memory_budget.estimate_bytes`);
 one, or none on a busy or small import, where the files are read here one after the other.
-Errors name the file, as the folder's import does (the first bad file in file order); a
-child that the system kills (out of memory) fails the command, naming the file it was on, where
-``multiprocessing.Pool`` would wait forever; Ctrl-C stops the children at once.
+The children are :func:`gpuviz.trace.rank_pool.map_ranks`'s, as the rank snapshots': errors
+name the file, as the folder's import does (the first bad file in file order); a child that
+the system kills (out of memory) fails the command, naming the file; Ctrl-C stops the
+children at once (they ignore it: it is this process's to handle).
 """
 
 from __future__ import annotations
@@ -97,17 +98,9 @@ def _cached(path: Path, files: list[str]) -> bool:
 
 def _whole_fits(files: list[str], limit: int) -> bool:
     """Whether the folder read whole would keep everything within ``limit``."""
-    return not limit or _whole_bytes(files) <= limit
+    from gpuviz.trace.kineto import import_plan
 
-
-def _whole_bytes(files: list[str]) -> int:
-    """The estimated peak of the folder read whole, as its import estimates it."""
-    from gpuviz.trace import memory_budget
-    from gpuviz.trace.args_text import compression_for
-    from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
-
-    compressed = compression_for(len(files), worker_count(sum(map(estimated_bytes, files))))
-    return memory_budget.plan_import(files, compressed, 0).full_bytes
+    return not import_plan(files, limit).drop
 
 
 def _workers(files: list[str], limit: int) -> int | None:
@@ -134,57 +127,15 @@ def _parts(
     workers: int,
     progress: Any,
 ) -> list[RankPart]:
-    """Each file's :class:`RankPart`, in file order.
+    """Each file's :class:`RankPart`, in file order (:func:`gpuviz.trace.rank_pool.map_ranks`:
+    the first bad file raises, naming it; so does a child the system kills)."""
+    import functools
 
-    Raises
-    ------
-    WorkFailedError
-        A child died while reading (the OS killed it: out of memory, say); the message names
-        the first file it had not finished.
-    """
-    from gpuviz.trace.memory_budget import json_bytes
+    from gpuviz.trace.rank_pool import map_ranks
 
-    sizes = [max(json_bytes(f), 1) for f in files]
-    total, done = float(sum(sizes)), 0
-    parts: list[RankPart] = []
-    if workers == 0:
-        for f, size in zip(files, sizes):
-            parts.append(part_of(f, override))
-            done += size
-            if progress is not None:
-                progress(done / total)
-        return parts
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    from gpuviz.errors import WorkFailedError
-    from gpuviz.trace.kineto_worker import start_method
-
-    # Not multiprocessing.Pool: where the OS kills one of its children, it waits forever.
-    pool = ProcessPoolExecutor(
-        workers, multiprocessing.get_context(start_method()), initializer=_child_init
-    )
-    try:
-        futures = [pool.submit(_part_in_child, f, override) for f in files]
-        for f, size, future in zip(files, sizes, futures):
-            try:
-                parts.append(future.result())
-            except BrokenProcessPool:
-                raise WorkFailedError(
-                    f"{f}: the process reading it stopped (killed by the system: out of "
-                    f"memory?); a lower --max-memory reads fewer rank files at once"
-                ) from None
-            done += size
-            if progress is not None:
-                progress(done / total)
-    finally:
-        # At once: done, or an error or Ctrl-C stopped the reading (the children ignore
-        # Ctrl-C: it is the parent's to handle).
-        for child in list(getattr(pool, "_processes", {}).values()):
-            child.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
-    return parts
+    read = functools.partial(_part_in_child, override=override)
+    parts = map_ranks(read, files, workers, progress, initializer=_child_init)
+    return [p for p in parts if p is not None]
 
 
 def _child_init() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpuviz.errors import BadInputError
 
@@ -26,11 +25,6 @@ class TraceFormatError(BadInputError, ValueError):
         self.where = where
         self.what = what
         super().__init__(self.message)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Raised in a child process (a rank summarized apart) and sent back pickled: the
-        # default would call the class with the one message argument.
-        return (type(self), (self.path, self.where, self.what))
 
     @property
     def message(self) -> str:

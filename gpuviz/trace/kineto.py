@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -161,7 +161,7 @@ def import_trace(
     symbols = SymbolTable()
     interner = Interner(symbols)
     on_read: list[Callable[[int], None] | None] = [None] * len(files)
-    plan = _plan(files, max_memory)
+    plan = import_plan(files, max_memory)
     if progress is not None:
         before = 0
         for i, size in enumerate(sizes):
@@ -196,9 +196,12 @@ def import_trace(
     return trace
 
 
-def _plan(files: list[Path], max_memory: int | None) -> memory_budget.ImportPlan:
-    """What the import keeps within its memory limit (how the children are counted and
-    whether the args text is compressed decide the estimate, as in ``read_files``)."""
+def import_plan(
+    files: Sequence[str | os.PathLike[str]], max_memory: int | None
+) -> memory_budget.ImportPlan:
+    """What an import of ``files`` keeps within ``max_memory`` (None: the default limit; 0:
+    none), as :func:`import_trace` plans it (how the children are counted and whether the
+    args text is compressed decide the estimate, as in ``read_files``)."""
     from gpuviz.trace.kineto_worker import estimated_bytes, worker_count
 
     sizes = [estimated_bytes(str(f)) for f in files]
