@@ -13,7 +13,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -134,12 +134,25 @@ def add_max_memory(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for every command, with the flags of DESIGN.md's CLI contract."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for every command, with the flags of DESIGN.md's CLI contract.
+
+    With ``command`` (one of :data:`COMMANDS`), only that command's parser: the others'
+    options are not built (argparse took 7-11 ms for all thirteen, a tenth of a ``gpuviz
+    summary`` that prints a kept output; issue 25). ``parser.commands`` maps the commands
+    built to their parsers.
+    """
     p = _Parser(prog="gpuviz", description="See how PyTorch work runs on GPUs.")
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, add in COMMANDS.items():
+        if command is None or name == command:
+            add(sub)
+    p.commands = dict(sub.choices)
+    return p
 
+
+def _add_open(sub: Any) -> None:
     o = sub.add_parser("open", help="open traces in the app (each in its own tab)")
     o.add_argument(
         "traces", nargs="+", metavar="TRACE", help="a trace file or a folder of per-rank files"
@@ -150,9 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_cache(o)
     add_max_memory(o)
 
+
+def _add_workloads(sub: Any) -> None:
     w = sub.add_parser("workloads", help="list workloads and their parameters")
     w.add_argument("--json", action="store_true")
 
+
+def _add_run(sub: Any) -> None:
     r = sub.add_parser("run", help="run a workload under the profiler (headless, or --gui)")
     r.add_argument("workload", metavar="NAME|FILE.py:FUNC")
     r.add_argument("-p", dest="params", action="append", default=[], metavar="k=v")
@@ -191,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--screenshot", metavar="OUT.png")
     r.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
 
+
+def _add_summary(sub: Any) -> None:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
@@ -198,11 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_cache(s)
     add_max_memory(s)
 
+
+def _add_split(sub: Any) -> None:
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
     sp.add_argument("--batch", type=int, required=True)
     sp.add_argument("--gpus", type=int, required=True)
     sp.add_argument("--json", action="store_true")
 
+
+def _add_memory(sub: Any) -> None:
     m = sub.add_parser(
         "memory", help="a CUDA allocator snapshot's figures, sites and OOM (runs nothing in it)"
     )
@@ -215,6 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true")
     m.add_argument("--top", type=int, default=10, metavar="N", help="sites to list (default 10)")
 
+
+def _add_advise(sub: Any) -> None:
     ad = sub.add_parser(
         "advise", help="why a trace is slow: step breakdown and findings ranked by saving"
     )
@@ -224,6 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_cache(ad)
     add_max_memory(ad)
 
+
+def _add_breakdown(sub: Any) -> None:
     b = sub.add_parser(
         "breakdown",
         help="where the time went: by op, op and shape, module, source line, kernel or step",
@@ -249,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_cache(b)
     add_max_memory(b)
 
+
+def _add_export(sub: Any) -> None:
     e = sub.add_parser(
         "export", help="write a normalized Chrome trace (Perfetto) or per-rank files (HTA)"
     )
@@ -259,11 +288,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_no_cache(e)
     add_max_memory(e)
 
-    _add_profile_parser(sub)
-    _add_agent_parsers(sub)
-    p.commands = dict(sub.choices)
-    return p
-
 
 def _percent(text: str) -> float:
     # The parser's type for check's limits; the command module holds the rule.
@@ -272,8 +296,8 @@ def _percent(text: str) -> float:
     return percent(text)
 
 
-def _add_agent_parsers(sub: Any) -> None:
-    """``gpuviz check`` (the CI gate) and ``gpuviz mcp`` (the coding agents' server)."""
+def _add_check(sub: Any) -> None:
+    """``gpuviz check``: the CI gate."""
     c = sub.add_parser(
         "check",
         help="CI gate: exit 1 when NEW regressed against BASELINE (step time, memory, findings)",
@@ -304,6 +328,9 @@ def _add_agent_parsers(sub: Any) -> None:
     add_no_cache(c)
     add_max_memory(c)
 
+
+def _add_mcp(sub: Any) -> None:
+    """``gpuviz mcp``: the coding agents' server."""
     m = sub.add_parser(
         "mcp", help="serve gpuviz's analyses to coding agents (an MCP server on stdio)"
     )
@@ -329,7 +356,7 @@ PROFILE_USAGE = (
 )
 
 
-def _add_profile_parser(sub: Any) -> None:
+def _add_profile(sub: Any) -> None:
     # allow_abbrev=False: the split of gpuviz's options from the script's needs exact names.
     pr = sub.add_parser(
         "profile",
@@ -408,6 +435,23 @@ def _add_profile_parser(sub: Any) -> None:
     )
 
 
+COMMANDS: dict[str, Callable[[Any], None]] = {
+    "open": _add_open,
+    "workloads": _add_workloads,
+    "run": _add_run,
+    "summary": _add_summary,
+    "split": _add_split,
+    "memory": _add_memory,
+    "advise": _add_advise,
+    "breakdown": _add_breakdown,
+    "export": _add_export,
+    "profile": _add_profile,
+    "check": _add_check,
+    "mcp": _add_mcp,
+}
+"""Each command's name and the function that adds its parser, in ``gpuviz --help``'s order."""
+
+
 def split_profile_argv(argv: list[str], at: int) -> tuple[list[str], dict[str, Any]]:
     """Split ``gpuviz … profile OPTIONS SCRIPT ARGS`` into gpuviz's part and the script's.
 
@@ -443,7 +487,7 @@ def split_profile_argv(argv: list[str], at: int) -> tuple[list[str], dict[str, A
 
 
 def _profile_value_options() -> set[str]:
-    p = build_parser()
+    p = build_parser("profile")
     sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
     prof = sub.choices["profile"]
     return {o for a in prof._actions if a.nargs != 0 for o in a.option_strings}
@@ -581,14 +625,15 @@ def _cache_switch(off: bool) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
-    parser = build_parser()
-    commands = getattr(parser, "commands", {})
     try:
-        words = open_path_argv(sys.argv[1:] if argv is None else argv, commands)
+        words = open_path_argv(sys.argv[1:] if argv is None else argv, COMMANDS)
     except BadInputError as exc:
         echo(f"gpuviz: {exc}", file=sys.stderr)
         return EXIT_USAGE
     at = _command_index(words)
+    # A command named first: its parser alone. Anything else (gpuviz --help, a mistyped
+    # command) gets every command's, for the list or the "invalid choice".
+    parser = build_parser(words[0] if at == 0 and words[0] in COMMANDS else None)
     target = None
     if at is not None and words[at] == "profile":
         words, target = split_profile_argv(words, at)

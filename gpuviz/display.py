@@ -15,7 +15,6 @@ Only display escapes: names stay searchable and exported exactly as they were.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import sys
@@ -66,6 +65,8 @@ def terminal_safe(text: str, one_line: bool = False) -> str:
 
 def html_safe(text: str, one_line: bool = False) -> str:
     """``text`` made safe for Qt rich text: control characters escaped, then HTML escaped."""
+    import html  # here: the CLI prints no HTML, and a kept output's process is timed (issue 25)
+
     return html.escape(terminal_safe(text, one_line=one_line), quote=True)
 
 

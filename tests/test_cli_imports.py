@@ -44,3 +44,31 @@ def test_summary_imports_no_torch_no_qt(json_out: bool) -> None:
     assert "gpuviz.analysis.summary" in names  # the report is read right
     heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
     assert not heavy, f"gpuviz summary imported {heavy[:10]}"
+
+
+def test_a_kept_output_is_printed_on_the_standard_library_alone(tmp_path: Path) -> None:
+    # The re-run of a summary whose output the cache keeps is the process the issue times at
+    # 0.1x the first open: numpy, msgspec and dataclasses (with the inspect and
+    # typing_extensions they import) were 0.1 s and a third of it.
+    import os
+    import shutil
+    import time
+
+    trace = tmp_path / "t.json.gz"
+    shutil.copyfile(DATA / "streams_overlap.json.gz", trace)
+    hour_ago = time.time() - 3600  # a file written just now is not cached yet
+    os.utime(trace, (hour_ago, hour_ago))
+    env = gpuviz_env(GPUVIZ_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("GPUVIZ_NO_CACHE", None)
+    cmd = [sys.executable, "-X", "importtime", "-m", "gpuviz", "summary", str(trace), "--json"]
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout == first.stdout
+    names = {
+        line.rsplit("|", 1)[1].strip() for line in again.stderr.splitlines() if line.count("|") == 2
+    }
+    assert "gpuviz.trace.cache_memo" in names  # the kept output was looked up
+    assert "gpuviz.analysis.summary" not in names, "the summary was computed again"
+    heavy = sorted(n for n in names if n.split(".")[0] in ("numpy", "msgspec", "dataclasses"))
+    assert not heavy, f"printing a kept output imported {heavy[:10]}"

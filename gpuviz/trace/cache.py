@@ -36,17 +36,14 @@ import os
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-import msgspec
-
-# The entry's reading and writing (numpy) are imported where used: finding an entry and its
-# kept output (gpuviz.trace.cache_memo) needs neither. So are hashlib (OpenSSL's start), uuid,
+# The entry's reading and writing (numpy, msgspec) are imported where used: finding an entry
+# and its kept output (gpuviz.trace.cache_memo) needs neither. So are hashlib (OpenSSL's start), uuid,
 # shutil and logging: a command run with the cache off (``--no-cache``) uses none of them, and
 # a process's start-up is what ``gpuviz summary`` is timed by (issue 25).
-from gpuviz.trace.cache_key import MANIFEST, CacheKey, SourceStat
+from gpuviz.trace.cache_key import MANIFEST, CacheKey, SourceStat, key_bytes
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.memory_budget import parse_bytes
 
@@ -67,8 +64,9 @@ __all__ = [
     "parse_bytes",
 ]
 
-FORMAT_VERSION = 4  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and
-# ctime; 4: a CRC-32 of every 8 MiB block of a file (checked on several cores)
+FORMAT_VERSION = 5  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and
+# ctime; 4: a CRC-32 of every 8 MiB block of a file (checked on several cores); 5: the key as
+# JSON arrays (named by key_bytes, without msgspec)
 """The layout of an entry and the meaning of its columns; entries of another version are
 never read."""
 
@@ -97,9 +95,11 @@ _FROM_CACHE: weakref.WeakValueDictionary[int, Trace] = weakref.WeakValueDictiona
 Importer = Callable[..., "Trace"]
 
 
-@dataclass(frozen=True)
-class CacheEntryInfo:
+class CacheEntryInfo(NamedTuple):
     """One entry on disk.
+
+    A NamedTuple, not a dataclass: :mod:`dataclasses` imports :mod:`inspect`, a tenth of a
+    process that prints a kept output (:mod:`gpuviz.trace.cache_memo`).
 
     Attributes
     ----------
@@ -185,7 +185,7 @@ class TraceCache:
 
     def entry_path(self, key: CacheKey) -> Path:
         """The folder of ``key``'s entry: ``<hash of the path>-<hash of the whole key>``."""
-        return self.root / f"{_path_hash(key.path)}-{_digest(msgspec.json.encode(key))}"
+        return self.root / f"{_path_hash(key.path)}-{_digest(key_bytes(key))}"
 
     # -- read and write --------------------------------------------------------------------
     def get(self, key: CacheKey, sources: list[str]) -> Trace | None:
@@ -221,6 +221,8 @@ class TraceCache:
         larger than the cap is not stored. Older entries of the same path are deleted, then
         the least recently used ones until the cap holds.
         """
+        import msgspec
+
         from gpuviz.trace.cache_entry import entry_bytes, write_entry
 
         if entry_bytes(trace) > self.max_bytes:

@@ -1,21 +1,23 @@
-"""What a cache entry is keyed by, on msgspec and the standard library alone (no numpy).
+"""What a cache entry is keyed by, on the standard library alone (no numpy, no msgspec).
 
 :mod:`gpuviz.trace.cache_entry` writes and reads entries; these types are here so that a
 command can find an entry and its kept output (:mod:`gpuviz.trace.cache_memo`) without
-importing numpy (about 0.1 s of a process).
+importing numpy (about 0.1 s of a process) or msgspec (with the ``typing_extensions`` and
+``inspect`` it imports, a quarter of a process that prints a kept output: issue 25).
 """
 
 from __future__ import annotations
 
-import msgspec
+import json
+from typing import NamedTuple
 
-__all__ = ["MANIFEST", "CacheKey", "SourceStat"]
+__all__ = ["MANIFEST", "CacheKey", "SourceStat", "key_bytes"]
 
 MANIFEST = "manifest.json"
 """The entry's manifest file: written last; its mtime is the entry's last use."""
 
 
-class SourceStat(msgspec.Struct, frozen=True, array_like=True):
+class SourceStat(NamedTuple):
     """What identifies one source file's content: real path, size, times and inode.
 
     Size and modification time alone are not enough: ``cp -p``, ``rsync -t``, ``tar`` and
@@ -30,7 +32,7 @@ class SourceStat(msgspec.Struct, frozen=True, array_like=True):
     inode: int
 
 
-class CacheKey(msgspec.Struct, frozen=True):
+class CacheKey(NamedTuple):
     """What an entry was made from; a different key means a different entry.
 
     Attributes
@@ -49,3 +51,12 @@ class CacheKey(msgspec.Struct, frozen=True):
     gpuviz: str
     path: str
     files: tuple[SourceStat, ...]
+
+
+def key_bytes(key: CacheKey) -> bytes:
+    """``key`` as canonical bytes, what its entry's name and its kept outputs go by.
+
+    JSON arrays in field order, ASCII only: a path that is not valid UTF-8 (lone surrogates,
+    from ``surrogateescape``) is written as escapes rather than refused.
+    """
+    return json.dumps(key, ensure_ascii=True, separators=(",", ":")).encode("ascii")

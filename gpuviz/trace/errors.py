@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from gpuviz.errors import BadInputError
 
 
@@ -36,9 +34,12 @@ class TraceFormatError(BadInputError, ValueError):
         return ": ".join(parts)
 
 
-@dataclass
 class ImportWarnings:
     """Events skipped on import: a count, and the first few messages to show.
+
+    A plain class, not a dataclass: this module is on the path of a kept output
+    (:mod:`gpuviz.trace.cache_memo`), where :mod:`dataclasses` (and the :mod:`inspect` it
+    imports) is a tenth of the process.
 
     Attributes
     ----------
@@ -46,11 +47,26 @@ class ImportWarnings:
         How many events were skipped.
     samples : list of str
         The first ``limit`` messages.
+    limit : int
+        How many messages are kept.
     """
 
-    count: int = 0
-    samples: list[str] = field(default_factory=list)
-    limit: int = 20
+    __slots__ = ("count", "limit", "samples")
+
+    def __init__(self, count: int = 0, samples: list[str] | None = None, limit: int = 20) -> None:
+        self.count = count
+        self.samples = [] if samples is None else samples
+        self.limit = limit
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ImportWarnings):
+            return NotImplemented
+        return (self.count, self.samples, self.limit) == (other.count, other.samples, other.limit)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"ImportWarnings(count={self.count}, samples={self.samples!r}, limit={self.limit})"
 
     def add(self, message: str, n: int = 1) -> None:
         """Count ``n`` skipped events, keeping the message while there is room."""

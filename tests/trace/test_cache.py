@@ -25,6 +25,7 @@ from gpuviz.trace import cache as cache_mod
 from gpuviz.trace import kineto
 from gpuviz.trace.cache import TraceCache, from_cache, parse_bytes
 from gpuviz.trace.cache_entry import MANIFEST, TABLES, entry_bytes
+from gpuviz.trace.cache_key import CacheKey
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.kineto import import_trace, load_trace
 from gpuviz.trace.model import Trace
@@ -223,7 +224,7 @@ def test_another_version_is_a_miss_and_replaces_the_entry(
     after = entries(root)
     assert len(after) == 1 and after != before
     manifest = json.loads((after[0] / MANIFEST).read_bytes())
-    assert manifest["key"]["format"] == cache_mod.FORMAT_VERSION
+    assert CacheKey(*manifest["key"]).format == cache_mod.FORMAT_VERSION  # the key: an array
     assert from_cache(load_trace(path))
 
 
