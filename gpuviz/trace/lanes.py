@@ -192,16 +192,25 @@ def _track_order_key(trace: Trace, t: int) -> tuple[int, int, int, int, int]:
 
 
 def track_depths(trace: Trace) -> I64:
-    """Rows per track when unfolded: max depth + 1, and 1 for a track with no slices."""
+    """Rows per track when unfolded: max depth + 1, and 1 for a track with no slices.
+
+    Computed once per trace and kept in ``trace.derived`` (read-only): the app computes it on
+    its loading thread, so that the Timeline's first build on the GUI thread finds it (a pass
+    over every slice's depth: 21M slices of a 64-rank folder, part of a 69 ms stall there).
+    """
+    kept = trace.derived.get("track_depths")
+    if kept is not None:
+        return kept
     n = len(trace.tracks)
     out = np.ones(n, dtype=np.int64)
-    if len(trace.slices) == 0 or n == 0:
-        return out
-    off = trace.track_offsets
-    nonempty = np.flatnonzero(off[1:] > off[:-1])
-    if len(nonempty):
-        mx = np.maximum.reduceat(trace.slices.depth, off[nonempty])
-        out[nonempty] = mx.astype(np.int64) + 1
+    if len(trace.slices) and n:
+        off = trace.track_offsets
+        nonempty = np.flatnonzero(off[1:] > off[:-1])
+        if len(nonempty):
+            mx = np.maximum.reduceat(trace.slices.depth, off[nonempty])
+            out[nonempty] = mx.astype(np.int64) + 1
+    out.flags.writeable = False
+    trace.derived["track_depths"] = out
     return out
 
 

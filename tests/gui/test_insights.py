@@ -215,7 +215,8 @@ def test_legends_sit_outside_the_bars_and_show_every_entry(qtbot, name, size) ->
     qtbot.addWidget(view)
     view.resize(*size)  # about the chart's room in a 1280×800 window, and less
     view.show()
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not view.build_pending(), timeout=5000)  # a chart a turn
+    qtbot.wait(50)  # then its layout, as a user sees it
     graphics = view.graphics
     visible = graphics.mapToScene(graphics.viewport().rect()).boundingRect()
     for plot, labels in (

@@ -130,7 +130,7 @@ def test_a_cell_click_jumps_to_that_step_on_the_timeline(qtbot, analyses64):
     tab = _tab(qtbot, analyses64)
     v = tab.ranks_view
     m = analyses64.ranks.matrix
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not v.build_pending(), timeout=5000)  # drawn, a step a turn
     # A real click on the cell of rank 30, step 2 (its first step with data).
     vb = v.heatmap.getPlotItem().getViewBox()
     scene = vb.mapViewToScene(QPointF(2.0, 30.0))

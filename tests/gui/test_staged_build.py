@@ -52,6 +52,41 @@ def test_ranks_view_draws_its_heatmap_and_collectives_in_later_turns(qtbot) -> N
     assert view._table.rowCount() == len(view._worst)
 
 
+def _turns(view: StagedBuild, look: object) -> list[object]:
+    """Run ``view``'s queued steps one a turn (as the event loop does), ``look()`` after each."""
+    seen = []
+    while view.build_pending():
+        view._run_next_step()
+        seen.append(look())  # type: ignore[operator]
+    return seen
+
+
+def test_insights_draws_a_chart_a_turn_and_paints_them_once_all_are_drawn(qtbot) -> None:
+    # All three charts in one turn held the GUI thread 87-89 ms as a 64-rank folder opened on
+    # a 16-core host; a paint of a plot still empty would size its axis for the wrong labels.
+    view = QtInsightsView(advise(load_trace(DATA / "ddp_2rank")), "ddp_2rank")
+    qtbot.addWidget(view)
+    seen = _turns(
+        view,
+        lambda: (
+            tuple(len(_bar_items(p)) for p in view._plots[:2]),
+            view.graphics.updatesEnabled(),
+        ),
+    )
+    assert ((5, 0), False) in seen  # the GPU chart drawn, the CPU chart in a later turn
+    assert [s for s in seen if s[1]] == [((5, 2), True)]  # painted only at the end
+    assert len(seen) >= 7  # three plots made, then three charts drawn, then painted
+
+
+def test_ranks_makes_its_colour_bar_a_turn_before_the_values(qtbot) -> None:
+    a = analyze(load_trace(str(DATA / "ddp_2rank")))
+    view = QtRanksView(a.ranks, len(a.trace.ranks))
+    qtbot.addWidget(view)
+    seen = _turns(view, lambda: (view._bar is not None, view._values.size > 0))
+    assert seen[0] == (True, False)  # the colour bar (half the heatmap's turn) alone first
+    assert seen[-1] == (True, True)
+
+
 def test_reading_a_chart_finishes_the_build_in_this_turn(qtbot) -> None:
     view = QtInsightsView(advise(load_trace(DATA / "ddp_2rank")), "ddp_2rank")
     qtbot.addWidget(view)
@@ -90,3 +125,41 @@ def test_a_view_deleted_before_its_steps_run_drops_them(qtbot) -> None:
     qtbot.wait(50)  # the turns the steps were queued for
     QApplication.processEvents()
     assert ran == []
+
+
+def test_the_loading_thread_leaves_the_timeline_its_track_depths() -> None:
+    # Computed as the trace loads, off the GUI thread, where the Timeline's first build
+    # computed them (part of a 69 ms stall on a 64-rank folder).
+    from gpuviz.gui.qt_load_worker import load_and_analyze
+
+    a = load_and_analyze(str(DATA / "ddp_2rank"))
+    assert "track_depths" in a.trace.derived
+
+
+def test_the_event_loop_turns_between_steps(qtbot) -> None:
+    # Steps queued as 0 ms single shots (posted events) ran two or three back to back, with
+    # no timer or input between them: the split bought nothing. A ticker that is due at every
+    # step's end must run between each two.
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    class Probe(StagedBuild, QObject):
+        pass
+
+    seen: list[str] = []
+
+    def step() -> None:
+        seen.append("S")
+        time.sleep(0.015)
+
+    ticker = QTimer()
+    ticker.setInterval(5)
+    ticker.timeout.connect(lambda: seen.append("t"))
+    ticker.start()
+    probe = Probe()
+    probe._stage(*[step] * 5)
+    qtbot.waitUntil(lambda: not probe.build_pending(), timeout=5000)
+    ticker.stop()
+    run = "".join(seen)
+    assert run.count("S") == 5 and "SS" not in run, run

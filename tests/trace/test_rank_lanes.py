@@ -15,6 +15,7 @@ from gpuviz.trace.lanes import (
     build_layout,
     default_collapsed_ranks,
     trace_ranks,
+    track_depths,
 )
 from gpuviz.trace.lod import RankSource, TimelineLod
 from gpuviz.trace.model import Kind, TrackKind
@@ -196,3 +197,17 @@ def test_a_cpu_only_rank_summarizes_its_top_level_ops(data_dir):
             np.concatenate([s.end_ns[tops], s.end_ns[gloo]]),
         )
         assert src.busy is not None and src.busy.total_ns == both.total_ns > ref.total_ns
+
+
+def test_track_depths_are_computed_once_per_trace_and_kept_read_only(r8):
+    # The app computes them on its loading thread; the Timeline's first build, on the GUI
+    # thread, must find them rather than pass over every slice again.
+    depths = track_depths(r8)
+    assert track_depths(r8) is depths
+    assert not depths.flags.writeable  # a caller that wrote into them would change them for all
+    off = r8.track_offsets
+    for t in range(len(r8.tracks)):
+        rows = r8.slices.depth[off[t] : off[t + 1]]
+        assert depths[t] == (int(rows.max()) + 1 if len(rows) else 1)
+    other = make_trace(300, ranks=2)  # another trace: its own
+    assert track_depths(other) is not depths

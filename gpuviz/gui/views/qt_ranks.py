@@ -192,7 +192,7 @@ class QtRanksView(StagedBuild, QWidget):
         self.measure_box.blockSignals(False)
         # The heatmap and the collectives in the next two turns: each is some 10-20 ms on a
         # 2-core machine, and with the plots' making they stalled the GUI thread 60-130 ms.
-        self._stage(self._draw_heatmap, self._draw_collectives)
+        self._stage(self._make_heatmap, self._draw_heatmap, self._draw_collectives)
         # Neither plot is painted until drawn: a paint of an empty plot would size its axes
         # for the default range's labels (an axis grows for its labels, never shrinks back).
         for w in (self.heatmap, self._chart):
@@ -298,21 +298,39 @@ class QtRanksView(StagedBuild, QWidget):
 
     # -- drawing ------------------------------------------------------------------------------------
 
+    def _make_heatmap(self) -> None:
+        """The heatmap's items, before their values: a turn of its own, since the colour bar
+        alone took about half of the 51 ms that the heatmap's one turn held the GUI thread as a
+        64-rank folder opened on a 16-core H200 host (issue 25: at most 50 ms)."""
+        if self._image is not None:
+            return
+        m = self.analysis.matrix
+        n_r, n_s = len(m.ranks), len(m.steps)  # the shape of every measure's values
+        plot = self.heatmap.getPlotItem()
+        # Missing cells: a grey board under the image, whose NaN cells are transparent.
+        board = QGraphicsRectItem(QRectF(-0.5, -0.5, max(n_s, 1), max(n_r, 1)))
+        board.setBrush(QColor(MISSING_COLOUR))
+        board.setPen(QPen(Qt.PenStyle.NoPen))
+        plot.addItem(board)
+        self._image = pg.ImageItem(axisOrder="row-major")
+        plot.addItem(self._image)
+        self._set_ticks(m)
+        self._bar = pg.ColorBarItem(
+            values=(0.0, 1.0),
+            colorMap=pg.colormap.get("viridis"),
+            interactive=False,
+            label="ms",
+            width=14,
+        )
+        self._bar.setImageItem(self._image, insert_in=plot)
+
     def _update_heatmap(self) -> None:
+        self._make_heatmap()
         m = self.analysis.matrix
         values = heatmap_ms(m, self._measure)
         self._values = values
         n_r, n_s = values.shape
         plot = self.heatmap.getPlotItem()
-        if self._image is None:
-            # Missing cells: a grey board under the image, whose NaN cells are transparent.
-            board = QGraphicsRectItem(QRectF(-0.5, -0.5, max(n_s, 1), max(n_r, 1)))
-            board.setBrush(QColor(MISSING_COLOUR))
-            board.setPen(QPen(Qt.PenStyle.NoPen))
-            plot.addItem(board)
-            self._image = pg.ImageItem(axisOrder="row-major")
-            plot.addItem(self._image)
-            self._set_ticks(m)
         finite = values[np.isfinite(values)]
         lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
         if hi <= lo:
@@ -322,13 +340,8 @@ class QtRanksView(StagedBuild, QWidget):
         self._image.setColorMap(cmap)
         # After setImage: the rect scales the image's pixels, so it needs their count.
         self._image.setRect(QRectF(-0.5, -0.5, max(n_s, 1), max(n_r, 1)))
-        if self._bar is None:
-            self._bar = pg.ColorBarItem(
-                values=(lo, hi), colorMap=cmap, interactive=False, label="ms", width=14
-            )
-            self._bar.setImageItem(self._image, insert_in=plot)
-        else:
-            self._bar.setLevels((lo, hi))
+        assert self._bar is not None  # _make_heatmap
+        self._bar.setLevels((lo, hi))
         plot.setTitle(f"Ranks × steps: {MEASURE_LABELS[self._measure]} (ms)", color="#222")
         self._update_cell_texts(values, lo, hi)
         rank = self.straggler_rank()

@@ -14,6 +14,9 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
+STEP_DELAY_MS = 1
+"""The wait before each queued step (see :meth:`StagedBuild._schedule`)."""
+
 
 class StagedBuild:
     """Mixin for a QObject: ``_stage(step, ...)`` runs each step in a later event-loop turn."""
@@ -40,7 +43,10 @@ class StagedBuild:
             if method is not None:
                 method()
 
-        QTimer.singleShot(0, self, run)
+        # 1 ms, not 0: a 0 ms single shot is a posted event, and Qt ran two or three queued
+        # steps back to back before any timer or input (a 5 ms ticker saw "SS t SS t SS");
+        # a real timer lets the event loop turn between steps ("t S t S t S").
+        QTimer.singleShot(STEP_DELAY_MS, self, run)
 
     def _run_next_step(self) -> None:
         if not self._steps:
