@@ -50,6 +50,30 @@ def _assert_fits(qtbot, win: MainWindow, what: str) -> None:
     win.resize(SCREEN_W, SCREEN_H)
     qtbot.wait(10)
     assert (win.width(), win.height()) == (SCREEN_W, SCREEN_H), what
+    assert not _cut_titles(win), f"{what}: chart titles cut at the view's edge"
+
+
+def _cut_titles(win: MainWindow) -> list[str]:
+    """The titles of the shown charts whose text runs past their view (the Ranks view's
+    "Worst collectives: each rank's arrival before the last" lost its end at 1280 px)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGraphicsView, QWidget
+
+    from gpuviz.gui.views.qt_staged import StagedBuild
+
+    for w in win.findChildren(QWidget):
+        if isinstance(w, StagedBuild) and w.isVisible():
+            w.finish_build()  # every chart drawn, titles and all
+    cut = []
+    for gv in win.findChildren(QGraphicsView):
+        if not gv.isVisible():
+            continue
+        shown = gv.mapToScene(gv.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)
+        for item in gv.scene().items():
+            if isinstance(item, pg.PlotItem) and item.isVisible() and item.titleLabel.text:
+                if not shown.contains(item.titleLabel.item.sceneBoundingRect()):
+                    cut.append(item.titleLabel.text)
+    return cut
 
 
 @pytest.mark.parametrize("name", TRACES)

@@ -121,7 +121,9 @@ class QtRanksView(StagedBuild, QWidget):
         self.heatmap.scene().sigMouseMoved.connect(self._on_heatmap_hover)
         self.heatmap.scene().sigMouseClicked.connect(self._on_heatmap_click)
 
-        self._chart = make_plot_widget("Worst collectives: each rank's arrival before the last")
+        # A short title: at 1280 px the chart is about 500 px wide, and "Worst collectives: each
+        # rank's arrival before the last" ran past it; the axis says the rest.
+        self._chart = make_plot_widget("Worst collectives: arrivals before the last")
         cp = self._chart.getPlotItem()
         cp.invertY(True)
         cp.setLabel("bottom", "arrival − last arrival (ms): how long each rank waited")
