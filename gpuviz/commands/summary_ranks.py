@@ -85,13 +85,12 @@ def _cached(path: Path, files: list[str]) -> bool:
     """Whether the import cache holds the folder (read whole from it, it is mapped, not
     imported: a fraction of a second, whatever its size)."""
     from gpuviz.trace.cache import TraceCache
-    from gpuviz.trace.cache_key import MANIFEST
 
     cache = TraceCache.default()
     if cache is None:
         return False
     try:
-        return (cache.entry_path(cache.key(path, files)) / MANIFEST).is_file()
+        return cache.holds(cache.key(path, files))
     except OSError:
         return False
 

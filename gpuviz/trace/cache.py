@@ -187,6 +187,11 @@ class TraceCache:
         """The folder of ``key``'s entry: ``<hash of the path>-<hash of the whole key>``."""
         return self.root / f"{_path_hash(key.path)}-{_digest(key_bytes(key))}"
 
+    def holds(self, key: CacheKey) -> bool:
+        """Whether ``key``'s entry is on disk, whole (its manifest is written last); its
+        columns are not read or checked."""
+        return (self.entry_path(key) / MANIFEST).is_file()
+
     # -- read and write --------------------------------------------------------------------
     def get(self, key: CacheKey, sources: list[str]) -> Trace | None:
         """The cached Trace of ``key``, or None (no entry, or a bad one, which is deleted).

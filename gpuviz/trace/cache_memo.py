@@ -102,8 +102,9 @@ class OutputMemo(NamedTuple):
 
     def get(self) -> Output | None:
         """The output kept for these inputs, or None (none, another key or code, damaged)."""
+        file = self.file
         try:
-            data = self.file.read_bytes()
+            data = file.read_bytes()
         except OSError:
             return None
         if data[8:9] != b"\n" or data[:8] != f"{zlib.crc32(memoryview(data)[9:]):08x}".encode():
@@ -119,19 +120,16 @@ class OutputMemo(NamedTuple):
         if header != self._header(header["stderr"]):
             return None
         try:
-            os.utime(self.file.parent / MANIFEST)  # the entry was used: the LRU cap goes by it
+            os.utime(file.parent / MANIFEST)  # the entry was used: the LRU cap goes by it
         except OSError:
             pass
         return Output(stdout, [str(line) for line in header["stderr"]])
 
     def put(self, output: Output) -> bool:
         """Keep ``output``, if the entry exists and the files kept their key; never raises."""
-        folder = self.file.parent
+        file = self.file
         try:
-            if (
-                not (folder / MANIFEST).is_file()
-                or self.cache.key(self.path, self.files) != self.key
-            ):
+            if not self.cache.holds(self.key) or self.cache.key(self.path, self.files) != self.key:
                 return False
             header = json.dumps(self._header(output.stderr), ensure_ascii=True)
             body = header.encode("ascii") + b"\n" + output.stdout.encode("utf-8", _TEXT)
@@ -139,10 +137,10 @@ class OutputMemo(NamedTuple):
             return False
         import uuid
 
-        temp = folder / f".{MEMO_PREFIX}{uuid.uuid4().hex}"
+        temp = file.parent / f".{MEMO_PREFIX}{uuid.uuid4().hex}"
         try:
             temp.write_bytes(f"{zlib.crc32(body):08x}\n".encode() + body)
-            os.replace(temp, self.file)  # whole or not at all, for a reader at the same time
+            os.replace(temp, file)  # whole or not at all, for a reader at the same time
         except OSError:
             try:
                 temp.unlink()
