@@ -121,9 +121,11 @@ class QtRanksView(StagedBuild, QWidget):
         self.heatmap.scene().sigMouseMoved.connect(self._on_heatmap_hover)
         self.heatmap.scene().sigMouseClicked.connect(self._on_heatmap_click)
 
-        # A short title: at 1280 px the chart is about 500 px wide, and "Worst collectives: each
-        # rank's arrival before the last" ran past it; the axis says the rest.
-        self._chart = make_plot_widget("Worst collectives: arrivals before the last")
+        # A short title: a plot is at least its title's width beside its left axis (these
+        # collectives' names), and in the app's window at 1280 px the chart is 382 px wide; a
+        # longer title pushed its right end, the last arrivals, out of view. The axis says the
+        # rest.
+        self._chart = make_plot_widget("Worst collectives")
         cp = self._chart.getPlotItem()
         cp.invertY(True)
         cp.setLabel("bottom", "arrival − last arrival (ms): how long each rank waited")
