@@ -271,7 +271,16 @@ def main(argv: list[str] | None = None) -> int:
         if "=" not in item:
             p.error(f"--gpuviz-env {item!r}: give VAR=VALUE")
     a.data.mkdir(parents=True, exist_ok=True)
-    compile_sources(REPO)  # time gpuviz as installed, not compiling itself in every process
+    # Time gpuviz as installed, not compiling itself in every process: this checkout, and any
+    # other gpuviz that a contender's PYTHONPATH names.
+    others = [
+        d
+        for item in a.gpuviz_env
+        if item.startswith("PYTHONPATH=")
+        for d in item.partition("=")[2].split(os.pathsep)
+        if d
+    ]
+    compile_sources(REPO, *others)
     cases = set(a.cases.split(","))
     py = sys.executable
     nocache = gpuviz_env(GPUVIZ_NO_CACHE="1")

@@ -31,7 +31,7 @@ from bench_import import compile_sources
 REPO = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import contextlib, io, json, resource, sys, time
+import contextlib, io, json, os, resource, sys, time
 def now():
     r = resource.getrusage(resource.RUSAGE_SELF)
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -67,6 +67,8 @@ with contextlib.redirect_stdout(io.StringIO()):
 end = now()
 phases["total"] = (end[0] - T0[0], end[1] - T0[1], end[2])
 print(json.dumps({"code": code, "phases": phases}), file=sys.stderr)
+sys.stderr.flush()
+os._exit(code)  # as gpuviz.cli.entry leaves after a command that only reads files
 """
 
 
@@ -109,7 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None, help="GPUVIZ_IMPORT_WORKERS")
     a = p.parse_args(argv)
     compile_sources(REPO)
+    # As the gpuviz command sets it for itself (gpuviz.cli.blas_threads), which this child,
+    # importing numpy before it calls main, would not get.
     env = dict(os.environ, GPUVIZ_NO_CACHE="1")
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env["PYTHONPATH"] = os.pathsep.join(x for x in (str(REPO), env.get("PYTHONPATH")) if x)
     if a.workers is not None:
         env["GPUVIZ_IMPORT_WORKERS"] = str(a.workers)

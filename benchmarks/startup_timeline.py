@@ -1,0 +1,174 @@
+"""Where the importer's own time goes while a single large file imports (issue 25 start-up).
+
+    python benchmarks/startup_timeline.py /tmp/gpuviz-bench/k100k.json [--workers N] [--profile]
+
+Runs ``gpuviz summary FILE --json --no-cache`` in this process (modules imported first) with
+the importer's steps wrapped: starting the children, each chunk sent, each reply taken in (and
+how long the importer waited for it), each chunk it decoded itself, each merge, each file's
+finish, stopping the children, the assembly and the analysis. It prints, per step, its count,
+its seconds in all, and when the first began and the last ended, so that what the importer
+does while the children decode (and what it waits for) is seen next to the whole. With
+``--profile`` the importer (not its children) also runs under cProfile, and the 30 functions
+with the most time of their own are printed after the steps. The output of the command is
+thrown away.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import io
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+T0 = time.perf_counter()
+# As the gpuviz command sets it for itself (gpuviz.cli.blas_threads) before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import gpuviz.cli  # noqa: E402
+import gpuviz.commands.summary as summary_cmd  # noqa: E402
+from gpuviz.trace import (  # noqa: E402
+    kineto,
+    kineto_chunk_decoder,
+    kineto_decode,
+    kineto_parallel,
+    kineto_worker,
+)
+
+Step = list[float]  # count, seconds, first start, last end
+
+
+def _wrap(owner: Any, name: str, steps: dict[str, Step], label: str) -> None:
+    """Replace ``owner.name`` with a version that adds its calls to ``steps[label]``."""
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def timed(*args: Any, **kw: Any) -> Any:
+        t = time.perf_counter() - T0
+        try:
+            return real(*args, **kw)
+        finally:
+            u = time.perf_counter() - T0
+            s = steps.setdefault(label, [0, 0.0, t, u])
+            s[0] += 1
+            s[1] += u - t
+            s[3] = u
+
+    setattr(owner, name, timed)
+
+
+def _log_children(folder: str) -> None:
+    """Make each decoder's chunk decoding append ``start end`` to ``folder/<pid>``."""
+    real = kineto_chunk_decoder.ChunkDecoder.process
+
+    def process(self: Any, *args: Any, **kw: Any) -> Any:
+        t = time.perf_counter() - T0
+        try:
+            return real(self, *args, **kw)
+        finally:
+            u = time.perf_counter() - T0
+            with open(os.path.join(folder, str(os.getpid())), "a") as f:
+                f.write(f"{t:.6f} {u:.6f}\n")
+
+    kineto_chunk_decoder.ChunkDecoder.process = process  # type: ignore[method-assign]
+
+
+def _bins(folder: str, log: list[tuple[float, str]], began: float, ended: float) -> None:
+    """Print, per 20 ms bin: chunks sent, chunks merged, children decoding (on average)."""
+    width = 0.02
+    n = int((ended - began) / width) + 1
+    busy = [0.0] * n
+    for name in os.listdir(folder):
+        if name == str(os.getpid()):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                t, u = map(float, line.split())
+                for b in range(
+                    max(int((t - began) / width), 0), min(int((u - began) / width) + 1, n)
+                ):
+                    lo, hi = began + b * width, began + (b + 1) * width
+                    busy[b] += max(0.0, min(u, hi) - max(t, lo)) / width
+    print(f"  {'from s':>7}{'sent':>6}{'merged':>8}{'here':>6}{'children busy':>15}")
+    for b in range(n):
+        lo, hi = began + b * width, began + (b + 1) * width
+        count = {
+            k: sum(1 for t, what in log if what == k and lo <= t < hi)
+            for k in ("send", "merge", "here")
+        }
+        print(f"  {lo:7.3f}{count['send']:>6}{count['merge']:>8}{count['here']:>6}{busy[b]:>15.1f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("trace")
+    p.add_argument("--workers", type=int, default=None, help="GPUVIZ_IMPORT_WORKERS")
+    p.add_argument("--profile", action="store_true", help="cProfile the importer too")
+    a = p.parse_args(argv)
+    if a.workers is not None:
+        os.environ["GPUVIZ_IMPORT_WORKERS"] = str(a.workers)
+    steps: dict[str, Step] = {}
+    for owner, name, label in (
+        (kineto_worker.WorkerPool, "__init__", "start children"),
+        (kineto_worker.WorkerPool, "close", "stop children"),
+        (kineto_worker.Worker, "_send", "send a chunk"),
+        (kineto_worker.Worker, "receive", "take a reply in"),
+        (kineto_worker.LocalDecoder, "decode", "decode a chunk here"),
+        (kineto_decode.FileReader, "merge", "merge a reply"),
+        (kineto_decode.FileReader, "finish", "finish the file"),
+        (kineto_decode.FileReader, "read_chunk", "read a chunk here (odd)"),
+        (kineto_parallel._Pipeline, "run", "pipeline"),
+        (kineto, "_assemble", "assemble"),
+        (kineto, "load_trace", "load_trace"),
+        (summary_cmd, "_analyse", "analysis"),
+        (summary_cmd, "json_text", "json text"),
+    ):
+        _wrap(owner, name, steps, label)
+    folder = tempfile.mkdtemp(prefix="gpuviz-timeline-")
+    _log_children(folder)
+    log: list[tuple[float, str]] = []
+    for owner, name, what in ((kineto_worker.Worker, "_send", "send"),
+                              (kineto_decode.FileReader, "merge", "merge"),
+                              (kineto_worker.LocalDecoder, "decode", "here")):  # fmt: skip
+        real = getattr(owner, name)
+
+        def logged(*args: Any, _real: Any = real, _what: str = what, **kw: Any) -> Any:
+            log.append((time.perf_counter() - T0, _what))
+            return _real(*args, **kw)
+
+        setattr(owner, name, logged)
+    prof = cProfile.Profile() if a.profile else None
+    if prof is not None:
+        os.register_at_fork(after_in_child=prof.disable)
+        prof.enable()
+    began = time.perf_counter() - T0
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = gpuviz.cli.main(["summary", a.trace, "--json", "--no-cache"])
+    ended = time.perf_counter() - T0
+    if prof is not None:
+        prof.disable()
+    print(f"imports {began:.3f} s; the command {ended - began:.3f} s (exit {code}); "
+          f"children: {kineto_worker.worker_count(kineto_worker.estimated_bytes(a.trace))}")  # fmt: skip
+    print(f"  {'step':<26}{'count':>7}{'seconds':>9}{'first':>8}{'last':>8}")
+    for label, (n, s, first, last) in sorted(steps.items(), key=lambda kv: kv[1][2]):
+        print(f"  {label:<26}{int(n):>7}{s:>9.3f}{first:>8.3f}{last:>8.3f}")
+    pipeline = steps.get("pipeline")
+    if pipeline is not None:
+        _bins(folder, log, pipeline[2], pipeline[3])
+    shutil.rmtree(folder, ignore_errors=True)
+    if prof is not None:
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(30)
+        print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
