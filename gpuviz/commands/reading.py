@@ -22,14 +22,19 @@ T = TypeVar("T")
 OnProgress = Callable[[float], None]
 
 
-def read_trace(path: str | os.PathLike[str], *, say_dropped: bool = False) -> Trace:
+def read_trace(
+    path: str | os.PathLike[str],
+    *,
+    say_dropped: bool = False,
+    meanwhile: Callable[[], None] | None = None,
+) -> Trace:
     """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
 
     With ``say_dropped`` (for output with no place for it: JSON, ``check``'s brief report),
     what the import left out to fit the memory limit is said on stderr; a text report lists
-    it among its import warnings instead.
+    it among its import warnings instead. ``meanwhile``: as for ``load_trace``.
     """
-    trace = _read(path)
+    trace = _read(path, meanwhile)
     if say_dropped and trace.dropped:
         from gpuviz.display import echo, terminal_safe
 
@@ -38,10 +43,12 @@ def read_trace(path: str | os.PathLike[str], *, say_dropped: bool = False) -> Tr
     return trace
 
 
-def _read(path: str | os.PathLike[str]) -> Trace:
+def _read(path: str | os.PathLike[str], meanwhile: Callable[[], None] | None = None) -> Trace:
     from gpuviz.trace.kineto import load_trace
 
-    return with_progress(path, lambda progress: load_trace(path, progress=progress))
+    return with_progress(
+        path, lambda progress: load_trace(path, progress=progress, meanwhile=meanwhile)
+    )
 
 
 def with_progress(path: str | os.PathLike[str], read: Callable[[OnProgress | None], T]) -> T:

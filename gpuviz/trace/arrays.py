@@ -50,9 +50,23 @@ def mapped_empty(n: int, dtype: Any) -> np.ndarray:
     malloc spent 36-56 ms of CPU finding room for each 6-12 MB column among the freed chunks
     (measured on 32 ranks of 100k kernels), holding the GIL, so that the app's GUI thread
     stalled that long. An anonymous ``mmap`` costs a system call, whatever the heap holds.
+
+    Where Linux allows, the pages are made present by the same call (``MAP_POPULATE``), which
+    releases the GIL: written one by one, their faults were half of a 100k-kernel import's
+    assembly on the 2-core VM (21k faults, 0.07 s of system time in 0.14 s); made present up
+    front, a 3.2 MB column cost 2.1 ms instead of 4.2.
     """
     dt = np.dtype(dtype)
     nbytes = n * dt.itemsize
     if nbytes < MAPPED_MIN_BYTES:
         return np.empty(n, dt)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dt)
+    if _POPULATE:
+        return np.frombuffer(mmap.mmap(-1, nbytes, flags=_POPULATE), dtype=dt)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dt)  # pragma: no cover - not Linux
+
+
+_POPULATE = (
+    mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE
+    if hasattr(mmap, "MAP_POPULATE")
+    else 0
+)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,7 @@ def load_trace(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     cache: bool = True,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Trace:
     """Open a Kineto trace file or folder: from the import cache when it holds it, else import.
 
@@ -83,6 +85,8 @@ def load_trace(
     cache : bool
         False to import without the cache (so does ``GPUVIZ_NO_CACHE=1``, which the CLI's
         ``--no-cache`` sets).
+    meanwhile : callable, optional
+        As for :func:`import_trace`.
 
     Returns
     -------
@@ -95,11 +99,14 @@ def load_trace(
         As for :func:`import_trace`.
     """
     if not cache:
-        return import_trace(path, progress=progress, cancelled=cancelled).prepare()
+        return import_trace(
+            path, progress=progress, cancelled=cancelled, meanwhile=meanwhile
+        ).prepare()
     from gpuviz.trace.cache import load_cached  # the cache sits above the importer
 
+    importer = import_trace if meanwhile is None else partial(import_trace, meanwhile=meanwhile)
     return load_cached(
-        path, trace_files(path), import_trace, progress=progress, cancelled=cancelled
+        path, trace_files(path), importer, progress=progress, cancelled=cancelled
     ).prepare()
 
 
@@ -109,6 +116,7 @@ def import_trace(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     max_memory: int | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Trace:
     """Read a Kineto trace file, or a folder of per-rank trace files, into one Trace.
 
@@ -130,6 +138,11 @@ def import_trace(
         the RAM). Where the whole trace would not fit, the import leaves out the args text
         of CPU ops, then python_function slices, and says so in ``warnings`` and
         ``Trace.dropped``.
+    meanwhile : callable, optional
+        The caller's own preparation for what follows the import (a command imports the
+        modules of its analysis): run once, in this thread, while the import's children
+        finish their last chunks, where the importer would wait for them. Not run where
+        there are no children (a small trace): the caller does without.
 
     Returns
     -------
@@ -176,7 +189,7 @@ def import_trace(
     with gc_paused():
         parts = read_files(
             [str(f) for f in files], interner, on_read, cancelled, release_freed_memory,
-            plan.drop,
+            plan.drop, meanwhile,
         )  # fmt: skip
         ranks, rank_note = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols, rank_note)
@@ -354,25 +367,38 @@ def _assemble(
     shifts = [b - zero for b in bases]
 
     def column(
-        table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
+        table: str,
+        col: str,
+        dtype: Any,
+        fix: Callable[[int, Array], Array] | None = None,
+        into: Array | None = None,
     ) -> Array:
-        # Join one column of every file's parts into its place, freeing each part once copied.
-        # One part at a time, from Python: np.concatenate of thousands of parts held the GIL
+        # Join one column of every file's parts into its place, a file at a time: the file's
+        # parts joined and fixed by numpy at once, then freed. Part by part from Python, the
+        # 31 columns of one 100k-kernel file (161 parts each) took 50 ms of the import's
+        # serial end; one np.concatenate of a whole folder's thousands of parts held the GIL
         # for up to 90 ms (the app's GUI thread stalled that long on 32 ranks of 100k
-        # kernels), and held every fixed part and the joined column at once.
+        # kernels), and held every fixed part and the joined column at once. A file's share
+        # holds it for about a millisecond a 3 MB column. ``into``: bytes to join it in (a
+        # column that is only read once, to be sorted into a column of its own).
         per_file = [getattr(p, table).pop(col) for p in parts]
-        joined = mapped_empty(sum(len(a) for arrs in per_file for a in arrs), dtype)
+        n = sum(len(a) for arrs in per_file for a in arrs)
+        if into is None:
+            joined = mapped_empty(n, dtype)
+        else:
+            joined = into[: n * np.dtype(dtype).itemsize].view(dtype)
         at = 0
         for i, arrs in enumerate(per_file):
-            arrs.reverse()
-            while arrs:
-                a = arrs.pop()
-                if fix is not None:
-                    a = fix(i, a)
-                joined[at : at + len(a)] = a
-                at += len(a)
-                del a
-        if joined.nbytes >= 1 << 20:  # each call is about a ms: only for large parts
+            if not arrs:
+                continue
+            a = np.concatenate(arrs) if len(arrs) > 1 else arrs[0]
+            arrs.clear()
+            if fix is not None:
+                a = fix(i, a)
+            joined[at : at + len(a)] = a
+            at += len(a)
+            del a
+        if joined.nbytes >= TRIM_MIN_BYTES:
             release_freed_memory()  # the parts' pages, before the next column takes new ones
         return joined
 
@@ -394,6 +420,8 @@ def _assemble(
     start = column("slices", "start_ns", np.int64, time_fix)
     dur = column("slices", "dur_ns", np.int64)
     track = column("slices", "track", np.int32, track_fix)
+    from concurrent.futures import ThreadPoolExecutor
+
     from gpuviz.trace.kineto_worker import usable_cores  # read_files has imported it
 
     sorter = SliceSorter(track, start, dur, counts, usable_cores())
@@ -403,14 +431,28 @@ def _assemble(
     dur = sorter.take(dur)
     track = sorter.take(track)
     cols: dict[str, Array] = {"start_ns": start, "dur_ns": dur, "track": track}
-    for col, dtype, fix in (("name", np.int32, None), ("cat", np.int32, None),
-                            ("kind", np.uint8, None), ("correlation", np.int64, None),
-                            ("external_id", np.int64, None), ("bytes", np.int64, None),
-                            ("args", np.int32, args_fix)):  # fmt: skip
-        if col in NARROWED_COLUMNS["slices"]:
-            dtype = _narrowed_dtype(parts, "slices", col)
-        cols[col] = sorter.take(column("slices", col, dtype, fix))
-    slices = Slices(depth=sorter.depths(track, start, dur), **cols)
+    # One buffer's pages serve each later column's unsorted join in turn: new pages cost a
+    # fault each (or their making present), seven columns' worth of them a fifth of a
+    # 100k-kernel import's assembly on the 2-core VM. Made once the unsorted keys are freed,
+    # so that it never stands beside them (a 64-rank folder's are 300 MB each).
+    spare = mapped_empty(sum(counts) * 8, np.uint8)
+    # The stacking rows on a thread of their own while the other columns join: their sorts
+    # and searches release the GIL (28 of a 100k-kernel file's 110 ms of assembly on the
+    # 2-core VM, mostly hidden so). Not where the sorter has threads of its own (a million
+    # slices or more, file by file): its temporaries (40 bytes a slice) would stand beside
+    # the joins', 1.5 GB of a 64-rank folder.
+    with ThreadPoolExecutor(1, thread_name_prefix="gpuviz-depths") as pool:
+        depths = pool.submit(sorter.depths, track, start, dur) if sorter.threads == 1 else None
+        for col, dtype, fix in (("name", np.int32, None), ("cat", np.int32, None),
+                                ("kind", np.uint8, None), ("correlation", np.int64, None),
+                                ("external_id", np.int64, None), ("bytes", np.int64, None),
+                                ("args", np.int32, args_fix)):  # fmt: skip
+            if col in NARROWED_COLUMNS["slices"]:
+                dtype = _narrowed_dtype(parts, "slices", col)
+            cols[col] = sorter.take(column("slices", col, dtype, fix, into=spare))
+        del spare
+        depth = depths.result() if depths is not None else sorter.depths(track, start, dur)
+    slices = Slices(depth=depth, **cols)
     del sorter
 
     instants = Instants(
@@ -461,6 +503,13 @@ def _assemble(
         event_count=sum(p.event_count for p in parts), warnings=warnings,
         metadata_events=meta_events,
     )  # fmt: skip
+
+
+TRIM_MIN_BYTES = 8 << 20
+"""A joined column at least this large gives the freed heap back (about a ms a call) before
+the next is joined: a 64-rank folder's columns are hundreds of MB each, and its parts' freed
+pages would stack on the peak. A single file's columns of a few MB are not worth it: the pages
+given back were faulted in again by the next column's temporaries."""
 
 
 def _narrowed_dtype(parts: list[FileColumns], table: str, col: str) -> type[np.signedinteger[Any]]:

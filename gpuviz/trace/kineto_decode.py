@@ -105,9 +105,11 @@ class FileReader:
         self.writer = TextWriter() if blob is None else blob
         self.columns = ColumnBuilder(path, interner, self.writer, drop)
 
-    def chunks(self, guess: bool = True) -> EventChunks:
+    def chunks(self, guess: bool = True, sparse: bool = False) -> EventChunks:
         """The file's chunks of events (see :class:`EventChunks`)."""
-        return EventChunks(self.path, on_read=self.on_read, cancelled=self.cancelled, guess=guess)
+        return EventChunks(
+            self.path, on_read=self.on_read, cancelled=self.cancelled, guess=guess, sparse=sparse
+        )
 
     def restart(self) -> None:
         """Drop what was read so far (the file is read again from its start)."""

@@ -42,6 +42,7 @@ is the bound: about a chunk a millisecond, enough for 11-15 children.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,8 +71,9 @@ MAX_AHEAD = 6
 WAIT_S = 0.05
 """While waiting for a child's whole file, the import's cancel is polled this often."""
 READS_FILES_UP_TO = 3
-"""With at most this many children the importer reads whole files too, when every child has
-:data:`~gpuviz.trace.kineto_worker.FILE_DEPTH` waiting (a quarter or more of the decoding).
+"""With at most this many children the importer reads whole files (and decodes chunks) too,
+when every child has :data:`~gpuviz.trace.kineto_worker.FILE_DEPTH` files (or
+:data:`~gpuviz.trace.kineto_wire.DEPTH` chunks) waiting (a quarter or more of the decoding).
 With more it only hands files out and merges: on a 16-core H200, a file of a 64-rank folder
 read here (1.4-2 s) kept the importer from handing out the next ones while 15 children ran
 dry, twice an import (the decoding ended at 11.9 s, its children's last files at 9.5 s)."""
@@ -84,6 +86,7 @@ def read_files(
     cancelled: Callable[[], bool] | None = None,
     after_file: Callable[[], None] | None = None,
     drop: Sequence[str] = (),
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[FileColumns]:
     """Read the files of one trace, in order, decoding on as many cores as it pays to.
 
@@ -101,6 +104,9 @@ def read_files(
         Called once each file is done (the importer gives freed memory back there).
     drop : sequence of str
         What to leave out to fit the memory limit (:mod:`gpuviz.trace.memory_budget`).
+    meanwhile : callable, optional
+        Run once while the children finish their work (see :class:`_Meanwhile`); never
+        where there are none.
 
     Returns
     -------
@@ -117,12 +123,13 @@ def read_files(
     ]
     out: list[FileColumns | None] = [None] * len(readers)
     start = 0
+    side = _Meanwhile(meanwhile)
     while start < len(readers):
         if workers:
             most = whole_file_max_bytes(sum(sizes), workers + 1)
             whole = [len(paths) > 1 and size <= most for size in sizes]
             whole = chunked_tail(whole, workers)
-            start = _Pipeline(readers, out, workers, after_file, whole).run(start)
+            start = _Pipeline(readers, out, workers, after_file, whole, side).run(start)
         else:
             out[start] = readers[start].read()
             if after_file is not None:
@@ -154,6 +161,31 @@ def chunked_tail(whole: list[bool], workers: int) -> list[bool]:
     return out
 
 
+class _Meanwhile:
+    """The caller's work for while the children finish (``read_files``'s ``meanwhile``): run
+    once, in the importer's thread, when every chunk and file is handed out and it would
+    otherwise wait for their replies (:meth:`_Pipeline._drain`).
+
+    A 100k-kernel file on a 16-core H200: 14 children, each with up to four chunks queued
+    (about 55 ms of work) when the last is handed out; the summary's analysis modules take
+    40 ms to import, and the replies that come in meanwhile are merged after. On a thread of
+    its own instead, the import held the GIL for 5 ms at a time while the importer woke for
+    each reply: the merges fell 30-40 ms behind the children (started earlier, it starved
+    them of chunks instead). What the work raises is dropped: the caller's own use of the
+    same modules raises it again, where it is reported.
+    """
+
+    def __init__(self, work: Callable[[], None] | None) -> None:
+        self.work = work
+
+    def run(self) -> None:
+        """Do the work, the first time only."""
+        work, self.work = self.work, None
+        if work is not None:
+            with contextlib.suppress(Exception):
+                work()
+
+
 @dataclass
 class _Job:
     """A chunk handed to a decoder (``file`` is its index; ``chunk`` None marks a file's end),
@@ -176,8 +208,10 @@ class _Pipeline:
         workers: int,
         after_file: Callable[[], None] | None,
         whole: list[bool],
+        meanwhile: _Meanwhile | None = None,
     ) -> None:
         self.readers = readers
+        self.meanwhile = meanwhile or _Meanwhile(None)
         self.whole = whole  # per file: read whole by one decoder, not chunk by chunk
         self.out = out
         self.n_workers = workers
@@ -201,12 +235,15 @@ class _Pipeline:
             self.waiting = {w: deque() for w in self.pool.workers}
         except OSError:  # children cannot be started here: decode in this process only
             self.pool = None
+
         try:
             for i in range(start, len(self.readers)):
                 if self.whole[i] and self.pool is not None:
                     self._hand_out_file(i)
                     continue
-                chunks = self.readers[i].chunks(guess=True)
+                # The children read each chunk from the file (its span): the scanner reads
+                # only what it needs to find the chunks' ends.
+                chunks = self.readers[i].chunks(guess=True, sparse=True)
                 scan = iter(chunks)
                 while True:
                     try:
@@ -252,13 +289,19 @@ class _Pipeline:
         """Give a chunk to a child, or decode it here (a wrong guess goes back to the scanner)."""
         job = _Job(file, chunks, chunk)
         w = self.pool.idlest() if self.pool is not None else None
+        if w is not None and not w.can_take and self.n_workers > READS_FILES_UP_TO:
+            # Many children: the importer's core does best taking in and merging replies,
+            # and handing out the next chunks. Decoding one here took it away for 15-25 ms
+            # while the 14 children of a 100k-kernel file ran out of work (16-core H200).
+            w = self._wait_for_room(self.readers[file], whole=False)
         if w is not None and w.can_take:
             span = chunk.span
             if span is not None:
                 path = self.readers[file].path
                 self._send(job, w, lambda: w.send_span(file, path, *span))
             else:
-                self._send(job, w, lambda: w.send(file, chunk.pieces))
+                pieces = chunk.pieces or [chunk.text]  # no span: the text was read here
+                self._send(job, w, lambda: w.send(file, pieces))
         if job.worker is None:
             while len(self.inflight) > MAX_AHEAD * (1 + self.n_workers):
                 self._merge_oldest()  # bound what waits for a slow child
@@ -292,7 +335,7 @@ class _Pipeline:
         job = _Job(file, None)
         w = self.pool.idlest() if self.pool is not None else None
         if w is not None and not w.can_take_file and self.n_workers > READS_FILES_UP_TO:
-            w = self._wait_for_room(reader)
+            w = self._wait_for_room(reader, whole=True)
         if w is not None and w.can_take_file:
             self._send(job, w, lambda: w.send_file(file, reader.path))
         if job.worker is None:
@@ -304,12 +347,12 @@ class _Pipeline:
             job.reply = self.local.decode_file(file, reader.path, reader.cancelled)
         self.inflight.append(job)
 
-    def _wait_for_room(self, reader: FileReader) -> Worker | None:
-        """The idlest child once it has room for a whole file, merging what comes in meanwhile
-        (the cancel polled); None when the children are gone."""
+    def _wait_for_room(self, reader: FileReader, whole: bool) -> Worker | None:
+        """The idlest child once it has room for a whole file (``whole``) or a chunk, merging
+        what comes in meanwhile (the cancel polled); None when the children are gone."""
         while self.pool is not None:
             w = self.pool.idlest()
-            if w.can_take_file or not w.queued:
+            if (w.can_take_file if whole else w.can_take) or not w.queued:
                 return w
             self.pool.wait_any(WAIT_S)
             if reader.cancelled is not None and reader.cancelled():
@@ -318,7 +361,10 @@ class _Pipeline:
         return None
 
     def _drain(self) -> None:
-        """Merge every job in flight, waiting for the children's replies."""
+        """Merge every job in flight, waiting for the children's replies; first, the caller's
+        ``meanwhile`` (:class:`_Meanwhile`), while the children work through their queues."""
+        if self.pool is not None and self.inflight:
+            self.meanwhile.run()
         while self.inflight:
             self._merge_oldest()
 

@@ -85,12 +85,14 @@ MIN_BYTES_DEFAULT = 64 << 20
 """Imports this large (uncompressed, estimated, all files together) use child processes."""
 MAX_WORKERS = 15
 """Children beyond this many would wait on the importer, which merges every reply."""
-BYTES_PER_WORKER = 24 << 20
+BYTES_PER_WORKER = 12 << 20
 """At most one forked child per this many bytes to import. A forked child starts in a few
 ms and shares the importer's modules, so it costs only its working memory: about 14 MB of
 proportional set each on a 16-core host (a chunk's events and columns, the pages it dirties
-of those it shares, its reply). A 100k-kernel trace (166 MB) gets 7 of them: 0.51-0.72 s
-at 0.29x json.load's memory (PSS) over 6 rounds; 10 took 0.43-0.60 s at 0.35-0.36x."""
+of those it shares, its reply). A 100k-kernel trace (166 MB) gets 14 of them. On a 16-core
+H200 (2026-11-29, 4 rounds each, side by side) its decoding took 0.241 s with 14, 0.261 s
+with 10 and 0.342 s with 7 (one per 24 MB, as before), for 0.37x json.load's memory (PSS)
+with 14 against 0.27x with 7."""
 SPAWNED_BYTES_PER_WORKER = 64 << 20
 """The same for children spawned as fresh interpreters (see :func:`start_method`): each
 costs its start (0.3-0.5 s of a core) and its own memory (30-40 MB resident), worth it only
@@ -533,7 +535,14 @@ def _readable(fds: Sequence[int], timeout_s: float) -> bool:
 
 
 class WorkerPool:
-    """Children that take chunks in turn, started the way :func:`start_method` says."""
+    """Children that take chunks in turn, started the way :func:`start_method` says.
+
+    All start at once, before the importer reads anything. Started one at a time as the
+    first chunks went out (tried on a 16-core H200), they cost the import more than they
+    saved: each fork after the importer had filled its buffers made it copy the pages it
+    then wrote (its reads of the file took 0.096 s instead of 0.056), and the children were
+    half idle for the first 150 ms.
+    """
 
     def __init__(self, n: int, compress: bool = False, drop: Sequence[str] = ()) -> None:
         self.workers: list[Worker] = []

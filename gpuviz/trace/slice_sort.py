@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.trace.arrays import mapped_empty
 from gpuviz.trace.stacking import stack_depths
 
 Array = npt.NDArray[Any]
@@ -114,9 +115,9 @@ class SliceSorter:
 
     def take(self, column: Array) -> Array:
         """``column`` in the sorted order."""
+        out = mapped_empty(len(self.order), column.dtype)
         if self.threads == 1:
-            return column[self.order]
-        out = np.empty(len(self.order), dtype=column.dtype)
+            return np.take(column, self.order, out=out)
         step = -(-len(out) // (4 * self.threads))  # a few pieces a thread evens them out
         pieces = [(a, min(a + step, len(out))) for a in range(0, len(out), step)]
 

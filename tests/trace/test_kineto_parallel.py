@@ -313,8 +313,8 @@ def test_cancelling_stops_every_child(
         ({}, 2, 6.0, 1 << 30, 0),  # every core busy: children would only add work
         ({}, 1, 0.0, 1 << 30, 0),
         ({}, 64, 0.0, 1 << 30, kineto_worker.MAX_WORKERS),
-        ({}, 16, 0.0, 166 << 20, 7),  # one per BYTES_PER_WORKER (24 MB)
-        ({}, 16, 0.0, 64 << 20, 3),
+        ({}, 16, 0.0, 166 << 20, 14),  # one per BYTES_PER_WORKER (12 MB)
+        ({}, 16, 0.0, 64 << 20, 6),
         ({"GPUVIZ_IMPORT_START": "spawn"}, 16, 0.0, 166 << 20, 3),  # spawned: one per 64 MB
         ({"GPUVIZ_IMPORT_START": "spawn"}, 16, 0.0, 64 << 20, 1),
         ({}, 8, 0.0, 1 << 20, 0),  # small: not worth starting a child
@@ -744,3 +744,58 @@ def test_cancelling_while_waiting_for_a_childs_room_stops_every_child(
         load_trace(out, cache=False, cancelled=lambda: bool(waiting))
     assert waiting
     assert pools and all(w.proc.returncode is not None for p in pools for w in p.workers)
+
+
+def test_meanwhile_runs_once_when_every_chunk_is_handed_out(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    f = tmp_path / "t.json"
+    shutil.copyfileobj(gzip.open(DATA / "dataparallel_seed_2gpu.json.gz"), f.open("wb"))
+    sent = _spy_sends(parallel)
+    ran: list[int] = []
+
+    def work() -> None:
+        ran.append(len(sent["send_span"]))
+
+    got = load_trace(f, cache=False, meanwhile=work)
+    assert len(ran) == 1 and ran[0] == len(sent["send_span"]) > 10  # once, all handed out
+    _same(got, serial(f, parallel))
+
+
+def test_meanwhile_does_not_run_without_children(
+    monkeypatch: pytest.MonkeyPatch, folder: Path
+) -> None:
+    monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "0")
+    ran: list[int] = []
+    load_trace(folder, cache=False, meanwhile=lambda: ran.append(1))
+    assert ran == []
+
+
+def test_what_meanwhile_raises_does_not_stop_the_import(
+    parallel: pytest.MonkeyPatch, folder: Path
+) -> None:
+    def work() -> None:
+        raise ImportError("no such module")
+
+    got = load_trace(folder, cache=False, meanwhile=work)
+    _same(got, serial(folder, parallel))
+
+
+def test_with_many_children_the_importer_waits_for_room_rather_than_decode(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", str(kineto_parallel.READS_FILES_UP_TO + 1))
+    f = tmp_path / "t.json"
+    shutil.copyfileobj(gzip.open(DATA / "dataparallel_seed_2gpu.json.gz"), f.open("wb"))
+    here: list[int] = []
+    decode = kineto_worker.LocalDecoder.decode
+
+    def spy(self: kineto_worker.LocalDecoder, file: int, *args: object) -> dict[str, object]:
+        here.append(file)
+        return decode(self, file, *args)  # type: ignore[arg-type]
+
+    parallel.setattr(kineto_worker.LocalDecoder, "decode", spy)
+    sent = _spy_sends(parallel, "send_span")
+    got = load_trace(f, cache=False)
+    assert not here and len(sent["send_span"]) > 4 * kineto_worker.DEPTH
+    _same(got, serial(f, parallel))
