@@ -24,7 +24,11 @@ A single file of 100k kernels (166 MB) on that host, with 7 forked children: 0.5
 all (json.load: 2.9-3.5 s); the importer's own share is the assembly (0.14 s), the scan
 (0.08 s), taking in and merging the replies (0.09 s) and the summary (0.07 s), and the
 children answer from 30 ms on. Spawned children answered only from 0.34-0.6 s on, while the
-importer decoded alone: 1.2-1.5 s in all.
+importer decoded alone: 1.2-1.5 s in all. On a 16-core H200 (2026-11-29), with 14 children,
+a scanner that reads only the ends of the file's blocks (the children read the chunks by
+span) and an importer that waits for a child's room rather than decode a chunk itself, the
+first 57 chunks are out within 3 ms of the children's start and the 14 stay 13 busy to the
+end: the decoding takes 0.19-0.21 s (``benchmarks/startup_timeline.py``).
 
 Where the time goes (cProfile, one process, the 100k-kernel synthetic trace of
 ``benchmarks/gen_trace.py``, 166 MB, 585k events, on a shared 2-core box): msgspec's decode
