@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from test_kineto import NESTED
 
-from gpuviz.trace import jsonscan
+from gpuviz.trace import file_blocks
 from gpuviz.trace.errors import TraceFormatError
 from gpuviz.trace.jsonscan import EventChunks
 
@@ -116,7 +116,7 @@ def test_a_sparse_scan_reads_little_of_the_file(
         read.append(len(got))
         return got
 
-    monkeypatch.setattr(jsonscan.os, "pread", counting)
+    monkeypatch.setattr(file_blocks.os, "pread", counting)
     chunks = list(EventChunks(str(f), block_bytes=1 << 16, sparse=True))
     lazy = [c for c in chunks if c.pieces is None]  # all but the head's and the tail's
     assert len(chunks) > 10 and len(lazy) >= len(chunks) - 3
