@@ -135,3 +135,23 @@ def test_real_entry_point_exit_code_and_stderr(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_analysis_imports_nothing_that_import_analysis_left_out() -> None:
+    # What the summary imports while the import's children finish must be all its analysis
+    # imports: a module missed there is imported after the read, on the start-up's path.
+    code = (
+        "import sys\n"
+        "from gpuviz import cli\n"
+        "from gpuviz.commands import summary as cmd\n"
+        "from gpuviz.trace.kineto import load_trace\n"
+        f"t = load_trace({str(DATA / 'dataparallel_4gpu.json.gz')!r}, cache=False)\n"
+        "args = cli.build_parser('summary').parse_args(['summary', 'x', '--json'])\n"
+        "cmd.import_analysis()\n"
+        "before = set(sys.modules)\n"
+        "cmd._analyse(t, args)\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

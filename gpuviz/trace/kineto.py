@@ -374,9 +374,9 @@ def _assemble(
         into: Array | None = None,
     ) -> Array:
         # Join one column of every file's parts into its place, a file at a time: the file's
-        # parts joined and fixed by numpy at once, then freed. Part by part from Python, the
-        # 31 columns of one 100k-kernel file (161 parts each) took 50 ms of the import's
-        # serial end; one np.concatenate of a whole folder's thousands of parts held the GIL
+        # parts joined and fixed by numpy at once (not part by part from Python: the same
+        # time, within the VM's noise), then freed. One np.concatenate of a whole folder's
+        # thousands of parts held the GIL
         # for up to 90 ms (the app's GUI thread stalled that long on 32 ranks of 100k
         # kernels), and held every fixed part and the joined column at once. A file's share
         # holds it for about a millisecond a 3 MB column. ``into``: bytes to join it in (a

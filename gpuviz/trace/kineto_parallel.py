@@ -239,7 +239,6 @@ class _Pipeline:
             self.waiting = {w: deque() for w in self.pool.workers}
         except OSError:  # children cannot be started here: decode in this process only
             self.pool = None
-
         try:
             for i in range(start, len(self.readers)):
                 if self.whole[i] and self.pool is not None:
