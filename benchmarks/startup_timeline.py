@@ -25,12 +25,13 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from typing import Any
 
-T0 = time.perf_counter()
+START = time.perf_counter()  # before the imports, which the first line times
 # As the gpuviz command sets it for itself (gpuviz.cli.blas_threads) before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from import_timeline import Event, _now, _wrap  # noqa: E402  (the rank folder's timeline)
 
 import gpuviz.cli  # noqa: E402
 import gpuviz.commands.summary as summary_cmd  # noqa: E402
@@ -42,25 +43,24 @@ from gpuviz.trace import (  # noqa: E402
     kineto_worker,
 )
 
-Step = list[float]  # count, seconds, first start, last end
-
-
-def _wrap(owner: Any, name: str, steps: dict[str, Step], label: str) -> None:
-    """Replace ``owner.name`` with a version that adds its calls to ``steps[label]``."""
-    real: Callable[..., Any] = getattr(owner, name)
-
-    def timed(*args: Any, **kw: Any) -> Any:
-        t = time.perf_counter() - T0
-        try:
-            return real(*args, **kw)
-        finally:
-            u = time.perf_counter() - T0
-            s = steps.setdefault(label, [0, 0.0, t, u])
-            s[0] += 1
-            s[1] += u - t
-            s[3] = u
-
-    setattr(owner, name, timed)
+STEPS = (
+    (kineto_worker.WorkerPool, "__init__", "start children"),
+    (kineto_worker.WorkerPool, "close", "stop children"),
+    (kineto_worker.Worker, "_send", "send a chunk"),
+    (kineto_worker.Worker, "receive", "take a reply in"),
+    (kineto_worker.LocalDecoder, "decode", "decode a chunk here"),
+    (kineto_decode.FileReader, "merge", "merge a reply"),
+    (kineto_decode.FileReader, "finish", "finish the file"),
+    (kineto_decode.FileReader, "read_chunk", "read a chunk here (odd)"),
+    (kineto_parallel._Pipeline, "run", "pipeline"),
+    (kineto, "_assemble", "assemble"),
+    (kineto, "load_trace", "load_trace"),
+    (summary_cmd, "_analyse", "analysis"),
+    (summary_cmd, "json_text", "json text"),
+)
+"""The importer's steps: what is wrapped, and its label."""
+BINNED = {"send a chunk": "sent", "merge a reply": "merged", "decode a chunk here": "here"}
+"""The steps counted per bin, by the time each began."""
 
 
 def _log_children(folder: str) -> None:
@@ -68,19 +68,28 @@ def _log_children(folder: str) -> None:
     real = kineto_chunk_decoder.ChunkDecoder.process
 
     def process(self: Any, *args: Any, **kw: Any) -> Any:
-        t = time.perf_counter() - T0
+        t = _now()
         try:
             return real(self, *args, **kw)
         finally:
-            u = time.perf_counter() - T0
             with open(os.path.join(folder, str(os.getpid())), "a") as f:
-                f.write(f"{t:.6f} {u:.6f}\n")
+                f.write(f"{t:.6f} {_now():.6f}\n")
 
     kineto_chunk_decoder.ChunkDecoder.process = process  # type: ignore[method-assign]
 
 
-def _bins(folder: str, log: list[tuple[float, str]], began: float, ended: float) -> None:
-    """Print, per 20 ms bin: chunks sent, chunks merged, children decoding (on average)."""
+def _steps(log: list[Event]) -> dict[str, tuple[int, float, float, float]]:
+    """Per step: its count, seconds in all, when the first began and the last ended."""
+    out: dict[str, tuple[int, float, float, float]] = {}
+    for t, what, _, d in log:
+        n, s, first, last = out.get(what, (0, 0.0, t, t + d))
+        out[what] = (n + 1, s + d, min(first, t), max(last, t + d))
+    return out
+
+
+def _bins(folder: str, log: list[Event], began: float, ended: float) -> None:
+    """Print, per 20 ms bin: chunks sent, merged and decoded here, and children decoding (on
+    average)."""
     width = 0.02
     n = int((ended - began) / width) + 1
     busy = [0.0] * n
@@ -95,14 +104,11 @@ def _bins(folder: str, log: list[tuple[float, str]], began: float, ended: float)
                 ):
                     lo, hi = began + b * width, began + (b + 1) * width
                     busy[b] += max(0.0, min(u, hi) - max(t, lo)) / width
-    print(f"  {'from s':>7}{'sent':>6}{'merged':>8}{'here':>6}{'children busy':>15}")
+    print(f"  {'from s':>7}" + "".join(f"{c:>8}" for c in BINNED.values()) + "  children busy")
     for b in range(n):
         lo, hi = began + b * width, began + (b + 1) * width
-        count = {
-            k: sum(1 for t, what in log if what == k and lo <= t < hi)
-            for k in ("send", "merge", "here")
-        }
-        print(f"  {lo:7.3f}{count['send']:>6}{count['merge']:>8}{count['here']:>6}{busy[b]:>15.1f}")
+        counts = [sum(1 for t, what, *_ in log if what == k and lo <= t < hi) for k in BINNED]
+        print(f"  {lo:7.3f}" + "".join(f"{c:>8}" for c in counts) + f"{busy[b]:>15.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,49 +120,26 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.workers is not None:
         os.environ["GPUVIZ_IMPORT_WORKERS"] = str(a.workers)
-    steps: dict[str, Step] = {}
-    for owner, name, label in (
-        (kineto_worker.WorkerPool, "__init__", "start children"),
-        (kineto_worker.WorkerPool, "close", "stop children"),
-        (kineto_worker.Worker, "_send", "send a chunk"),
-        (kineto_worker.Worker, "receive", "take a reply in"),
-        (kineto_worker.LocalDecoder, "decode", "decode a chunk here"),
-        (kineto_decode.FileReader, "merge", "merge a reply"),
-        (kineto_decode.FileReader, "finish", "finish the file"),
-        (kineto_decode.FileReader, "read_chunk", "read a chunk here (odd)"),
-        (kineto_parallel._Pipeline, "run", "pipeline"),
-        (kineto, "_assemble", "assemble"),
-        (kineto, "load_trace", "load_trace"),
-        (summary_cmd, "_analyse", "analysis"),
-        (summary_cmd, "json_text", "json text"),
-    ):
-        _wrap(owner, name, steps, label)
+    log: list[Event] = []
+    for owner, name, label in STEPS:
+        _wrap(owner, name, log, label, lambda *_: 0)
     folder = tempfile.mkdtemp(prefix="gpuviz-timeline-")
     _log_children(folder)
-    log: list[tuple[float, str]] = []
-    for owner, name, what in ((kineto_worker.Worker, "_send", "send"),
-                              (kineto_decode.FileReader, "merge", "merge"),
-                              (kineto_worker.LocalDecoder, "decode", "here")):  # fmt: skip
-        real = getattr(owner, name)
-
-        def logged(*args: Any, _real: Any = real, _what: str = what, **kw: Any) -> Any:
-            log.append((time.perf_counter() - T0, _what))
-            return _real(*args, **kw)
-
-        setattr(owner, name, logged)
     prof = cProfile.Profile() if a.profile else None
     if prof is not None:
         os.register_at_fork(after_in_child=prof.disable)
         prof.enable()
-    began = time.perf_counter() - T0
+    imports = time.perf_counter() - START
+    began = _now()
     with contextlib.redirect_stdout(io.StringIO()):
         code = gpuviz.cli.main(["summary", a.trace, "--json", "--no-cache"])
-    ended = time.perf_counter() - T0
+    ended = _now()
     if prof is not None:
         prof.disable()
-    print(f"imports {began:.3f} s; the command {ended - began:.3f} s (exit {code}); "
+    print(f"imports {imports:.3f} s; the command {ended - began:.3f} s (exit {code}); "
           f"children: {kineto_worker.worker_count(kineto_worker.estimated_bytes(a.trace))}")  # fmt: skip
     print(f"  {'step':<26}{'count':>7}{'seconds':>9}{'first':>8}{'last':>8}")
+    steps = _steps(log)
     for label, (n, s, first, last) in sorted(steps.items(), key=lambda kv: kv[1][2]):
         print(f"  {label:<26}{int(n):>7}{s:>9.3f}{first:>8.3f}{last:>8.3f}")
     pipeline = steps.get("pipeline")

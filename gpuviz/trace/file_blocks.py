@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gpuviz.trace.errors import TraceFormatError
+from gpuviz.trace.kineto_wire import read_at
 
 _READ_BYTES = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -206,17 +207,11 @@ def read_span(path: str, offset: int, length: int, fd: int = -1) -> bytes:
         except OSError as e:
             raise TraceFormatError(path, "", f"cannot be read again: {e.strerror or e}") from None
     try:
-        parts = []
-        done = 0
-        while done < length:
-            got = os.pread(fd, length - done, offset + done)
-            if not got:
-                raise TraceFormatError(
-                    path, f"byte {offset + done}", "the file changed while it was read"
-                )
-            parts.append(got)
-            done += len(got)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+        return read_at(fd, length, offset)
+    except EOFError:
+        raise TraceFormatError(
+            path, f"byte {offset + length}", "the file changed while it was read (it ends before)"
+        ) from None
     finally:
         if own:
             os.close(fd)

@@ -10,10 +10,11 @@ than ``traceEvents`` are kept and decoded at the end.
 Where a chunk ends is found in one of two ways:
 
 - quickly, by guessing: the last ``}, {"ph"``-like boundary in the block (a regular
-  expression over its last 4 KiB, widened until it finds one; in the import's pipeline, only
-  those bytes of an uncompressed file's block are read: ``sparse``). The caller's JSON decode of the chunk proves the guess
-  right, since a wrong one leaves a bracket or a string open; when it fails the caller calls
-  :meth:`EventChunks.reject` and the same text is handed out again, split exactly;
+  expression over its last 4 KiB, widened until it finds one; in the import's pipeline,
+  only those bytes of an uncompressed file's block are read: ``sparse``). The caller's JSON
+  decode of the chunk proves the guess right, since a wrong one leaves a bracket or a string
+  open; when it fails the caller calls :meth:`EventChunks.reject` and the same text is
+  handed out again, split exactly;
 - exactly, with vectorized numpy over the bytes: quote parity (escaped quotes handled) tells
   what is inside strings, and a cumulative sum of the brackets outside them gives the depth.
   This runs on the file's first and last blocks and wherever a guess failed.
@@ -208,16 +209,14 @@ class EventChunks:
             if phase == "events":
                 exact = False  # the guess was rejected: find this text's boundaries exactly
                 if skipped is not None:
-                    found = _guess_unread(skipped)
-                    if found is not None:
-                        split, at = found
-                        end = base + at + split.start() + 1
-                        span = (pending_offset, end - pending_offset)
+                    split = _guess_split(n, skipped.read, whole=False)
+                    if split is not None:
+                        span = (pending_offset, base + split[0] - pending_offset)
                         self._rejected = False
                         yield Chunk(None, pending_offset, True, span, path)
                         if not self._rejected:
                             pending, lazy_end = b"", base + n
-                            pending_offset = base + at + split.start(1)
+                            pending_offset = base + split[1]
                             base += n
                             continue
                         exact = True
@@ -244,16 +243,18 @@ class EventChunks:
                 # Fast path: guess the last element boundary in the block; the consumer's
                 # JSON decode of the guessed chunk proves it right (a wrong guess leaves a
                 # bracket or string open, so the decode fails and the text is redone exactly).
-                m = _guess_split(block) if self.guess and not exact else None
-                if m is not None:
-                    view = memoryview(block)[: m.start() + 1]
+                guessed = None
+                if self.guess and not exact:
+                    guessed = _guess_split(len(block), _text_reader(block))
+                if guessed is not None:
+                    end, nxt = guessed
+                    view = memoryview(block)[:end]
                     chunk = Chunk([pending, view] if pending else [view], pending_offset, True)
                     if plain:  # pending is the file's text up to this block, then the view
                         chunk.span = (pending_offset, len(pending) + len(view))
                     self._rejected = False
                     yield chunk
                     if not self._rejected:
-                        nxt = m.start(1)
                         pending = block[nxt:]
                         pending_offset = base + (n - len(block)) + nxt
                         base += n
@@ -571,8 +572,13 @@ _SEPARATOR = re.compile(rb"[ \t\r\n]*(,?)[ \t\r\n]*")
 _WS_RUN = re.compile(rb"[ \t\r\n]*")
 
 
-def _guess_split(text: bytes) -> re.Match[bytes] | None:
-    """The last likely element boundary in ``text`` (group 1 is the next element's ``{``).
+def _guess_split(
+    length: int, read: Callable[[int, int], Any], whole: bool = True
+) -> tuple[int, int] | None:
+    """The last likely element boundary in a text of ``length`` bytes (``read(at, n)``: its
+    ``n`` bytes from ``at``): where the element before it ends (after its ``}``) and where the
+    next one's ``{`` stands. ``whole``: False gives None rather than read the whole text (an
+    unread block: the caller reads it, and looks there).
 
     The search starts in the last 4 KiB (a dozen events) and widens eightfold until it finds
     one: every boundary in the window is matched on the way to the last, and a 64 KiB first
@@ -582,32 +588,23 @@ def _guess_split(text: bytes) -> re.Match[bytes] | None:
     """
     window = 1 << 12
     while True:
-        start = max(0, len(text) - window)
+        at = max(0, length - window)
+        if at == 0 and not whole:
+            return None
         last = None
-        for m in _SPLIT.finditer(text, start):
+        for m in _SPLIT.finditer(read(at, length - at)):
             last = m
         if last is not None:
-            return last
-        if start == 0:
+            return at + last.start() + 1, at + last.start(1)
+        if at == 0:
             return None
         window *= 8
 
 
-def _guess_unread(block: Unread) -> tuple[re.Match[bytes], int] | None:
-    """The unread block's last likely element boundary (as :func:`_guess_split` finds it),
-    and the block offset its match counts from; None where there is none short of reading
-    the whole block (then read it, and look there)."""
-    window = 1 << 12
-    while window < block.length:
-        at = block.length - window
-        text = block.read(at, window)
-        last = None
-        for m in _SPLIT.finditer(text):
-            last = m
-        if last is not None:
-            return last, at
-        window *= 8
-    return None
+def _text_reader(text: bytes) -> Callable[[int, int], memoryview]:
+    """``read(at, n)`` over ``text`` for :func:`_guess_split`, without copies."""
+    view = memoryview(text)
+    return lambda at, n: view[at : at + n]
 
 
 def _always(m: re.Match[bytes] | None) -> re.Match[bytes]:

@@ -62,7 +62,8 @@ def write_at(fd: int, pieces: Sequence[Any], at: int = 0) -> int:
 
 
 def read_at(fd: int, n: int, at: int = 0) -> bytes:
-    """``n`` bytes of a scratch file, from offset ``at``."""
+    """``n`` bytes of a file (a scratch file, a trace), from offset ``at``; EOFError where it
+    ends before them."""
     data = os.pread(fd, n, at)
     if len(data) < n:
         parts = [data]
