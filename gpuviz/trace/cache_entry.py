@@ -407,13 +407,22 @@ def _map_column(
         size = os.fstat(f.fileno()).st_size
         if size != spec.nbytes:
             raise CorruptEntryError(f"{path}: {size} bytes, the manifest says {spec.nbytes}")
-        version = npy.read_magic(f)
-        if version == (1, 0):
-            shape, _, found = npy.read_array_header_1_0(f)
-        elif version == (2, 0):
-            shape, _, found = npy.read_array_header_2_0(f)
-        else:
-            raise CorruptEntryError(f"{path}: .npy format {version}")
+        try:
+            version = npy.read_magic(f)
+            if version == (1, 0):
+                shape, _, found = npy.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, _, found = npy.read_array_header_2_0(f)
+            else:
+                raise CorruptEntryError(f"{path}: .npy format {version}")
+        except CorruptEntryError:
+            raise
+        except Exception as exc:  # numpy's header parser raises many kinds
+            # A damaged header: ValueError, SyntaxError, or (numpy 2 on Python 3.12, a flipped
+            # byte that makes a control character) tokenize.TokenError, which is none of those.
+            raise CorruptEntryError(
+                f"{path}: a damaged .npy header ({type(exc).__name__})"
+            ) from None
         offset = f.tell()
         if found != dtype or len(shape) != 1 or shape[0] != spec.length:
             raise CorruptEntryError(

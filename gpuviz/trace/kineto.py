@@ -424,66 +424,105 @@ def _assemble(
 
     from gpuviz.trace.kineto_worker import usable_cores  # read_files has imported it
 
-    sorter = SliceSorter(track, start, dur, counts, usable_cores())
+    cores = usable_cores()
+    sorter = SliceSorter(track, start, dur, counts, cores)
     # One column at a time, so that each unsorted one is freed before the next is taken (all
     # three at once held 20 bytes a slice more: 400 MB of 64 ranks, at the import's peak).
     start = sorter.take(start)
     dur = sorter.take(dur)
     track = sorter.take(track)
     cols: dict[str, Array] = {"start_ns": start, "dur_ns": dur, "track": track}
-    # One buffer's pages serve each later column's unsorted join in turn: new pages cost a
-    # fault each (or their making present), seven columns' worth of them a fifth of a
-    # 100k-kernel import's assembly on the 2-core VM. Made once the unsorted keys are freed,
-    # so that it never stands beside them (a 64-rank folder's are 300 MB each).
-    spare = mapped_empty(sum(counts) * 8, np.uint8)
-    # The stacking rows on a thread of their own while the other columns join: their sorts
-    # and searches release the GIL (28 of a 100k-kernel file's 110 ms of assembly on the
-    # 2-core VM, mostly hidden so). Not where the sorter has threads of its own (a million
-    # slices or more, file by file): its temporaries (40 bytes a slice) would stand beside
-    # the joins', 1.5 GB of a 64-rank folder.
-    with ThreadPoolExecutor(1, thread_name_prefix="gpuviz-depths") as pool:
-        depths = pool.submit(sorter.depths, track, start, dur) if sorter.threads == 1 else None
-        for col, dtype, fix in (("name", np.int32, None), ("cat", np.int32, None),
-                                ("kind", np.uint8, None), ("correlation", np.int64, None),
-                                ("external_id", np.int64, None), ("bytes", np.int64, None),
-                                ("args", np.int32, args_fix)):  # fmt: skip
-            if col in NARROWED_COLUMNS["slices"]:
-                dtype = _narrowed_dtype(parts, "slices", col)
-            cols[col] = sorter.take(column("slices", col, dtype, fix, into=spare))
-        del spare
-        depth = depths.result() if depths is not None else sorter.depths(track, start, dur)
-    slices = Slices(depth=depth, **cols)
-    del sorter
+    later = [
+        (col, _narrowed_dtype(parts, "slices", col) if col in NARROWED_COLUMNS["slices"] else dt,
+         fix)
+        for col, dt, fix in (("name", np.int32, None), ("cat", np.int32, None),
+                             ("kind", np.uint8, None), ("correlation", np.int64, None),
+                             ("external_id", np.int64, None), ("bytes", np.int64, None),
+                             ("args", np.int32, args_fix))
+    ]  # fmt: skip
+    flow_id_dtype = _narrowed_dtype(parts, "flows", "flow_id")
+    helpers = assembly_threads(sorter, len(start), cores)
+    with ThreadPoolExecutor(max(helpers, 1), thread_name_prefix="gpuviz-assemble") as pool:
+        if helpers > 1:
+            # A single file on an idle many-core host: the stacking rows (track range by
+            # track range) and every other column's join and reordering at once on threads,
+            # since numpy's joins, takes and sorts release the GIL.
+            depths: Any = pool.submit(sorter.depths, track, start, dur, helpers)
+            later_cols: dict[str, Any] = {
+                col: pool.submit(
+                    lambda c, d, f: sorter.take(column("slices", c, d, f)), col, dt, fix
+                )
+                for col, dt, fix in later
+            }
 
-    instants = Instants(
-        ts_ns=column("instants", "ts_ns", np.int64, time_fix),
-        track=column("instants", "lane", np.int32, lane_fix),
-        name=column("instants", "name", np.int32), cat=column("instants", "cat", np.int32),
-        phase=column("instants", "phase", np.uint8),
-        args=column("instants", "args", np.int32, args_fix),
-    )  # fmt: skip
-    flows = Flows(
-        flow_id=column("flows", "flow_id", _narrowed_dtype(parts, "flows", "flow_id")),
-        phase=column("flows", "phase", np.uint8),
-        ts_ns=column("flows", "ts_ns", np.int64, time_fix),
-        track=column("flows", "lane", np.int32, lane_fix),
-        name=column("flows", "name", np.int32), cat=column("flows", "cat", np.int32),
-        enclosing=column("flows", "enclosing", np.uint8),
-    )  # fmt: skip
-    mem_counts = [sum(map(len, p.memory["ts_ns"])) for p in parts]
-    mem_rank = mapped_empty(sum(mem_counts), np.int32)
-    for r, a, b in zip(ranks, np.cumsum([0, *mem_counts]), np.cumsum(mem_counts)):
-        mem_rank[a:b] = NONE if r is None else r
-    memory = MemoryEvents(
-        ts_ns=column("memory", "ts_ns", np.int64, time_fix),
-        rank=mem_rank,
-        device_type=column("memory", "device_type", np.int8),
-        device_id=column("memory", "device_id", np.int32),
-        addr=column("memory", "addr", np.int64), bytes=column("memory", "bytes", np.int64),
-        total_allocated=column("memory", "total_allocated", np.int64),
-        total_reserved=column("memory", "total_reserved", np.int64),
-        track=column("memory", "lane", np.int32, lane_fix),
-    )  # fmt: skip
+            def get(
+                table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
+            ) -> Any:
+                return pool.submit(column, table, col, dtype, fix)
+
+        else:
+            # One buffer's pages serve each later column's unsorted join in turn: new pages
+            # cost a fault each (or their making present), seven columns' worth of them a
+            # fifth of a 100k-kernel import's assembly on the 2-core VM. Made once the
+            # unsorted keys are freed, so that it never stands beside them (a 64-rank
+            # folder's are 300 MB each).
+            spare = mapped_empty(sum(counts) * 8, np.uint8)
+            # The stacking rows on a thread of their own while the other columns join: their
+            # sorts and searches release the GIL (28 of a 100k-kernel file's 110 ms of
+            # assembly on the 2-core VM, mostly hidden so). Not where the sorter has threads
+            # of its own (a million slices or more, file by file): its temporaries (40 bytes
+            # a slice) would stand beside the joins', 1.5 GB of a 64-rank folder.
+            depths = pool.submit(sorter.depths, track, start, dur) if sorter.threads == 1 else None
+            later_cols = {
+                col: _Done(sorter.take(column("slices", col, dt, fix, into=spare)))
+                for col, dt, fix in later
+            }
+            del spare
+            cols.update((col, f.result()) for col, f in later_cols.items())
+            depth = depths.result() if depths is not None else sorter.depths(track, start, dur)
+            sorter.release()  # its order (8 bytes a slice), before the other tables join
+
+            def get(
+                table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
+            ) -> Any:
+                return _Done(column(table, col, dtype, fix))
+
+        instant_cols = {
+            "ts_ns": get("instants", "ts_ns", np.int64, time_fix),
+            "track": get("instants", "lane", np.int32, lane_fix),
+            "name": get("instants", "name", np.int32), "cat": get("instants", "cat", np.int32),
+            "phase": get("instants", "phase", np.uint8),
+            "args": get("instants", "args", np.int32, args_fix),
+        }  # fmt: skip
+        flow_cols = {
+            "flow_id": get("flows", "flow_id", flow_id_dtype),
+            "phase": get("flows", "phase", np.uint8),
+            "ts_ns": get("flows", "ts_ns", np.int64, time_fix),
+            "track": get("flows", "lane", np.int32, lane_fix),
+            "name": get("flows", "name", np.int32), "cat": get("flows", "cat", np.int32),
+            "enclosing": get("flows", "enclosing", np.uint8),
+        }  # fmt: skip
+        mem_counts = [sum(map(len, p.memory["ts_ns"])) for p in parts]
+        mem_rank = mapped_empty(sum(mem_counts), np.int32)
+        for r, a, b in zip(ranks, np.cumsum([0, *mem_counts]), np.cumsum(mem_counts)):
+            mem_rank[a:b] = NONE if r is None else r
+        memory_cols = {
+            "ts_ns": get("memory", "ts_ns", np.int64, time_fix),
+            "device_type": get("memory", "device_type", np.int8),
+            "device_id": get("memory", "device_id", np.int32),
+            "addr": get("memory", "addr", np.int64), "bytes": get("memory", "bytes", np.int64),
+            "total_allocated": get("memory", "total_allocated", np.int64),
+            "total_reserved": get("memory", "total_reserved", np.int64),
+            "track": get("memory", "lane", np.int32, lane_fix),
+        }  # fmt: skip
+        if helpers > 1:
+            cols.update((col, f.result()) for col, f in later_cols.items())
+            depth = depths.result()
+            sorter.release()
+        slices = Slices(depth=depth, **cols)
+        instants = Instants(**{k: f.result() for k, f in instant_cols.items()})
+        flows = Flows(**{k: f.result() for k, f in flow_cols.items()})
+        memory = MemoryEvents(rank=mem_rank, **{k: f.result() for k, f in memory_cols.items()})
 
     warnings = ImportWarnings()
     if rank_note:  # first, so that no list of skipped events pushes it out of the samples
@@ -503,6 +542,47 @@ def _assemble(
         event_count=sum(p.event_count for p in parts), warnings=warnings,
         metadata_events=meta_events,
     )  # fmt: skip
+
+
+ASSEMBLY_THREADS = 6
+"""Threads that join and reorder a single large file's columns at once (see
+:func:`assembly_threads`)."""
+ASSEMBLY_THREADS_MIN_ROWS = 1 << 16
+"""Below this many slices the assembly takes a few ms, less than starting the threads saves."""
+ASSEMBLY_THREADS_MAX_ROWS = 4 << 20
+"""Above this many slices the columns are joined one at a time: each join in flight holds its
+unsorted and its sorted column (16 bytes a slice each), which a few million slices make
+hundreds of MB."""
+
+
+def assembly_threads(sorter: SliceSorter, rows: int, cores: int) -> int:
+    """Threads for the columns' joins and reordering: 0 (one at a time, beside one thread for
+    the stacking rows) unless a single file's slices are sorted on the calling thread
+    (``sorter.threads == 1``), there are from :data:`ASSEMBLY_THREADS_MIN_ROWS` to
+    :data:`ASSEMBLY_THREADS_MAX_ROWS` of them, and at least 4 cores may be used.
+
+    On a 16-core H200 (2026-11-29), with the 14 import children idle by then, a 100k-kernel
+    file's assembly (325k slices, in one process, 4 runs each) took 81-109 ms one column at
+    a time and 65-73 ms on these threads; more threads gain little, since each column's join
+    and take hold the GIL between numpy's calls.
+    """
+    if sorter.threads != 1 or cores < 4:
+        return 0
+    if not ASSEMBLY_THREADS_MIN_ROWS <= rows <= ASSEMBLY_THREADS_MAX_ROWS:
+        return 0
+    return min(ASSEMBLY_THREADS, cores - 1)
+
+
+class _Done:
+    """A value already computed, with a future's ``result()``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
 
 
 TRIM_MIN_BYTES = 8 << 20

@@ -284,7 +284,8 @@ class _Pipeline:
             if kill:
                 self.pool.kill()
             else:
-                self.pool.close()
+                # Not waited for: the children exit while the trace is assembled.
+                self.pool.close(wait=False)
             self.pool = None
             self.waiting = {}
 

@@ -565,18 +565,35 @@ class WorkerPool:
         busy = [w._stdout for w in self.workers if w.queued]
         return bool(busy) and _readable(busy, timeout_s)
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         """Stop every child: all are asked first, so that they exit side by side (waiting for
-        15 children one after the other took a third of a 100k-kernel import on 16 cores)."""
+        15 children one after the other took a third of a 100k-kernel import on 16 cores).
+
+        ``wait=False``: the children are waited for on a thread of their own, so that the
+        import goes on while they exit (6-11 ms of a 100k-kernel import's 0.3 s on a 16-core
+        H200, its 14 children unmapping their memory).
+        """
         for w in self.workers:
             w.ask_to_stop()
-        for w in self.workers:
-            w.close()
+        if wait:
+            for w in self.workers:
+                w.close()
+            return
+        import threading
+
+        threading.Thread(
+            target=_close_all, args=(list(self.workers),), name="gpuviz-import-reaper", daemon=True
+        ).start()
 
     def kill(self) -> None:
         """Stop every child now."""
         for w in self.workers:
             w.kill()
+
+
+def _close_all(workers: Sequence[Worker]) -> None:
+    for w in workers:
+        w.close()
 
 
 class LocalDecoder(Decoder):

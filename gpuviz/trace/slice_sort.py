@@ -13,6 +13,7 @@ within a file the sort keys are the same, the sort is stable, and no track spans
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any, TypeVar
 
 import numpy as np
@@ -127,12 +128,52 @@ class SliceSorter:
         self._map(piece, pieces)
         return out
 
-    def depths(self, track: Array, start: Array, dur: Array) -> npt.NDArray[np.int16]:
-        """The stacking rows of the sorted slices (:func:`stack_depths`)."""
+    def release(self) -> None:
+        """Drop the order (8 bytes a slice): the sorter takes nothing more."""
+        self.order = np.empty(0, np.int64)
+
+    def depths(
+        self, track: Array, start: Array, dur: Array, pieces: int = 1
+    ) -> npt.NDArray[np.int16]:
+        """The stacking rows of the sorted slices (:func:`stack_depths`).
+
+        ``pieces``: where the sorter has no threads of its own, the slices are cut into up to
+        this many runs of whole tracks, stacked on as many threads (each track's rows are its
+        own, so the result is the same).
+        """
         if self.spans is None or self.threads == 1:
+            if pieces > 1 and len(track) >= 2 * pieces:
+                spans = track_runs(track, pieces)
+                if len(spans) > 1:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    with ThreadPoolExecutor(len(spans), thread_name_prefix="gpuviz-rows") as pool:
+                        parts = list(
+                            pool.map(
+                                lambda ab: stack_depths(
+                                    *(c[ab[0] : ab[1]] for c in (track, start, dur))
+                                ),
+                                spans,
+                            )
+                        )
+                    return np.concatenate(parts)
             return stack_depths(track, start, dur)
         parts = self._map(lambda a, b: stack_depths(track[a:b], start[a:b], dur[a:b]), self.spans)
         return np.concatenate(parts)
 
 
-__all__ = ["PARALLEL_MIN_ROWS", "SliceSorter", "file_spans", "slice_order"]
+def track_runs(track: Array, pieces: int) -> list[tuple[int, int]]:
+    """Up to ``pieces`` row ranges of about equal length over ``track`` (sorted), each cut
+    where a track begins (the nearest such place), so that no track spans two."""
+    n = len(track)
+    cuts = {0, n}
+    for k in range(1, pieces):
+        at = k * n // pieces
+        first = int(np.searchsorted(track, track[at], side="left"))
+        after = int(np.searchsorted(track, track[at], side="right"))
+        cuts.add(first if at - first <= after - at else after)
+    edges = sorted(cuts)
+    return [(a, b) for a, b in pairwise(edges) if b > a]
+
+
+__all__ = ["PARALLEL_MIN_ROWS", "SliceSorter", "file_spans", "slice_order", "track_runs"]

@@ -389,6 +389,31 @@ def test_a_flipped_byte_in_any_file_of_an_entry_is_found(
     assert from_cache(load_trace(path))
 
 
+def test_a_header_numpy_cannot_parse_in_any_way_is_a_damaged_entry(
+    root: Path, imports: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On Python 3.12 a flipped byte that makes a control character in a .npy header makes
+    # numpy's parser raise tokenize.TokenError (not a ValueError): the entry is imported
+    # again, not an error out of load_trace.
+    import tokenize
+
+    from numpy.lib import format as npy
+
+    path = settled_copy(SMALL, tmp_path)
+    fresh = load_trace(path)
+    assert len(imports) == 1
+
+    def damaged(f: Any) -> Any:
+        raise tokenize.TokenError("invalid non-printable character U+000B", (1, 118))
+
+    with monkeypatch.context() as m:
+        m.setattr(npy, "read_array_header_1_0", damaged)
+        m.setattr(npy, "read_array_header_2_0", damaged)
+        again = load_trace(path)
+    assert len(imports) == 2 and not from_cache(again)
+    assert_same_trace(again, fresh)
+
+
 def test_every_block_of_a_file_is_checked_on_several_threads(
     root: Path, imports: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,9 +13,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import msgspec
+import numpy as np
 import pytest
 from test_kineto import NESTED, _same
 
@@ -799,3 +801,54 @@ def test_with_many_children_the_importer_waits_for_room_rather_than_decode(
     got = load_trace(f, cache=False)
     assert not here and len(sent["send_span"]) > 4 * kineto_worker.DEPTH
     _same(got, serial(f, parallel))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dataparallel_4gpu.json.gz",  # memory events, several GPUs
+        "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+        "tl__torch_compile_triton__trace.json.gz",
+        "streams_overlap.json.gz",  # concurrent kernels: rows redone by the greedy loop
+    ],
+)
+def test_a_single_files_columns_joined_on_threads_are_those_joined_one_at_a_time(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a many-core host a single file's columns join and reorder on threads, and its
+    stacking rows are made track range by track range: the same Trace as one at a time."""
+    from gpuviz.trace import kineto
+
+    used: list[int] = []
+    real = kineto.assembly_threads
+
+    def spy(*args: object) -> int:
+        used.append(real(*args))  # type: ignore[arg-type]
+        return used[-1]
+
+    monkeypatch.setattr(kineto, "assembly_threads", spy)
+    monkeypatch.setattr(kineto, "ASSEMBLY_THREADS_MIN_ROWS", 0)  # small files take the path
+    monkeypatch.setattr(kineto_worker, "usable_cores", lambda: 2)
+    one_at_a_time = serial(DATA / name, monkeypatch)
+    monkeypatch.setattr(kineto_worker, "usable_cores", lambda: 16)
+    threaded = serial(DATA / name, monkeypatch)
+    assert used == [0, kineto.ASSEMBLY_THREADS]
+    _same(one_at_a_time, threaded)
+    np.testing.assert_array_equal(one_at_a_time.slices.depth, threaded.slices.depth)
+    np.testing.assert_array_equal(one_at_a_time.memory.rank, threaded.memory.rank)
+
+
+def test_children_are_waited_for_on_a_thread_when_the_import_does_not_wait() -> None:
+    """``close(wait=False)`` returns at once; a thread of its own waits for every child,
+    which exits cleanly."""
+    pool = kineto_worker.WorkerPool(3)
+    event = b'{"ph": "X", "name": "k", "ts": 1, "dur": 1, "pid": 1, "tid": 1}'
+    for w in pool.workers:
+        w.send(0, [event])
+        assert w.receive()["ok"]
+    pool.close(wait=False)
+    reapers = [t for t in threading.enumerate() if t.name == "gpuviz-import-reaper"]
+    assert reapers
+    for t in reapers:
+        t.join(timeout=10)
+    assert all(w.proc.returncode == 0 for w in pool.workers)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -64,3 +66,31 @@ def test_threads_are_used_only_for_large_imports() -> None:
     track, start, dur = (np.zeros(10, dtype=t) for t in (np.int32, np.int64, np.int64))
     sorter = SliceSorter(track, start, dur, [5, 5], threads=8)
     assert sorter.spans is None and sorter.threads == 1
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_FILE, min_size=1, max_size=5), st.integers(2, 6))
+def test_rows_stacked_in_track_ranges_on_threads_are_those_of_one_pass(
+    files: list[list[tuple[int, int, int]]], pieces: int
+) -> None:
+    """A single file's stacking rows, cut into runs of whole tracks on threads, are the rows
+    of one pass over all of it (overlapping, nested and equal slices included)."""
+    track, start, dur, _ = _join(files, interleave=False)
+    order = slice_order(track, start, dur)
+    t, s, d = track[order], start[order], dur[order]
+    sorter = SliceSorter(track, start, dur, [len(track)], 1)
+    assert sorter.spans is None and sorter.threads == 1
+    np.testing.assert_array_equal(sorter.depths(t, s, d, pieces), stack_depths(t, s, d))
+
+
+def test_track_runs_cut_only_where_a_track_begins() -> None:
+    track = np.array([0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 3, 3], dtype=np.int32)
+    runs = slice_sort.track_runs(track, 3)
+    # Cover every row once, in order, each run's first row a track's first.
+    assert runs[0][0] == 0 and runs[-1][1] == len(track)
+    assert all(b == c for (_, b), (c, _) in pairwise(runs))
+    for a, _ in runs:
+        assert a == 0 or track[a - 1] != track[a]
+    assert runs == [(0, 6), (6, 8), (8, 12)]
+    # One track only: one run, whatever is asked.
+    assert slice_sort.track_runs(np.zeros(10, np.int32), 4) == [(0, 10)]
