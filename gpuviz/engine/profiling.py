@@ -112,9 +112,14 @@ def release_cupti_after_tracing() -> None:
     Left attached (Kineto's default), CUPTI keeps a cost on every launch after the profiler
     stops: on an H100 a small GPT's step took 14.5 ms before one profiled window and 21.4 ms
     after it in plain torch (``scripts/gpu/profiler_after.py``), and ``gpuviz profile``'s
-    steps after its window ran 27% slower than bare. Kineto reads ``TEARDOWN_CUPTI=1`` when a
-    trace stops and then finalizes CUPTI (re-attaching lazily for a next window). A value the
-    user set is kept: ``TEARDOWN_CUPTI=0`` keeps CUPTI attached (``torch.compile`` with CUDA
+    steps after its window ran 27% slower than bare. A window of CPU activity alone leaves a
+    cost too: on an H200 (2026-11-29, ``benchmarks/window_aftermath.py``, each process its own
+    control, 6 processes an arm) the small GPT's steps after a CPU-only window were 1.28x
+    [1.15, 1.51] those of processes without a window, after a CPU and CUDA window 1.43x
+    [1.26, 1.57]; with the teardown 1.08x [0.98, 1.14] and, CPU-only, 1.04x [0.84, 1.15] (the
+    processes' own spread is about 10%). Kineto reads ``TEARDOWN_CUPTI=1`` when a trace stops
+    and then finalizes CUPTI (re-attaching lazily for a next window). A value the user set is
+    kept: ``TEARDOWN_CUPTI=0`` keeps CUPTI attached (``torch.compile`` with CUDA
     graphs sets that itself, because older CUDA versions crashed on re-attach after graphs).
     """
     os.environ.setdefault(TEARDOWN_ENV, "1")
@@ -147,7 +152,9 @@ class ProfilerSession:
         activities = [torch.profiler.ProfilerActivity.CPU]
         if self.cuda:
             activities.append(torch.profiler.ProfilerActivity.CUDA)
-            release_cupti_after_tracing()
+        # A CPU-only window too: on a CUDA machine it left the later CUDA steps of the process
+        # (the app runs workloads one after another in it) 20% slower without the teardown.
+        release_cupti_after_tracing()
         with warnings.catch_warnings():
             # "Profiler won't be using warmup": the Runner's warm-ups ran before it.
             warnings.simplefilter("ignore")

@@ -42,3 +42,21 @@ def test_gpuviz_profile_sets_it_for_the_script(
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert f"TEARDOWN {seen}" in r.stdout
+
+
+def test_a_cpu_only_window_asks_for_the_teardown_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A CPU-only torch.profiler window on a CUDA machine left the process's later CUDA steps
+    # 20% slower without it (benchmarks/window_aftermath.py); the app runs workloads one after
+    # another in one process.
+    pytest.importorskip("torch")
+    from gpuviz.engine.profiling import ProfilerSession
+
+    monkeypatch.delenv(TEARDOWN_ENV, raising=False)
+    session = ProfilerSession(tmp_path / "t.json.gz", 1, cuda=False)
+    session.start()
+    try:
+        assert os.environ.get(TEARDOWN_ENV) == "1"
+    finally:
+        session.stop()
