@@ -563,8 +563,8 @@ def assembly_threads(sorter: SliceSorter, rows: int, cores: int) -> int:
 
     On a 16-core H200 (2026-11-29), with the 14 import children idle by then, a 100k-kernel
     file's assembly (325k slices, in one process, 4 runs each) took 81-109 ms one column at
-    a time and 65-73 ms on these threads; more threads gain little, since each column's join
-    and take hold the GIL between numpy's calls.
+    a time and 65-73 ms on these threads (the joins and takes hold the GIL between numpy's
+    calls, which bounds what threads gain).
     """
     if sorter.threads != 1 or cores < 4:
         return 0
