@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from paired import format_ratio, median_interval
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -51,6 +52,7 @@ TEARDOWN = {"teardown": "1", "attached": "0", "cpu-teardown": "1", "cpu-empty": 
 """``TEARDOWN_CUPTI`` of each arm's process (unset for the others)."""
 WINDOW_STEPS = 7  # gpuviz profile's default window: 2 warm-up and 5 recorded steps
 SEED = 0
+N_BOOT = 10_000
 
 
 def child(arm: str, steps: int, device: str) -> dict[str, Any]:
@@ -111,16 +113,10 @@ def child(arm: str, steps: int, device: str) -> dict[str, Any]:
     return {"arm": arm, "before": before, "after": after}
 
 
-def _interval(values: np.ndarray, rng: np.random.Generator, n: int = 4000) -> tuple[float, float]:
-    idx = rng.integers(0, len(values), size=(n, len(values)))
-    meds = np.median(values[idx], axis=1)
-    return float(np.percentile(meds, 2.5)), float(np.percentile(meds, 97.5))
-
-
 def figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per arm: the processes' after/before ratios, their median and interval; against
-    ``none``: the ratio of medians and its interval."""
-    rng = np.random.default_rng(SEED)
+    """Per arm: the processes' after/before ratios, their median and interval
+    (:func:`paired.median_interval`); against ``none``: the ratio of medians and its interval,
+    from resampling both arms."""
     ratios: dict[str, np.ndarray] = {}
     for arm in ARMS:
         each = [statistics.median(x["after"]) / statistics.median(x["before"]) for x in runs
@@ -128,14 +124,13 @@ def figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
         if each:
             ratios[arm] = np.asarray(each)
     out: dict[str, Any] = {}
+    base = ratios.get("none")
     for arm, r in ratios.items():
-        lo, hi = _interval(r, rng)
-        fig: dict[str, Any] = {"n": len(r), "after_over_before": float(np.median(r)),
-                               "interval": [lo, hi], "ratios": r.tolist()}  # fmt: skip
-        base = ratios.get("none")
-        if arm != "none" and base is not None and len(base) and len(r):
-            ia = rng.integers(0, len(r), size=(4000, len(r)))
-            ib = rng.integers(0, len(base), size=(4000, len(base)))
+        fig: dict[str, Any] = {**median_interval(r.tolist()), "ratios": r.tolist()}
+        if arm != "none" and base is not None:
+            rng = np.random.default_rng(SEED)
+            ia = rng.integers(0, len(r), size=(N_BOOT, len(r)))
+            ib = rng.integers(0, len(base), size=(N_BOOT, len(base)))
             rel = np.median(r[ia], axis=1) / np.median(base[ib], axis=1)
             fig["vs_none"] = float(np.median(r) / np.median(base))
             fig["vs_none_interval"] = [float(np.percentile(rel, 2.5)),
@@ -187,8 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"  ({time.perf_counter() - t:.1f} s)", file=sys.stderr, flush=True)  # fmt: skip
     figs = figures(runs)
     for arm, f in figs.items():
-        line = f"{arm:9s} after/before {f['after_over_before']:.4f} "
-        line += f"[{f['interval'][0]:.4f}, {f['interval'][1]:.4f}] (n={f['n']})"
+        line = f"{arm:12s} after/before {format_ratio(f)}"
         if "vs_none" in f:
             lo, hi = f["vs_none_interval"]
             line += f"; against none {f['vs_none']:.4f} [{lo:.4f}, {hi:.4f}]"

@@ -115,9 +115,9 @@ def release_cupti_after_tracing() -> None:
     steps after its window ran 27% slower than bare. A window of CPU activity alone leaves a
     cost too: on an H200 (2026-11-29, ``benchmarks/window_aftermath.py``, each process its own
     control, 6 processes an arm) the small GPT's steps after a CPU-only window were 1.28x
-    [1.15, 1.51] those of processes without a window, after a CPU and CUDA window 1.43x
-    [1.26, 1.57]; with the teardown 1.08x [0.98, 1.14] and, CPU-only, 1.04x [0.84, 1.15] (the
-    processes' own spread is about 10%). Kineto reads ``TEARDOWN_CUPTI=1`` when a trace stops
+    [1.15, 1.51] those of processes without a window, after a CPU and CUDA window left
+    attached 1.43x [1.27, 1.57]; with the teardown 1.08x [0.98, 1.15] and, CPU-only (4
+    processes), 1.04x [0.84, 1.15] (the processes' own spread is about 10%). Kineto reads ``TEARDOWN_CUPTI=1`` when a trace stops
     and then finalizes CUPTI (re-attaching lazily for a next window). A value the user set is
     kept: ``TEARDOWN_CUPTI=0`` keeps CUPTI attached (``torch.compile`` with CUDA
     graphs sets that itself, because older CUDA versions crashed on re-attach after graphs).

@@ -104,9 +104,12 @@ def load_trace(
         ).prepare()
     from gpuviz.trace.cache import load_cached  # the cache sits above the importer
 
-    importer = import_trace if meanwhile is None else partial(import_trace, meanwhile=meanwhile)
     return load_cached(
-        path, trace_files(path), importer, progress=progress, cancelled=cancelled
+        path,
+        trace_files(path),
+        partial(import_trace, meanwhile=meanwhile),
+        progress=progress,
+        cancelled=cancelled,
     ).prepare()
 
 
@@ -454,12 +457,6 @@ def _assemble(
                 )
                 for col, dt, fix in later
             }
-
-            def get(
-                table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
-            ) -> Any:
-                return pool.submit(column, table, col, dtype, fix)
-
         else:
             # One buffer's pages serve each later column's unsorted join in turn: new pages
             # cost a fault each (or their making present), seven columns' worth of them a
@@ -473,19 +470,19 @@ def _assemble(
             # of its own (a million slices or more, file by file): its temporaries (40 bytes
             # a slice) would stand beside the joins', 1.5 GB of a 64-rank folder.
             depths = pool.submit(sorter.depths, track, start, dur) if sorter.threads == 1 else None
-            later_cols = {
-                col: _Done(sorter.take(column("slices", col, dt, fix, into=spare)))
-                for col, dt, fix in later
-            }
+            for col, dt, fix in later:
+                cols[col] = sorter.take(column("slices", col, dt, fix, into=spare))
             del spare
-            cols.update((col, f.result()) for col, f in later_cols.items())
             depth = depths.result() if depths is not None else sorter.depths(track, start, dur)
             sorter.release()  # its order (8 bytes a slice), before the other tables join
 
-            def get(
-                table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
-            ) -> Any:
-                return _Done(column(table, col, dtype, fix))
+        def get(
+            table: str, col: str, dtype: Any, fix: Callable[[int, Array], Array] | None = None
+        ) -> Any:
+            """One column of the other tables: on the threads, or joined here and now."""
+            if helpers > 1:
+                return pool.submit(column, table, col, dtype, fix)
+            return _Done(column(table, col, dtype, fix))
 
         instant_cols = {
             "ts_ns": get("instants", "ts_ns", np.int64, time_fix),

@@ -98,12 +98,18 @@ class SliceSorter:
         self.threads = max(1, min(threads, len(self.spans or ())))
         self.order = self._order(track, start, dur)
 
-    def _map(self, fn: Callable[[int, int], T], spans: Sequence[tuple[int, int]]) -> list[T]:
-        if self.threads == 1:
+    def _map(
+        self,
+        fn: Callable[[int, int], T],
+        spans: Sequence[tuple[int, int]],
+        threads: int | None = None,
+    ) -> list[T]:
+        threads = self.threads if threads is None else threads
+        if threads == 1:
             return [fn(a, b) for a, b in spans]
         from concurrent.futures import ThreadPoolExecutor  # only for large imports
 
-        with ThreadPoolExecutor(self.threads, thread_name_prefix="gpuviz-sort") as pool:
+        with ThreadPoolExecutor(threads, thread_name_prefix="gpuviz-sort") as pool:
             return list(pool.map(lambda ab: fn(*ab), spans))
 
     def _order(self, track: Array, start: Array, dur: Array) -> npt.NDArray[np.int64]:
@@ -141,24 +147,18 @@ class SliceSorter:
         this many runs of whole tracks, stacked on as many threads (each track's rows are its
         own, so the result is the same).
         """
-        if self.spans is None or self.threads == 1:
-            if pieces > 1 and len(track) >= 2 * pieces:
-                spans = track_runs(track, pieces)
-                if len(spans) > 1:
-                    from concurrent.futures import ThreadPoolExecutor
-
-                    with ThreadPoolExecutor(len(spans), thread_name_prefix="gpuviz-rows") as pool:
-                        parts = list(
-                            pool.map(
-                                lambda ab: stack_depths(
-                                    *(c[ab[0] : ab[1]] for c in (track, start, dur))
-                                ),
-                                spans,
-                            )
-                        )
-                    return np.concatenate(parts)
+        if self.spans is not None and self.threads > 1:
+            spans, threads = self.spans, self.threads
+        elif pieces > 1 and len(track) >= pieces:
+            spans = track_runs(track, pieces)
+            threads = len(spans)
+        else:
+            spans, threads = [], 1
+        if threads == 1:
             return stack_depths(track, start, dur)
-        parts = self._map(lambda a, b: stack_depths(track[a:b], start[a:b], dur[a:b]), self.spans)
+        parts = self._map(
+            lambda a, b: stack_depths(track[a:b], start[a:b], dur[a:b]), spans, threads
+        )
         return np.concatenate(parts)
 
 
