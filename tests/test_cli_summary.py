@@ -137,21 +137,49 @@ def test_real_entry_point_exit_code_and_stderr(tmp_path: Path) -> None:
     assert proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_the_analysis_imports_nothing_that_import_analysis_left_out() -> None:
-    # What the summary imports while the import's children finish must be all its analysis
-    # imports: a module missed there is imported after the read, on the start-up's path.
-    code = (
-        "import sys\n"
+def _after_a_load(code: str) -> str:
+    """What ``code`` prints, run in a fresh process that has loaded a small trace (``t``) as
+    the summary does before its analysis (``cmd``: the summary command's module)."""
+    head = (
+        "import importlib, sys\n"
         "from gpuviz import cli\n"
         "from gpuviz.commands import summary as cmd\n"
         "from gpuviz.trace.kineto import load_trace\n"
         f"t = load_trace({str(DATA / 'dataparallel_4gpu.json.gz')!r}, cache=False)\n"
-        "args = cli.build_parser('summary').parse_args(['summary', 'x', '--json'])\n"
-        "cmd.import_analysis()\n"
-        "before = set(sys.modules)\n"
-        "cmd._analyse(t, args)\n"
-        "print(sorted(set(sys.modules) - before))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", head + code], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    return out.stdout.strip()
+
+
+def test_each_analysis_import_is_one_module_after_those_it_needs() -> None:
+    # The pieces run between the import pipeline's waits: one that pulled in other gpuviz
+    # modules with it would hold the importer for their time too.
+    assert (
+        _after_a_load(
+            "for name in cmd.ANALYSIS_MODULES:\n"
+            "    before = set(sys.modules)\n"
+            "    importlib.import_module(name)\n"
+            "    more = sorted(m for m in set(sys.modules) - before if m.startswith('gpuviz'))\n"
+            "    if more not in ([], [name]):\n"
+            "        print(name, more)\n"
+        )
+        == ""
+    )
+
+
+def test_the_analysis_imports_nothing_that_analysis_imports_left_out() -> None:
+    # What the summary imports while the import's children finish must be all its analysis
+    # imports: a module missed there is imported after the read, on the start-up's path.
+    assert (
+        _after_a_load(
+            "args = cli.build_parser('summary').parse_args(['summary', 'x', '--json'])\n"
+            "for piece in cmd.analysis_imports(): piece()\n"
+            "before = set(sys.modules)\n"
+            "cmd._analyse(t, args)\n"
+            "print(sorted(set(sys.modules) - before))\n"
+        )
+        == "[]"
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def read_trace(
     path: str | os.PathLike[str],
     *,
     say_dropped: bool = False,
-    meanwhile: Callable[[], None] | None = None,
+    meanwhile: Sequence[Callable[[], object]] = (),
 ) -> Trace:
     """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
 
@@ -43,7 +43,7 @@ def read_trace(
     return trace
 
 
-def _read(path: str | os.PathLike[str], meanwhile: Callable[[], None] | None = None) -> Trace:
+def _read(path: str | os.PathLike[str], meanwhile: Sequence[Callable[[], object]] = ()) -> Trace:
     from gpuviz.trace.kineto import load_trace
 
     return with_progress(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import echo, json_text, terminal_safe, warning_lines
@@ -71,7 +72,7 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     if by_rank is not None:
         summary, hw, err = by_rank
     else:
-        trace = read_trace(path, say_dropped=args.json, meanwhile=import_analysis)
+        trace = read_trace(path, say_dropped=args.json, meanwhile=analysis_imports())
         summary, hw, err = _analyse(trace, args)
         dropped = bool(trace.dropped)
         del trace
@@ -93,23 +94,42 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
 
 
 ANALYSIS_MODULES = (
+    "logging",  # concurrent.futures's, 6 ms of it
     "concurrent.futures",
+    "gpuviz.analysis",
     "gpuviz.analysis.activity",
+    "gpuviz.analysis.kernels",
+    "gpuviz.analysis.memory",
+    "gpuviz.analysis.intervals",
+    "gpuviz.analysis.overlap",
+    "gpuviz.analysis.split_plan",
+    "gpuviz.analysis.splits",
+    "gpuviz.analysis.streams",
     "gpuviz.analysis.summary",
-    "gpuviz.analysis.hardware",
+    "gpuviz.analysis.dtypes",
+    "gpuviz.analysis.op_args",
+    "gpuviz.analysis.flops",
+    "gpuviz.analysis.names",
+    "gpuviz.analysis.node_args",
+    "gpuviz.analysis.peaks",
+    "gpuviz.analysis.roofline",
+    "gpuviz.analysis.op_calls",
+    "gpuviz.analysis.coverage",
     "gpuviz.analysis.steps",
+    "gpuviz.analysis.hardware",
     "gpuviz.commands.peak_options",
 )
-"""What :func:`_analyse` imports: 40 ms of a 0.5 s start on a 16-core H200 (issue 25)."""
+"""What :func:`_analyse` imports (40 ms of a 0.5 s start on a 16-core H200, issue 25), each
+module after those it imports: one import a piece, each a few ms, so that the import's
+pipeline can fit them between its waits for the children (``meanwhile``)."""
 
 
-def import_analysis() -> None:
-    """Import :data:`ANALYSIS_MODULES`, while the import's children decode the trace (where
-    the importer waits for them), rather than after."""
+def analysis_imports() -> list[Callable[[], object]]:
+    """:data:`ANALYSIS_MODULES`' imports, a piece each, to run while the import's children
+    decode the trace (where the importer waits for them) rather than after."""
     import importlib
 
-    for name in ANALYSIS_MODULES:
-        importlib.import_module(name)
+    return [partial(importlib.import_module, name) for name in ANALYSIS_MODULES]
 
 
 def _analyse(trace: Any, args: argparse.Namespace) -> tuple[Summary, Hardware, list[str]]:

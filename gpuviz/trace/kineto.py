@@ -67,7 +67,7 @@ def load_trace(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     cache: bool = True,
-    meanwhile: Callable[[], None] | None = None,
+    meanwhile: Sequence[Callable[[], object]] = (),
 ) -> Trace:
     """Open a Kineto trace file or folder: from the import cache when it holds it, else import.
 
@@ -85,7 +85,7 @@ def load_trace(
     cache : bool
         False to import without the cache (so does ``GPUVIZ_NO_CACHE=1``, which the CLI's
         ``--no-cache`` sets).
-    meanwhile : callable, optional
+    meanwhile : sequence of callable, optional
         As for :func:`import_trace`.
 
     Returns
@@ -119,7 +119,7 @@ def import_trace(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     max_memory: int | None = None,
-    meanwhile: Callable[[], None] | None = None,
+    meanwhile: Sequence[Callable[[], object]] = (),
 ) -> Trace:
     """Read a Kineto trace file, or a folder of per-rank trace files, into one Trace.
 
@@ -141,10 +141,10 @@ def import_trace(
         the RAM). Where the whole trace would not fit, the import leaves out the args text
         of CPU ops, then python_function slices, and says so in ``warnings`` and
         ``Trace.dropped``.
-    meanwhile : callable, optional
+    meanwhile : sequence of callable, optional
         The caller's own preparation for what follows the import (a command imports the
-        modules of its analysis): run once, in this thread, while the import's children
-        finish their last chunks, where the importer would wait for them. Not run where
+        modules of its analysis), in small pieces: each run once, in this thread, while the
+        import's children decode, where the importer would wait for them. Not run where
         there are no children (a small trace): the caller does without.
 
     Returns

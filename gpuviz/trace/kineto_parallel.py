@@ -90,7 +90,7 @@ def read_files(
     cancelled: Callable[[], bool] | None = None,
     after_file: Callable[[], None] | None = None,
     drop: Sequence[str] = (),
-    meanwhile: Callable[[], None] | None = None,
+    meanwhile: Sequence[Callable[[], object]] = (),
 ) -> list[FileColumns]:
     """Read the files of one trace, in order, decoding on as many cores as it pays to.
 
@@ -108,9 +108,9 @@ def read_files(
         Called once each file is done (the importer gives freed memory back there).
     drop : sequence of str
         What to leave out to fit the memory limit (:mod:`gpuviz.trace.memory_budget`).
-    meanwhile : callable, optional
-        Run once while the children finish their work (see :class:`_Meanwhile`); never
-        where there are none.
+    meanwhile : sequence of callable, optional
+        Pieces of the caller's own work, each run once while the children decode, where the
+        importer would wait for them (see :class:`_Meanwhile`); never where there are none.
 
     Returns
     -------
@@ -166,28 +166,38 @@ def chunked_tail(whole: list[bool], workers: int) -> list[bool]:
 
 
 class _Meanwhile:
-    """The caller's work for while the children finish (``read_files``'s ``meanwhile``): run
-    once, in the importer's thread, when every chunk and file is handed out and it would
-    otherwise wait for their replies (:meth:`_Pipeline._drain`).
+    """The caller's work for while the children decode (``read_files``'s ``meanwhile``): small
+    pieces, each run once, in the importer's thread, where it would otherwise wait.
+
+    A piece runs where the importer waits for a child's room (:meth:`_Pipeline._wait_for_room`):
+    there every child has :data:`~gpuviz.trace.kineto_wire.DEPTH` chunks in hand (about 50 ms
+    of work on an H200, against at most 8 ms a piece), so none runs dry meanwhile; and, once
+    every chunk is handed out, between the merges of the replies that are in
+    (:meth:`_Pipeline._drain`).
 
     A 100k-kernel file on a 16-core H200: 14 children, each with up to four chunks queued
     (about 55 ms of work) when the last is handed out; the summary's analysis modules take
-    40 ms to import, and the replies that come in meanwhile are merged after. On a thread of
-    its own instead, the import held the GIL for 5 ms at a time while the importer woke for
-    each reply: the merges fell 30-40 ms behind the children (started earlier, it starved
-    them of chunks instead). What the work raises is dropped: the caller's own use of the
-    same modules raises it again, where it is reported.
+    40 ms to import. Imported at once after the last hand-out, they held up the merges: 42-62
+    replies came in meanwhile and were merged after, 20-40 ms past the children's last
+    (2026-11-29). On a thread of its own instead, the import held the GIL for 5 ms at a time
+    while the importer woke for each reply: the merges fell 30-40 ms behind the children
+    (started earlier, it starved them of chunks instead). What a piece raises is dropped: the
+    caller's own use of the same modules raises it again, where it is reported.
     """
 
-    def __init__(self, work: Callable[[], None] | None) -> None:
-        self.work = work
+    def __init__(self, work: Sequence[Callable[[], object]]) -> None:
+        self.pieces: deque[Callable[[], object]] = deque(work)
 
-    def run(self) -> None:
-        """Do the work, the first time only."""
-        work, self.work = self.work, None
-        if work is not None:
+    @property
+    def pending(self) -> bool:
+        """Whether a piece is left."""
+        return bool(self.pieces)
+
+    def step(self) -> None:
+        """Run the next piece."""
+        if self.pieces:
             with contextlib.suppress(Exception):
-                work()
+                self.pieces.popleft()()
 
 
 @dataclass
@@ -215,7 +225,7 @@ class _Pipeline:
         meanwhile: _Meanwhile | None = None,
     ) -> None:
         self.readers = readers
-        self.meanwhile = meanwhile or _Meanwhile(None)
+        self.meanwhile = meanwhile or _Meanwhile(())
         self.whole = whole  # per file: read whole by one decoder, not chunk by chunk
         self.out = out
         self.n_workers = workers
@@ -358,18 +368,25 @@ class _Pipeline:
             w = self.pool.idlest()
             if (w.can_take_file if whole else w.can_take) or not w.queued:
                 return w
-            self.pool.wait_any(WAIT_S)
+            if self.meanwhile.pending:
+                self.meanwhile.step()  # every child is full: none runs dry meanwhile
+            else:
+                self.pool.wait_any(WAIT_S)
             if reader.cancelled is not None and reader.cancelled():
                 raise ImportCancelledError(reader.path)
             self._merge_done()  # takes the replies in: their children have room again
         return None
 
     def _drain(self) -> None:
-        """Merge every job in flight, waiting for the children's replies; first, the caller's
-        ``meanwhile`` (:class:`_Meanwhile`), while the children work through their queues."""
-        if self.pool is not None and self.inflight:
-            self.meanwhile.run()
+        """Merge every job in flight, waiting for the children's replies; the caller's
+        ``meanwhile`` (:class:`_Meanwhile`) left over, a piece at a time while the oldest
+        reply is not in yet."""
         while self.inflight:
+            if self.pool is not None and self.meanwhile.pending:
+                self._merge_done()
+                if self.inflight:
+                    self.meanwhile.step()
+                continue
             self._merge_oldest()
 
     def _collect(self) -> None:

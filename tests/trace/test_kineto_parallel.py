@@ -14,7 +14,9 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -748,19 +750,54 @@ def test_cancelling_while_waiting_for_a_childs_room_stops_every_child(
     assert pools and all(w.proc.returncode is not None for p in pools for w in p.workers)
 
 
-def test_meanwhile_runs_once_when_every_chunk_is_handed_out(
+def test_meanwhile_runs_each_piece_once_in_order_when_the_importer_also_decodes(
     parallel: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Two children: the importer decodes chunks itself when they are busy, so it never
+    waits for room; the pieces run once the last chunk is handed out, each once, in order.
+    (Slow decoders, so that the importer has replies to wait for then: with every reply in
+    already, it has no wait to fill, and the pieces are left to the caller.)"""
     f = tmp_path / "t.json"
     shutil.copyfileobj(gzip.open(DATA / "dataparallel_seed_2gpu.json.gz"), f.open("wb"))
+    process = kineto_chunk_decoder.ChunkDecoder.process
+
+    def slow(self: kineto_chunk_decoder.ChunkDecoder, *args: Any) -> dict[str, Any]:
+        time.sleep(0.01)  # the children are forked after this is set: theirs are slow too
+        return process(self, *args)
+
+    parallel.setattr(kineto_chunk_decoder.ChunkDecoder, "process", slow)
     sent = _spy_sends(parallel)
-    ran: list[int] = []
+    ran: list[tuple[int, int]] = []
+    pieces = [lambda k=k: ran.append((k, len(sent["send_span"]))) for k in range(5)]
 
-    def work() -> None:
-        ran.append(len(sent["send_span"]))
+    got = load_trace(f, cache=False, meanwhile=pieces)
+    assert [k for k, _ in ran] == list(range(5))
+    assert all(n == len(sent["send_span"]) > 10 for _, n in ran)  # all handed out
+    _same(got, serial(f, parallel))
 
-    got = load_trace(f, cache=False, meanwhile=work)
-    assert len(ran) == 1 and ran[0] == len(sent["send_span"]) > 10  # once, all handed out
+
+def test_with_many_children_meanwhile_fills_the_waits_for_room(
+    parallel: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Many children: a piece runs where the importer would wait for a child's room, where
+    every child has all the chunks it may hold in hand, so that none runs dry meanwhile."""
+    n = kineto_parallel.READS_FILES_UP_TO + 1
+    parallel.setenv("GPUVIZ_IMPORT_WORKERS", str(n))
+    f = tmp_path / "t.json"
+    shutil.copyfileobj(gzip.open(DATA / "dataparallel_seed_2gpu.json.gz"), f.open("wb"))
+    pools = _spy_pools(parallel)
+    sent = _spy_sends(parallel, "send_span")
+    ran: list[tuple[int, int]] = []  # per piece: chunks sent so far, the fewest any child has
+
+    def piece() -> None:
+        ran.append((len(sent["send_span"]), min(w.queued for w in pools[-1].workers)))
+
+    got = load_trace(f, cache=False, meanwhile=[piece] * 40)
+    total = len(sent["send_span"])
+    assert len(ran) == 40 and total > 4 * n * kineto_worker.DEPTH
+    early = [fewest for at, fewest in ran if at < total]
+    assert early, "no piece ran before the last chunk was handed out"
+    assert min(early) == kineto_wire.DEPTH
     _same(got, serial(f, parallel))
 
 
@@ -769,17 +806,21 @@ def test_meanwhile_does_not_run_without_children(
 ) -> None:
     monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "0")
     ran: list[int] = []
-    load_trace(folder, cache=False, meanwhile=lambda: ran.append(1))
+    load_trace(folder, cache=False, meanwhile=[lambda: ran.append(1)])
     assert ran == []
 
 
 def test_what_meanwhile_raises_does_not_stop_the_import(
     parallel: pytest.MonkeyPatch, folder: Path
 ) -> None:
+    ran: list[int] = []
+
     def work() -> None:
+        ran.append(1)
         raise ImportError("no such module")
 
-    got = load_trace(folder, cache=False, meanwhile=work)
+    got = load_trace(folder, cache=False, meanwhile=[work, work])
+    assert ran == [1, 1], "the next piece runs all the same"
     _same(got, serial(folder, parallel))
 
 
