@@ -4,9 +4,10 @@
 
 Runs ``gpuviz summary FILE --json --no-cache`` in this process (modules imported first) with
 the importer's steps wrapped: starting the children, each chunk sent, each reply taken in (and
-how long the importer waited for it), each chunk it decoded itself, each merge, each file's
-finish, stopping the children, the assembly and the analysis. It prints, per step, its count,
-its seconds in all, and when the first began and the last ended, so that what the importer
+how long the importer waited for it), each chunk it decoded itself, each merge, each of the
+summary's analysis imports run while the children decode (``meanwhile``), each file's finish,
+stopping the children, the assembly and the analysis. It prints, per step, its count, its
+seconds in all, and when the first began and the last ended, so that what the importer
 does while the children decode (and what it waits for) is seen next to the whole. With
 ``--profile`` the importer (not its children) also runs under cProfile, and the 30 functions
 with the most time of their own are printed after the steps. The output of the command is
@@ -53,6 +54,7 @@ STEPS = (
     (kineto_decode.FileReader, "finish", "finish the file"),
     (kineto_decode.FileReader, "read_chunk", "read a chunk here (odd)"),
     (kineto_parallel._Pipeline, "run", "pipeline"),
+    (kineto_parallel._Meanwhile, "step", "an analysis import"),
     (kineto, "_assemble", "assemble"),
     (kineto, "load_trace", "load_trace"),
     (summary_cmd, "_analyse", "analysis"),
