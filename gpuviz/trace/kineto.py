@@ -428,12 +428,21 @@ def _assemble(
     from gpuviz.trace.kineto_worker import usable_cores  # read_files has imported it
 
     cores = usable_cores()
-    sorter = SliceSorter(track, start, dur, counts, cores)
-    # One column at a time, so that each unsorted one is freed before the next is taken (all
-    # three at once held 20 bytes a slice more: 400 MB of 64 ranks, at the import's peak).
-    start = sorter.take(start)
-    dur = sorter.take(dur)
-    track = sorter.take(track)
+    # A single file on many cores: sorted and stacked run of tracks by run of tracks, on the
+    # threads that join the other columns after (SliceSorter's by_track).
+    sorter = SliceSorter(
+        track, start, dur, counts, cores, by_track=threads_for_rows(len(start), cores)
+    )
+    stacked_depth = None
+    if sorter.stacked is not None:
+        track, start, dur, stacked_depth = sorter.stacked
+        sorter.stacked = None
+    else:
+        # One column at a time, so that each unsorted one is freed before the next is taken
+        # (all three at once held 20 bytes a slice more: 400 MB of 64 ranks, at the peak).
+        start = sorter.take(start)
+        dur = sorter.take(dur)
+        track = sorter.take(track)
     cols: dict[str, Array] = {"start_ns": start, "dur_ns": dur, "track": track}
     later = [
         (col, _narrowed_dtype(parts, "slices", col) if col in NARROWED_COLUMNS["slices"] else dt,
@@ -450,7 +459,11 @@ def _assemble(
             # A single file on an idle many-core host: the stacking rows (track range by
             # track range) and every other column's join and reordering at once on threads,
             # since numpy's joins, takes and sorts release the GIL.
-            depths: Any = pool.submit(sorter.depths, track, start, dur, helpers)
+            depths: Any = (
+                _Done(stacked_depth)
+                if stacked_depth is not None
+                else pool.submit(sorter.depths, track, start, dur, helpers)
+            )
             later_cols: dict[str, Any] = {
                 col: pool.submit(
                     lambda c, d, f: sorter.take(column("slices", c, d, f)), col, dt, fix
@@ -563,9 +576,12 @@ def assembly_threads(sorter: SliceSorter, rows: int, cores: int) -> int:
     a time and 65-73 ms on these threads (the joins and takes hold the GIL between numpy's
     calls, which bounds what threads gain).
     """
-    if sorter.threads != 1 or cores < 4:
-        return 0
-    if not ASSEMBLY_THREADS_MIN_ROWS <= rows <= ASSEMBLY_THREADS_MAX_ROWS:
+    return threads_for_rows(rows, cores) if sorter.threads == 1 else 0
+
+
+def threads_for_rows(rows: int, cores: int) -> int:
+    """:func:`assembly_threads` for ``rows`` slices, were they sorted on the calling thread."""
+    if cores < 4 or not ASSEMBLY_THREADS_MIN_ROWS <= rows <= ASSEMBLY_THREADS_MAX_ROWS:
         return 0
     return min(ASSEMBLY_THREADS, cores - 1)
 

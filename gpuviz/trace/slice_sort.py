@@ -89,14 +89,42 @@ class SliceSorter:
         Slices per file, in the order they were joined.
     threads : int
         At most this many threads (1: everything on the caller's thread).
+    by_track : int
+        Where the sorter has no threads of its own (a single file, or under a million
+        slices) and this is over 1: the slices are grouped by track first, and runs of whole
+        tracks are sorted, reordered and stacked on this many threads
+        (:meth:`_by_track`). The order is the same.
+
+    Attributes
+    ----------
+    order : int64 array
+        The sort order.
+    stacked : tuple of arrays, or None
+        With ``by_track``: the sorted ``track``, ``start`` and ``dur`` and the stacking rows,
+        made on the way (:meth:`take` and :meth:`depths` need not be called for them).
     """
 
     def __init__(
-        self, track: Array, start: Array, dur: Array, counts: Sequence[int], threads: int
+        self,
+        track: Array,
+        start: Array,
+        dur: Array,
+        counts: Sequence[int],
+        threads: int,
+        by_track: int = 1,
     ) -> None:
         self.spans = file_spans(track, counts) if len(track) >= PARALLEL_MIN_ROWS else None
         self.threads = max(1, min(threads, len(self.spans or ())))
-        self.order = self._order(track, start, dur)
+        self.stacked: tuple[Array, Array, Array, npt.NDArray[np.int16]] | None = None
+        if (
+            self.threads == 1
+            and by_track > 1
+            and len(track)
+            and 0 <= track.min() <= track.max() < 1 << 16
+        ):
+            self.order, self.stacked = self._by_track(track, start, dur, by_track)
+        else:
+            self.order = self._order(track, start, dur)
 
     def _map(
         self,
@@ -119,6 +147,42 @@ class SliceSorter:
             lambda a, b: slice_order(track[a:b], start[a:b], dur[a:b]) + a, self.spans
         )
         return np.concatenate(parts)
+
+    def _by_track(
+        self, track: Array, start: Array, dur: Array, threads: int
+    ) -> tuple[npt.NDArray[np.int64], tuple[Array, Array, Array, npt.NDArray[np.int16]]]:
+        """The order, and the sorted ``track``, ``start``, ``dur`` and stacking rows, made
+        run of tracks by run of tracks on threads.
+
+        A 100k-kernel file on a 16-core H200 (325k slices, 2026-11-29): its one sort took
+        20 ms and its stacking 30 ms, one after the other, on one thread each. Grouped by
+        track first (a radix sort: tracks number far fewer than 2**16), each run of whole
+        tracks sorts by (start, longest first) and stacks on its own. Within a track the
+        slices keep the file's order before they sort, as the one stable sort kept them,
+        and ties are broken the same way, so the order is the same. The file's assembly then
+        took 56-64 ms against 67-72 ms (another lease, 4 runs each, in one process); its
+        largest runs are two CPU threads of a third of the slices each.
+        """
+        n = len(track)
+        grouped = np.argsort(track.astype(np.uint16), kind="stable")
+        track_sorted = track[grouped]  # grouped by track is sorted by track
+        order = np.empty(n, np.int64)
+        start_sorted = mapped_empty(n, start.dtype)
+        dur_sorted = mapped_empty(n, dur.dtype)
+        depth = np.empty(n, np.int16)
+
+        def run(a: int, b: int) -> None:
+            rows = grouped[a:b]
+            s, d = start[rows], dur[rows]
+            sub = slice_order(track_sorted[a:b], s, d)
+            np.take(rows, sub, out=order[a:b])
+            np.take(s, sub, out=start_sorted[a:b])
+            np.take(d, sub, out=dur_sorted[a:b])
+            depth[a:b] = stack_depths(track_sorted[a:b], start_sorted[a:b], dur_sorted[a:b])
+
+        runs = track_runs(track_sorted, threads)
+        self._map(run, runs, len(runs))
+        return order, (track_sorted, start_sorted, dur_sorted, depth)
 
     def take(self, column: Array) -> Array:
         """``column`` in the sorted order."""

@@ -83,6 +83,37 @@ def test_rows_stacked_in_track_ranges_on_threads_are_those_of_one_pass(
     np.testing.assert_array_equal(sorter.depths(t, s, d, pieces), stack_depths(t, s, d))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_FILE, min_size=1, max_size=5), st.booleans(), st.integers(2, 6))
+def test_sorted_and_stacked_track_by_track_is_what_one_sort_and_one_stacking_give(
+    files: list[list[tuple[int, int, int]]], interleave: bool, threads: int
+) -> None:
+    """``by_track``: grouped by track, then sorted, reordered and stacked in runs of whole
+    tracks on threads; the same order (ties of start and length included), columns and rows
+    as one sort of everything and one stacking pass."""
+    track, start, dur, counts = _join(files, interleave)
+    want_order = slice_order(track, start, dur)
+    t, s, d = track[want_order], start[want_order], dur[want_order]
+    sorter = SliceSorter(track, start, dur, counts.tolist(), 16, by_track=threads)
+    assert sorter.stacked is not None
+    np.testing.assert_array_equal(sorter.order, want_order)
+    got_t, got_s, got_d, got_depth = sorter.stacked
+    np.testing.assert_array_equal(got_t, t)
+    np.testing.assert_array_equal(got_s, s)
+    np.testing.assert_array_equal(got_d, d)
+    np.testing.assert_array_equal(got_depth, stack_depths(t, s, d))
+    np.testing.assert_array_equal(sorter.take(dur), d)
+
+
+def test_by_track_falls_back_to_one_sort_where_tracks_do_not_fit_16_bits() -> None:
+    track = np.array([70000, 3, 70000, 3], dtype=np.int32)
+    start = np.array([5, 1, 2, 1], dtype=np.int64)
+    dur = np.array([1, 1, 1, 2], dtype=np.int64)
+    sorter = SliceSorter(track, start, dur, [4], 16, by_track=4)
+    assert sorter.stacked is None
+    np.testing.assert_array_equal(sorter.order, [3, 1, 2, 0])
+
+
 def test_track_runs_cut_only_where_a_track_begins() -> None:
     track = np.array([0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 3, 3], dtype=np.int32)
     runs = slice_sort.track_runs(track, 3)
