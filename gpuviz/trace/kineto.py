@@ -428,8 +428,9 @@ def _assemble(
     from gpuviz.trace.kineto_worker import usable_cores  # read_files has imported it
 
     cores = usable_cores()
-    # A single file on many cores: sorted and stacked run of tracks by run of tracks, on the
-    # threads that join the other columns after (SliceSorter's by_track).
+    # A single file on many cores: sorted and stacked run of tracks by run of tracks, on
+    # threads, before the other columns join (SliceSorter's by_track). That holds the three
+    # columns unsorted and sorted at once (at most ASSEMBLY_THREADS_MAX_ROWS slices).
     sorter = SliceSorter(
         track, start, dur, counts, cores, by_track=threads_for_rows(len(start), cores)
     )

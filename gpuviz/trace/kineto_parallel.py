@@ -170,10 +170,10 @@ class _Meanwhile:
     pieces, each run once, in the importer's thread, where it would otherwise wait.
 
     A piece runs where the importer waits for a child's room (:meth:`_Pipeline._wait_for_room`):
-    there every child has :data:`~gpuviz.trace.kineto_wire.DEPTH` chunks in hand (about 50 ms
-    of work on an H200, against at most 8 ms a piece), so none runs dry meanwhile; and, once
-    every chunk is handed out, between the merges of the replies that are in
-    (:meth:`_Pipeline._drain`).
+    there every child holds all the chunks (:data:`~gpuviz.trace.kineto_wire.DEPTH`, about
+    50 ms of work on an H200, against at most 8 ms a piece) or whole files it may, so none
+    runs dry meanwhile. Once every chunk is handed out, pieces run between the merges of the
+    replies that are in (:meth:`_Pipeline._drain`).
 
     A 100k-kernel file on a 16-core H200: 14 children, each with up to four chunks queued
     (about 55 ms of work) when the last is handed out; the summary's analysis modules take
