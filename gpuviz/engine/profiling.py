@@ -117,10 +117,11 @@ def release_cupti_after_tracing() -> None:
     control, 6 processes an arm) the small GPT's steps after a CPU-only window were 1.28x
     [1.15, 1.51] those of processes without a window, after a CPU and CUDA window left
     attached 1.43x [1.27, 1.57]; with the teardown 1.08x [0.98, 1.15] and, CPU-only (4
-    processes), 1.04x [0.84, 1.15] (the processes' own spread is about 10%). Kineto reads ``TEARDOWN_CUPTI=1`` when a trace stops
-    and then finalizes CUPTI (re-attaching lazily for a next window). A value the user set is
-    kept: ``TEARDOWN_CUPTI=0`` keeps CUPTI attached (``torch.compile`` with CUDA
-    graphs sets that itself, because older CUDA versions crashed on re-attach after graphs).
+    processes), 1.04x [0.84, 1.15] (the processes' own spread is about 10%). Kineto reads
+    ``TEARDOWN_CUPTI=1`` when a trace stops and then finalizes CUPTI (re-attaching lazily for
+    a next window). A value the user set is kept: ``TEARDOWN_CUPTI=0`` keeps CUPTI attached
+    (``torch.compile`` with CUDA graphs sets that itself, because older CUDA versions crashed
+    on re-attach after graphs).
     """
     os.environ.setdefault(TEARDOWN_ENV, "1")
 
@@ -153,7 +154,7 @@ class ProfilerSession:
         if self.cuda:
             activities.append(torch.profiler.ProfilerActivity.CUDA)
         # A CPU-only window too: on a CUDA machine it left the later CUDA steps of the process
-        # (the app runs workloads one after another in it) 20% slower without the teardown.
+        # (the app runs workloads one after another in it) 1.28x slower without the teardown.
         release_cupti_after_tracing()
         with warnings.catch_warnings():
             # "Profiler won't be using warmup": the Runner's warm-ups ran before it.

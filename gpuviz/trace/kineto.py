@@ -434,9 +434,8 @@ def _assemble(
     sorter = SliceSorter(
         track, start, dur, counts, cores, by_track=threads_for_rows(len(start), cores)
     )
-    stacked_depth = None
     if sorter.stacked is not None:
-        track, start, dur, stacked_depth = sorter.stacked
+        track, start, dur, depth = sorter.stacked
         sorter.stacked = None
     else:
         # One column at a time, so that each unsorted one is freed before the next is taken
@@ -457,14 +456,9 @@ def _assemble(
     helpers = assembly_threads(sorter, len(start), cores)
     with ThreadPoolExecutor(max(helpers, 1), thread_name_prefix="gpuviz-assemble") as pool:
         if helpers > 1:
-            # A single file on an idle many-core host: the stacking rows (track range by
-            # track range) and every other column's join and reordering at once on threads,
-            # since numpy's joins, takes and sorts release the GIL.
-            depths: Any = (
-                _Done(stacked_depth)
-                if stacked_depth is not None
-                else pool.submit(sorter.depths, track, start, dur, helpers)
-            )
+            # A single file on an idle many-core host (its stacking rows are made, by_track):
+            # every other column's join and reordering at once on threads, since numpy's
+            # joins and takes release the GIL.
             later_cols: dict[str, Any] = {
                 col: pool.submit(
                     lambda c, d, f: sorter.take(column("slices", c, d, f)), col, dt, fix
@@ -528,7 +522,6 @@ def _assemble(
         }  # fmt: skip
         if helpers > 1:
             cols.update((col, f.result()) for col, f in later_cols.items())
-            depth = depths.result()
             sorter.release()
         slices = Slices(depth=depth, **cols)
         instants = Instants(**{k: f.result() for k, f in instant_cols.items()})

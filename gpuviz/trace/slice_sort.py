@@ -116,12 +116,7 @@ class SliceSorter:
         self.spans = file_spans(track, counts) if len(track) >= PARALLEL_MIN_ROWS else None
         self.threads = max(1, min(threads, len(self.spans or ())))
         self.stacked: tuple[Array, Array, Array, npt.NDArray[np.int16]] | None = None
-        if (
-            self.threads == 1
-            and by_track > 1
-            and len(track)
-            and 0 <= track.min() <= track.max() < 1 << 16
-        ):
+        if self.threads == 1 and by_track > 1 and len(track):
             self.order, self.stacked = self._by_track(track, start, dur, by_track)
         else:
             self.order = self._order(track, start, dur)
@@ -156,15 +151,16 @@ class SliceSorter:
 
         A 100k-kernel file on a 16-core H200 (325k slices, 2026-11-29): its one sort took
         20 ms and its stacking 30 ms, one after the other, on one thread each. Grouped by
-        track first (a radix sort: tracks number far fewer than 2**16), each run of whole
-        tracks sorts by (start, longest first) and stacks on its own. Within a track the
+        track first (a radix sort where the ids fit 16 bits, as they nearly always do), each
+        run of whole tracks sorts by (start, longest first) and stacks on its own. Within a track the
         slices keep the file's order before they sort, as the one stable sort kept them,
         and ties are broken the same way, so the order is the same. The file's assembly then
         took 56-64 ms against 67-72 ms (another lease, 4 runs each, in one process); its
         largest runs are two CPU threads of a third of the slices each.
         """
         n = len(track)
-        grouped = np.argsort(track.astype(np.uint16), kind="stable")
+        fits = 0 <= int(track.min()) and int(track.max()) < 1 << 16
+        grouped = np.argsort(track.astype(np.uint16) if fits else track, kind="stable")
         track_sorted = track[grouped]  # grouped by track is sorted by track
         order = np.empty(n, np.int64)
         start_sorted = mapped_empty(n, start.dtype)
@@ -202,27 +198,12 @@ class SliceSorter:
         """Drop the order (8 bytes a slice): the sorter takes nothing more."""
         self.order = np.empty(0, np.int64)
 
-    def depths(
-        self, track: Array, start: Array, dur: Array, pieces: int = 1
-    ) -> npt.NDArray[np.int16]:
-        """The stacking rows of the sorted slices (:func:`stack_depths`).
-
-        ``pieces``: where the sorter has no threads of its own, the slices are cut into up to
-        this many runs of whole tracks, stacked on as many threads (each track's rows are its
-        own, so the result is the same).
-        """
-        if self.spans is not None and self.threads > 1:
-            spans, threads = self.spans, self.threads
-        elif pieces > 1 and len(track) >= pieces:
-            spans = track_runs(track, pieces)
-            threads = len(spans)
-        else:
-            spans, threads = [], 1
-        if threads == 1:
+    def depths(self, track: Array, start: Array, dur: Array) -> npt.NDArray[np.int16]:
+        """The stacking rows of the sorted slices (:func:`stack_depths`), file by file where
+        the sorter has threads (a single file on many cores: :attr:`stacked` has them)."""
+        if self.spans is None or self.threads == 1:
             return stack_depths(track, start, dur)
-        parts = self._map(
-            lambda a, b: stack_depths(track[a:b], start[a:b], dur[a:b]), spans, threads
-        )
+        parts = self._map(lambda a, b: stack_depths(track[a:b], start[a:b], dur[a:b]), self.spans)
         return np.concatenate(parts)
 
 
