@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from gpuviz.engine.cupti import release_cupti_after_tracing, teardown_completed
+
 STEP_PREFIX = "gpuviz/"
 """Name prefix of the ``record_function`` range around each profiled step."""
 
@@ -103,29 +105,6 @@ def write_trace(kineto_results: Any, path: Path, compresslevel: int = 1) -> floa
     return time.perf_counter() - t0
 
 
-TEARDOWN_ENV = "TEARDOWN_CUPTI"
-
-
-def release_cupti_after_tracing() -> None:
-    """Ask Kineto to detach CUPTI when a trace ends, unless the user chose otherwise.
-
-    Left attached (Kineto's default), CUPTI keeps a cost on every launch after the profiler
-    stops: on an H100 a small GPT's step took 14.5 ms before one profiled window and 21.4 ms
-    after it in plain torch (``scripts/gpu/profiler_after.py``), and ``gpuviz profile``'s
-    steps after its window ran 27% slower than bare. A window of CPU activity alone leaves a
-    cost too: on an H200 (2026-11-29, ``benchmarks/window_aftermath.py``, each process its own
-    control, 6 processes an arm) the small GPT's steps after a CPU-only window were 1.28x
-    [1.15, 1.51] those of processes without a window, after a CPU and CUDA window left
-    attached 1.43x [1.27, 1.57]; with the teardown 1.08x [0.98, 1.15] and, CPU-only (4
-    processes), 1.04x [0.84, 1.15] (the processes' own spread is about 10%). Kineto reads
-    ``TEARDOWN_CUPTI=1`` when a trace stops and then finalizes CUPTI (re-attaching lazily for
-    a next window). A value the user set is kept: ``TEARDOWN_CUPTI=0`` keeps CUPTI attached
-    (``torch.compile`` with CUDA graphs sets that itself, because older CUDA versions crashed
-    on re-attach after graphs).
-    """
-    os.environ.setdefault(TEARDOWN_ENV, "1")
-
-
 class ProfilerSession:
     """One ``torch.profiler.profile`` over ``active_steps`` steps that writes ``path`` when done.
 
@@ -175,7 +154,13 @@ class ProfilerSession:
         """Mark the end of one profiled step (the last one stops the profiler and writes)."""
         if self._prof is not None:
             t0 = time.perf_counter()
-            self._prof.step()
+            import torch
+
+            if self._prof.current_action == torch.profiler.ProfilerAction.RECORD_AND_SAVE:
+                with teardown_completed():  # this step stops the trace
+                    self._prof.step()
+            else:
+                self._prof.step()
             self._busy_s += time.perf_counter() - t0
 
     def stop(self) -> None:
@@ -186,7 +171,8 @@ class ProfilerSession:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            prof.stop()
+            with teardown_completed():
+                prof.stop()
         self._busy_s += time.perf_counter() - t0
         if self.write_s is not None:
             # what the profiler itself took to stop (collect, correlate), writing aside

@@ -49,6 +49,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from gpuviz.engine.cupti import teardown_completed
 from gpuviz.engine.events import (
     Cancelled,
     Event,
@@ -265,7 +266,7 @@ class ScriptSession:
 
     # ---------------------------------------------------------------------------- installing
     def _install(self) -> None:
-        from gpuviz.engine.profiling import release_cupti_after_tracing
+        from gpuviz.engine.cupti import release_cupti_after_tracing
 
         torch = self._torch
         assert self._sources is not None
@@ -348,6 +349,20 @@ class ScriptSession:
 
         cls._prepare_trace = _prepare_trace
         self._undo.append(lambda: setattr(cls, "_prepare_trace", original))
+        original_exit = cls.__dict__.get("__exit__")
+        if original_exit is None:
+            return
+
+        def __exit__(prof: Any, *args: Any) -> Any:
+            # The script's own profiler stops here too, and under gpuviz its trace's end asks
+            # for CUPTI's teardown, which may wait for a CUDA call that never comes.
+            if session._own_depth:
+                return original_exit(prof, *args)
+            with teardown_completed():
+                return original_exit(prof, *args)
+
+        cls.__exit__ = __exit__
+        self._undo.append(lambda: setattr(cls, "__exit__", original_exit))
 
     def _hold_signals(self) -> None:
         """From now on Ctrl-C and SIGTERM wait until the trace is written (not in a fork)."""
@@ -433,7 +448,11 @@ class ScriptSession:
         self._trace_window = self.schedule.window(k) or 0
         t = time.perf_counter()
         with self._signals.deferred(), self._own():
-            prof.step()
+            if before == actions.RECORD_AND_SAVE:  # this step stops the trace
+                with teardown_completed():
+                    prof.step()
+            else:
+                prof.step()
         if before == actions.RECORD_AND_SAVE and self.exports:
             self.exports[-1]["stall_s"] = time.perf_counter() - t
         after = prof.current_action
@@ -501,7 +520,7 @@ class ScriptSession:
     def _drop_profiler(self) -> None:
         prof, self._prof = self._prof, None
         if prof is not None:
-            with self._own():
+            with self._own(), teardown_completed():
                 with contextlib.suppress(Exception):
                     prof.stop()
 
@@ -623,7 +642,8 @@ class ScriptSession:
             if not torch.cuda.is_initialized() and hasattr(prof.profiler, "use_device"):
                 prof.profiler.use_device = None  # stopping must not start CUDA on GPU 0
             t = time.perf_counter()
-            prof.stop()
+            with teardown_completed():
+                prof.stop()
         if not keep:
             self.no_step_range = "dropped"
             del prof
