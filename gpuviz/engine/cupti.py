@@ -14,6 +14,10 @@ started a thread, it makes that next runtime call itself (``cudaRuntimeGetVersio
 starts no CUDA context and costs microseconds), until one of the new threads has ended. On
 that H200 the first call after the stop finalized CUPTI in about 2 ms, and the thread was gone
 in 2-4 ms. A teardown that is still pending then is retried at exit.
+
+Windows back to back (``--repeat``) stop one trace and start the next in one call; there
+:func:`teardown_skipped` keeps CUPTI attached (no finalize and re-attach between them, and no
+finalize inside the next window: kineto#1554's race), and the last window tears down.
 """
 
 from __future__ import annotations
@@ -130,6 +134,24 @@ def complete_pending(wait_s: float | None = None) -> bool:
 
 
 @contextlib.contextmanager
+def teardown_skipped() -> Iterator[None]:
+    """Around a call that stops a trace and starts the next one (windows back to back).
+
+    Kineto's teardown would finalize CUPTI at the next CUDA call, inside the next window,
+    which would then record no GPU activity. ``TEARDOWN_CUPTI`` is read as the trace stops,
+    so it is ``0`` for this call only (where it was ``1``); the next window's stop tears down.
+    """
+    if os.environ.get(TEARDOWN_ENV) != "1":
+        yield
+        return
+    os.environ[TEARDOWN_ENV] = "0"
+    try:
+        yield
+    finally:
+        os.environ[TEARDOWN_ENV] = "1"
+
+
+@contextlib.contextmanager
 def teardown_completed() -> Iterator[None]:
     """Around a call that may stop a trace: complete CUPTI's teardown before going on.
 
@@ -154,4 +176,5 @@ __all__ = [
     "complete_pending",
     "release_cupti_after_tracing",
     "teardown_completed",
+    "teardown_skipped",
 ]

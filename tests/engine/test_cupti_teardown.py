@@ -4,6 +4,8 @@ and see the detaching done: Kineto's teardown waits for a CUDA call that may nev
 from __future__ import annotations
 
 import contextlib
+import gzip
+import json
 import os
 import signal
 import subprocess
@@ -167,6 +169,19 @@ def test_where_no_cuda_runtime_is_loaded_a_stop_does_not_wait(
     assert time.perf_counter() - t < 1.0
 
 
+def test_windows_back_to_back_skip_the_teardown_between_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(TEARDOWN_ENV, "1")
+    with cupti.teardown_skipped():
+        assert os.environ[TEARDOWN_ENV] == "0"  # what Kineto reads as the trace stops
+    assert os.environ[TEARDOWN_ENV] == "1"
+    monkeypatch.setenv(TEARDOWN_ENV, "0")  # the user's choice stays
+    with cupti.teardown_skipped():
+        assert os.environ[TEARDOWN_ENV] == "0"
+    assert os.environ[TEARDOWN_ENV] == "0"
+
+
 @contextlib.contextmanager
 def _recorded(stacks: list[list[tuple[str, int | None]]]) -> Iterator[None]:
     stacks.append([(f.filename, f.lineno) for f in traceback.extract_stack()])
@@ -231,6 +246,47 @@ def test_the_scripts_own_profiler_and_gpuvizs_window_stop_completed(
     assert lines.count(6) == 1  # the script's own profiler, at the end of its with
 
 
+def test_a_stop_between_windows_keeps_cupti_and_the_last_one_tears_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    from gpuviz.engine.script import session as session_module
+    from gpuviz.engine.script.options import OutPlan, ProfileOptions
+    from gpuviz.engine.script.target import resolve_target
+
+    calls: list[str] = []
+
+    @contextlib.contextmanager
+    def named(name: str) -> Iterator[None]:
+        calls.append(name)
+        yield
+
+    monkeypatch.setattr(session_module, "teardown_completed", lambda: named("completed"))
+    monkeypatch.setattr(session_module, "teardown_skipped", lambda: named("skipped"))
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\n"
+        "p = torch.zeros(4, requires_grad=True)\n"
+        "opt = torch.optim.SGD([p], lr=0.1)\n"
+        "for _ in range(12):\n"
+        "    opt.step()\n"
+    )
+    out = tmp_path / "t.json"
+    options = ProfileOptions(
+        script=str(script), skip=1, warmup=1, active=2, repeat=3, stack=False, out=str(out),
+        events=None,
+    )  # fmt: skip
+    session = session_module.ScriptSession(
+        options, resolve_target(str(script), None, []), OutPlan(out)
+    )
+    assert session.run() == 0, capsys.readouterr().err
+    # The recording before the first step ends at the optimizer; windows end at steps 3, 6
+    # and 9, the first two starting the next window in the same call; then the session drops
+    # its profiler.
+    assert calls == ["completed", "skipped", "skipped", "completed", "completed"]
+    assert len(session.traces) == 3
+
+
 # --------------------------------------------------------------------------- on a real GPU
 
 
@@ -293,6 +349,7 @@ print("done")
         ("last_steps.py", _STEPS, ["--skip", "3", "--warmup", "0", "--active", "5"]),
         ("own_profiler.py", _OWN, ["--duration", "1"]),
     ],
+    ids=["no_cuda", "last_steps", "own_profiler"],
 )
 def test_gpuviz_profile_ends_whatever_follows_the_last_stop(
     tmp_path: Path, name: str, text: str, args: list[str]
@@ -331,3 +388,26 @@ def test_a_plain_torch_window_ends_once_the_teardown_is_completed(tmp_path: Path
     env = gpuviz_env()
     env[TEARDOWN_ENV] = "1"
     assert "done" in _ends([sys.executable, str(script)], env, tmp_path)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("warmup", ["1", "0"])
+def test_windows_back_to_back_each_record_the_gpu(tmp_path: Path, warmup: str) -> None:
+    # Each window stops its trace and starts the next one's in one prof.step(): a teardown
+    # there would finalize CUPTI inside the next window (kineto#1554's race).
+    _needs_cuda()
+    script = tmp_path / "steps.py"
+    script.write_text(_STEPS.replace("range(8)", "range(14)"))
+    env = gpuviz_env()
+    env.pop(TEARDOWN_ENV, None)
+    out = tmp_path / "t.json.gz"
+    cmd = [sys.executable, "-m", "gpuviz", "profile", "--skip", "2", "--warmup", warmup,
+           "--active", "2", "--repeat", "3", "--out", str(out), str(script)]  # fmt: skip
+    assert "done" in _ends(cmd, env, tmp_path)
+    windows = [out, *(tmp_path / f"t.window-{k}.json.gz" for k in (2, 3))]
+    for path in windows:
+        with gzip.open(path, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        kernels = [e for e in events if e.get("cat") == "kernel"]
+        # 2 recorded steps of 9 kernels each (forward, backward, SGD) on an H200: 18
+        assert len(kernels) >= 2 * 3, (path.name, len(kernels))

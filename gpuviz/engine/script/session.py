@@ -49,7 +49,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gpuviz.engine.cupti import teardown_completed
+from gpuviz.engine.cupti import teardown_completed, teardown_skipped
 from gpuviz.engine.events import (
     Cancelled,
     Event,
@@ -448,11 +448,14 @@ class ScriptSession:
         self._trace_window = self.schedule.window(k) or 0
         t = time.perf_counter()
         with self._signals.deferred(), self._own():
-            if before == actions.RECORD_AND_SAVE:  # this step stops the trace
+            if before != actions.RECORD_AND_SAVE:
+                prof.step()
+            elif nxt is Phase.NONE:  # this step stops the trace
                 with teardown_completed():
                     prof.step()
-            else:
-                prof.step()
+            else:  # it stops the trace and starts the next window's
+                with teardown_skipped():
+                    prof.step()
         if before == actions.RECORD_AND_SAVE and self.exports:
             self.exports[-1]["stall_s"] = time.perf_counter() - t
         after = prof.current_action
