@@ -357,29 +357,39 @@ def test_a_big_trace_builds_its_pyramids_in_a_worker(qtbot, make_timeline, _no_d
     assert w.current_frame().count > 0
 
 
-def test_the_pyramid_worker_waits_while_the_gui_thread_paints(
-    qtbot, make_timeline, monkeypatch, _no_dangling_qthreads
-):
-    # The worker shares the GIL with the GUI thread: it must not take a step while a paint
-    # (or the widget's first build and paint) is under way.
+def _stopped_and_spied(w, monkeypatch) -> list[int]:
+    """Stop ``w``'s pyramid worker, then count every later step of a worker (the list).
+
+    Stopped first: a worker still in its start wait would otherwise take its first step
+    through the spy (seen once in CI on a loaded 2-core machine).
+    """
     from gpuviz.trace import lod as lod_module
 
-    w = make_timeline(make_trace(30_000), ready=False)
+    w.stop_worker(final=False)
     steps: list[int] = []
     build_iter = lod_module.TimelineLod.build_iter
 
-    def spy(self, keys, groups):  # counts the worker's steps
+    def spy(self, keys, groups):
         for item in build_iter(self, keys, groups):
             steps.append(1)
             yield item
 
     monkeypatch.setattr(lod_module.TimelineLod, "build_iter", spy)
+    return steps
+
+
+def test_the_pyramid_worker_waits_while_the_gui_thread_paints(
+    qtbot, make_timeline, monkeypatch, _no_dangling_qthreads
+):
+    # The worker shares the GIL with the GUI thread: it must not take a step while a paint
+    # (or the widget's first build and paint) is under way.
+    w = make_timeline(make_trace(30_000), ready=False)
+    steps = _stopped_and_spied(w, monkeypatch)
     # The worker gives up waiting after START_WAIT_S; a loaded machine may keep this thread
     # off a core for longer than the sleep below, so make that wait outlast any such delay.
     from gpuviz.gui.timeline import qt_lod_worker
 
     monkeypatch.setattr(qt_lod_worker, "START_WAIT_S", 60.0)
-    w.stop_worker(final=False)
     w.lod._sources.clear()  # start over, with the spy in place
     w.gui_idle.clear()  # as during a paint
     w._start_worker()
@@ -389,6 +399,32 @@ def test_the_pyramid_worker_waits_while_the_gui_thread_paints(
     assert w.wait_ready(60)
     assert len(steps) > 10
     assert not w.current_frame().pending_rows
+
+
+def test_a_worker_stopped_during_its_start_wait_takes_no_step(
+    qtbot, make_timeline, monkeypatch, _no_dangling_qthreads
+):
+    # Closing a timeline while its worker waits for the first paint: the worker must not then
+    # build a row (one step of a big row holds the GIL, and the close waits for it).
+    import threading
+
+    from gpuviz.gui.timeline.qt_lod_worker import QtLodWorker
+
+    w = make_timeline(make_trace(30_000), ready=False)
+    steps = _stopped_and_spied(w, monkeypatch)
+    w.lod._sources.clear()
+    keys = w.lod.unbuilt(w._layout)
+    assert keys
+    idle = threading.Event()  # a paint under way
+    worker = QtLodWorker(w.lod, keys, w._layout.groups, idle)
+    built: list[int] = []
+    worker.built.connect(lambda: built.append(1))
+    worker.start()
+    time.sleep(0.1)  # in its start wait
+    worker.requestInterruption()
+    idle.set()  # the paint ends
+    assert worker.wait(10_000)
+    assert not steps and not built
 
 
 def test_a_new_timeline_lets_the_gui_thread_paint_first(qapp, _no_dangling_qthreads):

@@ -69,11 +69,15 @@ class QtLodWorker(QThread):
         idle = self._gui_idle
         if idle is not None:  # the timeline is being built and first painted: let it
             idle.wait(START_WAIT_S)
+        if self.isInterruptionRequested():  # stopped while it waited: not even one step
+            return
         for done, total in self._lod.build_iter(self._keys, self._groups):
             if self.isInterruptionRequested():
                 return
             if idle is not None and not idle.is_set():
                 idle.wait(PAINT_WAIT_S)  # releases the GIL: the paint runs alone
+                if self.isInterruptionRequested():  # stopped during the paint
+                    return
             now = time.monotonic()
             if now - last > 0.2:
                 last = now
