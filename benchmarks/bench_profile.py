@@ -34,7 +34,8 @@ rare slow step: a thread that takes the GIL now and then), and each side of the 
 Groups alternate their order: bare first, then bare last (in lockstep: who goes first).
 
 Workloads (``--workloads``): ``launch``, a launch-bound step (``benchmarks/profile_workload.py
---kind launch``: ~700 tiny kernels, ~5 ms on an H100), and ``gpt``, ``examples/gpt_train.py``.
+--kind launch``: ~700 tiny kernels, ~5 ms on an H100), ``modules``, one made of 48 residual
+blocks' module calls (``--kind modules``), and ``gpt``, ``examples/gpt_train.py``.
 
 **Components** (``--variants`` on ``--variant-workloads``; ``--variant-pairs`` groups). A group
 runs bare, profiled, and profiled with one component switched off per run, in a rotating order;
@@ -175,6 +176,7 @@ VARIANTS = {
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
 WORKLOADS = {
     "launch": (WORKLOAD_SCRIPT, ("--kind", "launch"), 300),
+    "modules": (WORKLOAD_SCRIPT, ("--kind", "modules"), 300),
     # A loss read each step: the host's step time is then the GPU's, not the time to queue.
     "gemm": (WORKLOAD_SCRIPT, ("--kind", "gemm", "--sync-every", "1"), 40),
     "gpt": (ROOT / "examples" / "gpt_train.py", (), 200),
@@ -752,7 +754,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.workloads, a.variants = split(a.workloads), split(a.variants)
     a.variant_workloads, a.stack_workloads = split(a.variant_workloads), split(a.stack_workloads)
     for flag, names, known in (
-        ("--workloads", a.workloads, ("launch", "gpt", "gemm")),
+        ("--workloads", a.workloads, ("launch", "modules", "gpt", "gemm")),
         ("--variant-workloads", a.variant_workloads, tuple(WORKLOADS)),
         ("--stack-workloads", a.stack_workloads, tuple(WORKLOADS)),
         ("--variants", a.variants, tuple(VARIANTS)),

@@ -7,6 +7,11 @@
   values and a tiny MLP's forward, backward and ``Adam.step()``: many tiny kernels, each
   costing more to launch than to run (about 5 ms a step on an H100 at the defaults, about 700
   launches).
+- ``--kind modules``: launch-bound too, but made of module calls: ``--blocks`` residual
+  blocks (``LayerNorm``, ``Linear``, ``GELU``, ``Linear``) on a 64 x 64 batch, forward,
+  backward and a fused-where-possible ``AdamW.step()``, as ``examples/gpt_train.py``'s layers
+  are. ``gpuviz profile`` cost about 3% on ``gpt_train.py`` and 1.2% on ``launch``: against
+  ``launch``, this tells whether the cost grows with module calls.
 - ``--kind gemm``: compute-bound. Two bias-free ``--dim`` x ``--dim`` layers in bfloat16
   autocast on a ``--dim`` x ``--dim`` batch, forward and backward, then ``SGD.step()``: five
   large GEMMs a step (about 8 ms on an H100 at ``--dim 8192``; the batch needs no gradient).
@@ -58,13 +63,38 @@ def make_launch(
     return torch.randn(4096, device=device), mlp, opt
 
 
+class Residual(nn.Module):
+    """``x + fc2(gelu(fc1(norm(x))))``: four module calls, as a transformer's MLP half."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, dim)
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.fc2(self.act(self.fc1(self.norm(x))))
+
+
+def make_modules(
+    device: torch.device, blocks: int
+) -> tuple[torch.Tensor, nn.Module, torch.optim.Optimizer]:
+    """The module-bound step's input, ``blocks`` residual blocks and optimizer (seeded)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(*(Residual(64) for _ in range(blocks))).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=device.type == "cuda")
+    return torch.randn(64, 64, device=device), model, opt
+
+
 def main() -> None:
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kind", choices=("launch", "gemm"), default="launch")
+    p.add_argument("--kind", choices=("launch", "modules", "gemm"), default="launch")
     p.add_argument("--device", default="cuda" if cuda else "cpu")
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--ops", type=int, default=600, help="elementwise ops a launch step (600)")
+    p.add_argument("--blocks", type=int, default=48, help="residual blocks (modules; 48)")
     p.add_argument("--dim", type=int, default=8192 if cuda else 256, help="GEMM size (gemm)")
     p.add_argument("--sync-every", type=int, default=20, metavar="N")
     p.add_argument("--times", metavar="FILE.json", help="write each step's wall time (ms)")
@@ -96,6 +126,16 @@ def main() -> None:
 
         def step() -> torch.Tensor:
             return launch_step(x, mlp, opt, args.ops)
+
+    elif args.kind == "modules":
+        x, model, opt = make_modules(device, args.blocks)
+
+        def step() -> torch.Tensor:
+            loss = model(x).square().mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            return loss
 
     else:
         layers = nn.Sequential(
