@@ -6,8 +6,9 @@ stops (see :func:`release_cupti_after_tracing`), so gpuviz asks Kineto to detach
 for the exit callback of the process's *next* CUDA runtime call and finalizes CUPTI there. A
 process that makes no such call hangs at exit. On an H200 (torch 2.11, CUDA 13, 2026-11-29) a
 plain ``torch.profiler`` script that recorded a matrix product, stopped and ended never
-exited, nor did ``gpuviz profile`` of a script that never used CUDA; with the teardown off, or
-with one ``cudaRuntimeGetVersion`` call after the stop, both exited.
+exited, nor did ``gpuviz profile`` of a script that never used CUDA. With the teardown off,
+or with ``cudaRuntimeGetVersion`` called after the stop (a driver call, ``cuDriverGetVersion``,
+was not enough), the plain script exited.
 
 So :func:`teardown_completed` wraps every gpuviz call that may stop a trace. Where the stop
 started a thread, it makes that next runtime call itself (``cudaRuntimeGetVersion``: it
