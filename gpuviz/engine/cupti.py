@@ -128,10 +128,22 @@ def _keep_pending(started: set[str]) -> None:
 
 
 def complete_pending(wait_s: float | None = None) -> bool:
-    """At exit: complete a teardown that :func:`complete` left waiting (see the module)."""
+    """At exit: complete a teardown that :func:`complete` left waiting (see the module).
+
+    Where it still waits and a CUDA runtime is loaded, one line on stderr says why the
+    process may not exit, and what avoids it.
+    """
     started = set(_pending)
     _pending.clear()
-    return complete(started, wait_s) if started else True
+    if not started or complete(started, wait_s):
+        return True
+    if _runtime_call() is not None:
+        sys.stderr.write(
+            "gpuviz: CUPTI's teardown after the trace did not complete; if this process does "
+            f"not exit, stop it and run again with {TEARDOWN_ENV}=0\n"
+        )
+        sys.stderr.flush()
+    return False
 
 
 @contextlib.contextmanager

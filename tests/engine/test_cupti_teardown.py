@@ -160,6 +160,17 @@ def test_a_teardown_that_does_not_end_in_time_is_retried_at_exit(
     assert not cupti._pending
 
 
+def test_a_teardown_still_waiting_at_exit_is_said(
+    kineto: _Kineto, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kineto.calls_needed = 10**9
+    monkeypatch.setattr(cupti, "WAIT_S", 0.02)
+    _stop(kineto, monkeypatch, "1")
+    assert not cupti.complete_pending()
+    err = capsys.readouterr().err
+    assert "teardown after the trace did not complete" in err and "TEARDOWN_CUPTI=0" in err
+
+
 def test_where_no_cuda_runtime_is_loaded_a_stop_does_not_wait(
     kineto: _Kineto, monkeypatch: pytest.MonkeyPatch
 ) -> None:
