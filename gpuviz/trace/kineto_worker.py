@@ -408,13 +408,20 @@ class Worker(Decoder):
         self._close_scratch()
 
     def ask_to_stop(self) -> None:
-        """Tell the child to exit (see :meth:`close`); does not wait."""
+        """Tell the child to exit (see :meth:`close`); does not wait. Asked again, it does
+        nothing."""
+        stdin = self.proc.stdin
+        if stdin is None or stdin.closed:
+            # Asked already (the pool asks every child, then its reaper thread closes each):
+            # the pipe's descriptor number may by now be another file's, and the stop frame
+            # written there overwrote that file's first 17 bytes (a trace being copied, in CI).
+            return
         try:
-            write_all(self._stdin, SEND.pack(0, 0, 0, CHUNK))
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-        except (OSError, ValueError):
+            write_all(stdin.fileno(), SEND.pack(0, 0, 0, CHUNK))
+        except OSError:
             pass  # it is gone already, or close() kills it
+        finally:
+            stdin.close()
 
     def close(self) -> None:
         """Stop the child (at once if it does not stop when asked)."""

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +110,23 @@ def test_a_fork_that_fails_leaves_no_descriptor_open(monkeypatch: pytest.MonkeyP
         kineto_worker._Forked([], [], False, ())
     if before is not None:
         assert set(os.listdir("/proc/self/fd")) <= before
+
+
+def test_asking_a_child_to_stop_twice_writes_nothing_the_second_time(tmp_path: Path) -> None:
+    """The pool asks every child to stop, then its reaper thread closes each (which asks
+    again): the second ask must not write the stop frame to the pipe's old descriptor number,
+    which by then may be another file's (in CI it overwrote a trace's first 17 bytes)."""
+    worker = kineto_worker.Worker(start="fork")
+    number = worker.fds[0]  # the importer's end of the child's input pipe
+    worker.ask_to_stop()
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"\x1f\x8b" + bytes(range(1, 40)))
+    fd = os.open(other, os.O_WRONLY)
+    try:
+        assert os.dup2(fd, number) == number  # the freed number now names another file
+        worker.close()
+    finally:
+        os.close(fd)
+        os.close(number)
+    assert worker.proc.wait(timeout=30) == 0
+    assert other.read_bytes() == b"\x1f\x8b" + bytes(range(1, 40))
