@@ -10,7 +10,10 @@ exited, nor did ``gpuviz profile`` of a script that never used CUDA. With the te
 or with ``cudaRuntimeGetVersion`` called after the stop (a driver call, ``cuDriverGetVersion``,
 was not enough), the plain script exited.
 
-So :func:`teardown_completed` wraps every gpuviz call that may stop a trace. Where the stop
+So :func:`teardown_completed` wraps every call that may stop a trace: the app's
+:class:`~gpuviz.engine.profiling.ProfilerSession` steps and stop and, under ``gpuviz profile``,
+the autograd profiler's ``__exit__``, where every torch profiler's trace ends (gpuviz's and the
+script's own). Where the stop
 started a thread, it makes that next runtime call itself (``cudaRuntimeGetVersion``: it
 starts no CUDA context and costs microseconds), until one of the new threads has ended. On
 that H200 the first call after the stop finalized CUPTI in about 2 ms, and the thread was gone

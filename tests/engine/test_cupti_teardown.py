@@ -268,12 +268,21 @@ def test_a_stop_between_windows_keeps_cupti_and_the_last_one_tears_down(
     calls: list[str] = []
 
     @contextlib.contextmanager
-    def named(name: str) -> Iterator[None]:
-        calls.append(name)
+    def completed() -> Iterator[None]:
+        # as the real one: nothing unless TEARDOWN_CUPTI=1 (teardown_skipped() sets 0)
+        if os.environ.get(TEARDOWN_ENV) == "1":
+            calls.append("completed")
         yield
 
-    monkeypatch.setattr(session_module, "teardown_completed", lambda: named("completed"))
-    monkeypatch.setattr(session_module, "teardown_skipped", lambda: named("skipped"))
+    @contextlib.contextmanager
+    def skipped() -> Iterator[None]:
+        calls.append("skipped")
+        with cupti.teardown_skipped():
+            yield
+
+    monkeypatch.delenv(TEARDOWN_ENV, raising=False)  # the session asks for the teardown
+    monkeypatch.setattr(session_module, "teardown_completed", completed)
+    monkeypatch.setattr(session_module, "teardown_skipped", skipped)
     script = tmp_path / "train.py"
     script.write_text(
         "import torch\n"
@@ -292,9 +301,9 @@ def test_a_stop_between_windows_keeps_cupti_and_the_last_one_tears_down(
     )
     assert session.run() == 0, capsys.readouterr().err
     # The recording before the first step ends at the optimizer; windows end at steps 3, 6
-    # and 9, the first two starting the next window in the same call; then the session drops
-    # its profiler.
-    assert calls == ["completed", "skipped", "skipped", "completed", "completed"]
+    # and 9, the first two starting the next window in the same call (CUPTI kept), the last
+    # one tearing down; dropping the profiler after it stops no trace.
+    assert calls == ["completed", "skipped", "skipped", "completed"]
     assert len(session.traces) == 3
 
 

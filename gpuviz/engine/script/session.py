@@ -337,32 +337,30 @@ class ScriptSession:
         # Every torch profiler (torch.profiler.profile, the autograd profiler, Lightning's,
         # the HF Trainer's) prepares its Kineto session here.
         cls = self._torch.autograd.profiler.profile
-        original = cls.__dict__.get("_prepare_trace")
-        if original is None:
-            return
         session = self
+        original = cls.__dict__.get("_prepare_trace")
+        if original is not None:
 
-        def _prepare_trace(prof: Any, *args: Any, **kwargs: Any) -> Any:
-            if session._own_depth == 0 and not session._closing:
-                session._on_foreign_profiler()
-            return original(prof, *args, **kwargs)
+            def _prepare_trace(prof: Any, *args: Any, **kwargs: Any) -> Any:
+                if session._own_depth == 0 and not session._closing:
+                    session._on_foreign_profiler()
+                return original(prof, *args, **kwargs)
 
-        cls._prepare_trace = _prepare_trace
-        self._undo.append(lambda: setattr(cls, "_prepare_trace", original))
+            cls._prepare_trace = _prepare_trace
+            self._undo.append(lambda: setattr(cls, "_prepare_trace", original))
         original_exit = cls.__dict__.get("__exit__")
-        if original_exit is None:
-            return
+        if original_exit is not None:
+            # Every trace stops here: gpuviz's windows and its no-step recording (through
+            # torch.profiler's stop_trace) and the script's own profilers. Under gpuviz a stop
+            # asks for CUPTI's teardown, which may wait for a CUDA call that never comes, so
+            # each one is completed; a stop that starts the next window runs under
+            # teardown_skipped() (TEARDOWN_CUPTI=0), where this does nothing.
+            def __exit__(prof: Any, *args: Any) -> Any:
+                with teardown_completed():
+                    return original_exit(prof, *args)
 
-        def __exit__(prof: Any, *args: Any) -> Any:
-            # The script's own profiler stops here too, and under gpuviz its trace's end asks
-            # for CUPTI's teardown, which may wait for a CUDA call that never comes.
-            if session._own_depth:
-                return original_exit(prof, *args)
-            with teardown_completed():
-                return original_exit(prof, *args)
-
-        cls.__exit__ = __exit__
-        self._undo.append(lambda: setattr(cls, "__exit__", original_exit))
+            cls.__exit__ = __exit__
+            self._undo.append(lambda: setattr(cls, "__exit__", original_exit))
 
     def _hold_signals(self) -> None:
         """From now on Ctrl-C and SIGTERM wait until the trace is written (not in a fork)."""
@@ -448,14 +446,13 @@ class ScriptSession:
         self._trace_window = self.schedule.window(k) or 0
         t = time.perf_counter()
         with self._signals.deferred(), self._own():
-            if before != actions.RECORD_AND_SAVE:
-                prof.step()
-            elif nxt is Phase.NONE:  # this step stops the trace
-                with teardown_completed():
-                    prof.step()
-            else:  # it stops the trace and starts the next window's
+            if before == actions.RECORD_AND_SAVE and nxt is not Phase.NONE:
+                # It stops the trace and starts the next window's: CUPTI stays attached (the
+                # patched __exit__ tears down at the last window's stop).
                 with teardown_skipped():
                     prof.step()
+            else:
+                prof.step()
         if before == actions.RECORD_AND_SAVE and self.exports:
             self.exports[-1]["stall_s"] = time.perf_counter() - t
         after = prof.current_action
@@ -523,9 +520,8 @@ class ScriptSession:
     def _drop_profiler(self) -> None:
         prof, self._prof = self._prof, None
         if prof is not None:
-            with self._own(), teardown_completed():
-                with contextlib.suppress(Exception):
-                    prof.stop()
+            with self._own(), contextlib.suppress(Exception):
+                prof.stop()
 
     def _on_trace_ready(self, prof: Any) -> None:
         results = prof.profiler.kineto_results
@@ -645,8 +641,7 @@ class ScriptSession:
             if not torch.cuda.is_initialized() and hasattr(prof.profiler, "use_device"):
                 prof.profiler.use_device = None  # stopping must not start CUDA on GPU 0
             t = time.perf_counter()
-            with teardown_completed():
-                prof.stop()
+            prof.stop()
         if not keep:
             self.no_step_range = "dropped"
             del prof
