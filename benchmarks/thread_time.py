@@ -24,7 +24,6 @@ Linux only (``/proc``); runs are pinned to ``--cpus`` where ``taskset`` exists.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -67,37 +66,17 @@ def threads() -> dict[str, dict[str, Any]]:
 def child_steps(out: str, marks: list[int]) -> None:
     """The GPT loop, reading the threads at ``marks``."""
     import torch
-    import torch.nn.functional as F
+    from gpt_step import gpt_step  # benchmarks/, this script's folder
 
-    spec = importlib.util.spec_from_file_location("gpt_train", ROOT / "examples" / "gpt_train.py")
-    assert spec is not None and spec.loader is not None
-    gt = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gt)
     cuda = torch.cuda.is_available()
-    dev = torch.device("cuda" if cuda else "cpu")
-    vocab, seq, dim, layers, heads, batch = (
-        (8192, 256, 512, 6, 8, 16) if cuda else (512, 32, 64, 2, 4, 4)
-    )
-    torch.manual_seed(0)
-    model = gt.GPT(vocab, seq, dim, layers, heads).to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=cuda)
-    amp = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda)
-    data = torch.randint(vocab, (64, batch, seq + 1), device=dev)
+    step = gpt_step("cuda" if cuda else "cpu", batches=64)
     seen: dict[int, Any] = {}
-    for step in range(marks[-1] + 1):
-        if step in marks:
+    for k in range(marks[-1] + 1):
+        if k in marks:
             if cuda:
                 torch.cuda.synchronize()
-            seen[step] = {"t": time.perf_counter(), "threads": threads()}
-        x = data[step % len(data)]
-        with amp:
-            logits = model(x[:, :-1])
-            loss = F.cross_entropy(logits.flatten(0, 1).float(), x[:, 1:].flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if cuda:
-            torch.cuda.synchronize()
+            seen[k] = {"t": time.perf_counter(), "threads": threads()}
+        step(k)
     Path(out).write_text(json.dumps({"marks": seen}))
 
 
@@ -215,10 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if len(marks) % 2 or marks != sorted(marks):
         p.error("--marks: pairs of steps, in order")
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
+    path = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     me = [sys.executable, str(Path(__file__).resolve())]
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:

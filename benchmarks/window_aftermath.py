@@ -58,31 +58,14 @@ N_BOOT = 10_000
 def child(arm: str, steps: int, device: str) -> dict[str, Any]:
     """One process's run: the steps before and after a window (see the module docstring)."""
     import torch
-    import torch.nn.functional as F
-
-    sys.path.insert(0, str(ROOT / "examples"))
-    from gpt_train import GPT
+    from gpt_step import gpt_step  # benchmarks/, this script's folder
 
     cuda = device == "cuda"
-    dims = (8192, 256, 512, 6, 8) if cuda else (512, 32, 64, 2, 4)
-    batch = 16 if cuda else 4
-    torch.manual_seed(0)
-    model = GPT(*dims).to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=cuda)
-    amp = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda)
-    data = torch.randint(dims[0], (8, batch, dims[1] + 1), device=device)
+    run_step = gpt_step(device)
 
     def step(k: int) -> float:
         t = time.perf_counter()
-        b = data[k % len(data)]
-        with amp:
-            logits = model(b[:, :-1])
-            loss = F.cross_entropy(logits.flatten(0, 1).float(), b[:, 1:].flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if cuda:
-            torch.cuda.synchronize()
+        run_step(k)
         return (time.perf_counter() - t) * 1e3
 
     for k in range(30):
