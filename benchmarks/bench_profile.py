@@ -25,6 +25,13 @@ or in none. ``--sequential``: the runs of a group one after the other, each step
 previous one's end (``perf_counter`` at each step's end, no synchronization but the scripts'
 own), as before lockstep. ``--report`` pools files of one mode only.
 
+**Batches** (``--group-pairs K``, lockstep only). K groups start at once and take turns
+together (their runs' turns rotate over all of them); each is then recorded as a group of its
+own, with ``batch`` (which ran together) and ``batch_turns``. One start-up serves K groups,
+and the pairs spread far less: on an H200 (2026-11-29) a +-1% interval on ``gpt_train.py``
+needed about 18 pairs at the spread of batches of 4, against about 120 at that of groups of
+one pair on the lease before (``--report`` says how many).
+
 **Outside the window** (``--pairs``, at least 20 for the 1% the issue asks). Each run has
 ``--steps`` steps; one window of ``--warmup`` + ``--active`` steps starts at ``--skip``. The
 steps that count: from ``--settle`` to the window, and from ``--post`` steps after it (the
@@ -35,7 +42,9 @@ Groups alternate their order: bare first, then bare last (in lockstep: who goes 
 
 Workloads (``--workloads``): ``launch``, a launch-bound step (``benchmarks/profile_workload.py
 --kind launch``: ~700 tiny kernels, ~5 ms on an H100), ``modules``, one made of 48 residual
-blocks' module calls (``--kind modules``), and ``gpt``, ``examples/gpt_train.py``.
+blocks' module calls (``--kind modules``), ``gpt``, ``examples/gpt_train.py``, and
+``gpt-step``, the same model and step in ``profile_workload.py --kind gpt``, where the
+own-window variants (``torch-*``) can run.
 
 **Components** (``--variants`` on ``--variant-workloads``; ``--variant-pairs`` groups). A group
 runs bare, profiled, and profiled with one component switched off per run, in a rotating order;
@@ -134,6 +143,8 @@ TORCH_WINDOWS = {
     "torch-cpu": "cpu",
     "torch-save": "cuda",
     "torch-sched": "cuda",
+    "torch-sched-cpu": "cpu",
+    "torch-plain": "cuda",
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
@@ -141,7 +152,12 @@ profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz 
 ``torch-save`` also saves its trace when the window ends (``export_chrome_trace``, Kineto's own
 JSON writer), as gpuviz does at that step; ``torch-sched`` drives the same window by a
 ``torch.profiler.schedule`` (warm-up, then recording, ``prof.step()`` at each of its steps and
-``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs."""
+``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs;
+``torch-sched-cpu`` is that window with CPU activity only (no CUPTI), ``torch-plain`` that
+window without ``record_shapes`` and ``profile_memory`` (which gpuviz's records): which part
+of a window leaves a cost behind."""
+SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain")
+"""The own-window variants driven by a schedule and saved as they end."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
 are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
@@ -180,6 +196,8 @@ WORKLOADS = {
     # A loss read each step: the host's step time is then the GPU's, not the time to queue.
     "gemm": (WORKLOAD_SCRIPT, ("--kind", "gemm", "--sync-every", "1"), 40),
     "gpt": (ROOT / "examples" / "gpt_train.py", (), 200),
+    # gpt_train.py's step in profile_workload.py, which has the own-window variants' flags
+    "gpt-step": (WORKLOAD_SCRIPT, ("--kind", "gpt"), 200),
 }
 """name -> (script, its arguments, default steps a run)."""
 GUESS_S = {"bare": 8.0, "profiled": 10.0}
@@ -296,10 +314,12 @@ def command(
     if run.label[4:] in TORCH_WINDOWS:
         own += ["--window-kind", TORCH_WINDOWS[run.label[4:]], "--window-at", str(s.skip)]
         own += ["--window-len", str(s.warmup + s.active)]
-        if run.label[4:] in ("torch-save", "torch-sched"):
+        if run.label[4:] in ("torch-save", *SCHEDULED):
             own += ["--window-save", str(trace.with_name(trace.name.removesuffix(".gz")))]
-        if run.label[4:] == "torch-sched":
+        if run.label[4:] in SCHEDULED:
             own += ["--window-warmup", str(s.warmup)]
+        if run.label[4:] == "torch-plain":
+            own.append("--window-plain")
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if run.label[4:] in RUNNERS:
         return [sys.executable, "-c", RUNNERS[run.label[4:]], *own], bench.env
@@ -501,8 +521,13 @@ def execute_group(
 
 
 # --------------------------------------------------------------------------------- groups
-def group_runs(bench: Bench, unit: tuple[str, str], index: int) -> list[Run]:
-    """The runs of one group, in the order they run (``index``: the unit's count so far)."""
+def group_runs(bench: Bench, unit: tuple[str, str], index: int, left: int = 1) -> list[Run]:
+    """The runs of one group, in the order they run (``index``: the unit's count so far).
+
+    In lockstep, up to ``--group-pairs`` groups (a batch, no more than the ``left`` that the
+    unit's target still wants) start at once and take turns: one start-up for all of them.
+    Each is then recorded as a group of its own (:func:`run_group`).
+    """
     kind, workload = unit
     a = bench.args
     if kind == "stack":
@@ -512,14 +537,18 @@ def group_runs(bench: Bench, unit: tuple[str, str], index: int) -> list[Run]:
         pair = [Run(workload, "nostack", sched), Run(workload, "stack", sched)]
         return pair if index % 2 == 0 else pair[::-1]
     sched = main_schedule(a, workload)
-    others = [Run(workload, "profiled", sched)]
-    if kind == "variants":
-        others += [Run(workload, f"off:{v}", sched) for v in a.variants]
-        k = index % len(others)
-        others = others[k:] + others[:k]
     bare = Run(workload, "bare", sched)
     main_done = sum(1 for g in bench.groups if g["workload"] == workload and g["kind"] != "stack")
-    return [bare, *others] if main_done % 2 == 0 else [*others, bare]
+    size = max(1, min(a.group_pairs, left)) if a.lockstep else 1
+    runs: list[Run] = []
+    for i in range(size):  # a batch: its groups' orders go on as separate groups' would
+        others = [Run(workload, "profiled", sched)]
+        if kind == "variants":
+            others += [Run(workload, f"off:{v}", sched) for v in a.variants]
+            k = (index + i) % len(others)
+            others = others[k:] + others[:k]
+        runs += [bare, *others] if (main_done + i) % 2 == 0 else [*others, bare]
+    return runs
 
 
 def main_schedule(a: argparse.Namespace, workload: str) -> Schedule:
@@ -562,7 +591,8 @@ def next_group(
     behind.sort(key=lambda u: (done_count(bench, u) / goal[u], order.index(u)))
     left = bench.args.budget_s - bench.elapsed()
     for unit in behind:
-        runs = group_runs(bench, unit, done_count(bench, unit))
+        done = done_count(bench, unit)
+        runs = group_runs(bench, unit, done, goal[unit] - done)
         if not bench.groups or bench.predict_group(runs) <= left:
             return unit, runs
     return None
@@ -578,7 +608,9 @@ def needed_s(bench: Bench, goal: dict[tuple[str, str], int]) -> float:
             done = sum(1 for g in bench.groups if g["workload"] == w and g["kind"] == "main")
         else:
             done = done_count(bench, unit)
-        total += max(0, n - done) * bench.predict_group(group_runs(bench, unit, 0))
+        batch = group_runs(bench, unit, 0, n)
+        size = max(1, sum(r.label == "bare" for r in batch))
+        total += max(0, n - done) / size * bench.predict_group(batch)
     return total
 
 
@@ -588,7 +620,12 @@ def run_group(bench: Bench, unit: tuple[str, str], runs: list[Run]) -> None:
     gi = len(bench.groups)
     group: dict[str, Any] = {"kind": unit[0], "workload": unit[1], "order": [r.label for r in runs]}
     group["runs"] = {}
-    tags = [f"g{gi:03d}-{r.workload}-{r.label.replace(':', '-')}" for r in runs]
+    per = len({r.label for r in runs})  # a group's runs; a batch holds several groups
+    batch = len(runs) > per
+    tags = [
+        f"g{gi:03d}-{r.workload}-{r.label.replace(':', '-')}" + (f"-{i // per}" if batch else "")
+        for i, r in enumerate(runs)
+    ]
     bench.n_runs += len(runs)
     results: Iterable[dict[str, Any]]
     if bench.args.lockstep:
@@ -603,13 +640,15 @@ def run_group(bench: Bench, unit: tuple[str, str], runs: list[Run]) -> None:
             bench.startup_s.setdefault(unit[1], []).append(wall_s - sum(steps_s))
     else:  # lazily: each run's line as it ends
         results = (execute(bench, r, tag) for r, tag in zip(runs, tags))
-    for r, res in zip(runs, results):
+    got: list[dict[str, Any]] = []
+    for i, (r, res) in enumerate(zip(runs, results)):
+        got.append(res)
         group["runs"][r.label] = res
         fig = res.get("recorded" if unit[0] == "stack" else "outside", {})
         status = res.get("error", f"{fig.get('median', float('nan')):.3f} ms median")
         print(
-            f"[{bench.elapsed():6.0f} s] group {gi} {unit[0]} {r.workload} {r.label}: "
-            f"{res['wall_s']:.1f} s, {status.splitlines()[0][:200]}",
+            f"[{bench.elapsed():6.0f} s] group {gi + i // per} {unit[0]} "
+            f"{r.workload} {r.label}: {res['wall_s']:.1f} s, {status.splitlines()[0][:200]}",
             file=sys.stderr,
             flush=True,
         )
@@ -619,7 +658,23 @@ def run_group(bench: Bench, unit: tuple[str, str], runs: list[Run]) -> None:
             if r.label.startswith("off:") and n >= 2 and r.label[4:] in bench.args.variants:
                 bench.args.variants.remove(r.label[4:])
                 print(f"bench_profile: {r.label} failed twice; dropped", file=sys.stderr)
-    bench.groups.append(group)
+    if not batch:
+        bench.groups.append(group)
+        return
+    # A batch's groups are groups of their own, so that figures and --report see plain ones;
+    # "batch" says which processes ran together, "batch_turns" each step's turn order over
+    # all of them (indices into the batch, "at" being this group's).
+    for k in range(0, len(runs), per):
+        at = list(range(k, k + per))
+        bench.groups.append(
+            {
+                **{key: v for key, v in group.items() if key not in ("runs", "order", "turns")},
+                "order": [runs[i].label for i in at],
+                "runs": {runs[i].label: got[i] for i in at},
+                "batch": {"first_group": gi, "groups": len(runs) // per, "at": at},
+                "batch_turns": group.get("turns"),
+            }
+        )
 
 
 # ---------------------------------------------------------------------------------- setup
@@ -736,6 +791,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_false",
         help="a group's runs one after the other",
     )
+    p.add_argument(
+        "--group-pairs",
+        type=int,
+        default=1,
+        help="lockstep: groups (bare, profiled, variants) started together, taking turns (1)",
+    )
     p.add_argument("--budget-s", type=float, default=480.0, help="start no group past this (480)")
     p.add_argument("--run-timeout", type=float, default=180.0, help="a run's limit in seconds")
     p.add_argument("--cpus", default="auto", help="auto, none, or cores such as 2,3,4,5")
@@ -754,7 +815,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.workloads, a.variants = split(a.workloads), split(a.variants)
     a.variant_workloads, a.stack_workloads = split(a.variant_workloads), split(a.stack_workloads)
     for flag, names, known in (
-        ("--workloads", a.workloads, ("launch", "modules", "gpt", "gemm")),
+        ("--workloads", a.workloads, ("launch", "modules", "gpt", "gpt-step", "gemm")),
         ("--variant-workloads", a.variant_workloads, tuple(WORKLOADS)),
         ("--stack-workloads", a.stack_workloads, tuple(WORKLOADS)),
         ("--variants", a.variants, tuple(VARIANTS)),
@@ -762,6 +823,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         bad = [n for n in names if n not in known]
         if bad:
             p.error(f"{flag}: unknown {', '.join(bad)} (known: {', '.join(known)})")
+    own_window = [v for v in a.variants if v in TORCH_WINDOWS]
+    if own_window:  # the bare script opens the window: only profile_workload.py has the flags
+        other = [w for w in a.variant_workloads if WORKLOADS[w][0] != WORKLOAD_SCRIPT]
+        if other:
+            p.error(
+                f"--variants {','.join(own_window)}: {', '.join(other)} cannot open its own "
+                "window (use gpt-step for gpt_train.py's step)"
+            )
     extra: dict[str, list[str]] = {}
     for item in a.script_arg:
         w, _, arg = item.partition("=")
@@ -771,6 +840,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             )
         extra.setdefault(w, []).append(arg)
     a.script_arg = extra
+    if a.group_pairs < 1:
+        p.error(f"--group-pairs {a.group_pairs}: must be 1 or more")
     for flag in ("pairs", "variant_pairs", "stack_pairs"):
         if getattr(a, flag) < 0:
             p.error(f"--{flag.replace('_', '-')} {getattr(a, flag)}: must be 0 or more")

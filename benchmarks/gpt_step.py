@@ -1,7 +1,8 @@
 """One training step of ``examples/gpt_train.py``'s GPT, for benchmarks that time it themselves.
 
 ``window_aftermath.py`` and ``thread_time.py`` step the same model the same way: its GPU shape
-(bf16 autocast, fused AdamW) on CUDA, its CPU shape elsewhere, each step synchronized.
+(bf16 autocast, fused AdamW) on CUDA, its CPU shape elsewhere, each step synchronized;
+``profile_workload.py --kind gpt`` steps it unsynchronized, as ``gpt_train.py`` does.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def gpt_step(device: str, batches: int = 8) -> Callable[[int], None]:
-    """A function that runs training step ``k`` (on batch ``k % batches``) and waits for it."""
+def gpt_train_step(device: str, batches: int = 8) -> Callable[[int], Any]:
+    """A function that runs training step ``k`` (on batch ``k % batches``) and returns its loss
+    tensor, without waiting for the device (seeded; ``examples/gpt_train.py``'s defaults)."""
     import torch
     import torch.nn.functional as F
 
@@ -30,7 +33,7 @@ def gpt_step(device: str, batches: int = 8) -> Callable[[int], None]:
     amp = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda)
     data = torch.randint(dims[0], (batches, batch, dims[1] + 1), device=device)
 
-    def step(k: int) -> None:
+    def step(k: int) -> Any:
         b = data[k % len(data)]
         with amp:
             logits = model(b[:, :-1])
@@ -38,7 +41,20 @@ def gpt_step(device: str, batches: int = 8) -> Callable[[int], None]:
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        if cuda:
+        return loss
+
+    return step
+
+
+def gpt_step(device: str, batches: int = 8) -> Callable[[int], None]:
+    """A function that runs training step ``k`` (on batch ``k % batches``) and waits for it."""
+    import torch
+
+    train = gpt_train_step(device, batches)
+
+    def step(k: int) -> None:
+        train(k)
+        if device == "cuda":
             torch.cuda.synchronize()
 
     return step

@@ -202,7 +202,8 @@ def report(paths: list[str], seed: int, switches: dict[str, dict[str, str]]) -> 
         print(f"{path}: {m['node']}, {m['cpus']} CPUs, {(m.get('gpu_before') or ['no GPU'])[0]}")
     print_figures(figures(argparse.Namespace(**settings), groups, switches))
     for w in settings["workloads"]:
-        gs = [g for g in groups if g["workload"] == w and g["kind"] == "main"]
+        # A variant group holds a bare/profiled pair too (figures() counts it as one).
+        gs = [g for g in groups if g["workload"] == w and g["kind"] in ("main", "variants")]
         ratios = [
             g["runs"]["profiled"]["outside"]["median"] / g["runs"]["bare"]["outside"]["median"]
             for g in gs

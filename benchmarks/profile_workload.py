@@ -12,6 +12,9 @@
   backward and a fused-where-possible ``AdamW.step()``, as ``examples/gpt_train.py``'s layers
   are. ``gpuviz profile`` cost about 3% on ``gpt_train.py`` and 1.2% on ``launch``: against
   ``launch``, this tells whether the cost grows with module calls.
+- ``--kind gpt``: ``examples/gpt_train.py``'s GPT and step at that script's defaults (its
+  model class, bf16 autocast and fused AdamW on CUDA, 64 batches of random tokens), so that
+  the ``--window-*`` variants below, which ``gpt_train.py`` has no flags for, run on its step.
 - ``--kind gemm``: compute-bound. Two bias-free ``--dim`` x ``--dim`` layers in bfloat16
   autocast on a ``--dim`` x ``--dim`` batch, forward and backward, then ``SGD.step()``: five
   large GEMMs a step (about 8 ms on an H100 at ``--dim 8192``; the batch needs no gradient).
@@ -24,11 +27,13 @@ read), as a training loop that logs does. ``--turns R,W`` is for ``benchmarks/be
 after it (device synchronized) writes one to W; each step is then timed from its turn's start.
 ``--window-kind cuda|cpu`` opens a plain ``torch.profiler`` window over ``--window-len`` steps
 from ``--window-at`` (its results stay in memory): what a profiler leaves behind, without gpuviz.
+It records shapes and memory as gpuviz's window does, unless ``--window-plain``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import time
@@ -90,7 +95,7 @@ def make_modules(
 def main() -> None:
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kind", choices=("launch", "modules", "gemm"), default="launch")
+    p.add_argument("--kind", choices=("launch", "modules", "gpt", "gemm"), default="launch")
     p.add_argument("--device", default="cuda" if cuda else "cpu")
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--ops", type=int, default=600, help="elementwise ops a launch step (600)")
@@ -118,6 +123,11 @@ def main() -> None:
         metavar="FILE.json",
         help="save the window's trace there when it ends (Kineto's own save, as a user would)",
     )
+    p.add_argument(
+        "--window-plain",
+        action="store_true",
+        help="no record_shapes, no profile_memory in that window (gpuviz records both)",
+    )
     args = p.parse_args()
     device = torch.device(args.device)
     torch.manual_seed(0)
@@ -137,6 +147,14 @@ def main() -> None:
             opt.step()
             return loss
 
+    elif args.kind == "gpt":
+        from gpt_step import gpt_train_step  # benchmarks/, this script's folder
+
+        train = gpt_train_step(device.type, batches=64)
+        count = itertools.count()
+
+        def step() -> torch.Tensor:
+            return train(next(count))
     else:
         layers = nn.Sequential(
             nn.Linear(args.dim, args.dim, bias=False), nn.Linear(args.dim, args.dim, bias=False)
@@ -168,8 +186,8 @@ def main() -> None:
             )
         window = torch.profiler.profile(
             activities=acts,
-            record_shapes=True,
-            profile_memory=True,
+            record_shapes=not args.window_plain,
+            profile_memory=not args.window_plain,
             schedule=sched,
             on_trace_ready=(
                 (lambda p: p.export_chrome_trace(args.window_save))

@@ -23,23 +23,30 @@ from tests.test_cli_profile import ROOT, SCRIPTS, _env
 BENCH = ROOT / "benchmarks" / "bench_profile.py"
 
 
-@pytest.mark.slow
-def test_lockstep_runs_take_turns_step_by_step(tmp_path: Path) -> None:
+def _bench_cpu(
+    tmp_path: Path, *args: str, timeout: float = 120
+) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """Run ``bench_profile.py`` on the CPU's launch-bound step (30 steps of 30 ops) with
+    ``args``; the process and its ``--json``."""
     out = tmp_path / "b.json"
     r = subprocess.run(
         [
             *(sys.executable, str(BENCH), "--device", "cpu", "--workloads", "launch"),
-            *("--pairs", "2", "--steps", "30", "--variants", "", "--script-arg", "launch=--ops=30"),
-            *("--json", str(out)),
+            *("--steps", "30", "--script-arg", "launch=--ops=30", *args, "--json", str(out)),
         ],
         cwd=tmp_path,
         env=_env(),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
     assert r.returncode == 0, r.stderr
-    doc = json.loads(out.read_text())
+    return r, json.loads(out.read_text())
+
+
+@pytest.mark.slow
+def test_lockstep_runs_take_turns_step_by_step(tmp_path: Path) -> None:
+    r, doc = _bench_cpu(tmp_path, "--pairs", "2", "--variants", "")
     assert doc["settings"]["lockstep"] is True
     assert [g["order"] for g in doc["groups"]] == [["bare", "profiled"], ["profiled", "bare"]]
     for g in doc["groups"]:
@@ -51,6 +58,46 @@ def test_lockstep_runs_take_turns_step_by_step(tmp_path: Path) -> None:
     assert stepwise["n"] == 2 and 0.2 < stepwise["median"] < 5
     assert "stepwise (lockstep, step k against step k)" in r.stdout
     assert "profiled/bare" in r.stdout
+
+
+@pytest.mark.slow
+def test_groups_of_a_batch_start_together_and_are_recorded_as_groups_of_their_own(
+    tmp_path: Path,
+) -> None:
+    _, doc = _bench_cpu(
+        tmp_path,
+        *("--pairs", "5", "--group-pairs", "2", "--variants", "bare-again"),
+        *("--variant-pairs", "2", "--cpus", "none"),
+        timeout=180,
+    )
+    groups = doc["groups"]
+    # A batch of the two variant groups (which count as pairs too), one of two plain pairs,
+    # then the one pair left; orders alternate (and variants rotate) as separate groups' do.
+    assert [(g["kind"], g["order"]) for g in groups] == [
+        ("variants", ["bare", "profiled", "off:bare-again"]),
+        ("variants", ["off:bare-again", "profiled", "bare"]),
+        ("main", ["bare", "profiled"]),
+        ("main", ["profiled", "bare"]),
+        ("main", ["bare", "profiled"]),
+    ]
+    assert [g.get("batch") for g in groups] == [
+        {"first_group": 0, "groups": 2, "at": [0, 1, 2]},
+        {"first_group": 0, "groups": 2, "at": [3, 4, 5]},
+        {"first_group": 2, "groups": 2, "at": [0, 1]},
+        {"first_group": 2, "groups": 2, "at": [2, 3]},
+        None,
+    ]
+    for g in groups:
+        assert {len(run["times_ms"]) for run in g["runs"].values()} == {30}
+    # A batch's processes took turns with one another, the first turn rotating.
+    for first, n in ((0, 6), (2, 4)):
+        rotating = [[(k + i) % n for i in range(n)] for k in range(30)]
+        assert groups[first]["batch_turns"] == groups[first + 1]["batch_turns"] == rotating
+    assert groups[4]["turns"] == [[k % 2, (k + 1) % 2] for k in range(30)]
+    assert doc["done"] == {"variants/launch": 2, "main/launch": 5}
+    fig = doc["figures"]["outside"]["launch"]
+    assert fig["profiled"]["outside_median"]["n"] == 5
+    assert fig["variants"]["bare-again"]["vs_bare_median"]["n"] == 2
 
 
 def _taking_turns(cmd: list[str]) -> tuple[subprocess.Popen[bytes], int, int]:
@@ -199,6 +246,13 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     cmd, _ = bench.command(b, run, tmp_path / "t.json", tmp_path / "s.json.gz")
     assert not run.profiled and cmd[cmd.index("--window-warmup") + 1] == str(sched.warmup)
     assert cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
+    # torch-plain and torch-sched-cpu: that window without shapes and memory, or without CUDA.
+    for name, kind, plain in (("torch-plain", "cuda", True), ("torch-sched-cpu", "cpu", False)):
+        cmd, env = bench.command(
+            b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
+        )
+        assert cmd[cmd.index("--window-kind") + 1] == kind and "--window-warmup" in cmd
+        assert ("--window-plain" in cmd) is plain and env["TEARDOWN_CUPTI"] == "1"
     # no-window: gpuviz profile whose window is past the last step; the environment as profiled.
     late = bench.Run("launch", "off:no-window", sched)
     cmd, env = bench.command(b, late, tmp_path / "t.json", tmp_path / "x")
@@ -250,3 +304,36 @@ def test_the_schedule_driven_window_records_its_active_steps_and_saves_them(
     steps = {e["name"] for e in events if str(e.get("name", "")).startswith("ProfilerStep#")}
     assert steps == {"ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"}
     assert len(json.loads((tmp_path / "w.json").read_text())) == 12
+
+
+@pytest.mark.slow
+def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Path) -> None:
+    # gpt_train.py has no window flags, so the own-window variants run on its step in
+    # profile_workload.py (--kind gpt): the same model, its forward and backward recorded.
+    saved = tmp_path / "saved.json"
+    argv = ["--kind", "gpt", "--steps", "8", "--device", "cpu", "--times", str(tmp_path / "w.json")]
+    argv += ["--window-kind", "cpu", "--window-at", "3", "--window-len", "2", "--window-plain"]
+    argv += ["--window-save"]
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), *argv, str(saved)],
+        env=_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads((tmp_path / "w.json").read_text())) == 8
+    names = [e.get("name", "") for e in json.loads(saved.read_text())["traceEvents"]]
+    # Two steps of gpt_train.py's GPT: its 2 CPU-sized blocks' attention each step, and the
+    # loss's backward and AdamW's step each time.
+    assert names.count("aten::scaled_dot_product_attention") == 2 * 2
+    assert names.count("Optimizer.step#AdamW.step") == 2
+    # --window-plain: no shapes recorded, and no memory events.
+    events = json.loads(saved.read_text())["traceEvents"]
+    assert not any("Input Dims" in e.get("args", {}) for e in events)
+    assert not any(e.get("name") == "[memory]" for e in events)
+    # And bench_profile refuses those variants on gpt_train.py itself, pointing to gpt-step.
+    bench = bench_profile_module()
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--variants", "torch-sched", "--variant-workloads", "gpt"])
+    a = bench.parse_args(["--variants", "torch-sched", "--variant-workloads", "gpt-step"])
+    run = bench.Run("gpt-step", "off:torch-sched", bench.main_schedule(a, "gpt-step"))
+    cmd, _ = bench.command(bench.Bench(a, tmp_path, {}, None, None), run, saved, saved)
+    assert cmd[cmd.index("--kind") + 1] == "gpt" and "--window-warmup" in cmd

@@ -164,7 +164,9 @@ def test_report_of_lockstep_files_gives_the_stepwise_figure(
     bp = bench_profile_module()
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(_bench_doc([1.02, 1.02], "NVIDIA H200", lockstep=True)))
-    b.write_text(json.dumps(_bench_doc([1.02], "NVIDIA H200", lockstep=True)))
+    only_variants = _bench_doc([1.02], "NVIDIA H200", lockstep=True)
+    only_variants["groups"][0]["kind"] = "variants"  # its pair counts, in every figure
+    b.write_text(json.dumps(only_variants))
     assert bp.main(["--report", str(a), str(b)]) == 0  # type: ignore[attr-defined]
     out = capsys.readouterr().out
     assert "stepwise (lockstep, step k against step k) 1.020x [1.020, 1.020] (n=3)" in out
