@@ -25,7 +25,7 @@ or in none. ``--sequential``: the runs of a group one after the other, each step
 previous one's end (``perf_counter`` at each step's end, no synchronization but the scripts'
 own), as before lockstep. ``--report`` pools files of one mode only.
 
-**Batches** (``--group-pairs K``, lockstep only). K groups start at once and take turns
+**Batches** (``--batch K``, lockstep only). K groups start at once and take turns
 together (their runs' turns rotate over all of them); each is then recorded as a group of its
 own, with ``batch`` (which ran together) and ``batch_turns``. One start-up serves K groups,
 and the pairs spread far less: on an H200 (2026-11-29) a +-1% interval on ``gpt_train.py``
@@ -524,7 +524,7 @@ def execute_group(
 def group_runs(bench: Bench, unit: tuple[str, str], index: int, left: int = 1) -> list[Run]:
     """The runs of one group, in the order they run (``index``: the unit's count so far).
 
-    In lockstep, up to ``--group-pairs`` groups (a batch, no more than the ``left`` that the
+    In lockstep, up to ``--batch`` groups (a batch, no more than the ``left`` that the
     unit's target still wants) start at once and take turns: one start-up for all of them.
     Each is then recorded as a group of its own (:func:`run_group`).
     """
@@ -539,7 +539,7 @@ def group_runs(bench: Bench, unit: tuple[str, str], index: int, left: int = 1) -
     sched = main_schedule(a, workload)
     bare = Run(workload, "bare", sched)
     main_done = sum(1 for g in bench.groups if g["workload"] == workload and g["kind"] != "stack")
-    size = max(1, min(a.group_pairs, left)) if a.lockstep else 1
+    size = max(1, min(a.batch, left)) if a.lockstep else 1
     runs: list[Run] = []
     for i in range(size):  # a batch: its groups' orders go on as separate groups' would
         others = [Run(workload, "profiled", sched)]
@@ -792,10 +792,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="a group's runs one after the other",
     )
     p.add_argument(
-        "--group-pairs",
+        "--batch",
         type=int,
         default=1,
-        help="lockstep: groups (bare, profiled, variants) started together, taking turns (1)",
+        help="lockstep: groups (bare, profiled, variants) started at once, taking turns (1)",
     )
     p.add_argument("--budget-s", type=float, default=480.0, help="start no group past this (480)")
     p.add_argument("--run-timeout", type=float, default=180.0, help="a run's limit in seconds")
@@ -840,8 +840,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             )
         extra.setdefault(w, []).append(arg)
     a.script_arg = extra
-    if a.group_pairs < 1:
-        p.error(f"--group-pairs {a.group_pairs}: must be 1 or more")
+    if a.batch < 1:
+        p.error(f"--batch {a.batch}: must be 1 or more")
     for flag in ("pairs", "variant_pairs", "stack_pairs"):
         if getattr(a, flag) < 0:
             p.error(f"--{flag.replace('_', '-')} {getattr(a, flag)}: must be 0 or more")

@@ -66,7 +66,7 @@ def test_groups_of_a_batch_start_together_and_are_recorded_as_groups_of_their_ow
 ) -> None:
     _, doc = _bench_cpu(
         tmp_path,
-        *("--pairs", "5", "--group-pairs", "2", "--variants", "bare-again"),
+        *("--pairs", "5", "--batch", "2", "--variants", "bare-again"),
         *("--variant-pairs", "2", "--cpus", "none"),
         timeout=180,
     )
