@@ -29,7 +29,7 @@ own), as before lockstep. ``--report`` pools files of one mode only.
 together (their runs' turns rotate over all of them); each is then recorded as a group of its
 own, with ``batch`` (which ran together) and ``batch_turns``. One start-up serves K groups,
 and the pairs spread far less: on an H200 (2026-11-29) a +-1% interval on ``gpt_train.py``
-needed about 18 pairs at the spread of batches of 4, against about 120 at that of groups of
+needed about 18 pairs at the spread of batches of 3-4, against about 120 at that of groups of
 one pair on the lease before (``--report`` says how many).
 
 **Outside the window** (``--pairs``, at least 20 for the 1% the issue asks). Each run has
@@ -153,8 +153,8 @@ profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz 
 JSON writer), as gpuviz does at that step; ``torch-sched`` drives the same window by a
 ``torch.profiler.schedule`` (warm-up, then recording, ``prof.step()`` at each of its steps and
 ``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs;
-``torch-sched-cpu`` is that window with CPU activity only (no CUPTI), ``torch-plain`` that
-window without ``record_shapes`` and ``profile_memory`` (which gpuviz's records): which part
+``torch-sched-cpu`` is that window with CPU activity only (no CUDA activity), ``torch-plain``
+that window without ``record_shapes`` and ``profile_memory`` (which gpuviz's records): which part
 of a window leaves a cost behind."""
 SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain")
 """The own-window variants driven by a schedule and saved as they end."""

@@ -29,17 +29,24 @@ class PoolError(ValueError):
     """``--report``'s files cannot be read or pooled (bad input)."""
 
 
-def _ratio(
-    groups: list[dict[str, Any]], num: str, den: str, span: str, stat: str, seed: int
-) -> dict[str, float]:
-    """Over the groups: ``num``'s ``span`` ``stat`` over ``den``'s (a ratio of medians)."""
+def _pair_ratios(
+    groups: list[dict[str, Any]], num: str, den: str, span: str = "outside", stat: str = "median"
+) -> Any:
+    """Per group holding both runs: ``num``'s ``span`` ``stat`` over ``den``'s."""
     base, other = [], []
     for g in groups:
         a, b = g["runs"].get(den, {}), g["runs"].get(num, {})
         if span in a and span in b:
             base.append(a[span][stat])
             other.append(b[span][stat])
-    return median_interval(paired_ratios(base, other), seed=seed)
+    return paired_ratios(base, other)
+
+
+def _ratio(
+    groups: list[dict[str, Any]], num: str, den: str, span: str, stat: str, seed: int
+) -> dict[str, float]:
+    """Over the groups: ``num``'s ``span`` ``stat`` over ``den``'s (a ratio of medians)."""
+    return median_interval(_pair_ratios(groups, num, den, span, stat), seed=seed)
 
 
 def stepwise_ratios(groups: list[dict[str, Any]], num: str, den: str) -> list[float]:
@@ -202,13 +209,9 @@ def report(paths: list[str], seed: int, switches: dict[str, dict[str, str]]) -> 
         print(f"{path}: {m['node']}, {m['cpus']} CPUs, {(m.get('gpu_before') or ['no GPU'])[0]}")
     print_figures(figures(argparse.Namespace(**settings), groups, switches))
     for w in settings["workloads"]:
-        # A variant group holds a bare/profiled pair too (figures() counts it as one).
-        gs = [g for g in groups if g["workload"] == w and g["kind"] in ("main", "variants")]
-        ratios = [
-            g["runs"]["profiled"]["outside"]["median"] / g["runs"]["bare"]["outside"]["median"]
-            for g in gs
-            if "outside" in g["runs"].get("profiled", {}) and "outside" in g["runs"].get("bare", {})
-        ]
+        # The pairs figures() counts: a variant group holds one too.
+        gs = [g for g in groups if g["workload"] == w and g["kind"] != "stack"]
+        ratios = _pair_ratios(gs, "profiled", "bare")
         print(
             f"{w}: {len(ratios)} pairs; a 95% interval of +-3% needs about "
             f"{pairs_needed(ratios, 0.03):.0f} pairs at this spread, +-1% about "

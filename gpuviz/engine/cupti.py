@@ -13,11 +13,11 @@ was not enough), the plain script exited.
 So :func:`teardown_completed` wraps every call that may stop a trace: the app's
 :class:`~gpuviz.engine.profiling.ProfilerSession` steps and stop and, under ``gpuviz profile``,
 the autograd profiler's ``__exit__``, where every torch profiler's trace ends (gpuviz's and the
-script's own). Where the stop
-started a thread, it makes that next runtime call itself (``cudaRuntimeGetVersion``: it
-starts no CUDA context and costs microseconds), until one of the new threads has ended. On
-that H200 the first call after the stop finalized CUPTI in about 2 ms, and the thread was gone
-in 2-4 ms. A teardown that is still pending then is retried at exit.
+script's own). Where the stop started a thread, it makes that next runtime call itself
+(``cudaRuntimeGetVersion``: it starts no CUDA context and costs microseconds), until one of
+the new threads has ended. On that H200 the first call after the stop finalized CUPTI in
+about 2 ms, and the thread was gone in 2-4 ms. A teardown that is still pending then is
+retried at exit.
 
 Windows back to back (``--repeat``) stop one trace and start the next in one call; there
 :func:`teardown_skipped` keeps CUPTI attached (no finalize and re-attach between them, and no
