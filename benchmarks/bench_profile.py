@@ -145,6 +145,8 @@ TORCH_WINDOWS = {
     "torch-sched": "cuda",
     "torch-sched-cpu": "cpu",
     "torch-plain": "cuda",
+    "torch-trim": "cuda",
+    "cupti-raw": "cupti",
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
@@ -155,8 +157,12 @@ JSON writer), as gpuviz does at that step; ``torch-sched`` drives the same windo
 ``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs;
 ``torch-sched-cpu`` is that window with CPU activity only (no CUDA activity), ``torch-plain``
 that window without ``record_shapes`` and ``profile_memory`` (which gpuviz's records): which part
-of a window leaves a cost behind."""
-SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain")
+of a window leaves a cost behind. ``torch-trim`` is ``torch-sched`` whose results are dropped
+when it ends, then garbage collected and the C heap trimmed (``--window-trim``): whether the
+cost is the heap's. ``cupti-raw`` has no ``torch.profiler``: CUPTI alone records kernels, copies
+and API calls over the window's steps, then is detached as Kineto's teardown does
+(``benchmarks/cupti_window.py``): whether the cost is CUPTI's."""
+SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain", "torch-trim")
 """The own-window variants driven by a schedule and saved as they end."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
@@ -320,6 +326,8 @@ def command(
             own += ["--window-warmup", str(s.warmup)]
         if run.label[4:] == "torch-plain":
             own.append("--window-plain")
+        if run.label[4:] == "torch-trim":
+            own.append("--window-trim")
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if run.label[4:] in RUNNERS:
         return [sys.executable, "-c", RUNNERS[run.label[4:]], *own], bench.env

@@ -27,15 +27,23 @@ read), as a training loop that logs does. ``--turns R,W`` is for ``benchmarks/be
 after it (device synchronized) writes one to W; each step is then timed from its turn's start.
 ``--window-kind cuda|cpu`` opens a plain ``torch.profiler`` window over ``--window-len`` steps
 from ``--window-at`` (its results stay in memory): what a profiler leaves behind, without gpuviz.
-It records shapes and memory as gpuviz's window does, unless ``--window-plain``.
+It records shapes and memory as gpuviz's window does, unless ``--window-plain``; with
+``--window-trim`` its results are dropped as it ends, then garbage collected and the C heap
+trimmed. ``--window-kind cupti`` (CUDA only) has no ``torch.profiler`` at all: CUPTI alone
+records the window's kernels, copies and API calls, then is detached as Kineto's teardown
+does (``benchmarks/cupti_window.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
+import gc
 import itertools
 import json
 import os
+import sys
 import time
 
 import torch
@@ -92,6 +100,13 @@ def make_modules(
     return torch.randn(64, 64, device=device), model, opt
 
 
+def trim_heap() -> None:
+    """Collect garbage and hand the C heap's free memory back (glibc's ``malloc_trim``)."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def main() -> None:
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -106,8 +121,9 @@ def main() -> None:
     p.add_argument("--turns", metavar="R,W", help="take turns (for benchmarks/bench_profile.py)")
     p.add_argument(
         "--window-kind",
-        choices=("cuda", "cpu"),
-        help="open a torch.profiler window of this kind (no gpuviz: bench_profile's variants)",
+        choices=("cuda", "cpu", "cupti"),
+        help="open a torch.profiler window of this kind (no gpuviz: bench_profile's variants); "
+        "cupti: CUPTI's activity alone, no torch.profiler (benchmarks/cupti_window.py)",
     )
     p.add_argument("--window-at", type=int, default=60, help="its first step (60)")
     p.add_argument("--window-len", type=int, default=7, help="its steps (7)")
@@ -128,8 +144,16 @@ def main() -> None:
         action="store_true",
         help="no record_shapes, no profile_memory in that window (gpuviz records both)",
     )
+    p.add_argument(
+        "--window-trim",
+        action="store_true",
+        help="when the window ends, drop its results, collect garbage and return freed heap "
+        "memory to the system (gc.collect, malloc_trim)",
+    )
     args = p.parse_args()
     device = torch.device(args.device)
+    if args.window_kind == "cupti" and device.type != "cuda":
+        p.error(f"--window-kind cupti: CUPTI records CUDA activity; --device is {device.type}")
     torch.manual_seed(0)
     if args.kind == "launch":
         x, mlp, opt = make_launch(device)
@@ -171,9 +195,9 @@ def main() -> None:
             opt.step()
             return loss
 
-    window = sched = None
+    window = sched = cupti = None
     window_end = args.window_at + args.window_len - 1
-    if args.window_kind:
+    if args.window_kind and args.window_kind != "cupti":
         acts = [torch.profiler.ProfilerActivity.CPU]
         if args.window_kind == "cuda":
             acts.append(torch.profiler.ProfilerActivity.CUDA)
@@ -205,7 +229,21 @@ def main() -> None:
             last = time.perf_counter()
         if window is not None and k == args.window_at:
             window.start()
+        if args.window_kind == "cupti" and k == args.window_at:
+            from cupti_window import open_window  # benchmarks/, this script's folder
+
+            cupti = open_window()
         loss = step()
+        if cupti is not None and k == window_end:
+            from cupti_window import close_window
+
+            torch.cuda.synchronize()
+            close_window(cupti)
+            print(
+                f"cupti window: {cupti.recorded_bytes} bytes recorded, finalized {cupti.via}",
+                file=sys.stderr,
+            )
+            cupti = None
         if window is not None and args.window_at <= k <= window_end:
             if sched is not None:
                 window.step()  # ProfilerStep#N ranges; the last one ends the trace and saves it
@@ -213,6 +251,9 @@ def main() -> None:
                 window.stop()  # no step() after: torch's would open ranges nothing records
                 if sched is None and args.window_save:  # else on_trace_ready saved it
                     window.export_chrome_trace(args.window_save)
+                if args.window_trim:
+                    window = None  # its results go with it
+                    trim_heap()
         if (k + 1) % args.sync_every == 0:
             loss.item()
         if turns and device.type == "cuda":

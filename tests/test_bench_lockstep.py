@@ -253,6 +253,19 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
         )
         assert cmd[cmd.index("--window-kind") + 1] == kind and "--window-warmup" in cmd
         assert ("--window-plain" in cmd) is plain and env["TEARDOWN_CUPTI"] == "1"
+    # torch-trim: torch-sched's window, its results dropped and the heap trimmed as it ends.
+    cmd, _ = bench.command(
+        b, bench.Run("launch", "off:torch-trim", sched), tmp_path / "t.json", tmp_path / "x"
+    )
+    assert cmd[cmd.index("--window-kind") + 1] == "cuda" and "--window-warmup" in cmd
+    assert "--window-trim" in cmd and "--window-plain" not in cmd
+    # cupti-raw: CUPTI alone over the window's steps, no torch.profiler: nothing to save.
+    cmd, _ = bench.command(
+        b, bench.Run("launch", "off:cupti-raw", sched), tmp_path / "t.json", tmp_path / "x"
+    )
+    assert cmd[cmd.index("--window-kind") + 1] == "cupti"
+    assert cmd[cmd.index("--window-len") + 1] == str(sched.warmup + sched.active)
+    assert not {"--window-warmup", "--window-save", "--window-trim"} & set(cmd)
     # no-window: gpuviz profile whose window is past the last step; the environment as profiled.
     late = bench.Run("launch", "off:no-window", sched)
     cmd, env = bench.command(b, late, tmp_path / "t.json", tmp_path / "x")
@@ -285,15 +298,17 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("trim", [False, True])
 def test_the_schedule_driven_window_records_its_active_steps_and_saves_them(
-    tmp_path: Path,
+    tmp_path: Path, trim: bool
 ) -> None:
     # torch-sched's script side: the window run as gpuviz runs it (warm-up, then recording,
-    # prof.step() at each of its steps), saved from on_trace_ready.
+    # prof.step() at each of its steps), saved from on_trace_ready. torch-trim's: the same,
+    # its results then dropped and the heap trimmed, and the steps after it still timed.
     saved = tmp_path / "saved.json"
     argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
     argv += ["--window-kind", "cpu", "--window-at", "4", "--window-len", "4"]
-    argv += ["--window-warmup", "1", "--window-save", str(saved)]
+    argv += ["--window-warmup", "1", "--window-save", str(saved)] + ["--window-trim"] * trim
     r = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), *argv],
         env=_env(), capture_output=True, text=True, timeout=120,
@@ -337,3 +352,13 @@ def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Pat
     run = bench.Run("gpt-step", "off:torch-sched", bench.main_schedule(a, "gpt-step"))
     cmd, _ = bench.command(bench.Bench(a, tmp_path, {}, None, None), run, saved, saved)
     assert cmd[cmd.index("--kind") + 1] == "gpt" and "--window-warmup" in cmd
+
+
+def test_a_cupti_window_needs_a_cuda_device(tmp_path: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), "--device", "cpu",
+         "--steps", "2", "--window-kind", "cupti"],
+        env=_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "--window-kind cupti: CUPTI records CUDA activity; --device is cpu" in r.stderr

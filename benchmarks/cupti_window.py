@@ -1,0 +1,155 @@
+"""A CUPTI window with no ``torch.profiler``: CUPTI attached, activity recorded, then detached.
+
+``benchmarks/profile_workload.py --window-kind cupti`` opens it where a profiler window would
+be, to tell whether the cost a ``torch.profiler`` window leaves on the steps after it (issue
+22, item 17) is CUPTI's own, with neither Kineto nor torch's profiler in the process's path:
+
+- :func:`open_window` registers activity buffers and enables the activity kinds Kineto enables
+  for a CUDA window (kernels, memory copies and sets, runtime and driver API calls);
+- :func:`close_window` disables them, flushes the buffers and detaches CUPTI as Kineto's
+  ``TEARDOWN_CUPTI=1`` does: ``cuptiFinalize`` from the exit callback of the next CUDA runtime
+  call (CUPTI asks that it be called from such a callback; the call here is
+  ``cudaRuntimeGetVersion`` of the runtime library torch loaded).
+
+Nothing of the recorded activity is parsed: only its bytes are counted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+# cupti_activity.h's CUpti_ActivityKind and cupti_callbacks.h's CUpti_CallbackDomain
+KINDS = {"memcpy": 1, "memset": 2, "driver": 4, "runtime": 5, "concurrent_kernel": 10}
+DOMAIN_RUNTIME_API = 2
+API_EXIT = 1
+BUFFER_BYTES = 8 << 20
+
+_REQUEST = ctypes.CFUNCTYPE(
+    None,
+    ctypes.POINTER(ctypes.c_void_p),
+    ctypes.POINTER(ctypes.c_size_t),
+    ctypes.POINTER(ctypes.c_size_t),
+)
+_COMPLETE = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t
+)
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
+
+
+class CuptiError(RuntimeError):
+    """A CUPTI call failed: the call and CUPTI's own message."""
+
+
+def _mapped(name: str) -> list[str]:
+    with open("/proc/self/maps") as maps:
+        return sorted({ln.split()[-1] for ln in maps if f"/{name}" in ln})
+
+
+def find_cupti() -> str:
+    """The path of the ``libcupti`` that torch loaded, else one in an ``nvidia`` wheel."""
+    found = _mapped("libcupti.so")
+    if not found:
+        import torch
+
+        base = os.path.dirname(os.path.dirname(torch.__file__))
+        found = sorted(
+            glob.glob(os.path.join(base, "nvidia", "**", "libcupti.so*"), recursive=True)
+        )
+    if not found:
+        raise CuptiError("no libcupti.so mapped by torch nor in an nvidia wheel")
+    return found[0]
+
+
+@dataclass
+class Window:
+    """One CUPTI window's state: the library, its buffers and what was recorded."""
+
+    lib: Any
+    kinds: tuple[str, ...]
+    buffers: dict[int, Any] = field(default_factory=dict)
+    recorded_bytes: int = 0
+    finalized: bool = False
+    via: str = ""
+    """How CUPTI was finalized: at a runtime call's exit, or directly where another
+    subscriber held CUPTI's callbacks (the subscribe error)."""
+    callbacks: list[Any] = field(default_factory=list)  # ctypes callbacks kept alive
+
+    def check(self, what: str, result: int) -> None:
+        if result:
+            msg = ctypes.c_char_p()
+            self.lib.cuptiGetResultString(result, ctypes.byref(msg))
+            raise CuptiError(f"{what}: {result} ({(msg.value or b'?').decode()})")
+
+
+def open_window(kinds: tuple[str, ...] = tuple(KINDS)) -> Window:
+    """Attach CUPTI and enable the activity ``kinds`` (names of :data:`KINDS`)."""
+    win = Window(ctypes.CDLL(find_cupti()), kinds)
+
+    def request(buf: Any, size: Any, max_records: Any) -> None:
+        block = ctypes.create_string_buffer(BUFFER_BYTES + 8)
+        address = (ctypes.addressof(block) + 7) & ~7  # CUPTI wants 8-byte alignment
+        win.buffers[address] = block
+        buf[0] = address
+        size[0] = BUFFER_BYTES
+        max_records[0] = 0
+
+    def complete(ctx: Any, stream: int, buf: int, size: int, valid: int) -> None:
+        win.recorded_bytes += valid
+        win.buffers.pop(buf, None)
+
+    win.callbacks = [_REQUEST(request), _COMPLETE(complete)]
+    win.check(
+        "cuptiActivityRegisterCallbacks", win.lib.cuptiActivityRegisterCallbacks(*win.callbacks)
+    )
+    for kind in kinds:
+        win.check(f"cuptiActivityEnable({kind})", win.lib.cuptiActivityEnable(KINDS[kind]))
+    return win
+
+
+def _runtime_version_call() -> Any:
+    """``cudaRuntimeGetVersion`` of the CUDA runtime library this process mapped."""
+    for path in _mapped("libcudart.so"):
+        with contextlib.suppress(OSError, AttributeError):
+            fn = ctypes.CDLL(path).cudaRuntimeGetVersion
+            out = ctypes.c_int()
+            return lambda: fn(ctypes.byref(out))
+    raise CuptiError("no libcudart.so mapped: nothing to make the runtime call with")
+
+
+def close_window(win: Window) -> Window:
+    """Disable the activity, flush it and detach CUPTI (``cuptiFinalize`` at a runtime exit)."""
+    for kind in win.kinds:
+        win.check(f"cuptiActivityDisable({kind})", win.lib.cuptiActivityDisable(KINDS[kind]))
+    win.check("cuptiActivityFlushAll", win.lib.cuptiActivityFlushAll(1))  # 1: forced
+    subscriber = ctypes.c_void_p()
+    done: list[int] = []
+
+    def on_api(user: Any, domain: int, cbid: int, data: Any) -> None:
+        # CUpti_CallbackData starts with its callback site (enter 0, exit 1)
+        if done or ctypes.cast(data, ctypes.POINTER(ctypes.c_int))[0] != API_EXIT:
+            return
+        done.append(win.lib.cuptiUnsubscribe(subscriber))
+        done.append(win.lib.cuptiFinalize())
+
+    callback = _CALLBACK(on_api)
+    win.callbacks.append(callback)
+    result = win.lib.cuptiSubscribe(ctypes.byref(subscriber), callback, None)
+    if result:  # another subscriber (Kineto's) holds the callbacks: finalize from here
+        msg = ctypes.c_char_p()
+        win.lib.cuptiGetResultString(result, ctypes.byref(msg))
+        win.check("cuptiFinalize", win.lib.cuptiFinalize())
+        win.finalized, win.via = True, f"directly (cuptiSubscribe: {(msg.value or b'?').decode()})"
+        return win
+    win.check("cuptiEnableDomain", win.lib.cuptiEnableDomain(1, subscriber, DOMAIN_RUNTIME_API))
+    _runtime_version_call()()
+    if not done:
+        raise CuptiError("the runtime call made no exit callback: CUPTI was not finalized")
+    win.check("cuptiUnsubscribe", done[0])
+    win.check("cuptiFinalize", done[1])
+    win.finalized, win.via = True, "at a runtime call's exit"
+    return win
