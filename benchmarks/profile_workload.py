@@ -154,6 +154,8 @@ def main() -> None:
     device = torch.device(args.device)
     if args.window_kind == "cupti" and device.type != "cuda":
         p.error(f"--window-kind cupti: CUPTI records CUDA activity; --device is {device.type}")
+    if args.window_trim and args.window_kind not in ("cuda", "cpu"):
+        p.error("--window-trim: it trims after a torch.profiler window (--window-kind cuda|cpu)")
     torch.manual_seed(0)
     if args.kind == "launch":
         x, mlp, opt = make_launch(device)
