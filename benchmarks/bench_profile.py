@@ -164,6 +164,8 @@ and API calls over the window's steps, then is detached as Kineto's teardown doe
 (``benchmarks/cupti_window.py``): whether the cost is CUPTI's."""
 SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain", "torch-trim")
 """The own-window variants driven by a schedule and saved as they end."""
+WINDOW_FLAGS = {"torch-plain": ("--window-plain",), "torch-trim": ("--window-trim",)}
+"""The own-window variants' further ``profile_workload.py`` flags."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
 are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
@@ -324,10 +326,7 @@ def command(
             own += ["--window-save", str(trace.with_name(trace.name.removesuffix(".gz")))]
         if run.label[4:] in SCHEDULED:
             own += ["--window-warmup", str(s.warmup)]
-        if run.label[4:] == "torch-plain":
-            own.append("--window-plain")
-        if run.label[4:] == "torch-trim":
-            own.append("--window-trim")
+        own += WINDOW_FLAGS.get(run.label[4:], ())
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if run.label[4:] in RUNNERS:
         return [sys.executable, "-c", RUNNERS[run.label[4:]], *own], bench.env

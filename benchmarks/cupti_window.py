@@ -112,7 +112,11 @@ def open_window(kinds: tuple[str, ...] = tuple(KINDS)) -> Window:
 
 
 def _runtime_version_call() -> Any:
-    """``cudaRuntimeGetVersion`` of the CUDA runtime library this process mapped."""
+    """``cudaRuntimeGetVersion`` of the CUDA runtime library this process mapped.
+
+    ``gpuviz.engine.cupti`` makes the same call for Kineto's teardown; this one is its own
+    because the ``cupti-raw`` variant measures a process with no gpuviz in it.
+    """
     for path in _mapped("libcudart.so"):
         with contextlib.suppress(OSError, AttributeError):
             fn = ctypes.CDLL(path).cudaRuntimeGetVersion

@@ -101,7 +101,11 @@ def make_modules(
 
 
 def trim_heap() -> None:
-    """Collect garbage and hand the C heap's free memory back (glibc's ``malloc_trim``)."""
+    """Collect garbage and hand the C heap's free memory back (glibc's ``malloc_trim``).
+
+    Not ``gpuviz.trace.gcpause.release_freed_memory``: the own-window variants measure a
+    process with no gpuviz in it, so this script imports none of it.
+    """
     gc.collect()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -232,13 +236,11 @@ def main() -> None:
         if window is not None and k == args.window_at:
             window.start()
         if args.window_kind == "cupti" and k == args.window_at:
-            from cupti_window import open_window  # benchmarks/, this script's folder
+            from cupti_window import close_window, open_window  # benchmarks/, this folder
 
             cupti = open_window()
         loss = step()
         if cupti is not None and k == window_end:
-            from cupti_window import close_window
-
             torch.cuda.synchronize()
             close_window(cupti)
             print(
