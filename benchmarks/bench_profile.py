@@ -146,7 +146,12 @@ TORCH_WINDOWS = {
     "torch-sched-cpu": "cpu",
     "torch-plain": "cuda",
     "torch-trim": "cuda",
+    "torch-cudaonly": "cuda-only",
+    "torch-empty": "cuda",
+    "torch-legacy": "legacy",
     "cupti-raw": "cupti",
+    "cupti-mode": "cupti",
+    "cupti-xcorr": "cupti",
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
@@ -159,12 +164,26 @@ JSON writer), as gpuviz does at that step; ``torch-sched`` drives the same windo
 that window without ``record_shapes`` and ``profile_memory`` (which gpuviz's records): which part
 of a window leaves a cost behind. ``torch-trim`` is ``torch-sched`` whose results are dropped
 when it ends, then garbage collected and the C heap trimmed (``--window-trim``): whether the
-cost is the heap's. ``cupti-raw`` has no ``torch.profiler``: CUPTI alone records kernels, copies
+cost is the heap's. ``torch-cudaonly`` is ``torch-sched``'s window with CUDA activity alone
+(torch registers no ``RecordFunction`` callbacks for it); ``torch-empty`` a CPU and CUDA window
+started and stopped at once, recording no step (setting up and tearing down alone, as
+``gpuviz profile``'s recording before the first step ends); ``torch-legacy`` the autograd
+profiler without Kineto over the window's steps (torch's ``RecordFunction`` callbacks alone, no
+CUPTI). ``cupti-raw`` has no ``torch.profiler``: CUPTI alone records kernels, copies
 and API calls over the window's steps, then is detached as Kineto's teardown does
-(``benchmarks/cupti_window.py``): whether the cost is CUPTI's."""
-SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain", "torch-trim")
+(``benchmarks/cupti_window.py``): whether the cost is CUPTI's. ``cupti-xcorr`` is that window
+with an external id pushed on CUPTI's stack around every op of its steps, as Kineto does in a
+CPU and CUDA window (a ``TorchDispatchMode``), ``cupti-mode`` the same mode without the pushes:
+whether the cost is that of CUPTI's external correlation."""
+SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain", "torch-trim", "torch-cudaonly")
 """The own-window variants driven by a schedule and saved as they end."""
-WINDOW_FLAGS = {"torch-plain": ("--window-plain",), "torch-trim": ("--window-trim",)}
+WINDOW_FLAGS = {
+    "torch-plain": ("--window-plain",),
+    "torch-trim": ("--window-trim",),
+    "torch-empty": ("--window-empty",),
+    "cupti-mode": ("--cupti-ops", "mode"),
+    "cupti-xcorr": ("--cupti-ops", "push"),
+}
 """The own-window variants' further ``profile_workload.py`` flags."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare

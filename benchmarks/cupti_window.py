@@ -12,6 +12,15 @@ be, to tell whether the cost a ``torch.profiler`` window leaves on the steps aft
   ``cudaRuntimeGetVersion`` of the runtime library torch loaded).
 
 Nothing of the recorded activity is parsed: only its bytes are counted.
+
+:func:`op_mode` adds, for the window's steps, what a ``torch.profiler`` window of CPU and CUDA
+activity does with CUPTI at each operator and a CUDA-only one does not: Kineto pushes the op's
+id on CUPTI's external correlation stack as the op starts and pops it as it ends
+(``cuptiActivityPushExternalCorrelationId``, kind ``CUSTOM0``, with the
+``EXTERNAL_CORRELATION`` activity enabled), on whichever thread runs the op. Here a
+``TorchDispatchMode`` wraps every ATen op of the script's threads and the autograd engine's
+(the mode travels with autograd's thread-local state) and pushes and pops around it, or only
+passes the op on (the control: the mode's own cost and leftovers without CUPTI's stack).
 """
 
 from __future__ import annotations
@@ -19,12 +28,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import glob
+import itertools
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 # cupti_activity.h's CUpti_ActivityKind and cupti_callbacks.h's CUpti_CallbackDomain
 KINDS = {"memcpy": 1, "memset": 2, "driver": 4, "runtime": 5, "concurrent_kernel": 10}
+EXTERNAL_CORRELATION = 39  # the activity kind of the records that pair an external id with an API
+CUSTOM0 = 3  # CUpti_ExternalCorrelationKind: the kind Kineto pushes its op ids as
 DOMAIN_RUNTIME_API = 2
 API_EXIT = 1
 BUFFER_BYTES = 8 << 20
@@ -86,8 +98,13 @@ class Window:
             raise CuptiError(f"{what}: {result} ({(msg.value or b'?').decode()})")
 
 
-def open_window(kinds: tuple[str, ...] = tuple(KINDS)) -> Window:
-    """Attach CUPTI and enable the activity ``kinds`` (names of :data:`KINDS`)."""
+def open_window(kinds: tuple[str, ...] = tuple(KINDS), correlate: bool = False) -> Window:
+    """Attach CUPTI and enable the activity ``kinds`` (names of :data:`KINDS`).
+
+    ``correlate`` also enables the external correlation records, for :func:`op_mode`'s pushes.
+    """
+    if correlate:
+        kinds = (*kinds, "external_correlation")
     win = Window(ctypes.CDLL(find_cupti()), kinds)
 
     def request(buf: Any, size: Any, max_records: Any) -> None:
@@ -107,8 +124,53 @@ def open_window(kinds: tuple[str, ...] = tuple(KINDS)) -> Window:
         "cuptiActivityRegisterCallbacks", win.lib.cuptiActivityRegisterCallbacks(*win.callbacks)
     )
     for kind in kinds:
-        win.check(f"cuptiActivityEnable({kind})", win.lib.cuptiActivityEnable(KINDS[kind]))
+        win.check(f"cuptiActivityEnable({kind})", win.lib.cuptiActivityEnable(_kind(kind)))
     return win
+
+
+def _kind(name: str) -> int:
+    return EXTERNAL_CORRELATION if name == "external_correlation" else KINDS[name]
+
+
+def op_mode(win: Window, push: bool) -> Any:
+    """A ``TorchDispatchMode`` that pushes and pops a CUPTI external id around each op (``push``)
+    or only passes each op on; enter it for the window's steps, exit it before
+    :func:`close_window`. Its ``threads`` counts the ops it saw by native thread id, its
+    ``failed`` the pushes CUPTI refused."""
+    import threading
+    from collections import Counter
+
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    lib = win.lib
+    lib.cuptiActivityPushExternalCorrelationId.argtypes = [ctypes.c_int, ctypes.c_uint64]
+    lib.cuptiActivityPopExternalCorrelationId.argtypes = [
+        ctypes.c_int,
+        ctypes.POINTER(ctypes.c_uint64),
+    ]
+    last = ctypes.c_uint64()
+    ids = itertools.count(1)
+
+    class Correlating(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.threads: Counter[int] = Counter()
+            self.failed = 0
+
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            self.threads[threading.get_native_id()] += 1
+            if not push:
+                return func(*args, **(kwargs or {}))
+            if lib.cuptiActivityPushExternalCorrelationId(CUSTOM0, next(ids)):
+                self.failed += 1
+            try:
+                return func(*args, **(kwargs or {}))
+            finally:
+                lib.cuptiActivityPopExternalCorrelationId(CUSTOM0, ctypes.byref(last))
+
+    return Correlating()
 
 
 def _runtime_version_call() -> Any:
@@ -128,7 +190,7 @@ def _runtime_version_call() -> Any:
 def close_window(win: Window) -> Window:
     """Disable the activity, flush it and detach CUPTI (``cuptiFinalize`` at a runtime exit)."""
     for kind in win.kinds:
-        win.check(f"cuptiActivityDisable({kind})", win.lib.cuptiActivityDisable(KINDS[kind]))
+        win.check(f"cuptiActivityDisable({kind})", win.lib.cuptiActivityDisable(_kind(kind)))
     win.check("cuptiActivityFlushAll", win.lib.cuptiActivityFlushAll(1))  # 1: forced
     subscriber = ctypes.c_void_p()
     done: list[int] = []

@@ -25,13 +25,22 @@ each step's wall time in ms (``perf_counter`` at each step's end), the format of
 read), as a training loop that logs does. ``--turns R,W`` is for ``benchmarks/bench_profile.py``
 (its lockstep mode): before each step the script waits for a byte on file descriptor R, and
 after it (device synchronized) writes one to W; each step is then timed from its turn's start.
-``--window-kind cuda|cpu`` opens a plain ``torch.profiler`` window over ``--window-len`` steps
-from ``--window-at`` (its results stay in memory): what a profiler leaves behind, without gpuviz.
-It records shapes and memory as gpuviz's window does, unless ``--window-plain``; with
-``--window-trim`` its results are dropped as it ends, then garbage collected and the C heap
-trimmed. ``--window-kind cupti`` (CUDA only) has no ``torch.profiler`` at all: CUPTI alone
-records the window's kernels, copies and API calls, then is detached as Kineto's teardown
-does (``benchmarks/cupti_window.py``).
+``--window-kind cuda|cpu|cuda-only`` opens a plain ``torch.profiler`` window over
+``--window-len`` steps from ``--window-at`` (its results stay in memory): what a profiler leaves
+behind, without gpuviz. ``cuda`` records CPU and CUDA activity, ``cpu`` CPU activity alone,
+``cuda-only`` CUDA activity alone (no CPU activity: torch registers no ``RecordFunction``
+callbacks for the window). It records shapes and memory as gpuviz's window does, unless
+``--window-plain``; with ``--window-trim`` its results are dropped as it ends, then garbage
+collected and the C heap trimmed; with ``--window-empty`` it is started and stopped at once
+before step ``--window-at``, recording nothing (setting up and tearing down alone).
+``--window-kind legacy`` is the autograd profiler without Kineto
+(``torch.autograd.profiler.profile(use_kineto=False)``): torch's ``RecordFunction`` callbacks,
+on the script's threads and the autograd engine's, with no CUPTI and no Kineto.
+``--window-kind cupti`` (CUDA only) has no ``torch.profiler`` at all: CUPTI alone records the
+window's kernels, copies and API calls, then is detached as Kineto's teardown does
+(``benchmarks/cupti_window.py``); ``--cupti-ops push`` also pushes and pops an external id on
+CUPTI's stack around every op of those steps, as a CPU and CUDA window's Kineto does, and
+``--cupti-ops mode`` passes the ops through the same ``TorchDispatchMode`` without (the control).
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 import torch
 from torch import nn
@@ -125,8 +135,9 @@ def main() -> None:
     p.add_argument("--turns", metavar="R,W", help="take turns (for benchmarks/bench_profile.py)")
     p.add_argument(
         "--window-kind",
-        choices=("cuda", "cpu", "cupti"),
-        help="open a torch.profiler window of this kind (no gpuviz: bench_profile's variants); "
+        choices=("cuda", "cpu", "cuda-only", "legacy", "cupti"),
+        help="open a torch.profiler window of this kind (no gpuviz: bench_profile's variants): "
+        "CPU and CUDA activity, CPU, CUDA only; legacy: the autograd profiler without Kineto; "
         "cupti: CUPTI's activity alone, no torch.profiler (benchmarks/cupti_window.py)",
     )
     p.add_argument("--window-at", type=int, default=60, help="its first step (60)")
@@ -154,12 +165,32 @@ def main() -> None:
         help="when the window ends, drop its results, collect garbage and return freed heap "
         "memory to the system (gc.collect, malloc_trim)",
     )
+    p.add_argument(
+        "--window-empty",
+        action="store_true",
+        help="start and stop the window at once before step --window-at: no step recorded",
+    )
+    p.add_argument(
+        "--cupti-ops",
+        choices=("mode", "push"),
+        help="with --window-kind cupti: every op of the window's steps through a dispatch mode "
+        "that pushes a CUPTI external id around it (push), or does not (mode)",
+    )
     args = p.parse_args()
     device = torch.device(args.device)
-    if args.window_kind == "cupti" and device.type != "cuda":
-        p.error(f"--window-kind cupti: CUPTI records CUDA activity; --device is {device.type}")
-    if args.window_trim and args.window_kind not in ("cuda", "cpu"):
-        p.error("--window-trim: it trims after a torch.profiler window (--window-kind cuda|cpu)")
+    plain_kinds = ("cuda", "cpu", "cuda-only")
+    if args.window_kind in ("cupti", "cuda-only") and device.type != "cuda":
+        p.error(
+            f"--window-kind {args.window_kind}: it records CUDA activity alone; --device is cpu"
+        )
+    if args.window_trim and args.window_kind not in plain_kinds:
+        p.error("--window-trim: it trims after a torch.profiler window (cuda|cpu|cuda-only)")
+    if args.cupti_ops and args.window_kind != "cupti":
+        p.error("--cupti-ops: it wraps the ops of a CUPTI window (--window-kind cupti)")
+    if args.window_warmup is not None and args.window_kind not in plain_kinds:
+        p.error("--window-warmup: a schedule drives a torch.profiler window (cuda|cpu|cuda-only)")
+    if args.window_empty and (args.window_kind not in plain_kinds or args.window_warmup):
+        p.error("--window-empty: a torch.profiler window (cuda|cpu|cuda-only) with no schedule")
     torch.manual_seed(0)
     if args.kind == "launch":
         x, mlp, opt = make_launch(device)
@@ -201,12 +232,22 @@ def main() -> None:
             opt.step()
             return loss
 
-    window = sched = cupti = None
+    # torch.profiler.profile, or the autograd profiler (legacy): their calls differ below
+    window: Any = None
+    sched = cupti = ops = None
     window_end = args.window_at + args.window_len - 1
-    if args.window_kind and args.window_kind != "cupti":
-        acts = [torch.profiler.ProfilerActivity.CPU]
-        if args.window_kind == "cuda":
-            acts.append(torch.profiler.ProfilerActivity.CUDA)
+    if args.window_kind == "legacy":
+        window = torch.autograd.profiler.profile(
+            use_kineto=False,
+            record_shapes=not args.window_plain,
+            profile_memory=not args.window_plain,
+        )
+    elif args.window_kind in plain_kinds:
+        acts = {
+            "cuda": [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
+            "cpu": [torch.profiler.ProfilerActivity.CPU],
+            "cuda-only": [torch.profiler.ProfilerActivity.CUDA],
+        }[args.window_kind]
         if args.window_warmup is not None:  # schedule-driven, as gpuviz drives its window
             sched = torch.profiler.schedule(
                 wait=0,
@@ -234,25 +275,44 @@ def main() -> None:
                 return  # the benchmark is gone
             last = time.perf_counter()
         if window is not None and k == args.window_at:
-            window.start()
+            if args.window_kind == "legacy":
+                window.__enter__()  # the autograd profiler has no start(); its with-block's
+            else:
+                window.start()
+            if args.window_empty:
+                window.stop()
+                window = None
         if args.window_kind == "cupti" and k == args.window_at:
-            from cupti_window import close_window, open_window  # benchmarks/, this folder
+            from cupti_window import close_window, op_mode, open_window  # benchmarks/
 
-            cupti = open_window()
+            cupti = open_window(correlate=args.cupti_ops == "push")
+            if args.cupti_ops:
+                ops = op_mode(cupti, push=args.cupti_ops == "push")
+                ops.__enter__()
         loss = step()
         if cupti is not None and k == window_end:
             torch.cuda.synchronize()
+            if ops is not None:
+                ops.__exit__(None, None, None)
+                print(
+                    f"cupti ops ({args.cupti_ops}): {sum(ops.threads.values())} ops on "
+                    f"{len(ops.threads)} threads, {ops.failed} pushes refused",
+                    file=sys.stderr,
+                )
             close_window(cupti)
             print(
                 f"cupti window: {cupti.recorded_bytes} bytes recorded, finalized {cupti.via}",
                 file=sys.stderr,
             )
-            cupti = None
+            cupti = ops = None
         if window is not None and args.window_at <= k <= window_end:
             if sched is not None:
                 window.step()  # ProfilerStep#N ranges; the last one ends the trace and saves it
             if k == window_end:
-                window.stop()  # no step() after: torch's would open ranges nothing records
+                if args.window_kind == "legacy":
+                    window.__exit__(None, None, None)
+                else:
+                    window.stop()  # no step() after: torch's would open ranges nothing records
                 if sched is None and args.window_save:  # else on_trace_ready saved it
                     window.export_chrome_trace(args.window_save)
                 if args.window_trim:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,3 +51,84 @@ def test_a_cupti_window_records_detaches_and_leaves_the_profiler_working(tmp_pat
     assert out["bytes"] > 20 * 32 and out["finalized"], out
     kernels = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("cat") == "kernel"]
     assert len(kernels) >= 3, out  # CUPTI attached again for torch's own window
+
+
+def _bench_module(name: str) -> Any:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+@pytest.mark.parametrize("push", [True, False])
+def test_the_op_mode_pushes_and_pops_an_id_around_every_op(push: bool) -> None:
+    # cupti-xcorr's mode, against a stand-in for libcupti that records the calls: each op of
+    # a forward and backward is wrapped by one push before it and one pop after, ids unique,
+    # the stack back to empty; cupti-mode's (push=False) passes the ops on and calls nothing.
+    import torch
+
+    cw = _bench_module("cupti_window")
+    calls: list[tuple[str, int]] = []
+
+    def push_id(kind: int, ext: int) -> int:
+        calls.append(("push", ext))
+        return 0
+
+    def pop_id(kind: int, last: object) -> int:
+        calls.append(("pop", 0))
+        return 0
+
+    lib = type("Lib", (), {})()
+    lib.cuptiActivityPushExternalCorrelationId = push_id
+    lib.cuptiActivityPopExternalCorrelationId = pop_id
+    mode = cw.op_mode(cw.Window(lib, ()), push=push)
+    w = torch.randn(8, 8, requires_grad=True)
+    with mode:
+        (torch.randn(4, 8) @ w).sin().sum().backward()
+    ops = sum(mode.threads.values())
+    assert ops >= 4 and mode.failed == 0  # matmul, sin, sum and their backward at least
+    if not push:
+        assert calls == []
+        return
+    assert [c for c, _ in calls].count("push") == ops == [c for c, _ in calls].count("pop")
+    depth = 0
+    for what, _ in calls:  # balanced: never popped below empty, empty at the end
+        depth += 1 if what == "push" else -1
+        assert depth >= 0
+    assert depth == 0
+    pushed = [ext for c, ext in calls if c == "push"]
+    assert len(set(pushed)) == len(pushed)
+
+
+@pytest.mark.gpu
+def test_a_correlating_cupti_window_sees_both_threads_and_detaches(tmp_path: Path) -> None:
+    # On a GPU the backward runs on autograd's device thread: the mode, and with it the
+    # pushes, must reach it, as Kineto's do; CUPTI accepts every push and is finalized.
+    code = textwrap.dedent(
+        f"""
+        import json, sys, torch
+        sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+        from cupti_window import close_window, op_mode, open_window
+
+        w = torch.randn(256, 256, device="cuda", requires_grad=True)
+        torch.cuda.synchronize()
+        win = open_window(correlate=True)
+        mode = op_mode(win, push=True)
+        with mode:
+            for _ in range(3):
+                (torch.randn(64, 256, device="cuda") @ w).sin().sum().backward()
+        torch.cuda.synchronize()
+        close_window(win)
+        print(json.dumps({{"threads": len(mode.threads), "ops": sum(mode.threads.values()),
+                          "failed": mode.failed, "bytes": win.recorded_bytes,
+                          "finalized": win.finalized}}))
+        """
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["threads"] >= 2 and out["ops"] >= 12 and out["failed"] == 0, out
+    assert out["finalized"] and out["bytes"] > 0, out

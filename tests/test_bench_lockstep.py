@@ -266,6 +266,20 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     assert cmd[cmd.index("--window-kind") + 1] == "cupti"
     assert cmd[cmd.index("--window-len") + 1] == str(sched.warmup + sched.active)
     assert not {"--window-warmup", "--window-save", "--window-trim"} & set(cmd)
+    # torch-cudaonly: torch-sched's window with CUDA activity alone; torch-empty: a CPU and
+    # CUDA window started and stopped at once; torch-legacy: the autograd profiler, no Kineto.
+    for name, kind, flags, absent in (
+        ("torch-cudaonly", "cuda-only", {"--window-warmup", "--window-save"}, "--window-empty"),
+        ("torch-empty", "cuda", {"--window-empty"}, "--window-warmup"),
+        ("torch-legacy", "legacy", set(), "--window-warmup"),
+        ("cupti-mode", "cupti", {"--cupti-ops", "mode"}, "--window-warmup"),
+        ("cupti-xcorr", "cupti", {"--cupti-ops", "push"}, "--window-save"),
+    ):
+        cmd, env = bench.command(
+            b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
+        )
+        assert cmd[cmd.index("--window-kind") + 1] == kind and "gpuviz" not in cmd
+        assert flags <= set(cmd) and absent not in cmd and env["TEARDOWN_CUPTI"] == "1"
     # no-window: gpuviz profile whose window is past the last step; the environment as profiled.
     late = bench.Run("launch", "off:no-window", sched)
     cmd, env = bench.command(b, late, tmp_path / "t.json", tmp_path / "x")
@@ -273,25 +287,10 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     skips = [int(cmd[i + 1]) for i, c in enumerate(cmd) if c == "--skip"]
     assert skips[0] == sched.skip and skips[-1] > sched.steps
     # The script's side: the window records the steps given, and the steps are all timed.
-    code = (
-        "import runpy, sys, torch\n"
-        "seen = []\n"
-        "real = torch.profiler.profile.stop\n"
-        "def stop(self):\n"
-        "    real(self)\n"
-        "    seen.append(sum(e.name == 'aten::sin' for e in self.events()))\n"
-        "torch.profiler.profile.stop = stop\n"
-        f"sys.argv = ['w', '--steps', '12', '--ops', '9', '--times', {str(tmp_path / 'w.json')!r},\n"
-        "            '--window-kind', 'cpu', '--window-at', '4', '--window-len', '3',\n"
-        f"            '--window-save', {str(tmp_path / 'saved.json')!r}]\n"
-        f"runpy.run_path({str(ROOT / 'benchmarks' / 'profile_workload.py')!r}, run_name='__main__')\n"
-        "print(seen)\n"
-    )
-    r = subprocess.run(
-        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split()[-1] == "[9]"  # 3 steps of 3 sin ops each, no more, no fewer
+    argv = ["--steps", "12", "--ops", "9", "--times", str(tmp_path / "w.json")]
+    argv += ["--window-kind", "cpu", "--window-at", "4", "--window-len", "3"]
+    seen = _sin_ops_per_window([*argv, "--window-save", str(tmp_path / "saved.json")])
+    assert seen == [9]  # 3 steps of 3 sin ops each, no more, no fewer
     assert len(json.loads((tmp_path / "w.json").read_text())) == 12
     saved = json.loads((tmp_path / "saved.json").read_text())["traceEvents"]
     assert sum(e.get("name") == "aten::sin" for e in saved) == 9
@@ -357,8 +356,14 @@ def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Pat
 @pytest.mark.parametrize(
     ("flags", "said"),
     [
-        (["--window-kind", "cupti"], "--window-kind cupti: CUPTI records CUDA activity"),
+        (["--window-kind", "cupti"], "--window-kind cupti: it records CUDA activity alone"),
+        (["--window-kind", "cuda-only"], "--window-kind cuda-only: it records CUDA activity"),
         (["--window-trim"], "--window-trim: it trims after a torch.profiler window"),
+        (["--window-kind", "legacy", "--window-trim"], "--window-trim: it trims after"),
+        (["--window-kind", "legacy", "--window-warmup", "1"], "--window-warmup: a schedule"),
+        (["--window-kind", "legacy", "--window-empty"], "--window-empty: a torch.profiler"),
+        (["--window-kind", "cpu", "--window-empty", "--window-warmup", "1"], "--window-empty"),
+        (["--window-kind", "cpu", "--cupti-ops", "push"], "--cupti-ops: it wraps the ops of a"),
     ],
 )
 def test_window_flags_that_cannot_apply_are_refused(flags: list[str], said: str) -> None:
@@ -368,3 +373,50 @@ def test_window_flags_that_cannot_apply_are_refused(flags: list[str], said: str)
         env=_env(), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert r.returncode == 2 and said in r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "flags", "recorded"), [
+    ("cpu", ["--window-empty"], 0),  # started and stopped at once: no step in it
+    ("legacy", [], 9),  # the autograd profiler without Kineto, over 3 steps of 3 sin ops
+])  # fmt: skip
+def test_the_empty_and_legacy_windows_record_what_they_say(
+    tmp_path: Path, kind: str, flags: list[str], recorded: int
+) -> None:
+    # torch-empty's and torch-legacy's script side: what each window recorded, counted where
+    # it stops (torch.profiler's stop, the autograd profiler's __exit__), and every step timed.
+    argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
+    argv += ["--window-kind", kind, "--window-at", "4", "--window-len", "3", *flags]
+    # One window, stopped once, with the sin ops of the steps inside it.
+    assert _sin_ops_per_window(argv, legacy=kind == "legacy") == [recorded]
+    assert len(json.loads((tmp_path / "w.json").read_text())) == 12
+
+
+def _sin_ops_per_window(argv: list[str], legacy: bool = False) -> list[int]:
+    """Run ``profile_workload.py ARGV`` and count, each time a window stops, its ``aten::sin``
+    ops: where ``torch.profiler``'s ``stop()`` returns, or the autograd profiler's ``__exit__``
+    (``legacy``; torch.profiler's stop runs that too, so only one of them is counted)."""
+    cls, name, events = (
+        ("torch.autograd.profiler.profile", "__exit__", "p.function_events")
+        if legacy
+        else ("torch.profiler.profile", "stop", "p.events()")
+    )
+    code = (
+        "import runpy, sys, torch\n"
+        "seen = []\n"
+        f"real = {cls}.{name}\n"
+        "def counted(p, *a):\n"
+        "    out = real(p, *a)\n"
+        f"    seen.append(sum(e.name == 'aten::sin' for e in {events}))\n"
+        "    return out\n"
+        f"{cls}.{name} = counted\n"
+        f"sys.argv = ['w', *{argv!r}]\n"
+        f"runpy.run_path({str(ROOT / 'benchmarks' / 'profile_workload.py')!r}, run_name='__main__')\n"
+        "print(seen)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    seen: list[int] = json.loads(r.stdout.strip().splitlines()[-1])
+    return seen
