@@ -181,7 +181,8 @@ def main() -> None:
     plain_kinds = ("cuda", "cpu", "cuda-only")
     if args.window_kind in ("cupti", "cuda-only") and device.type != "cuda":
         p.error(
-            f"--window-kind {args.window_kind}: it records CUDA activity alone; --device is cpu"
+            f"--window-kind {args.window_kind}: it records CUDA activity alone; "
+            f"--device is {device.type}"
         )
     if args.window_trim and args.window_kind not in plain_kinds:
         p.error("--window-trim: it trims after a torch.profiler window (cuda|cpu|cuda-only)")
@@ -189,7 +190,9 @@ def main() -> None:
         p.error("--cupti-ops: it wraps the ops of a CUPTI window (--window-kind cupti)")
     if args.window_warmup is not None and args.window_kind not in plain_kinds:
         p.error("--window-warmup: a schedule drives a torch.profiler window (cuda|cpu|cuda-only)")
-    if args.window_empty and (args.window_kind not in plain_kinds or args.window_warmup):
+    if args.window_empty and (
+        args.window_kind not in plain_kinds or args.window_warmup is not None
+    ):
         p.error("--window-empty: a torch.profiler window (cuda|cpu|cuda-only) with no schedule")
     torch.manual_seed(0)
     if args.kind == "launch":
