@@ -34,8 +34,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # cupti_activity.h's CUpti_ActivityKind and cupti_callbacks.h's CUpti_CallbackDomain
-KINDS = {"memcpy": 1, "memset": 2, "driver": 4, "runtime": 5, "concurrent_kernel": 10}
-EXTERNAL_CORRELATION = 39  # the activity kind of the records that pair an external id with an API
+KINDS = {
+    "memcpy": 1,
+    "memset": 2,
+    "driver": 4,
+    "runtime": 5,
+    "concurrent_kernel": 10,
+    "external_correlation": 39,  # records that pair an external id with an API call
+}
+CUDA_WINDOW = ("memcpy", "memset", "driver", "runtime", "concurrent_kernel")
+"""The kinds Kineto enables for a window of CUDA activity."""
 CUSTOM0 = 3  # CUpti_ExternalCorrelationKind: the kind Kineto pushes its op ids as
 DOMAIN_RUNTIME_API = 2
 API_EXIT = 1
@@ -98,7 +106,7 @@ class Window:
             raise CuptiError(f"{what}: {result} ({(msg.value or b'?').decode()})")
 
 
-def open_window(kinds: tuple[str, ...] = tuple(KINDS), correlate: bool = False) -> Window:
+def open_window(kinds: tuple[str, ...] = CUDA_WINDOW, correlate: bool = False) -> Window:
     """Attach CUPTI and enable the activity ``kinds`` (names of :data:`KINDS`).
 
     ``correlate`` also enables the external correlation records, for :func:`op_mode`'s pushes.
@@ -124,12 +132,8 @@ def open_window(kinds: tuple[str, ...] = tuple(KINDS), correlate: bool = False) 
         "cuptiActivityRegisterCallbacks", win.lib.cuptiActivityRegisterCallbacks(*win.callbacks)
     )
     for kind in kinds:
-        win.check(f"cuptiActivityEnable({kind})", win.lib.cuptiActivityEnable(_kind(kind)))
+        win.check(f"cuptiActivityEnable({kind})", win.lib.cuptiActivityEnable(KINDS[kind]))
     return win
-
-
-def _kind(name: str) -> int:
-    return EXTERNAL_CORRELATION if name == "external_correlation" else KINDS[name]
 
 
 def op_mode(win: Window, push: bool) -> Any:
@@ -190,7 +194,7 @@ def _runtime_version_call() -> Any:
 def close_window(win: Window) -> Window:
     """Disable the activity, flush it and detach CUPTI (``cuptiFinalize`` at a runtime exit)."""
     for kind in win.kinds:
-        win.check(f"cuptiActivityDisable({kind})", win.lib.cuptiActivityDisable(_kind(kind)))
+        win.check(f"cuptiActivityDisable({kind})", win.lib.cuptiActivityDisable(KINDS[kind]))
     win.check("cuptiActivityFlushAll", win.lib.cuptiActivityFlushAll(1))  # 1: forced
     subscriber = ctypes.c_void_p()
     done: list[int] = []

@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import functools
 import gc
 import itertools
 import json
@@ -235,8 +236,9 @@ def main() -> None:
             opt.step()
             return loss
 
-    # torch.profiler.profile, or the autograd profiler (legacy): their calls differ below
-    window: Any = None
+    window: Any = None  # torch.profiler.profile, or the autograd profiler (legacy)
+    begin: Any = None  # what starts the window, and what stops it
+    end: Any = None
     sched = cupti = ops = None
     window_end = args.window_at + args.window_len - 1
     if args.window_kind == "legacy":
@@ -245,6 +247,8 @@ def main() -> None:
             record_shapes=not args.window_plain,
             profile_memory=not args.window_plain,
         )
+        # it has no start() and stop(): its with-block's enter and exit
+        begin, end = window.__enter__, functools.partial(window.__exit__, None, None, None)
     elif args.window_kind in plain_kinds:
         acts = {
             "cuda": [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
@@ -269,6 +273,7 @@ def main() -> None:
                 else None
             ),
         )
+        begin, end = window.start, window.stop
     times: list[float] = []
     turns = [int(fd) for fd in args.turns.split(",")] if args.turns else []
     last = time.perf_counter()
@@ -278,12 +283,9 @@ def main() -> None:
                 return  # the benchmark is gone
             last = time.perf_counter()
         if window is not None and k == args.window_at:
-            if args.window_kind == "legacy":
-                window.__enter__()  # the autograd profiler has no start(); its with-block's
-            else:
-                window.start()
+            begin()
             if args.window_empty:
-                window.stop()
+                end()
                 window = None
         if args.window_kind == "cupti" and k == args.window_at:
             from cupti_window import close_window, op_mode, open_window  # benchmarks/
@@ -312,10 +314,7 @@ def main() -> None:
             if sched is not None:
                 window.step()  # ProfilerStep#N ranges; the last one ends the trace and saves it
             if k == window_end:
-                if args.window_kind == "legacy":
-                    window.__exit__(None, None, None)
-                else:
-                    window.stop()  # no step() after: torch's would open ranges nothing records
+                end()  # no step() after: torch's would open ranges nothing records
                 if sched is None and args.window_save:  # else on_trace_ready saved it
                     window.export_chrome_trace(args.window_save)
                 if args.window_trim:

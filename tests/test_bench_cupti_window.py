@@ -8,10 +8,10 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.test_bench_stats import bench_module
 from tests.test_cli_profile import ROOT, _env
 
 CODE = textwrap.dedent(
@@ -53,14 +53,6 @@ def test_a_cupti_window_records_detaches_and_leaves_the_profiler_working(tmp_pat
     assert len(kernels) >= 3, out  # CUPTI attached again for torch's own window
 
 
-def _bench_module(name: str) -> Any:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        return __import__(name)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-
-
 @pytest.mark.parametrize("push", [True, False])
 def test_the_op_mode_pushes_and_pops_an_id_around_every_op(push: bool) -> None:
     # cupti-xcorr's mode, against a stand-in for libcupti that records the calls: each op of
@@ -68,7 +60,7 @@ def test_the_op_mode_pushes_and_pops_an_id_around_every_op(push: bool) -> None:
     # the stack back to empty; cupti-mode's (push=False) passes the ops on and calls nothing.
     import torch
 
-    cw = _bench_module("cupti_window")
+    cw = bench_module("cupti_window")
     calls: list[tuple[str, int]] = []
 
     def push_id(kind: int, ext: int) -> int:

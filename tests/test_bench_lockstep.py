@@ -253,33 +253,28 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
         )
         assert cmd[cmd.index("--window-kind") + 1] == kind and "--window-warmup" in cmd
         assert ("--window-plain" in cmd) is plain and env["TEARDOWN_CUPTI"] == "1"
-    # torch-trim: torch-sched's window, its results dropped and the heap trimmed as it ends.
-    cmd, _ = bench.command(
-        b, bench.Run("launch", "off:torch-trim", sched), tmp_path / "t.json", tmp_path / "x"
-    )
-    assert cmd[cmd.index("--window-kind") + 1] == "cuda" and "--window-warmup" in cmd
-    assert "--window-trim" in cmd and "--window-plain" not in cmd
-    # cupti-raw: CUPTI alone over the window's steps, no torch.profiler: nothing to save.
-    cmd, _ = bench.command(
-        b, bench.Run("launch", "off:cupti-raw", sched), tmp_path / "t.json", tmp_path / "x"
-    )
-    assert cmd[cmd.index("--window-kind") + 1] == "cupti"
-    assert cmd[cmd.index("--window-len") + 1] == str(sched.warmup + sched.active)
-    assert not {"--window-warmup", "--window-save", "--window-trim"} & set(cmd)
+    # The rest, each with the flags it must have and some it must not:
+    # torch-trim: torch-sched's window, its results dropped and the heap trimmed as it ends;
+    # cupti-raw: CUPTI alone over the window's steps, no torch.profiler: nothing to save;
     # torch-cudaonly: torch-sched's window with CUDA activity alone; torch-empty: a CPU and
-    # CUDA window started and stopped at once; torch-legacy: the autograd profiler, no Kineto.
+    # CUDA window started and stopped at once; torch-legacy: the autograd profiler, no Kineto;
+    # cupti-mode and cupti-xcorr: cupti-raw with its ops through a dispatch mode.
+    cupti_absent = {"--window-warmup", "--window-save", "--window-trim"}
     for name, kind, flags, absent in (
-        ("torch-cudaonly", "cuda-only", {"--window-warmup", "--window-save"}, "--window-empty"),
-        ("torch-empty", "cuda", {"--window-empty"}, "--window-warmup"),
-        ("torch-legacy", "legacy", set(), "--window-warmup"),
-        ("cupti-mode", "cupti", {"--cupti-ops", "mode"}, "--window-warmup"),
-        ("cupti-xcorr", "cupti", {"--cupti-ops", "push"}, "--window-save"),
+        ("torch-trim", "cuda", {"--window-warmup", "--window-trim"}, {"--window-plain"}),
+        ("cupti-raw", "cupti", set(), cupti_absent),
+        ("torch-cudaonly", "cuda-only", {"--window-warmup", "--window-save"}, {"--window-empty"}),
+        ("torch-empty", "cuda", {"--window-empty"}, {"--window-warmup"}),
+        ("torch-legacy", "legacy", set(), {"--window-warmup"}),
+        ("cupti-mode", "cupti", {"--cupti-ops", "mode"}, cupti_absent),
+        ("cupti-xcorr", "cupti", {"--cupti-ops", "push"}, cupti_absent),
     ):
         cmd, env = bench.command(
             b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
         )
         assert cmd[cmd.index("--window-kind") + 1] == kind and "gpuviz" not in cmd
-        assert flags <= set(cmd) and absent not in cmd and env["TEARDOWN_CUPTI"] == "1"
+        assert cmd[cmd.index("--window-len") + 1] == str(sched.warmup + sched.active)
+        assert flags <= set(cmd) and not absent & set(cmd) and env["TEARDOWN_CUPTI"] == "1"
     # no-window: gpuviz profile whose window is past the last step; the environment as profiled.
     late = bench.Run("launch", "off:no-window", sched)
     cmd, env = bench.command(b, late, tmp_path / "t.json", tmp_path / "x")

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -93,16 +94,21 @@ def test_pairs_needed_grows_with_the_spread_and_the_precision() -> None:
     assert np.isnan(paired.pairs_needed([1.0, 1.1], 0.03))
 
 
-def bench_profile_module() -> object:
-    """``benchmarks/bench_profile.py`` as a module (benchmarks/ is no package)."""
+def bench_module(name: str) -> Any:
+    """``benchmarks/NAME.py`` as a module (benchmarks/ is no package)."""
     spec = importlib.util.spec_from_file_location(
-        "bench_profile", Path(__file__).resolve().parents[1] / "benchmarks" / "bench_profile.py"
+        name, Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
     )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_profile"] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def bench_profile_module() -> object:
+    """``benchmarks/bench_profile.py`` as a module."""
+    return bench_module("bench_profile")
 
 
 def _bench_doc(ratios: list[float], gpu: str, steps: int = 300, lockstep: bool = False) -> dict:
