@@ -152,6 +152,9 @@ TORCH_WINDOWS = {
     "cupti-raw": "cupti",
     "cupti-mode": "cupti",
     "cupti-xcorr": "cupti",
+    "cupti-kineto": "cupti",
+    "torch-refin": "cuda",
+    "torch-nocorr": "cuda",
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
@@ -174,8 +177,22 @@ and API calls over the window's steps, then is detached as Kineto's teardown doe
 (``benchmarks/cupti_window.py``): whether the cost is CUPTI's. ``cupti-xcorr`` is that window
 with an external id pushed on CUPTI's stack around every op of its steps, as Kineto does in a
 CPU and CUDA window (a ``TorchDispatchMode``), ``cupti-mode`` the same mode without the pushes:
-whether the cost is that of CUPTI's external correlation."""
-SCHEDULED = ("torch-sched", "torch-sched-cpu", "torch-plain", "torch-trim", "torch-cudaonly")
+whether the cost is that of CUPTI's external correlation. ``cupti-kineto`` is ``cupti-raw`` with
+CUPTI set up further as Kineto sets it up (overhead records, the records of frequent API calls
+switched off, the driver API's callbacks enabled too while it waits to finalize);
+``torch-refin`` is ``torch-sched`` with CUPTI detached once more after Kineto's teardown
+(``--window-refinalize``): whether Kineto leaves CUPTI in a state that a second finalize undoes;
+``torch-nocorr`` is ``torch-cuda``'s window (not scheduled, not saved) without CUPTI's external
+correlation (``--window-nocorr``: Kineto pushes no op ids, and its kernels are not linked to
+ops)."""
+SCHEDULED = (
+    "torch-sched",
+    "torch-sched-cpu",
+    "torch-plain",
+    "torch-trim",
+    "torch-cudaonly",
+    "torch-refin",
+)
 """The own-window variants driven by a schedule and saved as they end."""
 WINDOW_FLAGS = {
     "torch-plain": ("--window-plain",),
@@ -183,6 +200,9 @@ WINDOW_FLAGS = {
     "torch-empty": ("--window-empty",),
     "cupti-mode": ("--cupti-ops", "mode"),
     "cupti-xcorr": ("--cupti-ops", "push"),
+    "cupti-kineto": ("--cupti-kineto",),
+    "torch-refin": ("--window-refinalize",),
+    "torch-nocorr": ("--window-nocorr",),
 }
 """The own-window variants' further ``profile_workload.py`` flags."""
 BARE_AGAIN = "bare-again"

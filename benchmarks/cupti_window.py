@@ -11,7 +11,9 @@ be, to tell whether the cost a ``torch.profiler`` window leaves on the steps aft
   call (CUPTI asks that it be called from such a callback; the call here is
   ``cudaRuntimeGetVersion`` of the runtime library torch loaded).
 
-Nothing of the recorded activity is parsed: only its bytes are counted.
+Nothing of the recorded activity is parsed: only its bytes are counted. ``open_window(kineto=True)``
+sets CUPTI up as Kineto does beyond the kinds (see its docstring), and :func:`finalize_again`
+detaches CUPTI with no window of its own, after a ``torch.profiler`` window.
 
 :func:`op_mode` adds, for the window's steps, what a ``torch.profiler`` window of CPU and CUDA
 activity does with CUPTI at each operator and a CUDA-only one does not: Kineto pushes the op's
@@ -40,12 +42,23 @@ KINDS = {
     "driver": 4,
     "runtime": 5,
     "concurrent_kernel": 10,
+    "overhead": 17,  # CUPTI's own overhead (buffer requests, flushes): Kineto enables it
     "external_correlation": 39,  # records that pair an external id with an API call
 }
 CUDA_WINDOW = ("memcpy", "memset", "driver", "runtime", "concurrent_kernel")
 """The kinds Kineto enables for a window of CUDA activity."""
 CUSTOM0 = 3  # CUpti_ExternalCorrelationKind: the kind Kineto pushes its op ids as
+DOMAIN_DRIVER_API = 1
 DOMAIN_RUNTIME_API = 2
+KINETO_QUIET_RUNTIME = (17,)  # cudaGetDevice_v3020
+KINETO_QUIET_DRIVER = (
+    304,
+    392,
+    686,
+)  # cuCtxGetCurrent, cuDevicePrimaryCtxGetState, cuKernelGetAttribute
+"""The API calls whose records Kineto switches off as it enables runtime and driver activity
+(``cuptiActivityEnableRuntimeApi`` / ``cuptiActivityEnableDriverApi``, CUDA 12.5 and later):
+frequent calls not worth a record."""
 API_EXIT = 1
 BUFFER_BYTES = 8 << 20
 
@@ -98,6 +111,8 @@ class Window:
     """How CUPTI was finalized: at a runtime call's exit, or directly where another
     subscriber held CUPTI's callbacks (the subscribe error)."""
     callbacks: list[Any] = field(default_factory=list)  # ctypes callbacks kept alive
+    domains: tuple[int, ...] = (DOMAIN_RUNTIME_API,)
+    """The callback domains enabled while CUPTI waits to be finalized at an API call's exit."""
 
     def check(self, what: str, result: int) -> None:
         if result:
@@ -106,14 +121,23 @@ class Window:
             raise CuptiError(f"{what}: {result} ({(msg.value or b'?').decode()})")
 
 
-def open_window(kinds: tuple[str, ...] = CUDA_WINDOW, correlate: bool = False) -> Window:
+def open_window(
+    kinds: tuple[str, ...] = CUDA_WINDOW, correlate: bool = False, kineto: bool = False
+) -> Window:
     """Attach CUPTI and enable the activity ``kinds`` (names of :data:`KINDS`).
 
     ``correlate`` also enables the external correlation records, for :func:`op_mode`'s pushes.
+    ``kineto`` sets CUPTI up further as Kineto does: its overhead records too, the records of
+    :data:`KINETO_QUIET_RUNTIME` and :data:`KINETO_QUIET_DRIVER` switched off, and at the close
+    the driver API's callbacks enabled beside the runtime's while CUPTI waits to be finalized.
     """
     if correlate:
         kinds = (*kinds, "external_correlation")
+    if kineto:
+        kinds = (*kinds, "overhead")
     win = Window(ctypes.CDLL(find_cupti()), kinds)
+    if kineto:
+        win.domains = (DOMAIN_RUNTIME_API, DOMAIN_DRIVER_API)
 
     def request(buf: Any, size: Any, max_records: Any) -> None:
         block = ctypes.create_string_buffer(BUFFER_BYTES + 8)
@@ -133,6 +157,11 @@ def open_window(kinds: tuple[str, ...] = CUDA_WINDOW, correlate: bool = False) -
     )
     for kind in kinds:
         win.check(f"cuptiActivityEnable({kind})", win.lib.cuptiActivityEnable(KINDS[kind]))
+    if kineto:
+        for name, cbids in (("Runtime", KINETO_QUIET_RUNTIME), ("Driver", KINETO_QUIET_DRIVER)):
+            fn = getattr(win.lib, f"cuptiActivityEnable{name}Api")
+            for cbid in cbids:
+                win.check(f"cuptiActivityEnable{name}Api({cbid}, 0)", fn(cbid, 0))
     return win
 
 
@@ -177,7 +206,7 @@ def op_mode(win: Window, push: bool) -> Any:
     return Correlating()
 
 
-def _runtime_version_call() -> Any:
+def runtime_version_call() -> Any:
     """``cudaRuntimeGetVersion`` of the CUDA runtime library this process mapped.
 
     ``gpuviz.engine.cupti`` makes the same call for Kineto's teardown; this one is its own
@@ -196,6 +225,15 @@ def close_window(win: Window) -> Window:
     for kind in win.kinds:
         win.check(f"cuptiActivityDisable({kind})", win.lib.cuptiActivityDisable(KINDS[kind]))
     win.check("cuptiActivityFlushAll", win.lib.cuptiActivityFlushAll(1))  # 1: forced
+    return detach(win)
+
+
+def detach(win: Window) -> Window:
+    """Finalize CUPTI from the exit callback of a runtime call made here, as Kineto does.
+
+    Also on its own, after a ``torch.profiler`` window (``profile_workload.py
+    --window-refinalize``): CUPTI detached once more, whatever Kineto left of it.
+    """
     subscriber = ctypes.c_void_p()
     done: list[int] = []
 
@@ -215,11 +253,17 @@ def close_window(win: Window) -> Window:
         win.check("cuptiFinalize", win.lib.cuptiFinalize())
         win.finalized, win.via = True, f"directly (cuptiSubscribe: {(msg.value or b'?').decode()})"
         return win
-    win.check("cuptiEnableDomain", win.lib.cuptiEnableDomain(1, subscriber, DOMAIN_RUNTIME_API))
-    _runtime_version_call()()
+    for domain in win.domains:
+        win.check("cuptiEnableDomain", win.lib.cuptiEnableDomain(1, subscriber, domain))
+    runtime_version_call()()
     if not done:
         raise CuptiError("the runtime call made no exit callback: CUPTI was not finalized")
     win.check("cuptiUnsubscribe", done[0])
     win.check("cuptiFinalize", done[1])
     win.finalized, win.via = True, "at a runtime call's exit"
     return win
+
+
+def finalize_again() -> Window:
+    """Detach CUPTI once more (:func:`detach`) with no window of its own open."""
+    return detach(Window(ctypes.CDLL(find_cupti()), ()))

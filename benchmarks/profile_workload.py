@@ -40,7 +40,11 @@ on the script's threads and the autograd engine's, with no CUPTI and no Kineto.
 window's kernels, copies and API calls, then is detached as Kineto's teardown does
 (``benchmarks/cupti_window.py``); ``--cupti-ops push`` also pushes and pops an external id on
 CUPTI's stack around every op of those steps, as a CPU and CUDA window's Kineto does, and
-``--cupti-ops mode`` passes the ops through the same ``TorchDispatchMode`` without (the control).
+``--cupti-ops mode`` passes the ops through the same ``TorchDispatchMode`` without (the control);
+``--cupti-kineto`` sets CUPTI up further as Kineto does (its overhead records, the records of
+frequent API calls switched off, the driver's callbacks too while CUPTI waits to be finalized).
+A plain window may also leave out CUPTI's external correlation (``--window-nocorr``) or, once it
+has ended and Kineto has detached CUPTI, detach CUPTI once more (``--window-refinalize``).
 """
 
 from __future__ import annotations
@@ -122,6 +126,19 @@ def trim_heap() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+def refinalize() -> None:
+    """Let Kineto's teardown finish (it finalizes CUPTI at the exit of a runtime call, from its
+    own thread's wait), then detach CUPTI once more and say how (stderr)."""
+    from cupti_window import finalize_again, runtime_version_call  # benchmarks/
+
+    runtime_call = runtime_version_call()
+    for _ in range(10):
+        runtime_call()
+        time.sleep(0.002)
+    win = finalize_again()
+    print(f"refinalized {win.via}", file=sys.stderr)
+
+
 def main() -> None:
     cuda = torch.cuda.is_available()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -177,6 +194,24 @@ def main() -> None:
         help="with --window-kind cupti: every op of the window's steps through a dispatch mode "
         "that pushes a CUPTI external id around it (push), or does not (mode)",
     )
+    p.add_argument(
+        "--cupti-kineto",
+        action="store_true",
+        help="with --window-kind cupti: set CUPTI up as Kineto does (overhead records, its "
+        "quiet API calls, the driver's callbacks too at the close)",
+    )
+    p.add_argument(
+        "--window-nocorr",
+        action="store_true",
+        help="a torch.profiler window without CUPTI's external correlation "
+        "(_ExperimentalConfig(disable_external_correlation=True)): kernels not linked to ops",
+    )
+    p.add_argument(
+        "--window-refinalize",
+        action="store_true",
+        help="when a torch.profiler window has ended and Kineto has detached CUPTI, detach it "
+        "once more (benchmarks/cupti_window.py)",
+    )
     args = p.parse_args()
     device = torch.device(args.device)
     plain_kinds = ("cuda", "cpu", "cuda-only")
@@ -189,6 +224,17 @@ def main() -> None:
         p.error("--window-trim: it trims after a torch.profiler window (cuda|cpu|cuda-only)")
     if args.cupti_ops and args.window_kind != "cupti":
         p.error("--cupti-ops: it wraps the ops of a CUPTI window (--window-kind cupti)")
+    if args.cupti_kineto and args.window_kind != "cupti":
+        p.error("--cupti-kineto: it sets up a CUPTI window (--window-kind cupti)")
+    if args.window_nocorr and args.window_kind not in plain_kinds:
+        p.error("--window-nocorr: it configures a torch.profiler window (cuda|cpu|cuda-only)")
+    if args.window_refinalize and (
+        args.window_kind not in plain_kinds or device.type != "cuda" or args.window_empty
+    ):
+        p.error(
+            "--window-refinalize: it detaches CUPTI after a torch.profiler window that recorded "
+            f"on CUDA (cuda|cpu|cuda-only, not empty); --device is {device.type}"
+        )
     if args.window_warmup is not None and args.window_kind not in plain_kinds:
         p.error("--window-warmup: a schedule drives a torch.profiler window (cuda|cpu|cuda-only)")
     if args.window_empty and (
@@ -267,6 +313,11 @@ def main() -> None:
             record_shapes=not args.window_plain,
             profile_memory=not args.window_plain,
             schedule=sched,
+            experimental_config=(
+                torch._C._profiler._ExperimentalConfig(disable_external_correlation=True)
+                if args.window_nocorr
+                else None
+            ),
             on_trace_ready=(
                 (lambda p: p.export_chrome_trace(args.window_save))
                 if sched is not None and args.window_save
@@ -290,7 +341,7 @@ def main() -> None:
         if args.window_kind == "cupti" and k == args.window_at:
             from cupti_window import close_window, op_mode, open_window  # benchmarks/
 
-            cupti = open_window(correlate=args.cupti_ops == "push")
+            cupti = open_window(correlate=args.cupti_ops == "push", kineto=args.cupti_kineto)
             if args.cupti_ops:
                 ops = op_mode(cupti, push=args.cupti_ops == "push")
                 ops.__enter__()
@@ -320,6 +371,8 @@ def main() -> None:
                 if args.window_trim:
                     window = None  # its results go with it
                     trim_heap()
+                if args.window_refinalize:
+                    refinalize()
         if (k + 1) % args.sync_every == 0:
             loss.item()
         if turns and device.type == "cuda":

@@ -93,6 +93,57 @@ def test_the_op_mode_pushes_and_pops_an_id_around_every_op(push: bool) -> None:
     assert len(set(pushed)) == len(pushed)
 
 
+@pytest.mark.parametrize("kineto", [True, False])
+def test_a_kineto_like_window_sets_cupti_up_as_kineto_does(
+    monkeypatch: pytest.MonkeyPatch, kineto: bool
+) -> None:
+    # cupti-kineto's window, against a stand-in for libcupti that records the calls: overhead
+    # records on, Kineto's frequent API calls' records off, and at the close the driver's
+    # callbacks enabled beside the runtime's, CUPTI finalized at the runtime call's exit.
+    # cupti-raw's (kineto=False) does none of those.
+    import ctypes
+
+    cw = bench_module("cupti_window")
+    calls: list[tuple[object, ...]] = []
+    held: list[object] = []
+    exit_site = ctypes.c_int(cw.API_EXIT)
+
+    class Lib:
+        def __getattr__(self, name: str) -> object:
+            def call(*args: object) -> int:
+                calls.append((name, *(a for a in args if isinstance(a, int))))
+                if name == "cuptiSubscribe":
+                    held.append(args[1])
+                return 0
+
+            return call
+
+    monkeypatch.setattr(cw, "find_cupti", lambda: "libcupti-stand-in.so")
+    monkeypatch.setattr(cw.ctypes, "CDLL", lambda path: Lib())
+    monkeypatch.setattr(
+        cw,
+        "runtime_version_call",
+        lambda: lambda: held[0](None, cw.DOMAIN_RUNTIME_API, 2, ctypes.addressof(exit_site)),
+    )
+    win = cw.close_window(cw.open_window(kineto=kineto))
+    enabled = {c[1] for c in calls if c[0] == "cuptiActivityEnable"}
+    quiet = {(c[0], c[1], c[2]) for c in calls if c[0].endswith("Api")}
+    domains = [c[2] for c in calls if c[0] == "cuptiEnableDomain"]
+    assert {cw.KINDS[k] for k in cw.CUDA_WINDOW} <= enabled
+    assert (cw.KINDS["overhead"] in enabled) is kineto
+    if kineto:
+        assert quiet == {
+            ("cuptiActivityEnableRuntimeApi", c, 0) for c in cw.KINETO_QUIET_RUNTIME
+        } | {("cuptiActivityEnableDriverApi", c, 0) for c in cw.KINETO_QUIET_DRIVER}
+        assert domains == [cw.DOMAIN_RUNTIME_API, cw.DOMAIN_DRIVER_API]
+    else:
+        assert quiet == set() and domains == [cw.DOMAIN_RUNTIME_API]
+    names = [c[0] for c in calls]
+    assert names.index("cuptiActivityFlushAll") < names.index("cuptiFinalize")
+    assert win.finalized and win.via == "at a runtime call's exit"
+    assert {c[1] for c in calls if c[0] == "cuptiActivityDisable"} == enabled
+
+
 @pytest.mark.gpu
 def test_a_correlating_cupti_window_sees_both_threads_and_detaches(tmp_path: Path) -> None:
     # On a GPU the backward runs on autograd's device thread: the mode, and with it the

@@ -258,8 +258,12 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     # cupti-raw: CUPTI alone over the window's steps, no torch.profiler: nothing to save;
     # torch-cudaonly: torch-sched's window with CUDA activity alone; torch-empty: a CPU and
     # CUDA window started and stopped at once; torch-legacy: the autograd profiler, no Kineto;
-    # cupti-mode and cupti-xcorr: cupti-raw with its ops through a dispatch mode.
+    # cupti-mode and cupti-xcorr: cupti-raw with its ops through a dispatch mode; cupti-kineto:
+    # cupti-raw set up as Kineto sets CUPTI up; torch-refin: torch-sched's window, CUPTI then
+    # detached once more; torch-nocorr: torch-cuda's window (no schedule, not saved) without
+    # external correlation.
     cupti_absent = {"--window-warmup", "--window-save", "--window-trim"}
+    sched_flags = {"--window-warmup", "--window-save"}
     for name, kind, flags, absent in (
         ("torch-trim", "cuda", {"--window-warmup", "--window-trim"}, {"--window-plain"}),
         ("cupti-raw", "cupti", set(), cupti_absent),
@@ -268,6 +272,9 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
         ("torch-legacy", "legacy", set(), {"--window-warmup"}),
         ("cupti-mode", "cupti", {"--cupti-ops", "mode"}, cupti_absent),
         ("cupti-xcorr", "cupti", {"--cupti-ops", "push"}, cupti_absent),
+        ("cupti-kineto", "cupti", {"--cupti-kineto"}, {*cupti_absent, "--cupti-ops"}),
+        ("torch-refin", "cuda", {*sched_flags, "--window-refinalize"}, {"--window-nocorr"}),
+        ("torch-nocorr", "cuda", {"--window-nocorr"}, {*sched_flags, "--window-refinalize"}),
     ):
         cmd, env = bench.command(
             b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
@@ -359,6 +366,14 @@ def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Pat
         (["--window-kind", "legacy", "--window-empty"], "--window-empty: a torch.profiler"),
         (["--window-kind", "cpu", "--window-empty", "--window-warmup", "0"], "--window-empty"),
         (["--window-kind", "cpu", "--cupti-ops", "push"], "--cupti-ops: it wraps the ops of a"),
+        (["--window-kind", "cpu", "--cupti-kineto"], "--cupti-kineto: it sets up a CUPTI window"),
+        (["--window-kind", "legacy", "--window-nocorr"], "--window-nocorr: it configures a"),
+        (
+            ["--window-kind", "cpu", "--window-refinalize"],
+            "--window-refinalize: it detaches CUPTI "
+            "after a torch.profiler window that recorded on CUDA (cuda|cpu|cuda-only, not empty); "
+            "--device is cpu",
+        ),
     ],
 )
 def test_window_flags_that_cannot_apply_are_refused(flags: list[str], said: str) -> None:
