@@ -155,6 +155,7 @@ TORCH_WINDOWS = {
     "cupti-kineto": "cupti",
     "torch-refin": "cuda",
     "torch-nocorr": "cuda",
+    "torch-early": "cuda",
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
@@ -184,7 +185,9 @@ switched off, the driver API's callbacks enabled too while it waits to finalize)
 (``--window-refinalize``): whether Kineto leaves CUPTI in a state that a second finalize undoes;
 ``torch-nocorr`` is ``torch-cuda``'s window (not scheduled, not saved) without CUPTI's external
 correlation (``--window-nocorr``: Kineto pushes no op ids, and its kernels are not linked to
-ops)."""
+ops). ``torch-early`` is ``torch-sched`` after a CPU and CUDA recording of the script's set-up
+whose results are dropped (``--window-early``), as ``gpuviz profile`` records before the first
+step: whether two windows leave more than one, and gpuviz's share over ``torch-sched`` is that."""
 SCHEDULED = (
     "torch-sched",
     "torch-sched-cpu",
@@ -192,6 +195,7 @@ SCHEDULED = (
     "torch-trim",
     "torch-cudaonly",
     "torch-refin",
+    "torch-early",
 )
 """The own-window variants driven by a schedule and saved as they end."""
 WINDOW_FLAGS = {
@@ -203,6 +207,7 @@ WINDOW_FLAGS = {
     "cupti-kineto": ("--cupti-kineto",),
     "torch-refin": ("--window-refinalize",),
     "torch-nocorr": ("--window-nocorr",),
+    "torch-early": ("--window-early",),
 }
 """The own-window variants' further ``profile_workload.py`` flags."""
 BARE_AGAIN = "bare-again"

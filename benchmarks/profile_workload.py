@@ -45,6 +45,9 @@ CUPTI's stack around every op of those steps, as a CPU and CUDA window's Kineto 
 frequent API calls switched off, the driver's callbacks too while CUPTI waits to be finalized).
 A plain window may also leave out CUPTI's external correlation (``--window-nocorr``) or, once it
 has ended and Kineto has detached CUPTI, detach CUPTI once more (``--window-refinalize``).
+``--window-early`` also records the set-up (the model and optimizer built) in a CPU and CUDA
+window started before CUDA is, its results dropped: ``gpuviz profile``'s recording before the
+first step, which ends when the script makes its optimizer.
 """
 
 from __future__ import annotations
@@ -201,6 +204,12 @@ def main() -> None:
         "quiet API calls, the driver's callbacks too at the close)",
     )
     p.add_argument(
+        "--window-early",
+        action="store_true",
+        help="also record the script's set-up (model, optimizer) in a CPU and CUDA window whose "
+        "results are dropped, as gpuviz profile's recording before the first step",
+    )
+    p.add_argument(
         "--window-nocorr",
         action="store_true",
         help="a torch.profiler window without CUPTI's external correlation "
@@ -241,6 +250,15 @@ def main() -> None:
         args.window_kind not in plain_kinds or args.window_warmup is not None
     ):
         p.error("--window-empty: a torch.profiler window (cuda|cpu|cuda-only) with no schedule")
+    early = None
+    if args.window_early:  # started before CUDA is, as gpuviz profile starts its own
+        early = torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CPU]
+            + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),
+            record_shapes=True,
+            profile_memory=True,
+        )
+        early.start()
     torch.manual_seed(0)
     if args.kind == "launch":
         x, mlp, opt = make_launch(device)
@@ -282,6 +300,9 @@ def main() -> None:
             opt.step()
             return loss
 
+    if early is not None:  # the set-up is built: stopped, its results dropped
+        early.stop()
+        early = None
     window: Any = None  # torch.profiler.profile, or the autograd profiler (legacy)
     begin: Any = None  # what starts the window, and what stops it
     end: Any = None

@@ -261,7 +261,8 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     # cupti-mode and cupti-xcorr: cupti-raw with its ops through a dispatch mode; cupti-kineto:
     # cupti-raw set up as Kineto sets CUPTI up; torch-refin: torch-sched's window, CUPTI then
     # detached once more; torch-nocorr: torch-cuda's window (no schedule, not saved) without
-    # external correlation.
+    # external correlation; torch-early: torch-sched's window after a dropped recording of the
+    # set-up, as gpuviz profile's before the first step.
     cupti_absent = {"--window-warmup", "--window-save", "--window-trim"}
     sched_flags = {"--window-warmup", "--window-save"}
     for name, kind, flags, absent in (
@@ -275,6 +276,7 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
         ("cupti-kineto", "cupti", {"--cupti-kineto"}, {*cupti_absent, "--cupti-ops"}),
         ("torch-refin", "cuda", {*sched_flags, "--window-refinalize"}, {"--window-nocorr"}),
         ("torch-nocorr", "cuda", {"--window-nocorr"}, {*sched_flags, "--window-refinalize"}),
+        ("torch-early", "cuda", {*sched_flags, "--window-early"}, {"--window-nocorr"}),
     ):
         cmd, env = bench.command(
             b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
@@ -299,17 +301,18 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("trim", [False, True])
+@pytest.mark.parametrize("flags", [[], ["--window-trim"], ["--window-early"]])
 def test_the_schedule_driven_window_records_its_active_steps_and_saves_them(
-    tmp_path: Path, trim: bool
+    tmp_path: Path, flags: list[str]
 ) -> None:
     # torch-sched's script side: the window run as gpuviz runs it (warm-up, then recording,
     # prof.step() at each of its steps), saved from on_trace_ready. torch-trim's: the same,
     # its results then dropped and the heap trimmed, and the steps after it still timed.
+    # torch-early's: the same after a recording of the set-up, which leaks nothing into it.
     saved = tmp_path / "saved.json"
     argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
     argv += ["--window-kind", "cpu", "--window-at", "4", "--window-len", "4"]
-    argv += ["--window-warmup", "1", "--window-save", str(saved)] + ["--window-trim"] * trim
+    argv += ["--window-warmup", "1", "--window-save", str(saved), *flags]
     r = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), *argv],
         env=_env(), capture_output=True, text=True, timeout=120,
