@@ -50,15 +50,12 @@ CUDA_WINDOW = ("memcpy", "memset", "driver", "runtime", "concurrent_kernel")
 CUSTOM0 = 3  # CUpti_ExternalCorrelationKind: the kind Kineto pushes its op ids as
 DOMAIN_DRIVER_API = 1
 DOMAIN_RUNTIME_API = 2
-KINETO_QUIET_RUNTIME = (17,)  # cudaGetDevice_v3020
-KINETO_QUIET_DRIVER = (
-    304,
-    392,
-    686,
-)  # cuCtxGetCurrent, cuDevicePrimaryCtxGetState, cuKernelGetAttribute
+KINETO_QUIET_RUNTIME = (17,)
+KINETO_QUIET_DRIVER = (304, 392, 686)
 """The API calls whose records Kineto switches off as it enables runtime and driver activity
 (``cuptiActivityEnableRuntimeApi`` / ``cuptiActivityEnableDriverApi``, CUDA 12.5 and later):
-frequent calls not worth a record."""
+``cudaGetDevice`` (runtime 17); ``cuCtxGetCurrent``, ``cuDevicePrimaryCtxGetState`` and
+``cuKernelGetAttribute`` (driver 304, 392 and 686), frequent calls not worth a record."""
 API_EXIT = 1
 BUFFER_BYTES = 8 << 20
 
