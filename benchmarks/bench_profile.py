@@ -138,24 +138,40 @@ SWITCHES = {
     "provisional-cuda": {"GPUVIZ_PROFILE_PROVISIONAL": "cpu"},
 }
 SWITCHES["all"] = {k: v for n in ("sampler", "events", "hook") for k, v in SWITCHES[n].items()}
+
+
+@dataclass(frozen=True)
+class OwnWindow:
+    """How an own-window variant's bare script opens its window (``profile_workload.py``)."""
+
+    kind: str
+    """Its ``--window-kind``."""
+    flags: tuple[str, ...] = ()
+    """Its further flags."""
+    scheduled: bool = False
+    """Driven by a ``torch.profiler.schedule`` (``--window-warmup``) and saved as it ends."""
+    saved: bool = False
+    """Saved as it ends without a schedule (``--window-save``)."""
+
+
 TORCH_WINDOWS = {
-    "torch-cuda": "cuda",
-    "torch-cpu": "cpu",
-    "torch-save": "cuda",
-    "torch-sched": "cuda",
-    "torch-sched-cpu": "cpu",
-    "torch-plain": "cuda",
-    "torch-trim": "cuda",
-    "torch-cudaonly": "cuda-only",
-    "torch-empty": "cuda",
-    "torch-legacy": "legacy",
-    "cupti-raw": "cupti",
-    "cupti-mode": "cupti",
-    "cupti-xcorr": "cupti",
-    "cupti-kineto": "cupti",
-    "torch-refin": "cuda",
-    "torch-nocorr": "cuda",
-    "torch-early": "cuda",
+    "torch-cuda": OwnWindow("cuda"),
+    "torch-cpu": OwnWindow("cpu"),
+    "torch-save": OwnWindow("cuda", saved=True),
+    "torch-sched": OwnWindow("cuda", scheduled=True),
+    "torch-sched-cpu": OwnWindow("cpu", scheduled=True),
+    "torch-plain": OwnWindow("cuda", ("--window-plain",), scheduled=True),
+    "torch-trim": OwnWindow("cuda", ("--window-trim",), scheduled=True),
+    "torch-cudaonly": OwnWindow("cuda-only", scheduled=True),
+    "torch-empty": OwnWindow("cuda", ("--window-empty",)),
+    "torch-legacy": OwnWindow("legacy"),
+    "cupti-raw": OwnWindow("cupti"),
+    "cupti-mode": OwnWindow("cupti", ("--cupti-ops", "mode")),
+    "cupti-xcorr": OwnWindow("cupti", ("--cupti-ops", "push")),
+    "cupti-kineto": OwnWindow("cupti", ("--cupti-kineto",)),
+    "torch-refin": OwnWindow("cuda", ("--window-refinalize",), scheduled=True),
+    "torch-nocorr": OwnWindow("cuda", ("--window-nocorr",)),
+    "torch-early": OwnWindow("cuda", ("--window-early",), scheduled=True),
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
 gpuviz's would be (``--window-kind``; ``TEARDOWN_CUPTI=1`` as gpuviz sets it), so what a
@@ -188,28 +204,6 @@ correlation (``--window-nocorr``: Kineto pushes no op ids, and its kernels are n
 ops). ``torch-early`` is ``torch-sched`` after a CPU and CUDA recording of the script's set-up
 whose results are dropped (``--window-early``), as ``gpuviz profile`` records before the first
 step: whether two windows leave more than one, and gpuviz's share over ``torch-sched`` is that."""
-SCHEDULED = (
-    "torch-sched",
-    "torch-sched-cpu",
-    "torch-plain",
-    "torch-trim",
-    "torch-cudaonly",
-    "torch-refin",
-    "torch-early",
-)
-"""The own-window variants driven by a schedule and saved as they end."""
-WINDOW_FLAGS = {
-    "torch-plain": ("--window-plain",),
-    "torch-trim": ("--window-trim",),
-    "torch-empty": ("--window-empty",),
-    "cupti-mode": ("--cupti-ops", "mode"),
-    "cupti-xcorr": ("--cupti-ops", "push"),
-    "cupti-kineto": ("--cupti-kineto",),
-    "torch-refin": ("--window-refinalize",),
-    "torch-nocorr": ("--window-nocorr",),
-    "torch-early": ("--window-early",),
-}
-"""The own-window variants' further ``profile_workload.py`` flags."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
 are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
@@ -235,7 +229,7 @@ RUNNERS = {
 VARIANTS = {
     **SWITCHES,
     NO_WINDOW: {"skip": "past the last step"},
-    **{v: {"TEARDOWN_CUPTI": "1", "window": k} for v, k in TORCH_WINDOWS.items()},
+    **{v: {"TEARDOWN_CUPTI": "1", "window": w.kind} for v, w in TORCH_WINDOWS.items()},
     BARE_AGAIN: {"window": "none"},
     UNDER_RUNPY: {"runner": "runpy.run_path"},
     GPUVIZ_IMPORTS: {"runner": "runpy.run_path after gpuviz's imports"},
@@ -364,13 +358,14 @@ def command(
         *bench.args.script_arg.get(run.workload, []),
     ]
     if run.label[4:] in TORCH_WINDOWS:
-        own += ["--window-kind", TORCH_WINDOWS[run.label[4:]], "--window-at", str(s.skip)]
+        w = TORCH_WINDOWS[run.label[4:]]
+        own += ["--window-kind", w.kind, "--window-at", str(s.skip)]
         own += ["--window-len", str(s.warmup + s.active)]
-        if run.label[4:] in ("torch-save", *SCHEDULED):
+        if w.saved or w.scheduled:
             own += ["--window-save", str(trace.with_name(trace.name.removesuffix(".gz")))]
-        if run.label[4:] in SCHEDULED:
+        if w.scheduled:
             own += ["--window-warmup", str(s.warmup)]
-        own += WINDOW_FLAGS.get(run.label[4:], ())
+        own += w.flags
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
     if run.label[4:] in RUNNERS:
         return [sys.executable, "-c", RUNNERS[run.label[4:]], *own], bench.env

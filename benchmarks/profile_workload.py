@@ -129,9 +129,19 @@ def trim_heap() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+ACTIVITIES = {
+    "cuda": (torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA),
+    "cpu": (torch.profiler.ProfilerActivity.CPU,),
+    "cuda-only": (torch.profiler.ProfilerActivity.CUDA,),
+}
+"""The ``torch.profiler`` activities of each plain ``--window-kind``."""
+
+
 def refinalize() -> None:
     """Let Kineto's teardown finish (it finalizes CUPTI at the exit of a runtime call, from its
-    own thread's wait), then detach CUPTI once more and say how (stderr)."""
+    own thread's wait), then detach CUPTI once more and say how (stderr): "directly" there
+    means Kineto still held CUPTI. Not ``gpuviz.engine.cupti.teardown_completed``: the
+    own-window variants measure a process with no gpuviz in it."""
     from cupti_window import finalize_again, runtime_version_call  # benchmarks/
 
     runtime_call = runtime_version_call()
@@ -223,7 +233,7 @@ def main() -> None:
     )
     args = p.parse_args()
     device = torch.device(args.device)
-    plain_kinds = ("cuda", "cpu", "cuda-only")
+    plain_kinds = tuple(ACTIVITIES)
     if args.window_kind in ("cupti", "cuda-only") and device.type != "cuda":
         p.error(
             f"--window-kind {args.window_kind}: it records CUDA activity alone; "
@@ -253,8 +263,7 @@ def main() -> None:
     early = None
     if args.window_early:  # started before CUDA is, as gpuviz profile starts its own
         early = torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CPU]
-            + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else []),
+            activities=list(ACTIVITIES["cuda" if cuda else "cpu"]),
             record_shapes=True,
             profile_memory=True,
         )
@@ -317,11 +326,6 @@ def main() -> None:
         # it has no start() and stop(): its with-block's enter and exit
         begin, end = window.__enter__, functools.partial(window.__exit__, None, None, None)
     elif args.window_kind in plain_kinds:
-        acts = {
-            "cuda": [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
-            "cpu": [torch.profiler.ProfilerActivity.CPU],
-            "cuda-only": [torch.profiler.ProfilerActivity.CUDA],
-        }[args.window_kind]
         if args.window_warmup is not None:  # schedule-driven, as gpuviz drives its window
             sched = torch.profiler.schedule(
                 wait=0,
@@ -330,7 +334,7 @@ def main() -> None:
                 repeat=1,  # one window, then NONE (repeat=0 would prepare another)
             )
         window = torch.profiler.profile(
-            activities=acts,
+            activities=list(ACTIVITIES[args.window_kind]),
             record_shapes=not args.window_plain,
             profile_memory=not args.window_plain,
             schedule=sched,
