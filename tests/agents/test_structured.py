@@ -312,3 +312,68 @@ def test_files_pages_through_a_long_listing(tmp_path: Path) -> None:
         listed += [e["path"] for e in a.data["entries"]]
         cursor = a.data["page"]["next_cursor"]
     assert listed == sorted(p.name for p in tmp_path.iterdir())
+
+
+def test_a_slow_snapshot_does_not_hold_up_a_call_on_another_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Through the SDK's client: while one call's snapshot is held mid-load, a call about a
+    # trace already read is answered; then the held one completes.
+    import threading
+
+    import gpuviz.trace.allocator_snapshot as allocator_snapshot
+
+    real_load = allocator_snapshot.load_snapshot
+    started, release = threading.Event(), threading.Event()
+
+    def held_load(path: Any, *args: Any, **kwargs: Any) -> Any:
+        started.set()
+        assert release.wait(60), "the test never let the load go"
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(allocator_snapshot, "load_snapshot", held_load)
+    server = build_server(Roots([DATA]))
+    order: list[str] = []
+
+    async def talk() -> None:
+        async with Client(server) as c:
+            assert not (await c.call_tool("overview", {"path": LAUNCH})).is_error
+
+            async def slow() -> None:
+                res = await c.call_tool("memory", {"path": SNAP})
+                assert not res.is_error
+                order.append("snapshot")
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow)
+                with anyio.fail_after(60):
+                    await anyio.to_thread.run_sync(started.wait)
+                res = await c.call_tool("findings", {"path": LAUNCH})
+                assert not res.is_error
+                order.append("trace")
+                release.set()
+
+    anyio.run(talk)
+    assert order == ["trace", "snapshot"]
+
+
+def test_compare_and_profile_answer_with_their_schemas(tmp_path: Path) -> None:
+    clean = cli_json("advise", str(DATA / "advisor/adv_clean.json.gz"))["steps"]
+    launch = cli_json("advise", str(DATA / LAUNCH))["steps"]
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "train.py").write_text("print('ran')\n")
+    (root / "gpuviz-runs").symlink_to(outside)  # a link out: refused before anything runs
+    _, [cmp] = ask([("compare", {"a": "advisor/adv_clean.json.gz", "b": LAUNCH})])
+    assert not cmp.error
+    step = cmp.data["step"]
+    assert step["baseline_mean_us"] == pytest.approx(
+        sum(s["duration_us"] for s in clean) / len(clean)
+    )
+    assert step["new_mean_us"] == pytest.approx(sum(s["duration_us"] for s in launch) / len(launch))
+    assert [f["kind"] for f in cmp.data["findings"]["new"]] == ["launch_bound"]
+    _, [run] = ask([("profile", {"script": "train.py"})], roots=[root], allow_run=True)
+    assert run.error and "\n" not in run.text
+    assert "gpuviz-runs in" in run.text and "symbolic link that leads outside" in run.text
+    assert list(outside.iterdir()) == []
