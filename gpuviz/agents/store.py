@@ -17,8 +17,11 @@ load for both), and questions about other files are answered at once. A part tha
 forgotten, so that the next question tries again.
 
 An allocator snapshot is bounded before and while it loads: a file over
-:data:`SNAPSHOT_MAX_BYTES` is refused unread, and a read past :data:`SNAPSHOT_MAX_SECONDS` is
-stopped (at the reader's next check, every 4 MiB of the file), each with one sentence.
+:data:`SNAPSHOT_MAX_BYTES` is refused unread, one whose pickle opens with something other than
+a dict (a list, a string...: never a snapshot) is refused from its first bytes
+(:func:`_not_a_dict`) rather than after unpickling all of it, and a read past
+:data:`SNAPSHOT_MAX_SECONDS` is stopped (at the reader's next check, every 4 MiB of the file),
+each with one sentence.
 """
 
 from __future__ import annotations
@@ -51,6 +54,48 @@ SNAPSHOT_MAX_BYTES = 2 << 30
 """The largest allocator snapshot file the server reads (real ones of 12M entries: about 1 GB)."""
 SNAPSHOT_MAX_SECONDS = 120.0
 """How long a snapshot may take to read before it is refused."""
+
+
+# Opcodes that open a pickle's top object when it is plain data but not a dict.
+_NOT_DICT = {
+    "EMPTY_LIST": "a list", "EMPTY_TUPLE": "a tuple", "EMPTY_SET": "a set", "NONE": "None",
+    "NEWTRUE": "a bool", "NEWFALSE": "a bool", "INT": "a number", "BININT": "a number",
+    "BININT1": "a number", "BININT2": "a number", "LONG": "a number", "LONG1": "a number",
+    "LONG4": "a number", "FLOAT": "a number", "BINFLOAT": "a number", "STRING": "a string",
+    "BINSTRING": "a string", "SHORT_BINSTRING": "a string", "UNICODE": "a string",
+    "SHORT_BINUNICODE": "a string", "BINUNICODE": "a string", "BINUNICODE8": "a string",
+    "BINBYTES": "bytes", "SHORT_BINBYTES": "bytes", "BINBYTES8": "bytes", "BYTEARRAY8": "bytes",
+}  # fmt: skip
+
+
+def _not_a_dict(path: Path) -> str | None:
+    """What a pickle's top object is when its first opcodes show it is not a dict (a
+    snapshot is one: ``EMPTY_DICT``, or ``MARK DICT`` in protocol 0); None when it may be one,
+    or when the head cannot tell (the loader then says what is wrong, e.g. a class it names)."""
+    import gzip
+    import io
+    import pickletools
+
+    try:
+        if path.name.lower().endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                head = f.read(4096)
+        else:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        ops = []
+        for op, _, _ in pickletools.genops(io.BytesIO(head)):
+            if op.name not in ("PROTO", "FRAME"):
+                ops.append(op.name)
+            if len(ops) == 2:
+                break
+    except (OSError, EOFError, ValueError):
+        return None  # damaged or short: the loader's message is the better one
+    if ops and ops[0] in _NOT_DICT:
+        return f"{_NOT_DICT[ops[0]]} ({ops[0]})"
+    if ops[:2] == ["MARK", "LIST"]:
+        return "a list (MARK LIST)"
+    return None
 
 
 def _signature(path: Path) -> tuple[Any, ...]:
@@ -174,6 +219,12 @@ class Store:
             raise BadInputError(
                 f"{path.name}: {size:,} bytes, larger than the {self._snapshot_max_bytes:,} "
                 "bytes this server reads of a snapshot; read it with gpuviz memory instead."
+            )
+        what = _not_a_dict(path)
+        if what is not None:
+            raise BadInputError(
+                f"{path.name}: not a CUDA allocator snapshot: its pickle holds {what}, not the "
+                "dict torch.cuda.memory._dump_snapshot writes; refused from its first bytes."
             )
         self._count_load()
         deadline = time.monotonic() + self._snapshot_max_seconds

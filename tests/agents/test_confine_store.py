@@ -214,3 +214,36 @@ def test_gpuviz_runs_linking_out_of_the_root_is_refused(tmp_path: Path) -> None:
     (root / "runs").mkdir()
     (root / "gpuviz-runs").symlink_to(root / "runs")
     assert folder_inside(root, "gpuviz-runs") == (root / "runs").resolve()
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 4, 5])
+def test_a_pickle_of_a_list_is_refused_from_its_first_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: int
+) -> None:
+    # A 10 MB pickle of a list is never a snapshot: refused without unpickling it (the loader
+    # is made to fail if it is called), where reading it whole took seconds.
+    import gzip
+    import pickle
+
+    import gpuviz.trace.allocator_snapshot as allocator_snapshot
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the snapshot was read")
+
+    data = pickle.dumps([[i, str(i)] for i in range(400_000)], protocol=protocol)
+    assert len(data) > 4_000_000
+    plain, packed = tmp_path / "l.pickle", tmp_path / "l.pickle.gz"
+    plain.write_bytes(data)
+    packed.write_bytes(gzip.compress(data, 1))
+    real = allocator_snapshot.load_snapshot
+    monkeypatch.setattr(allocator_snapshot, "load_snapshot", never)
+    for path in (plain, packed):
+        with pytest.raises(BadInputError, match=r"its pickle holds a list .* first bytes"):
+            Store().snapshot(path)
+    # A real snapshot and a hostile pickle still go to the loader (its message names the class).
+    monkeypatch.setattr(allocator_snapshot, "load_snapshot", real)
+    assert Store().snapshot(DATA / "snapshots" / "snap_oom.pickle") is not None
+    evil = tmp_path / "evil.pickle"
+    evil.write_bytes(b"cos\nsystem\n(S'true'\ntR.")
+    with pytest.raises(BadInputError, match=r"would load os\.system"):
+        Store().snapshot(evil)
