@@ -119,17 +119,25 @@ def breakdown_answer(
     candidates: list[Sequence[Any]] = [
         _cells(r, by, total, detail, width) for r in selected[cursor : cursor + 2000]
     ]
-    # Whole rows while they fit beside the rest of the answer (head, tail: about 400 chars).
-    room = (DETAIL_LIMIT if detail else LIMIT) - 400 - sum(len(x) + 1 for x in lines)
+
+    def head_of(page: Page) -> str:
+        head = (
+            f"{name(label, 200)}: {TITLES[by]}, {len(table.rows)} rows ({page.span()} below); "
+            f"{_ms(total)} ms of device time (kernels, copies, sets) over the trace"
+        )
+        if table.unattributed_device_ns:
+            head += f", {_ms(table.unattributed_device_ns)} ms of it in no row"
+        return head
+
+    # Whole rows while they fit beside the rest of the answer: the head at its longest, the
+    # table's header row and the line on what is left (under 160 characters).
     formatted = _table(headers, candidates, left=(len(headers) - 1,))
-    n = rows_that_fit(formatted[1:], room, 0) if candidates else 0
+    widest = Page(10**6, 10**6, 10**7, 10**7)
+    fixed = sum(len(x) + 1 for x in [head_of(widest), formatted[0], *lines]) + 160
+    n = rows_that_fit(formatted[1:], (DETAIL_LIMIT if detail else LIMIT) - fixed, 0)
+    n = n if candidates else 0
     page = Page(cursor, n, len(selected), len(table.rows))
-    head = (
-        f"{name(label, 200)}: {TITLES[by]}, {len(table.rows)} rows ({page.span()} below); "
-        f"{_ms(total)} ms of device time (kernels, copies, sets) over the trace"
-    )
-    if table.unattributed_device_ns:
-        head += f", {_ms(table.unattributed_device_ns)} ms of it in no row"
+    head = head_of(page)
     lines.insert(0, head + ".")
     lines += _table(headers, candidates[:n], left=(len(headers) - 1,)) if n else ["  (no rows)"]
     if (more := page.more_line()) is not None:

@@ -377,3 +377,13 @@ def test_compare_and_profile_answer_with_their_schemas(tmp_path: Path) -> None:
     assert run.error and "\n" not in run.text
     assert "gpuviz-runs in" in run.text and "symbolic link that leads outside" in run.text
     assert list(outside.iterdir()) == []
+
+
+def test_a_long_file_name_does_not_push_a_page_past_its_limit(tmp_path: Path) -> None:
+    # The head names the file (up to 200 characters): the page's rows are counted with it, so
+    # the answer is never cut at a character after them.
+    long = tmp_path / ("a-rather-long-run-name-" * 9 + ".json.gz")
+    long.write_bytes((DATA / TINYLM).read_bytes())
+    _, [a] = ask([("breakdown", {"path": long.name, "by": "op-shape", "top": 0})], [tmp_path])
+    assert not a.error and len(a.text) <= 4000 and "characters left out" not in a.text
+    assert len(_body(a.text)) == a.data["page"]["count"] > 0
