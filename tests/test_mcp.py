@@ -36,7 +36,7 @@ LAUNCH = "advisor/adv_launch_bound.json.gz"
 TINYLM = "attribution/tinylm_train.json.gz"  # stacks, shapes, H100: modules and MFU
 ROOFLINE = "roofline/roofline.json.gz"
 GPT = "attribution/gpt_stack.json.gz"  # launch-bound, with stacks and shapes: MFU about 2%
-TOOLS = {"overview", "findings", "events", "memory", "compare", "breakdown", "profile"}
+TOOLS = {"overview", "findings", "events", "memory", "compare", "breakdown", "files"}
 
 
 def ask(
@@ -86,12 +86,16 @@ def _mean_step_ms(steps: list[dict[str, Any]]) -> str:
 
 
 def test_lists_every_tool_with_a_schema_and_a_one_line_description() -> None:
-    tools, _ = ask([])
+    tools, _ = ask([], allow_run=True)
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == TOOLS
+    assert set(by_name) == TOOLS | {"profile"}  # profile only with --allow-run
     for t in tools:
         assert t.description and "\n" not in t.description.strip(), t.name
         assert t.input_schema["type"] == "object"
+        # Over the wire too: every tool declares the figures it answers with.
+        assert t.output_schema is not None and t.output_schema["type"] == "object", t.name
+    assert by_name["breakdown"].input_schema["properties"]["by"]["enum"][0] == "op"
+    assert {t.name for t in ask([])[0]} == TOOLS
     assert by_name["overview"].input_schema["required"] == ["path"]
     assert set(by_name["events"].input_schema["required"]) == {"path", "start_us", "end_us"}
     assert by_name["events"].input_schema["properties"]["limit"]["type"] == "integer"
@@ -150,7 +154,8 @@ def test_trace_answers_agree_with_advise(tmp_path: Path) -> None:
         and e["ts"] + e["dur"] - zero > start
     ]
     assert f": {len(on7)} slices overlap" in window
-    assert f"Showing the first 5; {len(on7) - 5} left out" in window
+    assert f"Showing slices 1–5 of {len(on7)}." in window
+    assert f"… {len(on7) - 5} more slices: call again with cursor=5" in window
     assert len([x for x in window.splitlines() if x.startswith("  ")]) == 5
     sgemm = [e for e in raw if e.get("ph") == "X" and "sgemm_largek" in e.get("name", "")]
     assert f": {len(sgemm)} slices overlap" in named
@@ -292,7 +297,7 @@ def test_breakdown_every_by_agrees_with_gpuviz_breakdown() -> None:
     e1, modules = answers[7]
     e2, bad = answers[8]
     assert e1 and "has no Python stack" in modules  # recorded without with_stack
-    assert e2 and "by 'flavour': expected one of op, op-shape" in bad
+    assert e2 and "breakdown: by 'flavour': input should be 'op', 'op-shape'" in bad
 
 
 def test_overview_states_mfu_and_where_the_device_time_goes() -> None:
@@ -420,7 +425,7 @@ def test_refusals_are_one_sentence_and_the_server_stays_up(tmp_path: Path) -> No
     assert "refused: the pickle would load" in texts[5] and "system" in texts[5]
     assert not marker.exists()  # nothing from the pickle ran
     assert "started without --allow-run" in texts[6]
-    assert "kind 'slow' is not a finding kind" in texts[7]
+    assert "findings: kind 'slow': input should be 'launch_bound'" in texts[7]
     assert "end_us (1) must be after start_us (5)" in texts[8]
     assert not last_err and "No findings" in last  # still serving after every refusal
 

@@ -10,7 +10,7 @@ CLI (:func:`fit` escapes the whole answer once more; escaping twice changes noth
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -159,6 +159,18 @@ def mfu_line(hw: Hardware) -> str:
     )
 
 
+def mfu_json(hw: Hardware | None) -> tuple[dict[str, Any] | None, str | None]:
+    """``(mfu brief, None)``, or ``(None, why not)`` (:class:`~gpuviz.agents.schemas.Mfu`)."""
+    from gpuviz.analysis.hardware import mfu_brief, mfu_unknown_reason
+
+    if hw is None:
+        return None, "the roofline figures could not be made for this trace"
+    b = mfu_brief(hw)
+    if b is None:
+        return None, mfu_unknown_reason(hw)
+    return b.to_json(), None
+
+
 def trace_overview(
     label: str,
     advice: Advice,
@@ -257,11 +269,26 @@ def trace_overview(
 
 
 # -- findings ---------------------------------------------------------------------------------
-def findings_answer(label: str, advice: Advice, kind: str | None, detail: bool = False) -> str:
-    """Findings with their evidence, largest saving first (the ``findings`` tool)."""
+def findings_answer(
+    label: str, advice: Advice, kind: str | None, detail: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """Findings with their evidence, largest saving first (the ``findings`` tool); its text
+    and its data (:class:`~gpuviz.agents.schemas.FindingsOut`: every finding asked for)."""
+    found = [f for f in advice.findings if kind is None or f.kind == kind]
+    data = {
+        "path": label,
+        "kind": kind,
+        "findings": [f.to_json() for f in found],
+        "all_kinds": [f.kind for f in advice.findings],
+    }
+    return _findings_text(label, advice, found, kind, detail), data
+
+
+def _findings_text(
+    label: str, advice: Advice, found: list[Finding], kind: str | None, detail: bool
+) -> str:
     from gpuviz.commands.advise import format_finding
 
-    found = [f for f in advice.findings if kind is None or f.kind == kind]
     what = f" of kind {kind}" if kind else ""
     if not found:
         others = ", ".join(f.kind for f in advice.findings) or "none"
@@ -291,6 +318,11 @@ def findings_answer(label: str, advice: Advice, kind: str | None, detail: bool =
 
 
 # -- events -----------------------------------------------------------------------------------
+def _us_text(us: float) -> str:
+    """µs as the answers write them: ``1234.5``; a time past any trace as ``1e+308``."""
+    return f"{us:.1f}" if abs(us) < 1e12 else f"{us:.3g}"
+
+
 def events_answer(
     label: str,
     trace: Trace,
@@ -300,14 +332,22 @@ def events_answer(
     name_part: str | None,
     limit: int,
     detail: bool = False,
-) -> str:
-    """The slices overlapping a time range, earliest first, capped (the ``events`` tool)."""
+    cursor: int = 0,
+) -> tuple[str, dict[str, Any]]:
+    """The slices overlapping a time range, earliest first, in pages of at most ``limit``
+    whole rows from ``cursor`` (the ``events`` tool); its text and its data
+    (:class:`~gpuviz.agents.schemas.EventsOut`)."""
+    from gpuviz.agents.paging import Page, check_cursor, rows_that_fit
     from gpuviz.analysis.names import name_mask
     from gpuviz.trace.lanes import lane_titles
     from gpuviz.trace.model import KIND_CATEGORIES, Kind
 
     s = trace.slices
-    t0, t1 = round(start_us * 1000), round(end_us * 1000)
+    span = trace.slices_end_ns
+    # The range is clamped to the trace (an hour before it or 1e308 µs after it are the same
+    # question as its start or end; ns past int64 would not compare).
+    lo_us, hi_us = max(start_us, -1.0), min(end_us, span / 1000 + 1.0)
+    t0, t1 = round(lo_us * 1000), round(hi_us * 1000)
     mask = (s.start_ns < t1) & (s.start_ns + s.dur_ns > t0)
     titles = lane_titles(trace)
     if lane:
@@ -319,31 +359,35 @@ def events_answer(
         mask &= name_mask(trace.symbols, lambda n: needle in n.lower())[s.name]
     rows = np.flatnonzero(mask)
     rows = rows[np.argsort(s.start_ns[rows], kind="stable")]
+    check_cursor(cursor, len(rows))
     filters = "".join(
         f", {k} containing {terminal_safe(v, one_line=True)!r}"
         for k, v in (("lane", lane), ("name", name_part))
         if v
     )
-    span = trace.slices_end_ns
     head = (
-        f"{name(label, 200)}: {len(rows)} slices overlap {start_us:.1f}–{end_us:.1f} µs"
+        f"{name(label, 200)}: {len(rows)} slices overlap {_us_text(start_us)}–{_us_text(end_us)} µs"
         f"{filters} (the trace runs 0–{span / 1000:.1f} µs)."
     )
+    tracks, counts = np.unique(s.track[rows], return_counts=True)
+    data: dict[str, Any] = {
+        "path": label,
+        "start_us": lo_us,
+        "end_us": hi_us,
+        "trace_end_us": span / 1000,
+        "by_lane": {name(titles[int(t)], 200): int(c) for t, c in zip(tracks, counts)},
+        "page": Page(0, 0, len(rows), len(rows)).to_json(),
+        "slices": [],
+    }
     if len(rows) == 0:
         if lane and not any(lane.lower() in x.lower() for x in titles):
             busy = np.flatnonzero(np.diff(trace.track_offsets) > 0)
             some = ", ".join(repr(name(titles[int(t)], 60)) for t in busy[:12])
             more = f" and {len(busy) - 12} more" if len(busy) > 12 else ""
-            return f"{head}\nNo lane's name contains {terminal_safe(lane, one_line=True)!r}; lanes: {some}{more}."
-        return head
-    shown = rows[:limit]
+            text = f"{head}\nNo lane's name contains {terminal_safe(lane, one_line=True)!r}; lanes: {some}{more}."
+            return text, data
+        return head, data
     lines = [head]
-    if len(rows) > len(shown):
-        lines.append(
-            f"Showing the first {len(shown)}; {len(rows) - len(shown)} left out (narrow the "
-            "range, filter by lane or name, or raise limit)."
-        )
-    tracks, counts = np.unique(s.track[rows], return_counts=True)
     order = np.argsort(-counts, kind="stable")[:6]
     lines.append(
         "By lane: "
@@ -353,12 +397,33 @@ def events_answer(
     )
     lines.append("start µs, duration µs, lane, category, name:")
     width = 400 if detail else 110
-    for r in shown.tolist():
+    candidates = rows[cursor : cursor + limit].tolist()
+    out, slices = [], []
+    for r in candidates:
         kind = Kind(int(s.kind[r]))
         cat = KIND_CATEGORIES.get(kind) or trace.symbols[int(s.cat[r])]
-        lines.append(
+        lane_name = titles[int(s.track[r])]
+        out.append(
             f"  {s.start_ns[r] / 1000:.1f}  {s.dur_ns[r] / 1000:.1f}  "
-            f"{name(titles[int(s.track[r])], 60)}  {name(cat, 30)}  "
+            f"{name(lane_name, 60)}  {name(cat, 30)}  "
             f"{name(trace.symbols[int(s.name[r])], width)}"
         )
-    return "\n".join(lines)
+        slices.append(
+            {
+                "start_us": float(s.start_ns[r]) / 1000,
+                "dur_us": float(s.dur_ns[r]) / 1000,
+                "lane": name(lane_name, 200),
+                "category": name(cat, 200),
+                "name": name(trace.symbols[int(s.name[r])], 1000),
+            }
+        )
+    room = (DETAIL_LIMIT if detail else LIMIT) - 400 - sum(len(x) + 1 for x in lines)
+    n = rows_that_fit(out, room, 0)
+    page = Page(cursor, n, len(rows), len(rows))
+    lines[1:1] = [f"Showing {page.span('slices')}."] if n < len(rows) else []
+    lines += out[:n]
+    if (rest := page.more_line("slices")) is not None:
+        lines.append(rest[:-1] + " (or narrow the range, filter by lane or name, or raise limit).")
+    data["page"] = page.to_json()
+    data["slices"] = slices[:n]
+    return "\n".join(lines), data

@@ -76,8 +76,11 @@ def breakdown_answer(
     hw: Hardware | None,
     top: int = TOP,
     detail: bool = False,
-) -> str:
-    """The ``breakdown`` tool's answer: key numbers, then the first ``top`` rows (0: all).
+    cursor: int = 0,
+) -> tuple[str, dict[str, Any]]:
+    """The ``breakdown`` tool's answer: key numbers, then the first ``top`` rows (0: all),
+    in pages of whole rows from ``cursor`` (:mod:`gpuviz.agents.paging`); its text and its
+    figures (:class:`~gpuviz.agents.schemas.BreakdownOut`).
 
     Parameters
     ----------
@@ -90,29 +93,76 @@ def breakdown_answer(
     hw : Hardware or None
         The trace's roofline figures, for the peaks line of ``op-shape`` and ``step``.
     top : int
+        Rows asked for (0: all).
     detail : bool
-        Whole names.
+        Whole names, a longer page.
+    cursor : int
+        The first row to give (the ``next_cursor`` of the previous page).
     """
+    from gpuviz.agents.answers import DETAIL_LIMIT, LIMIT, mfu_json
+    from gpuviz.agents.paging import Page, check_cursor, rows_that_fit
     from gpuviz.commands.summary import _table
 
     by = table.by
-    rows = table.rows if top == 0 else table.rows[:top]
+    selected = table.rows if top == 0 else table.rows[:top]
+    check_cursor(cursor, len(selected))
     total = device_total_ns(trace, table)
-    shown = f"the first {len(rows)}" if len(rows) < len(table.rows) else "all"
-    head = (
-        f"{name(label, 200)}: {TITLES[by]}, {len(table.rows)} rows ({shown} below); "
-        f"{_ms(total)} ms of device time (kernels, copies, sets) over the trace"
-    )
-    if table.unattributed_device_ns:
-        head += f", {_ms(table.unattributed_device_ns)} ms of it in no row"
-    lines = [head + "."]
+    lines: list[str] = []
     if by in ("op-shape", "step") and hw is not None:
         from gpuviz.commands.peak_options import peak_phrase
 
         lines.append(peak_phrase(hw) + ".")
     lines += _key_lines(table, total)
-
+    lines += ["Times in ms, over the whole trace; share: of the device time."]
+    headers = _headers(by)
     width = 400 if detail else 100
+    candidates: list[Sequence[Any]] = [
+        _cells(r, by, total, detail, width) for r in selected[cursor : cursor + 2000]
+    ]
+
+    def head_of(page: Page) -> str:
+        head = (
+            f"{name(label, 200)}: {TITLES[by]}, {len(table.rows)} rows ({page.span()} below); "
+            f"{_ms(total)} ms of device time (kernels, copies, sets) over the trace"
+        )
+        if table.unattributed_device_ns:
+            head += f", {_ms(table.unattributed_device_ns)} ms of it in no row"
+        return head
+
+    # Whole rows while they fit beside the rest of the answer: the head at its longest, the
+    # table's header row and the line on what is left (under 160 characters).
+    formatted = _table(headers, candidates, left=(len(headers) - 1,))
+    widest = Page(10**6, 10**6, 10**7, 10**7)
+    fixed = sum(len(x) + 1 for x in [head_of(widest), formatted[0], *lines]) + 160
+    n = rows_that_fit(formatted[1:], (DETAIL_LIMIT if detail else LIMIT) - fixed, 0)
+    n = n if candidates else 0
+    page = Page(cursor, n, len(selected), len(table.rows))
+    head = head_of(page)
+    lines.insert(0, head + ".")
+    lines += _table(headers, candidates[:n], left=(len(headers) - 1,)) if n else ["  (no rows)"]
+    if (more := page.more_line()) is not None:
+        lines.append(more)
+    elif len(selected) < len(table.rows):
+        lines.append(f"… {len(table.rows) - len(selected)} more rows: raise top (0: all).")
+    rows = []
+    for r in selected[cursor : cursor + n]:
+        row = r.to_json(by)
+        row["key"] = name(r.key, 1000)
+        rows.append(row)
+    mfu = mfu_json(hw)[0] if by == "step" and hw is not None else None
+    figures = {
+        "path": label,
+        "by": by,
+        "device_us": total / 1000.0,
+        "unattributed_device_us": table.unattributed_device_ns / 1000.0,
+        "mfu": mfu,
+        "page": page.to_json(),
+        "rows": rows,
+    }
+    return "\n".join(lines), figures
+
+
+def _headers(by: str) -> list[str]:
     headers = (
         ["device total", "share"] if by == "kernel" else ["device total", "share", "device self"]
     )
@@ -130,39 +180,36 @@ def breakdown_answer(
     headers += [
         "step" if by == "step" else "name" + (" [input shapes]" if by == "op-shape" else "")
     ]
-    cells: list[Sequence[Any]] = []
-    for r in rows:
-        c: list[Any] = [_ms(r.device_total_ns), _pct(r.device_total_ns, total)]
-        c += [] if by == "kernel" else [_ms(r.device_self_ns)]  # a kernel is all self time
-        if by in ("module", "line"):
-            c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns)]
-        if by == "step":
-            c += [_ms(r.duration_ns)]
-        c += [r.calls] if by == "kernel" else [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
-        x = r.extra
-        if by == "op":
-            c += [_num(r.flops, 1e-9, 3)]
-        if by == "op-shape":
-            c += [
-                _num(x.get("flops", r.flops), 1e-9, 3),
-                _num(x.get("tflops"), 1, 1),
-                _num(x.get("intensity"), 1, 1),
-                x.get("bound") or "-",
-                _num(x.get("roof_share"), 100, 0, "%"),
-                x.get("precision") or "-",
-            ]
-        if by == "step":
-            c += [_num(x.get("flops"), 1e-9, 1), _num(x.get("mfu"), 100, 1, "%")]
-        key = row_name(r, width)
-        if by == "op-shape":
-            key += " " + name(str(r.input_shapes), 200 if detail else 80)
-        c.append(key)
-        cells.append(c)
-    lines += ["Times in ms, over the whole trace; share: of the device time."]
-    lines += _table(headers, cells, left=(len(headers) - 1,)) if cells else ["  (no rows)"]
-    if len(rows) < len(table.rows):
-        lines.append(f"… {len(table.rows) - len(rows)} more rows: raise top (0: all).")
-    return "\n".join(lines)
+    return headers
+
+
+def _cells(r: BreakdownRow, by: str, total: int, detail: bool, width: int) -> list[Any]:
+    c: list[Any] = [_ms(r.device_total_ns), _pct(r.device_total_ns, total)]
+    c += [] if by == "kernel" else [_ms(r.device_self_ns)]  # a kernel is all self time
+    if by in ("module", "line"):
+        c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns)]
+    if by == "step":
+        c += [_ms(r.duration_ns)]
+    c += [r.calls] if by == "kernel" else [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
+    x = r.extra
+    if by == "op":
+        c += [_num(r.flops, 1e-9, 3)]
+    if by == "op-shape":
+        c += [
+            _num(x.get("flops", r.flops), 1e-9, 3),
+            _num(x.get("tflops"), 1, 1),
+            _num(x.get("intensity"), 1, 1),
+            x.get("bound") or "-",
+            _num(x.get("roof_share"), 100, 0, "%"),
+            x.get("precision") or "-",
+        ]
+    if by == "step":
+        c += [_num(x.get("flops"), 1e-9, 1), _num(x.get("mfu"), 100, 1, "%")]
+    key = row_name(r, width)
+    if by == "op-shape":
+        key += " " + name(str(r.input_shapes), 200 if detail else 80)
+    c.append(key)
+    return c
 
 
 def _key_lines(table: Breakdown, total: int) -> list[str]:

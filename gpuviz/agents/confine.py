@@ -33,6 +33,34 @@ class PathRefused(BadInputError):
     """A path the server will not read: outside its roots, a link leading out, or missing."""
 
 
+def folder_inside(root: Path, name: str) -> Path:
+    """The folder ``root/name`` (made if missing) where the server writes, resolved, links and
+    all, and checked to lie under ``root``: a ``name`` that is a link out (or a file) is refused
+    rather than written through.
+
+    Raises
+    ------
+    PathRefused
+        It resolves outside ``root``, or is not a folder.
+    """
+    base = root.resolve()
+    real = (base / name).resolve()
+    shown = terminal_safe(name, one_line=True)
+    if not real.is_relative_to(base):
+        raise PathRefused(
+            f"{shown} in {base} is a symbolic link that leads outside it ({real}); remove the "
+            "link or make it a folder there, nothing was written."
+        )
+    try:
+        real.mkdir(exist_ok=True)
+    except OSError as exc:
+        why = terminal_safe(exc.strerror or str(exc), one_line=True)
+        raise PathRefused(f"{shown} in {base}: cannot be used as a folder ({why}).") from None
+    if not real.is_dir():
+        raise PathRefused(f"{shown} in {base}: not a folder.")
+    return real
+
+
 class Roots:
     """The folders a server serves.
 

@@ -2,7 +2,8 @@
 
 The server never imports torch: the script runs in ``python -m gpuviz profile --json --stop``,
 a child process in its own process group, from the root that holds the script, and writes its
-trace to ``ROOT/gpuviz-runs/``. Past the time limit the whole group is stopped (SIGTERM, then
+trace to ``ROOT/gpuviz-runs/`` (resolved first: a ``gpuviz-runs`` that links out of the root is
+refused). Past the time limit the whole group is stopped (SIGTERM, then
 SIGKILL). Only the options that shape what is recorded pass; those that choose where files go
 or start more processes are gpuviz's to set.
 """
@@ -32,6 +33,8 @@ VALUE_OPTIONS = (
 )
 FLAG_OPTIONS = ("--record-shapes", "--stack", "--memory", "--memory-snapshot", "--stop")
 MAX_TIMEOUT_S = 3600.0
+OUT_FOLDER = "gpuviz-runs"
+"""The folder under the root where the traces go."""
 STDERR_LINES = 15
 
 
@@ -124,8 +127,9 @@ def run_profile(
     if not timeout_s > 0:
         raise BadInputError(f"timeout_s {timeout_s}: must be more than 0.")
     timeout_s = min(float(timeout_s), MAX_TIMEOUT_S)
-    out_dir = root / "gpuviz-runs"
-    out_dir.mkdir(exist_ok=True)
+    from gpuviz.agents.confine import folder_inside
+
+    out_dir = folder_inside(root, OUT_FOLDER)  # a link out of the root is refused, not followed
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = out_dir / f"mcp-{script.stem}-{stamp}-{os.getpid()}-{time.monotonic_ns() % 10**6}.json.gz"
     stop = [] if "--stop" in options else ["--stop"]
@@ -157,6 +161,8 @@ def run_profile(
         trace = root / trace
     if trace is None and out.exists():  # a failed or stopped run may still have written it
         trace = out
+    if trace is not None and not trace.resolve().is_relative_to(out_dir):
+        trace = None  # only what it wrote in the output folder is read (and answered about)
     return ProfileRun(
         exit_code=None if timed_out else child.returncode,
         timed_out=timed_out,

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, NamedTuple
 # and its kept output (gpuviz.trace.cache_memo) needs neither. So are hashlib (OpenSSL's start), uuid,
 # shutil and logging: a command run with the cache off (``--no-cache``) uses none of them, and
 # a process's start-up is what ``gpuviz summary`` is timed by (issue 25).
-from gpuviz.trace.cache_key import MANIFEST, CacheKey, SourceStat, key_bytes
+from gpuviz.trace.cache_key import MANIFEST, CacheKey, key_bytes, source_stat
 from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.memory_budget import parse_bytes
 
@@ -173,15 +173,8 @@ class TraceCache:
         """
         from gpuviz import __version__
 
-        stats = []
-        for f in files:
-            st = os.stat(f)
-            stats.append(
-                SourceStat(
-                    os.path.realpath(f), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
-                )
-            )
-        return CacheKey(FORMAT_VERSION, __version__, os.path.realpath(path), tuple(stats))
+        stats = tuple(source_stat(f) for f in files)
+        return CacheKey(FORMAT_VERSION, __version__, os.path.realpath(path), stats)
 
     def entry_path(self, key: CacheKey) -> Path:
         """The folder of ``key``'s entry: ``<hash of the path>-<hash of the whole key>``."""

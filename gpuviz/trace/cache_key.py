@@ -9,9 +9,10 @@ importing numpy (about 0.1 s of a process) or msgspec (with the ``typing_extensi
 from __future__ import annotations
 
 import json
+import os
 from typing import NamedTuple
 
-__all__ = ["MANIFEST", "CacheKey", "SourceStat", "key_bytes"]
+__all__ = ["MANIFEST", "CacheKey", "SourceStat", "key_bytes", "source_stat"]
 
 MANIFEST = "manifest.json"
 """The entry's manifest file: written last; its mtime is the entry's last use."""
@@ -30,6 +31,19 @@ class SourceStat(NamedTuple):
     mtime_ns: int
     ctime_ns: int
     inode: int
+
+
+def source_stat(path: str | os.PathLike[str]) -> SourceStat:
+    """The :class:`SourceStat` of one file as it is now (the cache's key and the agents'
+    server's change check: one definition of "the same file").
+
+    Raises
+    ------
+    OSError
+        The file cannot be stat'ed.
+    """
+    st = os.stat(path)
+    return SourceStat(os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 class CacheKey(NamedTuple):
