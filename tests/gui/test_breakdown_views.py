@@ -171,15 +171,30 @@ def test_module_tree_of_tinylm(qtbot, breakdowns_of):
     assert top.text(0) == "TinyLM_0"
     children = [top.child(j).text(0) for j in range(top.childCount())]
     assert {b.split(".")[1] for b in blocks} <= set(children)
-    # Forward + backward is the device time, and both are there (a training step).
+    # Forward + backward is a module's device time, and both are there (a training step).
     node = top.data(0, Qt.ItemDataRole.UserRole)
-    assert node.forward_ns > 0 and node.backward_ns > 0
+    assert node.forward_ns > 0 and node.backward_ns > 0 and node.other_ns == 0
     assert node.forward_ns + node.backward_ns == pytest.approx(node.device_ns, abs=2)
     # The outside group comes last and holds the optimizer.
     last = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
     assert last.text(0) == "(outside modules)"
     outside = [last.child(j).text(0) for j in range(last.childCount())]
     assert any(k.startswith("Optimizer.step") for k in outside)
+    # The optimizer's time is "Other", not "Forward" (issue 47, item 12); each row adds up.
+    from gpuviz.gui.views.qt_modules import HEADERS
+
+    col_f, col_o = HEADERS.index("Forward (µs)"), HEADERS.index("Other (µs)")
+    opt = next(
+        last.child(j)
+        for j in range(last.childCount())
+        if last.child(j).text(0).startswith("Optimizer.step")
+    )
+    opt_row = next(r for r in bd.module.rows if r.key.startswith("Optimizer.step"))
+    assert opt.text(col_f) == "0.0" and opt.text(col_o) == f"{opt_row.device_total_ns / 1e3:,.1f}"
+    assert opt_row.device_total_ns > 100_000  # AdamW's kernels
+    for it in [top, last, *(last.child(j) for j in range(last.childCount()))]:
+        n = it.data(0, Qt.ItemDataRole.UserRole)
+        assert n.forward_ns + n.backward_ns + n.other_ns == pytest.approx(n.device_ns, abs=2)
     # The icicle has a cell for the model and for each block.
     labels = {c.node.label for c in view.icicle.cells}
     assert "TinyLM_0" in labels and {b.split(".")[1] for b in blocks} <= labels
@@ -440,11 +455,28 @@ def test_kernel_details_are_escaped(breakdowns_of, monkeypatch):
     assert kernel_details(bd, -5) == ""
 
 
+def test_kernel_details_call_an_op_outside_modules_no_module(breakdowns_of):
+    # issue 47, item 12: "module aten::cross_entropy_loss" called an op a module.
+    bd = breakdowns_of(TINYLM)
+    mod = bd.module
+    loss = next(i for i, r in enumerate(mod.rows) if r.key == "aten::cross_entropy_loss")
+    optim = next(i for i, r in enumerate(mod.rows) if r.key.startswith("Optimizer.step"))
+    lin = next(i for i, r in enumerate(mod.rows) if r.key.endswith("Linear_8"))
+    for i in (loss, optim):
+        text = kernel_details(bd, int(mod.kernels_of(i)[0]))
+        assert "module " not in text and "outside modules" in text, text
+    assert "Optimizer.step" in kernel_details(bd, int(mod.kernels_of(optim)[0]))
+    text = kernel_details(bd, int(mod.kernels_of(lin)[0]))
+    assert "module TinyLM_0.Linear_8" in text and "outside" not in text
+
+
 # -- Source --------------------------------------------------------------------------------------
-def _stack_trace(tmp_path: Path, source: Path, line: int, module: str = "") -> Path:
-    """A tiny Kineto trace: a Python frame at ``source:line`` (inside module frame ``module``
-    when given) running an op that launches a kernel."""
-    frame = f"{source}({line}): step"
+def _stack_trace(
+    tmp_path: Path, source: Path, line: int, module: str = "", function: str = "<module>"
+) -> Path:
+    """A tiny Kineto trace: a Python frame at ``source:line`` of ``function`` (inside module
+    frame ``module`` when given) running an op that launches a kernel."""
+    frame = f"{source}({line}): {function}"
     outer = []
     if module:
         outer = [
@@ -481,6 +513,38 @@ def test_source_view_shows_the_code_around_the_line(qtbot, tmp_path):
     assert "x_7 = 7" not in text  # 12 lines of context each side
     assert view.highlighted_line() == 20
     assert len(view.selected_kernels()) == 1
+
+
+def test_source_view_names_the_function_and_times_each_line(qtbot, tmp_path):
+    src = tmp_path / "model.py"
+    src.write_text("import torch\n\n\ndef step(x):\n    return x @ x\n")
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, src, 4, function="step"))))
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.select_key(f"{src}:4")
+    col = [c.title for c in view.model.columns].index("Function")
+    assert view.proxy.index(0, col).data() == "step"
+    assert view.highlighted_line() == 4
+    # The kernel of the trace lasts 40 µs: the margin of line 4 says so, the others nothing.
+    lines = view.code_text().splitlines()
+    assert lines[3].split("│")[0].strip() == "40.0"
+    assert lines[4].split("│")[0].strip() == ""
+
+
+def test_source_view_of_another_version_of_the_file_says_so(qtbot, tmp_path):
+    # The trace recorded forward() at line 4; the file here has another function there.
+    src = tmp_path / "model.py"
+    src.write_text(
+        "import torch\n\n\ndef helper(x):\n    return x\n\n\ndef forward(x):\n    return x\n"
+    )
+    bd = compute_breakdowns(load_trace(str(_stack_trace(tmp_path, src, 4, function="forward"))))
+    view = QtSourceView(bd)
+    qtbot.addWidget(view)
+    assert view.select_key(f"{src}:4")
+    assert view.highlighted_line() == 0
+    label = view.file_label.text()
+    assert "in helper(), not in forward()" in label and "not the file that was recorded" in label
+    assert "def helper" in view.code_text()  # the code is still shown, without a highlight
 
 
 def test_source_view_of_a_missing_file_says_so(qtbot, tmp_path):
