@@ -535,7 +535,7 @@ class MainWindow(QMainWindow):
 
     def _on_peaks(self) -> None:
         current = self.current_trace_view()
-        device = ""
+        device, m = "", None
         if current is not None:
             from gpuviz.analysis.peaks import device_peaks
 
@@ -545,7 +545,7 @@ class MainWindow(QMainWindow):
                 if m.peaks is not None
                 else f"No device peaks: {m.reason}"
             )
-        dialog = QtPeaksDialog(self.peaks(), device, self)
+        dialog = QtPeaksDialog(self.peaks(), device, self, match=m)
         if dialog.exec() == QtPeaksDialog.DialogCode.Accepted:
             self.set_peaks(dialog.override())
 
