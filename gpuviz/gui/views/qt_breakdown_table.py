@@ -119,8 +119,8 @@ class QtBreakdownTableModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
             col = self.columns[section]
             if role == Qt.ItemDataRole.DisplayRole:
-                # The unit on a line of its own: a dozen columns fit 1280 px with the names.
-                return col.title.replace(" (", "\n(")
+                # A word a line for numbers: a dozen columns and the names fit 1000 px.
+                return col.title if col.fmt == "text" else col.title.replace(" ", "\n")
             if role == Qt.ItemDataRole.ToolTipRole and col.tip:
                 return col.tip
             if role == Qt.ItemDataRole.InitialSortOrderRole:
@@ -205,7 +205,7 @@ def make_table(model: QtBreakdownTableModel, sort_column: int) -> tuple[QTableVi
     return table, proxy
 
 
-MIN_TEXT_WIDTH = 120
+MIN_TEXT_WIDTH = 100
 """A text column is never squeezed below this (its tooltip has the whole text)."""
 MAX_MEASURED_ROWS = 500
 """Rows measured (the first shown, largest first): a cell of each of 5000 rows cost 0.3 s."""
@@ -267,11 +267,13 @@ class ColumnFitter(QObject):
         for c in range(n):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
         widths: dict[int, int] = {}
+        hfm = header.fontMetrics()
         for c in numbers:
             cells = [str(model.index(r, c).data() or "") for r in range(rows)]
-            widths[c] = max(
-                [header.sectionSizeHint(c), *(fm.horizontalAdvance(t) + pad for t in cells)]
-            )
+            # The header's longest word (a word a line) and room for the sort arrow.
+            title = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
+            head = max([hfm.horizontalAdvance(w) for w in title.split()] or [0]) + 26
+            widths[c] = max([head, *(fm.horizontalAdvance(t) + pad for t in cells)])
         want: dict[int, int] = {}
         for c in text:
             cells = [str(model.index(r, c).data() or "") for r in range(rows)]
@@ -280,13 +282,16 @@ class ColumnFitter(QObject):
             )
         room = table.viewport().width() - sum(widths.values())
         if text and sum(want.values()) > room:
-            # Short text columns whole, then the name (column 0) up to 70 % of what is left,
+            # Short text columns whole, then the name (column 0), up to 70 % of what is left,
             # then the others share the rest (a shape list is cut at its end).
             short = [c for c in text if want[c] <= MIN_TEXT_WIDTH]
             rest = room - sum(want[c] for c in short)
             long = [c for c in text if c not in short]
             if 0 in long and len(long) > 1:
-                want[0] = max(MIN_TEXT_WIDTH, min(want[0], int(rest * 0.7)))
+                # Names whole up to a third of the table, before shapes (a narrow window then
+                # scrolls the last number columns rather than cut every name).
+                share = max(int(rest * 0.7), int(table.viewport().width() * 0.33))
+                want[0] = max(MIN_TEXT_WIDTH, min(want[0], share))
                 rest -= want[0]
                 long.remove(0)
             need = sum(want[c] for c in long)
