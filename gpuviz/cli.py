@@ -159,7 +159,14 @@ def _add_open(sub: Any) -> None:
     )
     o.add_argument("--view", choices=VIEWS, default="insights")
     o.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save, exit")
-    o.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+    o.add_argument(
+        "--size",
+        type=_size,
+        default=None,
+        metavar="WxH",
+        help="the window's size (default: fitted to the screen, as last closed; 1600x900 "
+        "with --screenshot)",
+    )
     add_no_cache(o)
     add_max_memory(o)
 
@@ -206,7 +213,13 @@ def _add_run(sub: Any) -> None:
     r.add_argument("--json", action="store_true", help="print one result object")
     r.add_argument("--gui", action="store_true", help="run inside the app")
     r.add_argument("--screenshot", metavar="OUT.png")
-    r.add_argument("--size", type=_size, default=(1600, 900), metavar="WxH")
+    r.add_argument(
+        "--size",
+        type=_size,
+        default=None,
+        metavar="WxH",
+        help="the window's size (default: fitted to the screen; 1600x900 with --screenshot)",
+    )
 
 
 def _add_summary(sub: Any) -> None:

@@ -167,7 +167,7 @@ def _headers(by: str) -> list[str]:
         ["device total", "share"] if by == "kernel" else ["device total", "share", "device self"]
     )
     if by in ("module", "line"):
-        headers += ["forward", "backward"]
+        headers += ["forward", "backward", "other"]
     if by == "step":
         headers += ["duration"]
     headers += ["calls"] if by == "kernel" else ["cpu total", "cpu self", "calls"]
@@ -187,7 +187,7 @@ def _cells(r: BreakdownRow, by: str, total: int, detail: bool, width: int) -> li
     c: list[Any] = [_ms(r.device_total_ns), _pct(r.device_total_ns, total)]
     c += [] if by == "kernel" else [_ms(r.device_self_ns)]  # a kernel is all self time
     if by in ("module", "line"):
-        c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns)]
+        c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns), _ms(r.other_device_ns)]
     if by == "step":
         c += [_ms(r.duration_ns)]
     c += [r.calls] if by == "kernel" else [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]

@@ -60,6 +60,8 @@ FILTERED_NAMES = frozenset(
 #: The op the autograd engine wraps each backward node in.
 EVALUATE_FUNCTION = "autograd::engine::evaluate_function"
 MODULE_PREFIX = "nn.Module: "
+#: ``torch.optim`` wraps ``step`` and ``zero_grad`` in ranges named ``Optimizer.step#AdamW.step``.
+OPTIMIZER_PREFIX = "Optimizer."
 
 
 class NodeKind(IntEnum):
@@ -201,6 +203,33 @@ class Attribution:
             return fwd_w, bwd_w
 
         return self.memo("node_weights", make)
+
+    def phase_weights(self) -> tuple[F64, F64, F64]:
+        """Device time (ns) held at each node, split into forward, backward and other.
+
+        ``node_weights``'s forward time, split: *other* is the part held at nodes outside
+        every ``nn.Module`` frame or inside an ``Optimizer.*`` range (the optimizer step,
+        ``zero_grad``, the loss computed outside a module, copies), *forward* the rest. A
+        trace without module frames tells only its optimizer ranges apart. The three add up
+        to ``node_weights``'s two.
+        """
+
+        def make() -> tuple[F64, F64, F64]:
+            fwd_w, bwd_w = self.node_weights()
+            sym = self.trace.symbols
+            module = name_mask(sym, lambda n: n.startswith(MODULE_PREFIX))[self.name]
+            module &= self.kind == NodeKind.PYTHON
+            optim = name_mask(sym, lambda n: n.startswith(OPTIMIZER_PREFIX))[self.name]
+            optim &= self.is_op_or_annotation
+            if module.any():
+                outside = self.forest.nearest(module) < 0
+            else:
+                outside = np.zeros(len(self.forest), dtype=bool)
+            outside |= self.forest.nearest(optim) >= 0
+            other: F64 = np.where(outside, fwd_w, 0.0)
+            return fwd_w - other, bwd_w, other
+
+        return self.memo("phase_weights", make)
 
 
 _LOCK = threading.Lock()

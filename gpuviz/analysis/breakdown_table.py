@@ -37,9 +37,10 @@ class BreakdownRow:
     device_self_ns, device_total_ns : int
         Time of the kernels, copies and sets the row launched itself, and with those of its
         children.
-    forward_device_ns, backward_device_ns : int or None
-        Modules and lines: ``device_total_ns`` split into forward and backward (backward
-        kernels counted where their forward op ran).
+    forward_device_ns, backward_device_ns, other_device_ns : int or None
+        Modules and lines: ``device_total_ns`` split into forward, backward (backward kernels
+        counted where their forward op ran) and other (outside every module's forward and
+        backward: the optimizer step, ``zero_grad``, a loss outside a module, copies).
     input_shapes, input_types : list or None
         Op-shape rows: Kineto's ``Input Dims`` and ``Input type``.
     flops : int or None
@@ -64,6 +65,7 @@ class BreakdownRow:
     kind: str = "op"
     forward_device_ns: int | None = None
     backward_device_ns: int | None = None
+    other_device_ns: int | None = None
     input_shapes: list[Any] | None = None
     input_types: list[Any] | None = None
     flops: int | None = None
@@ -89,6 +91,9 @@ class BreakdownRow:
         if by in ("module", "line"):
             out["forward_device_us"] = _us(self.forward_device_ns or 0)
             out["backward_device_us"] = _us(self.backward_device_ns or 0)
+            out["other_device_us"] = (
+                None if self.other_device_ns is None else _us(self.other_device_ns)
+            )
         if by == "step":
             out["duration_us"] = _us(self.duration_ns or 0)
         out.update(self.extra)

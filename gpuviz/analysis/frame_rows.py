@@ -3,8 +3,10 @@
 Given some frames of the call forest (``nn.Module`` frames, or the user's code frames) and a
 key for each (a module path, a ``file:line``), every kernel's device time goes to the key of
 the innermost such frame around its launch -- forward kernels through their launch, backward
-kernels through the forward op they came from (``Attribution.node_weights``). A key's total is
-the time inside its outermost frames (a module inside itself is counted once).
+kernels through the forward op they came from (``Attribution.node_weights``), in three phases:
+forward, backward and other (outside every module's forward: optimizer, loss, copies; see
+``Attribution.phase_weights``). A key's total is the time inside its outermost frames (a module
+inside itself is counted once).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ class FrameSums:
     cpu_total, cpu_self : int64
         Time inside the key's outermost frames; minus that of other keys' frames directly
         inside them.
-    fwd_self, bwd_self, fwd_total, bwd_total : float64
-        Device time whose innermost frame has the key; and inside the key's outermost frames.
+    fwd_self, bwd_self, oth_self, fwd_total, bwd_total, oth_total : float64
+        Device time (forward, backward, other) whose innermost frame has the key; and inside
+        the key's outermost frames.
     inner : int64
         For each forest node, its innermost frame (itself included), -1 for none.
     """
@@ -46,6 +49,20 @@ class FrameSums:
     fwd_total: F64
     bwd_total: F64
     inner: I64
+    oth_self: F64
+    oth_total: F64
+
+    @property
+    def dev_self(self) -> F64:
+        """Device time whose innermost frame has the key, all phases."""
+        out: F64 = self.fwd_self + self.bwd_self + self.oth_self
+        return out
+
+    @property
+    def dev_total(self) -> F64:
+        """Device time inside the key's outermost frames, all phases."""
+        out: F64 = self.fwd_total + self.bwd_total + self.oth_total
+        return out
 
 
 def frame_sums(att: Attribution, frame: Mask, key: I64, n_keys: int) -> FrameSums:
@@ -65,7 +82,7 @@ def frame_sums(att: Attribution, frame: Mask, key: I64, n_keys: int) -> FrameSum
     FrameSums
     """
     f = att.forest
-    fwd_w, bwd_w = att.node_weights()
+    fwd_w, bwd_w, oth_w = att.phase_weights()
     inner = f.nearest(frame)
     frames = np.flatnonzero(frame)
     fkey = key[frames]
@@ -74,6 +91,7 @@ def frame_sums(att: Attribution, frame: Mask, key: I64, n_keys: int) -> FrameSum
     dur = (f.end_ns - f.start_ns)[frames].astype(np.float64)
     fwd_sub = f.subtree_sum(fwd_w)[frames]
     bwd_sub = f.subtree_sum(bwd_w)[frames]
+    oth_sub = f.subtree_sum(oth_w)[frames]
 
     def per_key(mask: Mask, values: npt.ArrayLike, keys: I64 = fkey) -> F64:
         out: F64 = np.bincount(
@@ -91,21 +109,24 @@ def frame_sums(att: Attribution, frame: Mask, key: I64, n_keys: int) -> FrameSum
     cpu_taken = per_key(nested, dur, pkey)
     held = inner >= 0
     hkey = key[inner[held]]
-    fwd_self: F64 = np.bincount(hkey, weights=fwd_w[held], minlength=n_keys).astype(
-        np.float64, copy=False
-    )
-    bwd_self: F64 = np.bincount(hkey, weights=bwd_w[held], minlength=n_keys).astype(
-        np.float64, copy=False
-    )
+
+    def self_of(w: F64) -> F64:
+        out: F64 = np.bincount(hkey, weights=w[held], minlength=n_keys).astype(
+            np.float64, copy=False
+        )
+        return out
+
     return FrameSums(
         calls=calls,
         cpu_total=np.rint(cpu_total).astype(np.int64),
         cpu_self=np.rint(np.maximum(cpu_total - cpu_taken, 0)).astype(np.int64),
-        fwd_self=fwd_self,
-        bwd_self=bwd_self,
+        fwd_self=self_of(fwd_w),
+        bwd_self=self_of(bwd_w),
         fwd_total=per_key(outer, fwd_sub),
         bwd_total=per_key(outer, bwd_sub),
         inner=inner,
+        oth_self=self_of(oth_w),
+        oth_total=per_key(outer, oth_sub),
     )
 
 

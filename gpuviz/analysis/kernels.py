@@ -35,7 +35,8 @@ class KernelStats:
     shared_memory_bytes : int or None
         ``shared memory`` of the first launch.
     occupancy_pct : float or None
-        ``est. achieved occupancy %`` of the first launch.
+        ``est. achieved occupancy %`` of the first launch; None where Kineto wrote none or 0
+        (unknown: see :func:`known_occupancy`).
     """
 
     name: str
@@ -243,5 +244,25 @@ def _launch_info(args: dict[str, Any]) -> dict[str, Any]:
         "block": ints(args.get("block")),
         "registers_per_thread": num(args.get("registers per thread")),
         "shared_memory_bytes": num(args.get("shared memory")),
-        "occupancy_pct": num(args.get("est. achieved occupancy %")),
+        "occupancy_pct": known_occupancy(
+            args.get("est. achieved occupancy %"), args.get("warps per SM")
+        ),
     }
+
+
+def known_occupancy(value: Any, warps_per_sm: Any = None) -> float | None:
+    """Kineto's ``est. achieved occupancy %`` where it is a figure, else None.
+
+    Kineto writes a whole percent. A 0 is a figure (under 1 %) where fewer than one warp per SM
+    was resident (``warps per SM`` below 1: a grid of one block); with a warp or more per SM it
+    is no figure but what CUPTI writes where it computed none (kernels launched through the
+    driver API, such as cuBLASLt's ``nvjet`` GEMMs launched by ``cuLaunchKernelEx``, and cuDNN's
+    generated kernels), and so is a 0 without ``warps per SM``.
+    """
+    if not isinstance(value, int | float) or isinstance(value, bool) or not value >= 0:
+        return None
+    if value == 0:
+        warps = warps_per_sm
+        if not isinstance(warps, int | float) or isinstance(warps, bool) or not warps < 1:
+            return None
+    return float(value)

@@ -13,6 +13,7 @@ Device time:
 - forward: kernels launched inside the module's frames on its thread;
 - backward: kernels of the backward ops that a ``fwdbwd`` link (or a sequence number) ties to a
   forward op inside the module (see :mod:`gpuviz.analysis.attribution`);
+- other: the rest (:meth:`Attribution.phase_weights`), shown in a column of its own;
 - kernels outside every module (optimizer step, ``zero_grad``, the loss, copies) go to rows of
   kind ``"outside"``, one per outermost op or ``record_function`` range around them
   (``Optimizer.step#AdamW.step``, ``aten::cross_entropy_loss``); backward kernels with no
@@ -129,7 +130,8 @@ def module_table(att: Attribution) -> Breakdown:
         ``by="module"``. Module rows (kind ``"module"``): calls, host time of the module's
         calls (self: minus its child modules'), device time self (kernels whose innermost
         module is this one) and total (with its child modules'), split into forward and
-        backward (``forward_device_ns``/``backward_device_ns`` are totals). Outside rows
+        backward and other (``forward_device_ns``/``backward_device_ns``/``other_device_ns``
+        are totals; other: outside every module's forward, e.g. in ``Optimizer.step``). Outside rows
         (kind ``"outside"``): calls and host time of those outermost ops outside modules, and
         the device time under them.
     """
@@ -142,22 +144,24 @@ def module_table(att: Attribution) -> Breakdown:
             calls=int(sums.calls[i]),
             cpu_self_ns=int(sums.cpu_self[i]),
             cpu_total_ns=int(sums.cpu_total[i]),
-            device_self_ns=round(sums.fwd_self[i] + sums.bwd_self[i]),
-            device_total_ns=round(sums.fwd_total[i] + sums.bwd_total[i]),
+            device_self_ns=round(sums.dev_self[i]),
+            device_total_ns=round(sums.dev_total[i]),
             kind="module",
             forward_device_ns=round(sums.fwd_total[i]),
             backward_device_ns=round(sums.bwd_total[i]),
+            other_device_ns=round(sums.oth_total[i]),
         )
         for i in range(n_paths)
     ]
     # Outside modules: the nodes no module frame holds, by their outermost op.
     out_key, out_names = outside_keys(att)
     f = att.forest
-    fwd_w, bwd_w = att.node_weights()
+    fwd_w, bwd_w, oth_w = att.phase_weights()
     outside = sums.inner < 0
     n_out = len(out_names)
     fwd = np.bincount(out_key[outside], weights=fwd_w[outside], minlength=n_out)
     bwd = np.bincount(out_key[outside], weights=bwd_w[outside], minlength=n_out)
+    oth = np.bincount(out_key[outside], weights=oth_w[outside], minlength=n_out)
     # Backward ops tied to a forward op count in that op's row (or module), not here.
     tops = np.flatnonzero(outside & (outermost_ops(att) == np.arange(len(f))))
     linked = f.subtree_sum(att.forward_op >= 0)[tops] > 0
@@ -166,9 +170,9 @@ def module_table(att: Attribution) -> Breakdown:
     calls = np.bincount(out_key[tops], minlength=n_out)
     cpu = np.bincount(out_key[tops], weights=dur, minlength=n_out)
     for j in range(n_out):
-        if calls[j] == 0 and fwd[j] + bwd[j] == 0:
+        if calls[j] == 0 and fwd[j] + bwd[j] + oth[j] == 0:
             continue
-        dev = round(fwd[j] + bwd[j])
+        dev = round(fwd[j] + bwd[j] + oth[j])
         rows.append(
             BreakdownRow(
                 key=out_names[j],
@@ -180,6 +184,7 @@ def module_table(att: Attribution) -> Breakdown:
                 kind="outside",
                 forward_device_ns=round(fwd[j]),
                 backward_device_ns=round(bwd[j]),
+                other_device_ns=round(oth[j]),
             )
         )
     # Each kernel's row: its innermost module's path, else its outside row.

@@ -35,12 +35,15 @@ class KernelOrigin:
         Its source line (``model.py:42``); None where no frame is the user's or the model's.
     backward : bool
         Whether it ran in backward (module and line are then its forward op's).
+    outside : bool
+        Whether ``module`` is a row outside any module (an op or range, not a module path).
     """
 
     op: str | None
     module: str | None
     line: str | None
     backward: bool
+    outside: bool = False
 
 
 class CodeOrigin:
@@ -115,9 +118,11 @@ def kernel_origins(trace: Trace, rows: npt.ArrayLike) -> list[KernelOrigin | Non
         back = bool(att.backward[launch])
         holder = int(att.forward_op[launch]) if back and att.forward_op[launch] >= 0 else launch
         module = line = None
+        outside = False
         if origin.stacks:
             at = np.array([holder], dtype=np.int64)
             module = origin.modules(at)[0]
+            outside = bool(origin.mod_inner[holder] < 0)
             line = origin.lines(at)[0] or None
-        out.append(KernelOrigin(op_name, module, line, back))
+        out.append(KernelOrigin(op_name, module, line, back, outside))
     return out

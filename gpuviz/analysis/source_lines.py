@@ -145,6 +145,25 @@ def line_frames(
     return att.memo(f"line_frames:{mine}", make)
 
 
+def line_functions(att: Attribution) -> dict[str, str]:
+    """``file:line`` -> the function name its frames recorded (``path(12): forward``).
+
+    A line may be recorded under two names (a lambda on a ``def`` line): the first seen wins.
+    """
+
+    def make() -> dict[str, str]:
+        strings = att.trace.symbols.strings
+        ids = np.unique(att.name[att.kind == NodeKind.PYTHON])
+        out: dict[str, str] = {}
+        for sid in ids.tolist():
+            m = FRAME.match(strings[sid])
+            if m is not None:
+                out.setdefault(f"{m.group('file')}:{m.group('line')}", m.group("func"))
+        return out
+
+    return att.memo("line_functions", make)
+
+
 def line_table(att: Attribution, mine: bool = False) -> Breakdown:
     """Device and host time per ``file:line``.
 
@@ -160,24 +179,29 @@ def line_table(att: Attribution, mine: bool = False) -> Breakdown:
     Breakdown
         ``by="line"``, largest device self time first. Per line: calls (its frames), host time inside its outermost frames
         (self: minus deeper lines' frames), device time of kernels whose innermost line it is
-        (self) and of those under it (total), split into forward and backward totals.
+        (self) and of those under it (total), split into forward, backward and other totals
+        (other: outside every module's forward, e.g. the optimizer step); ``extra["function"]``:
+        the function its frames recorded.
     """
     frame, key, keys = line_frames(att, mine)
     if mine and not frame.any():
         # No frame of the user's: the deepest source frame of any kind stands in.
         frame, key, keys = line_frames(att, False)
     sums = frame_sums(att, frame, key, len(keys))
+    funcs = line_functions(att)
     rows = [
         BreakdownRow(
             key=keys[i],
             calls=int(sums.calls[i]),
             cpu_self_ns=int(sums.cpu_self[i]),
             cpu_total_ns=int(sums.cpu_total[i]),
-            device_self_ns=round(sums.fwd_self[i] + sums.bwd_self[i]),
-            device_total_ns=round(sums.fwd_total[i] + sums.bwd_total[i]),
+            device_self_ns=round(sums.dev_self[i]),
+            device_total_ns=round(sums.dev_total[i]),
             kind="line",
             forward_device_ns=round(sums.fwd_total[i]),
             backward_device_ns=round(sums.bwd_total[i]),
+            other_device_ns=round(sums.oth_total[i]),
+            extra={"function": funcs.get(keys[i])},
         )
         for i in range(len(keys))
     ]

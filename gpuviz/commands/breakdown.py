@@ -118,7 +118,7 @@ _TITLES = {
     "op": "Ops by name",
     "op-shape": "Ops by name and input shapes",
     "module": (
-        "Modules (device time forward and backward, FLOPs of both, MFU over their device time;"
+        "Modules (device time forward, backward and other (optimizer, loss...), FLOPs of both, MFU over their device time;"
         " rows outside any module marked *)"
     ),
     "line": "Source lines (innermost line first)",
@@ -146,7 +146,7 @@ def format_breakdown(
         lines.insert(-1, peaks_line)
     headers = ["device total", "device self"]
     if by in ("module", "line"):
-        headers += ["forward", "backward"]
+        headers += ["forward", "backward", "other"]
     if by == "step":
         headers += ["duration"]
     headers += ["cpu total", "cpu self", "calls"]
@@ -163,7 +163,7 @@ def format_breakdown(
     for r in rows:
         c: list[Any] = [_ms(r.device_total_ns), _ms(r.device_self_ns)]
         if by in ("module", "line"):
-            c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns)]
+            c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns), _ms(r.other_device_ns)]
         if by == "step":
             c += [_ms(r.duration_ns)]
         c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]

@@ -18,4 +18,9 @@ def main(args: argparse.Namespace) -> int:
     # Qt is imported here, when the command runs, never when gpuviz.cli is imported.
     from gpuviz.gui.app import run_app
 
-    return run_app(args.traces, view=args.view, screenshot=args.screenshot, size=tuple(args.size))
+    return run_app(
+        args.traces,
+        view=args.view,
+        screenshot=args.screenshot,
+        size=tuple(args.size) if args.size else None,
+    )

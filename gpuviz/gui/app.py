@@ -42,6 +42,8 @@ XCB_LIBRARIES = {
 # How long a screenshot waits for loads and for the views to settle, at most.
 SCREENSHOT_TIMEOUT_MS = 120_000
 SETTLE_MS = 300
+DEFAULT_SIZE = (1600, 900)
+"""The size of a screenshot (`gpuviz open --screenshot`) unless `--size` says otherwise."""
 
 
 def missing_xcb_libraries() -> list[str]:
@@ -132,7 +134,7 @@ def run_app(
     argv_paths: Sequence[str] = (),
     view: str = "insights",
     screenshot: str | None = None,
-    size: tuple[int, int] = (1600, 900),
+    size: tuple[int, int] | None = None,
 ) -> int:
     """Open the app with these traces (each in a tab), and run it or take a screenshot.
 
@@ -144,8 +146,9 @@ def run_app(
         The view to show: insights, timeline, splits, memory, kernels or summary.
     screenshot : str, optional
         Render offscreen, save a PNG here once everything is loaded, and return.
-    size : (int, int)
-        The window's size in pixels.
+    size : (int, int), optional
+        The window's size in pixels; by default fitted to the screen (as last closed, after
+        the first start), and 1600×900 for a screenshot.
 
     Returns
     -------
@@ -161,8 +164,11 @@ def run_app(
 
     with collect_on_gui_thread():
         window = MainWindow(modal_errors=screenshot is None, remember_recent=screenshot is None)
-        window.resize(*size)
-        window.set_view(view)
+        if screenshot is None and size is None:
+            window.fit_to_screen()  # the screen's size at first start, then as last closed
+        else:
+            window.resize(*(size or DEFAULT_SIZE))
+        window.set_open_view(view)
         window.open_traces(argv_paths)
         if screenshot is None:
             # The workload panel, live plots and Run menu (gpuviz.gui.run); `open --screenshot`
@@ -172,7 +178,7 @@ def run_app(
             install_run_panel(window)
             window.show()
             return int(app.exec())
-        return _screenshot(app, window, screenshot, size)
+        return _screenshot(app, window, screenshot, size or DEFAULT_SIZE)
 
 
 def _screenshot(app: QApplication, window: MainWindow, out: str, size: tuple[int, int]) -> int:

@@ -45,6 +45,7 @@ from gpuviz.gui.qt_load_worker import (
 from gpuviz.gui.qt_peaks_dialog import QtPeaksDialog, save_peaks, saved_peaks
 from gpuviz.gui.qt_text import set_plain, set_rich, tooltip_html
 from gpuviz.gui.qt_threads import start_owned
+from gpuviz.gui.qt_window_geometry import ScreenFit
 from gpuviz.gui.samples import list_samples
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
 from gpuviz.trace.model import Trace
@@ -104,8 +105,11 @@ class MainWindow(QMainWindow):
         self._worker: QtTraceWorker | None = None
         self._time_left = (TimeLeft(), 0.0)  # the running job's estimate and start
         self._current_job: _Job | None = None
-        self._default_view = "insights"  # the advisor's view comes first after an open or a run
+        # A new tab opens on Insights (the advisor's view), or on `gpuviz open --view`'s: never
+        # on the last view used, which may have nothing for the new trace (Ranks of one process).
+        self._open_view = "insights"
         self._export_workers: list[QtTraceWorker] = []
+        self.screen_fit: ScreenFit | None = None  # fit_to_screen's: the size, remembered
 
         self.setWindowTitle("gpuviz")
         self.setAcceptDrops(True)
@@ -149,8 +153,7 @@ class MainWindow(QMainWindow):
         """Add a tab for a trace whose analyses are computed; returns the tab's view."""
         view = QtTraceView(analyses, title, source, peaks=saved_peaks(self.settings))
         view.peaksRequested.connect(self._on_peaks)
-        view.set_view("memory" if analyses.snapshot_only else self._default_view)
-        view.viewChanged.connect(self._on_view_changed)
+        view.set_view(view.first_view(self._open_view))
         # A file's name is data: "&" is no shortcut, "<b>" no markup, ESC shown as \x1b.
         index = self.tabs.addTab(view, menu_safe(title))
         self.tabs.setTabToolTip(index, tooltip_html(source or title))
@@ -184,12 +187,25 @@ class MainWindow(QMainWindow):
         return w if isinstance(w, QtTraceView) else None
 
     def set_view(self, name: str) -> None:
-        """Show view ``name`` in every tab, and in tabs opened later."""
+        """Show view ``name`` in every open tab (tabs opened later open on Insights, or on
+        :meth:`set_open_view`'s)."""
         if name not in VIEWS:
             raise ValueError(f"unknown view {name!r}; expected one of {', '.join(VIEWS)}")
-        self._default_view = name
         for v in self.trace_views():
             v.set_view(name)
+
+    def set_open_view(self, name: str) -> None:
+        """Open tabs, now and later, on view ``name`` where the trace has something for it
+        (``gpuviz open --view``), else on Insights."""
+        self.set_view(name)
+        self._open_view = name
+
+    def fit_to_screen(self, area: Any = None) -> str:
+        """Size the window to the screen (``area``: its available ``QRect``, by default the
+        screen's) or as it was last closed, and remember it when closed (see
+        :mod:`gpuviz.gui.qt_window_geometry`)."""
+        self.screen_fit = ScreenFit(self, self.settings, area)
+        return self.screen_fit.how
 
     def is_busy(self) -> bool:
         """Whether a load or analysis is running or queued."""
@@ -506,9 +522,6 @@ class MainWindow(QMainWindow):
         v = self.current_trace_view()
         self.setWindowTitle(f"{title_safe(v.title)} — gpuviz" if v else "gpuviz")
 
-    def _on_view_changed(self, name: str) -> None:
-        self._default_view = name
-
     def peaks(self) -> Any:
         """The peaks in use (the Peaks dialog's, from QSettings), or None: the device's."""
         return saved_peaks(self.settings)
@@ -522,7 +535,7 @@ class MainWindow(QMainWindow):
 
     def _on_peaks(self) -> None:
         current = self.current_trace_view()
-        device = ""
+        device, m = "", None
         if current is not None:
             from gpuviz.analysis.peaks import device_peaks
 
@@ -532,7 +545,7 @@ class MainWindow(QMainWindow):
                 if m.peaks is not None
                 else f"No device peaks: {m.reason}"
             )
-        dialog = QtPeaksDialog(self.peaks(), device, self)
+        dialog = QtPeaksDialog(self.peaks(), device, self, match=m)
         if dialog.exec() == QtPeaksDialog.DialogCode.Accepted:
             self.set_peaks(dialog.override())
 

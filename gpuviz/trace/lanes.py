@@ -310,6 +310,7 @@ def build_layout(
     show_empty: bool = False,
     collapsed_ranks: Iterable[int] = (),
     rank_filter: Iterable[int] | None = None,
+    hidden_tracks: Iterable[int] = (),
 ) -> Layout:
     """Lay out the rows of a trace's timeline.
 
@@ -331,6 +332,8 @@ def build_layout(
     rank_filter : iterable of int, optional
         The ranks to show; None shows all. A filtered-out rank has no rows, and its slices
         map to row -1.
+    hidden_tracks : iterable of int
+        Tracks left out (the Timeline's quiet lanes); their slices map to row -1.
 
     Returns
     -------
@@ -343,7 +346,12 @@ def build_layout(
     # Tracks without slices (thread names of GPU "processes", idle threads) get no row, as in
     # Perfetto: they would push the lanes that matter off screen.
     off = trace.track_offsets
-    shown = [t for t in range(len(trace.tracks)) if off[t + 1] > off[t] or show_empty]
+    hidden = frozenset(int(t) for t in hidden_tracks)
+    shown = [
+        t
+        for t in range(len(trace.tracks))
+        if (off[t + 1] > off[t] or show_empty) and t not in hidden
+    ]
     order = sorted(shown, key=lambda t: _track_order_key(trace, t))
     names = process_names(trace)
     groups: list[Group] = []

@@ -214,9 +214,14 @@ def test_modules_forward_backward_and_outside(tmp_path: Path) -> None:
     assert (lm.device_self_ns, lm.device_total_ns) == (0, 33_000)
     assert lm.cpu_total_ns == 198_000 and lm.cpu_self_ns == 198_000 - 100_000
     loss = row(t, "aten::cross_entropy_loss")
-    assert (loss.kind, loss.forward_device_ns, loss.backward_device_ns) == ("outside", 4_000, 5_000)
+    # Outside every module's forward: "other", not forward (issue 47, item 12); its backward
+    # is still backward.
+    assert (loss.kind, loss.forward_device_ns, loss.backward_device_ns) == ("outside", 0, 5_000)
+    assert loss.other_device_ns == 4_000
     opt = row(t, "Optimizer.step#AdamW.step")
-    assert (opt.kind, opt.forward_device_ns, opt.calls) == ("outside", 6_000, 1)
+    assert (opt.kind, opt.forward_device_ns, opt.calls) == ("outside", 0, 1)
+    assert opt.other_device_ns == 6_000
+    assert (lin.other_device_ns, lm.other_device_ns) == (0, 0)
     acc = row(t, "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad")
     assert (acc.backward_device_ns, acc.forward_device_ns) == (2_000, 0)
     # Linked backward wrappers are counted with their forward op, not as rows of their own.

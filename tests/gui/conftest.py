@@ -24,6 +24,19 @@ def _running(thread: QThread) -> bool:
         return False
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _settings_in_a_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """QSettings of every test in a folder of the test session, never the user's (a window
+    made without its own settings saves its size and recent files there)."""
+    from PySide6.QtCore import QSettings
+
+    folder = tmp_path_factory.mktemp("qsettings")
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
+        QSettings.setPath(fmt, QSettings.Scope.SystemScope, str(folder / "system"))
+    yield folder
+
+
 @pytest.fixture(autouse=True)
 def _no_dangling_qthreads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QThread]]:
     """Fail a test that leaves a QThread running after its widgets are closed.

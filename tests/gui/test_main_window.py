@@ -95,7 +95,7 @@ def test_opening_a_shared_trace_gives_a_tab_with_its_kernels(qtbot, main_window,
 
 def test_views_are_built_when_first_shown(qtbot, main_window, data_dir):
     # Building every plot at once would stall the GUI thread: only the shown view is built.
-    main_window.set_view("memory")
+    main_window.set_open_view("memory")
     open_and_wait(qtbot, main_window, data_dir / "streams_overlap.json.gz")
     view = main_window.current_trace_view()
     assert view.built_views() == ["memory"]

@@ -126,3 +126,35 @@ def test_the_window_keeps_the_peaks_and_gives_them_to_later_traces(qtbot, tmp_pa
         with qtbot.waitSignal(window.idle, timeout=LOAD_TIMEOUT_MS):
             window.cancel_loading()
     window.close()
+
+
+def test_dialog_shows_the_numbers_in_use(qtbot, data_dir) -> None:
+    # issue 47, item 23: "the device's" without a figure. The H100 SXM datasheet's dense
+    # figures: bf16 989.4 TFLOP/s, tf32 494.7, fp32 66.9 (67), fp8 1,978.9; 3.35 TB/s.
+    from gpuviz.analysis.peaks import device_peaks
+
+    trace = load_trace(str(data_dir / "attribution" / "tinylm_train.json.gz"))
+    match = device_peaks(trace)
+    dialog = QtPeaksDialog(None, "H100", match=match)
+    qtbot.addWidget(dialog)
+    own = dialog.own_label.text()
+    for figure in ("bf16 989.4", "tf32 494.7", "fp32 66.9", "fp8 1,978.9", "3.35 TB/s"):
+        assert figure in own, (figure, own)
+    assert "989.4" in dialog.tflops_box.specialValueText()
+    assert "3.35 TB/s" in dialog.bandwidth_box.specialValueText()
+    assert "bf16 989.4" in dialog.in_use_label.text()
+    dialog.tflops_box.setValue(500.0)  # the boxes' figures are what is in use, live
+    assert "bf16 500.0" in dialog.in_use_label.text() and "fp32 500.0" in dialog.in_use_label.text()
+    assert "3.35 TB/s" in dialog.in_use_label.text()
+    dialog.reset()
+    assert "bf16 989.4" in dialog.in_use_label.text()
+
+
+def test_dialog_of_an_unknown_device_says_unknown(qtbot) -> None:
+    from gpuviz.analysis.peaks import PeakMatch
+
+    dialog = QtPeaksDialog(None, "", match=PeakMatch(None, "no device name"))
+    qtbot.addWidget(dialog)
+    assert "unknown" in dialog.own_label.text() and "0" not in dialog.own_label.text()
+    dialog.bandwidth_box.setValue(2.0)
+    assert "memory 2 TB/s" in dialog.in_use_label.text()

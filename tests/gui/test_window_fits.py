@@ -14,12 +14,13 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QRect, QSettings
 
 from gpuviz.gui.qt_main_window import MainWindow
 from gpuviz.gui.views.qt_trace_view import VIEWS
 
 SCREEN_W, SCREEN_H = 1280, 800
+SCREEN = QRect(0, 0, SCREEN_W, SCREEN_H)
 LOAD_TIMEOUT_MS = 60_000
 TRACES = [
     "snapshots/snap_train.pickle.gz",  # the allocator-snapshot mode of the Memory view
@@ -37,8 +38,10 @@ def app_window(qtbot, tmp_path: Path) -> MainWindow:
     win = MainWindow(settings=settings, modal_errors=False, remember_recent=False)
     qtbot.addWidget(win)
     install_run_panel(win, runs_dir=tmp_path / "runs", gpus=[], restore=False)
-    win.resize(SCREEN_W, SCREEN_H)
+    # As the app starts: sized to the screen's available area (issue 47, item 21).
+    assert win.fit_to_screen(SCREEN) == "fitted"
     win.show()
+    assert SCREEN.contains(win.frameGeometry()), win.frameGeometry()
     return win
 
 
@@ -59,10 +62,55 @@ def _assert_fits(qtbot, win: MainWindow, what: str) -> None:
     hint, minimum = win.minimumSizeHint(), win.minimumSize()
     need = (max(hint.width(), minimum.width()), max(hint.height(), minimum.height()))
     assert need[0] <= SCREEN_W and need[1] <= SCREEN_H, f"{what}: the window needs {need}"
-    win.resize(SCREEN_W, SCREEN_H)
+    fitted = (win.width(), win.height())
+    win.resize(*fitted)
     qtbot.wait(10)
-    assert (win.width(), win.height()) == (SCREEN_W, SCREEN_H), what
+    assert (win.width(), win.height()) == fitted, what
+    assert SCREEN.contains(win.frameGeometry()), f"{what}: {win.frameGeometry()}"
     assert not _cut_charts(win), f"{what}: charts cut at their view's edge"
+    assert not _off_screen(win), f"{what}: out of sight: {_off_screen(win)}"
+
+
+def _off_screen(win: MainWindow) -> list[str]:
+    """The shown buttons, tables, trees, charts and the status bar that lie (even in part)
+    outside the screen, or that their parents clip to nothing: what a 1600×900 window on a
+    1280×800 screen hid (the MFU chart, half of the findings, "Show in Timeline", "Export",
+    the status bar). Widgets inside a scroll area are left to its scroll bars."""
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QAbstractScrollArea,
+        QGraphicsView,
+        QStatusBar,
+        QTabBar,
+        QWidget,
+    )
+
+    kinds = (QAbstractButton, QAbstractItemView, QGraphicsView, QStatusBar)
+    out = []
+    for w in win.findChildren(QWidget):
+        if not isinstance(w, kinds) or not w.isVisible() or w.width() <= 0 or w.height() <= 0:
+            continue
+        if isinstance(w.parentWidget(), QTabBar):
+            continue  # a tab bar's scroll buttons
+        p = w.parentWidget()
+        scrolled = False
+        while p is not None and p is not win:
+            if isinstance(p, QAbstractScrollArea) and not isinstance(p, QGraphicsView):
+                scrolled = True
+                break
+            p = p.parentWidget()
+        if scrolled:
+            continue
+        top_left = w.mapToGlobal(w.rect().topLeft())
+        rect = QRect(top_left, w.size())
+        name = w.objectName() or getattr(w, "text", lambda: "")() or type(w).__name__
+        if not SCREEN.contains(rect):
+            out.append(f"{name} at {rect.getRect()}")
+        elif (w.viewport() if isinstance(w, QAbstractScrollArea) else w).visibleRegion().isEmpty():
+            # (a scroll area's opaque viewport covers it: the viewport's region is the one)
+            out.append(f"{name} clipped away")
+    return out
 
 
 def _cut_charts(win: MainWindow) -> list[str]:

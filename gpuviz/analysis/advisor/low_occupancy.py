@@ -24,6 +24,7 @@ import numpy as np
 from gpuviz.analysis.activity import rank_device_pairs
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
+from gpuviz.analysis.kernels import known_occupancy
 from gpuviz.analysis.names import is_gemm_like
 from gpuviz.trace.model import Kind
 
@@ -127,9 +128,10 @@ def _launch_config(ctx: AdviceContext, rows: np.ndarray) -> dict[str, Any]:
         if isinstance(g, list) and isinstance(b, list) and _dims(g) and _dims(b):
             grid, block = grid or list(g), block or list(b)
             blocks.append(int(g[0] * g[1] * g[2]))
-        o = args.get("est. achieved occupancy %")
-        if isinstance(o, int | float) and not isinstance(o, bool):
-            occ.append(float(o))
+        # A 0 with warps resident is no figure: CUPTI computed none for the launch.
+        o = known_occupancy(args.get("est. achieved occupancy %"), args.get("warps per SM"))
+        if o is not None:
+            occ.append(o)
     return {
         "blocks": int(np.median(blocks)) if blocks else None,
         "occupancy": float(np.median(occ)) if occ else None,

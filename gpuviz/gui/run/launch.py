@@ -32,7 +32,7 @@ def _as_dict(request: Any) -> dict[str, Any]:
 def run_gui(
     request: Any,
     screenshot: str | None = None,
-    size: tuple[int, int] = (1600, 900),
+    size: tuple[int, int] | None = None,
     runs_dir: str | os.PathLike[str] | None = None,
     events: str | None = None,
 ) -> int:
@@ -44,8 +44,9 @@ def run_gui(
         What to run (``RunRequest`` fields; parameters already parsed and checked).
     screenshot : str, optional
         Render offscreen, save a PNG here once the result is shown, and return.
-    size : (int, int)
-        The window's size in pixels.
+    size : (int, int), optional
+        The window's size in pixels; by default fitted to the screen (1600×900 for a
+        screenshot).
     runs_dir : str or PathLike, optional
         Where the trace goes when the request names no ``out`` (default ``./gpuviz-runs``).
     events : str, optional
@@ -76,7 +77,10 @@ def run_gui(
     window = MainWindow(modal_errors=interactive, remember_recent=interactive)
     ctl = install_run_panel(window, runs_dir=runs_dir, restore=interactive)
     show_request(ctl, req)
-    window.resize(*size)
+    if interactive and size is None:
+        window.fit_to_screen()
+    else:
+        window.resize(*(size or (1600, 900)))
     window.show()
 
     ended: list[Any] = []
@@ -110,7 +114,7 @@ def run_gui(
             wait_ready(READY_TIMEOUT_S)
     QTimer.singleShot(SETTLE_MS, loop.quit)
     loop.exec()
-    window.resize(*size)
+    window.resize(*(size or (1600, 900)))
     app.processEvents()
     image = window.grab()
     Path(screenshot).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpuviz.analysis.kernels import known_occupancy
 from gpuviz.display import html_safe, terminal_safe
 from gpuviz.gui.timeline.timefmt import format_at, format_ns
 from gpuviz.trace.lanes import id_text
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, KIND_CATEGORIES, Kind, Trace, TrackKind
 
+OCCUPANCY_ARG = "est. achieved occupancy %"
 MAIN_ARGS = (
     "grid",
     "block",
     "registers per thread",
     "shared memory",
     "blocks per SM",
-    "est. achieved occupancy %",
+    OCCUPANCY_ARG,
     "bytes",
     "memory bandwidth (GB/s)",
     "correlation",
@@ -79,6 +81,8 @@ def describe_slice(trace: Trace, row: int, rich: bool = True) -> str:
         shown = list(args.items())[:6]
     for k, v in shown[:8]:
         text = str(v)
+        if k == OCCUPANCY_ARG and known_occupancy(v, args.get("warps per SM")) is None:
+            text = "unknown (CUPTI computed none for this launch)"  # it writes 0: no figure
         if len(text) > 80:
             text = text[:77] + "…"
         lines.append(f"{esc(k)}: {esc(text)}")

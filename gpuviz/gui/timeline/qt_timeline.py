@@ -150,10 +150,12 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
             sync_build_max=(n if n <= SYNC_TRACE_MAX else 2_000),
             comm_names=comm_name_mask(trace),
         )
+        quiet_btn = self._make_quiet_button()
         self._layout = build_layout(
             trace,
             depths=self._lod.depths,
             collapsed_ranks=default_collapsed_ranks(trace_ranks(trace)),
+            hidden_tracks=self.hidden_tracks(),
         )
         self._rank_matches: dict[int, int] = {}
         self._layout_version = 0
@@ -251,6 +253,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         top.addWidget(self._rank_filter, 1)
         top.addWidget(self._expand_btn)
         top.addWidget(self._collapse_btn)
+        top.addWidget(quiet_btn)
         top.addStretch(1)
         top.addWidget(self._hint)
         mid = QHBoxLayout()
@@ -421,6 +424,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         """Select slice ``row`` (-1 clears) and link it to its launch or GPU work."""
         row = int(row)
         self._selected = row if 0 <= row < len(self.trace.slices) else -1
+        self._reveal_slice(self._selected)
         self._linked = (
             self._links.of(self._selected) if self._selected >= 0 else np.empty(0, dtype=np.int64)
         )
@@ -535,6 +539,7 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
             depths=self._lod.depths,
             collapsed_ranks=lay.collapsed_ranks if collapsed is None else collapsed,
             rank_filter=lay.rank_filter if rank_filter == "keep" else rank_filter,
+            hidden_tracks=self.hidden_tracks(),
         )
         self._layout_version += 1
         self._on_resized()

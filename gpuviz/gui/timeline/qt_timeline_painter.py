@@ -25,7 +25,7 @@ from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_draw import argb_image, draw_rects, premultiplied_argb
 from gpuviz.gui.timeline.marks import RowSet
 from gpuviz.gui.timeline.palette import colour_table, density_colours
-from gpuviz.gui.timeline.timefmt import format_ns, ticks
+from gpuviz.gui.timeline.timefmt import format_ns, place_tick_labels, ticks
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, ROW_PX
 from gpuviz.trace.density import density_codes
 from gpuviz.trace.lanes import RowKind
@@ -73,6 +73,7 @@ class QtTimelinePainter:
         self._baseline = (ROW_PX + fm.ascent() - fm.descent()) / 2
         self._px_cache: tuple[Frame, tuple[Any, ...], QImage, float, np.ndarray] | None = None
         self._static: tuple[tuple[Any, ...], QImage] | None = None
+        self.tick_labels_drawn: list[tuple[float, float]] = []  # the axis labels' x spans
         self._elided: dict[tuple[int, int], str] = {}
         self._hl_cache: dict[int, tuple[tuple[Any, ...], np.ndarray]] = {}
         self.last_paint_ms = 0.0
@@ -414,16 +415,35 @@ class QtTimelinePainter:
         p.drawLine(QPointF(0, AXIS_PX - 0.5), QPointF(w, AXIS_PX - 0.5))
         p.setFont(self._font)
         p.setPen(QColor("#444c56"))
-        for x, text in zip(xs.tolist(), labels):
+        rng = self._o.selected_range()
+        badge = None
+        if rng is not None:
+            x0, x1 = float(v.x_of(rng[0])), float(v.x_of(rng[1]))
+            xm = min(max((x0 + x1) / 2, GUTTER_PX + 60), w - 60)
+            badge = (xm - 50.0, xm + 50.0)
+        # Tick labels around the range's badge (it covered them) and inside the canvas.
+        fm = QFontMetrics(self._font)
+        tick_xs = xs.tolist()
+        starts = place_tick_labels(
+            tick_xs, [float(fm.horizontalAdvance(t)) for t in labels], w, GUTTER_PX, badge
+        )
+        widths = [float(fm.horizontalAdvance(t)) for t in labels]
+        self.tick_labels_drawn = [
+            (st, st + wd)
+            for x, st, wd in zip(tick_xs, starts, widths, strict=True)
+            if st is not None and x >= GUTTER_PX - 1
+        ]
+        for x, text, start in zip(tick_xs, labels, starts, strict=True):
             if x < GUTTER_PX - 1:
                 continue
             p.drawLine(QPointF(x, AXIS_PX - 6), QPointF(x, AXIS_PX))
-            p.drawText(QRectF(x + 3, 0, 120, AXIS_PX - 4), _VCENTER, text)
-        rng = self._o.selected_range()
-        if rng is not None:
+            if start is not None:
+                p.drawText(
+                    QRectF(start, 0, fm.horizontalAdvance(text) + 2, AXIS_PX - 4), _VCENTER, text
+                )
+        if rng is not None and badge is not None:
             a, b = rng
-            x0, x1 = float(v.x_of(a)), float(v.x_of(b))
-            xm = min(max((x0 + x1) / 2, GUTTER_PX + 60), w - 60)
+            xm = (badge[0] + badge[1]) / 2
             text = format_ns(b - a)
             p.setPen(_NO_PEN)
             p.setBrush(QColor(40, 110, 220))

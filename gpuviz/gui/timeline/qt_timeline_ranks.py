@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF
 
 from gpuviz.gui.qt_text import set_tooltip
 from gpuviz.gui.timeline.details import describe_rank_lane
+from gpuviz.gui.timeline.quiet_lanes import QUIET_MAX_SLICES, QUIET_SHARE, quiet_tracks
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, ROW_PX
 from gpuviz.trace.lanes import RowKind
 from gpuviz.trace.lod import RankSource
@@ -41,6 +42,9 @@ class TimelineRanksMixin:
         _rank_matches: dict[int, int]
         _rank_filter: QLineEdit
         _search: QLineEdit
+        _quiet: frozenset[int]
+        _show_quiet: bool
+        _quiet_btn: Any
 
         def search(self, text: str) -> int: ...
         def select_slice(self, row: int) -> None: ...
@@ -54,6 +58,44 @@ class TimelineRanksMixin:
             collapsed: Any = None,
             rank_filter: Any = "keep",
         ) -> None: ...
+
+    # -- quiet lanes (streams with next to nothing on them: quiet_lanes.py) -------------------
+    def _make_quiet_button(self) -> Any:
+        """The "Quiet lanes" toggle (hidden when the trace has none)."""
+        from PySide6.QtWidgets import QToolButton
+
+        self._quiet = quiet_tracks(self.trace)
+        self._show_quiet = False
+        btn = QToolButton(self)  # type: ignore[arg-type]
+        btn.setCheckable(True)
+        btn.setText(f"Quiet lanes ({len(self._quiet)})")
+        btn.setToolTip(
+            f"{len(self._quiet)} GPU lanes (streams and their annotations) with at most "
+            f"{QUIET_MAX_SLICES} slices filling less than {QUIET_SHARE:.1%} of the trace are "
+            "hidden: show them"
+        )
+        btn.setVisible(bool(self._quiet))
+        btn.toggled.connect(self.show_quiet_lanes)
+        self._quiet_btn = btn
+        return btn
+
+    def hidden_tracks(self) -> frozenset[int]:
+        """The tracks not laid out now: the quiet lanes, unless shown."""
+        return frozenset() if self._show_quiet else self._quiet
+
+    def show_quiet_lanes(self, shown: bool = True) -> None:
+        """Show (or hide again) the quiet lanes."""
+        if bool(shown) == self._show_quiet:
+            return
+        self._show_quiet = bool(shown)
+        self._quiet_btn.setChecked(self._show_quiet)
+        self._relayout(self._layout.folded_groups, self._layout.folded_tracks)
+
+    def _reveal_slice(self, row: int) -> None:
+        # A slice on a hidden lane (a search hit, a jump) shows the quiet lanes again.
+        if row >= 0 and not self._show_quiet and self._quiet:
+            if int(self.trace.slices.track[row]) in self._quiet:
+                self.show_quiet_lanes(True)
 
     def expanded_ranks(self) -> list[int]:
         """The shown ranks whose lanes are expanded (all of them for a trace of one rank)."""

@@ -55,3 +55,32 @@ def ticks(
     decimals = max(0, -math.floor(math.log10(step / scale) + 1e-9))
     labels = [f"{p / scale:.{decimals}f} {unit}" for p in pos.tolist()]
     return pos, labels
+
+
+def place_tick_labels(
+    xs: list[float],
+    widths: list[float],
+    right: float,
+    left: float = 0.0,
+    keep_out: tuple[float, float] | None = None,
+    gap: float = 3.0,
+) -> list[float | None]:
+    """Where each tick's label starts (x of its left edge), or None where it is not drawn.
+
+    A label goes right of its tick; the last ones, where that would run past ``right``, go
+    left of it (the last tick's label was cut off). A label that would cover the range badge
+    (``keep_out``: its x span) or the label before it is left out, as is one left of ``left``
+    (the lane names' gutter).
+    """
+    out: list[float | None] = []
+    end = left
+    for x, w in zip(xs, widths, strict=True):
+        start = x + gap if x + gap + w <= right else x - gap - w
+        stop = start + w
+        covered = keep_out is not None and start < keep_out[1] and stop > keep_out[0]
+        if x < left - 1 or start < end or covered:
+            out.append(None)
+            continue
+        out.append(start)
+        end = stop + gap
+    return out

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.gui.views.source_match import line_mismatch
 from gpuviz.trace.model import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -187,6 +188,7 @@ class KernelContext:
     module: str = ""
     line: str = ""
     backward: bool = False
+    outside: bool = False  # ``module`` names the op or range outside any module
 
 
 def kernel_context(bd: Breakdowns, slice_row: int) -> KernelContext | None:
@@ -200,7 +202,9 @@ def kernel_context(bd: Breakdowns, slice_row: int) -> KernelContext | None:
     found = kernel_origins(bd.trace, [int(slice_row)])[0]
     if found is None:
         return None
-    return KernelContext(found.op or "", found.module or "", found.line or "", found.backward)
+    return KernelContext(
+        found.op or "", found.module or "", found.line or "", found.backward, found.outside
+    )
 
 
 def kernel_details(bd: Breakdowns, slice_row: int) -> str:
@@ -212,7 +216,11 @@ def kernel_details(bd: Breakdowns, slice_row: int) -> str:
     if ctx is None:
         return ""
     parts = [f"op <b>{html_safe(ctx.op, one_line=True)}</b>" if ctx.op else "no op"]
-    if ctx.module:
+    if ctx.module and ctx.outside:
+        # Not a module: the op or range outside every module that the kernel counts in.
+        where = "" if ctx.module == ctx.op else f" (in {html_safe(ctx.module, one_line=True)})"
+        parts.append(f"outside modules{where}")
+    elif ctx.module:
         parts.append(f"module {html_safe(ctx.module, one_line=True)}")
     if ctx.line:
         parts.append(f"line {html_safe(ctx.line, one_line=True)}")
@@ -242,6 +250,7 @@ class TreeNode:
     kind: str = "module"
     flops: float | None = None
     mfu: float | None = None
+    other_ns: int = 0  # outside every module's forward and backward (optimizer, loss...)
 
     @property
     def tflops(self) -> float | None:
@@ -285,6 +294,7 @@ def module_tree(table: Any) -> list[TreeNode]:
             backward_ns=int(r.backward_device_ns or 0),
             calls=int(r.calls),
             cpu_ns=int(r.cpu_total_ns),
+            other_ns=int(r.other_device_ns or 0),
         )
         nodes[r.key] = node
         parent = _parent_of(r.key, nodes)
@@ -303,11 +313,13 @@ def module_tree(table: Any) -> list[TreeNode]:
                     calls=int(r.calls),
                     cpu_ns=int(r.cpu_total_ns),
                     kind="outside",
+                    other_ns=int(r.other_device_ns or 0),
                 )
             )
         group.device_ns = sum(c.device_ns for c in group.children)
         group.forward_ns = sum(c.forward_ns for c in group.children)
         group.backward_ns = sum(c.backward_ns for c in group.children)
+        group.other_ns = sum(c.other_ns for c in group.children)
         group.calls = sum(c.calls for c in group.children)
         group.cpu_ns = sum(c.cpu_ns for c in group.children)
     _sort(roots)
@@ -390,6 +402,9 @@ class SourceExcerpt:
         The line the row is about.
     error : str
         Why no lines could be shown ("" when there are lines).
+    mismatch : str
+        Why the file found is not the one recorded (the function at ``line`` is not the
+        recorded one, :func:`~gpuviz.gui.views.source_match.line_mismatch`), "" where it is.
     """
 
     path: str
@@ -397,6 +412,7 @@ class SourceExcerpt:
     lines: list[str]
     line: int
     error: str = ""
+    mismatch: str = ""
 
 
 def find_source(path: str, roots: tuple[str, ...] = ()) -> str | None:
@@ -423,11 +439,12 @@ def find_source(path: str, roots: tuple[str, ...] = ()) -> str | None:
 
 
 def source_excerpt(
-    path: str, line: int, context: int = 12, roots: tuple[str, ...] = ()
+    path: str, line: int, context: int = 12, roots: tuple[str, ...] = (), function: str = ""
 ) -> SourceExcerpt:
     """The lines ``line - context`` to ``line + context`` of ``path`` on this machine (see
     :func:`find_source`), read as text, never run. A missing, unreadable or huge file gives an
-    excerpt with ``error``."""
+    excerpt with ``error``; one where ``function`` (the recorded frame's) is not at ``line``, an
+    excerpt with ``mismatch``."""
     found = find_source(path, roots)
     if found is None:
         return SourceExcerpt(path, 0, [], line, "not on this machine")
@@ -440,9 +457,17 @@ def source_excerpt(
             raw = fh.read(MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         return SourceExcerpt(path, 0, [], line, exc.strerror or str(exc))
-    text = raw.decode("utf-8", errors="replace").splitlines()
+    whole = raw.decode("utf-8", errors="replace")
+    text = whole.splitlines()
     if line < 1 or line > len(text):
-        return SourceExcerpt(path, 0, [], line, f"the file has {len(text)} lines, not line {line}")
+        return SourceExcerpt(
+            path,
+            0,
+            [],
+            line,
+            f"the file has {len(text)} lines, not line {line}: it is not the file recorded",
+        )
     first = max(1, line - context)
     last = min(len(text), line + context)
-    return SourceExcerpt(path, first, text[first - 1 : last], line)
+    mismatch = line_mismatch(whole, line, function)
+    return SourceExcerpt(path, first, text[first - 1 : last], line, mismatch=mismatch)

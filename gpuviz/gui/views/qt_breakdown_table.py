@@ -16,12 +16,21 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QTableView,
+)
 
 from gpuviz.display import terminal_safe, tooltip_html
 
@@ -41,6 +50,12 @@ class Column:
     fmt: str  # "text", "int", "us" (the attribute is ns), "share" (of the table's device time),
     # "flops", "float" (one decimal); an attribute the row lacks is read from its ``extra``
     tip: str = ""
+
+
+def initial_sort_order(fmt: str) -> Qt.SortOrder:
+    """A column's order on its first click (``Qt.InitialSortOrderRole``): numbers largest
+    first (the calls, times and shares worth a look), text A to Z."""
+    return Qt.SortOrder.AscendingOrder if fmt == "text" else Qt.SortOrder.DescendingOrder
 
 
 def format_us(ns: float) -> str:
@@ -75,6 +90,9 @@ class QtBreakdownTableModel(QAbstractTableModel):
     columns : tuple of Column
     """
 
+    rowsSet = Signal()
+    """New rows (or columns) are shown: the table sizes its columns again."""
+
     def __init__(self, columns: tuple[Column, ...], parent: Any = None) -> None:
         super().__init__(parent)
         self.columns = columns
@@ -87,6 +105,7 @@ class QtBreakdownTableModel(QAbstractTableModel):
         self.rows = list(rows)
         self.total_ns = int(total_ns)
         self.endResetModel()
+        self.rowsSet.emit()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -100,9 +119,12 @@ class QtBreakdownTableModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
             col = self.columns[section]
             if role == Qt.ItemDataRole.DisplayRole:
-                return col.title
+                # A word a line for numbers: a dozen columns and the names fit 1000 px.
+                return col.title if col.fmt == "text" else col.title.replace(" ", "\n")
             if role == Qt.ItemDataRole.ToolTipRole and col.tip:
                 return col.tip
+            if role == Qt.ItemDataRole.InitialSortOrderRole:
+                return initial_sort_order(col.fmt)
         return None
 
     def value(self, row: int, col: Column) -> Any:
@@ -177,11 +199,111 @@ def make_table(model: QtBreakdownTableModel, sort_column: int) -> tuple[QTableVi
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.setWordWrap(False)
     table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    for i in range(1, len(model.columns)):
-        header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+    fitter = ColumnFitter(table)
+    table.column_fitter = fitter  # type: ignore[attr-defined]
+    model.rowsSet.connect(fitter.fit)
     return table, proxy
+
+
+MIN_TEXT_WIDTH = 100
+"""A text column is never squeezed below this (its tooltip has the whole text)."""
+MAX_MEASURED_ROWS = 500
+"""Rows measured (the first shown, largest first): a cell of each of 5000 rows cost 0.3 s."""
+
+
+class ElideRightDelegate(QStyledItemDelegate):
+    """Cells cut at their end ("[[8, 128, 256], [8, 1…"): for input shapes, whose first
+    dimensions tell the rows apart, unlike names (cut in the middle, keeping both ends)."""
+
+    def initStyleOption(self, option: Any, index: Any) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight
+
+
+class ColumnFitter(QObject):
+    """Sizes a table's columns to their contents, again whenever the table is resized.
+
+    Number columns get their contents' width; the text columns share the rest, each up to its
+    longest cell (so the op names are not cut while a shape column stretches past its
+    contents), squeezed in proportion where they do not fit, never below
+    :data:`MIN_TEXT_WIDTH`. Width left over goes to the number columns, evenly.
+    """
+
+    def __init__(self, table: QTableView) -> None:
+        super().__init__(table)
+        self.table = table
+        self._busy = False
+        table.horizontalHeader().setStretchLastSection(False)
+        table.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and not self._busy:
+            self.fit()
+        return False
+
+    def text_columns(self) -> list[int]:
+        model = self.table.model()
+        source = model.sourceModel() if hasattr(model, "sourceModel") else model
+        cols = getattr(source, "columns", ())
+        return [i for i, c in enumerate(cols) if c.fmt == "text"]
+
+    def fit(self) -> None:
+        """Size the columns now (after new rows or columns)."""
+        self._busy = True
+        try:
+            self._fit()
+        finally:
+            self._busy = False
+
+    def _fit(self) -> None:
+        table, header = self.table, self.table.horizontalHeader()
+        model = table.model()
+        n = model.columnCount()
+        text = [c for c in self.text_columns() if c < n]
+        numbers = [c for c in range(n) if c not in text]
+        fm = table.fontMetrics()
+        pad = 2 * table.style().pixelMetric(table.style().PixelMetric.PM_FocusFrameHMargin) + 12
+        rows = min(model.rowCount(), MAX_MEASURED_ROWS)
+        for c in range(n):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+        widths: dict[int, int] = {}
+        hfm = header.fontMetrics()
+        for c in numbers:
+            cells = [str(model.index(r, c).data() or "") for r in range(rows)]
+            # The header's longest word (a word a line) and room for the sort arrow.
+            title = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
+            head = max([hfm.horizontalAdvance(w) for w in title.split()] or [0]) + 26
+            widths[c] = max([head, *(fm.horizontalAdvance(t) + pad for t in cells)])
+        want: dict[int, int] = {}
+        for c in text:
+            cells = [str(model.index(r, c).data() or "") for r in range(rows)]
+            want[c] = max(
+                [header.sectionSizeHint(c), *(fm.horizontalAdvance(t) + pad for t in cells)]
+            )
+        room = table.viewport().width() - sum(widths.values())
+        if text and sum(want.values()) > room:
+            # Short text columns whole, then the name (column 0), up to 70 % of what is left,
+            # then the others share the rest (a shape list is cut at its end).
+            short = [c for c in text if want[c] <= MIN_TEXT_WIDTH]
+            rest = room - sum(want[c] for c in short)
+            long = [c for c in text if c not in short]
+            if 0 in long and len(long) > 1:
+                # Names whole up to a third of the table, before shapes (a narrow window then
+                # scrolls the last number columns rather than cut every name).
+                share = max(int(rest * 0.7), int(table.viewport().width() * 0.33))
+                want[0] = max(MIN_TEXT_WIDTH, min(want[0], share))
+                rest -= want[0]
+                long.remove(0)
+            need = sum(want[c] for c in long)
+            for c in long:
+                want[c] = max(MIN_TEXT_WIDTH, int(want[c] * min(1.0, rest / max(need, 1))))
+        left = room - sum(want.values())
+        if left > 0 and numbers:
+            for c in numbers:
+                widths[c] += left // len(numbers)
+        widths.update(want)
+        for c, w in widths.items():
+            header.resizeSection(c, w)
 
 
 def selected_row(table: QTableView) -> int:

@@ -198,7 +198,10 @@ class QtInsightsView(StagedBuild, QWidget):
             self.gpu_box.addItem(label, key)
         self.gpu_box.blockSignals(False)
         self.gpu_box.setEnabled(self.gpu_box.count() > 1)
-        self._has_mfu = self._step_mfu(None) is not None  # no FLOPs counted (no shapes): no chart
+        # No chart where no step has an MFU: no FLOPs counted (no shapes), no GPU work (a
+        # CPU-only trace), no peak known; an empty chart said nothing.
+        mfu = self._step_mfu(None)
+        self._has_mfu = mfu is not None and mfu.mean() is not None and self.gpu_box.count() > 0
         self._update_findings()
 
     def _make_time_plot(self, col: int) -> None:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.display import terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import plain_label
+from gpuviz.gui.views.qt_breakdown_table import initial_sort_order
 from gpuviz.trace.model import Kind, Trace
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -60,7 +61,13 @@ COLUMNS = (
     KernelColumn("Grid", "grid", "text", "grid dimensions of the launch (the most common one)"),
     KernelColumn("Block", "block", "text", "block dimensions of the launch (the most common one)"),
     KernelColumn("Registers", "registers", "int", "registers per thread (first launch)"),
-    KernelColumn("Occupancy", "occupancy", "pct", "estimated achieved occupancy (first launch)"),
+    KernelColumn(
+        "Occupancy",
+        "occupancy",
+        "pct",
+        "estimated achieved occupancy (first launch); unknown where CUPTI computed none "
+        "(driver-API launches such as cuBLASLt's nvjet GEMMs)",
+    ),
 )
 
 
@@ -100,6 +107,8 @@ class QtKernelTableModel(QAbstractTableModel):
                 return col.title
             if role == Qt.ItemDataRole.ToolTipRole and col.tip:
                 return col.tip
+            if role == Qt.ItemDataRole.InitialSortOrderRole:
+                return initial_sort_order(col.fmt)
         return None
 
     def data(
@@ -125,9 +134,13 @@ class QtKernelTableModel(QAbstractTableModel):
         return None
 
 
+OCCUPANCY_UNKNOWN = "unknown"
+"""What the Occupancy column shows where CUPTI computed none (never "0 %")."""
+
+
 def _format(value: Any, col: KernelColumn) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
+        return OCCUPANCY_UNKNOWN if col.key == "occupancy" else ""
     if col.key in ("grid", "block"):
         return _dims(value)
     if col.fmt == "int":
@@ -137,7 +150,8 @@ def _format(value: Any, col: KernelColumn) -> str:
     if col.fmt == "frac":
         return f"{100 * float(value):.1f} %"
     if col.fmt == "pct":
-        return f"{float(value):.0f} %"
+        # Kineto's whole percent: a 0 it wrote is under 1 %, not none.
+        return f"{float(value):.0f} %" if float(value) >= 1 else "<1 %"
     return str(value)
 
 

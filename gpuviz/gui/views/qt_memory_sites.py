@@ -56,6 +56,8 @@ class SitesModel(QAbstractTableModel):
     ) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.InitialSortOrderRole and COLUMNS[section] in ("bytes", "blocks"):
+            return Qt.SortOrder.DescendingOrder  # largest first on the first click
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -1,4 +1,4 @@
-"""The Modules view: the ``nn.Module`` tree with forward and backward device time and share,
+"""The Modules view: the ``nn.Module`` tree with forward, backward and other device time and share,
 and its icicle chart.
 
 It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``module`` table (backward kernels
@@ -72,11 +72,18 @@ def _num(fmt: Callable[[Any], str]) -> Callable[[Any], str]:
 
 COLUMNS = (
     ModuleColumn("Module", lambda n: n.label.casefold(), str),
-    ModuleColumn("Device (µs)", lambda n: n.device_ns, format_us, "forward and backward"),
+    ModuleColumn("Device (µs)", lambda n: n.device_ns, format_us, "forward, backward and other"),
     ModuleColumn("Share", lambda n: n.device_ns, str, "device time, as a share of the tree's"),
     ModuleColumn("Forward (µs)", lambda n: n.forward_ns, format_us),
     ModuleColumn(
         "Backward (µs)", lambda n: n.backward_ns, format_us, "backward kernels of its forward ops"
+    ),
+    ModuleColumn(
+        "Other (µs)",
+        lambda n: n.other_ns,
+        format_us,
+        "outside every module's forward and backward: optimizer step, zero_grad, a loss "
+        "computed outside a module, copies",
     ),
     ModuleColumn("Calls", lambda n: n.calls, lambda v: f"{v:,}"),
     ModuleColumn("CPU (µs)", lambda n: n.cpu_ns, format_us, "host time of its calls"),

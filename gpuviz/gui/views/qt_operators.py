@@ -1,5 +1,6 @@
 """The Operators view: PyTorch ops (and ``record_function`` ranges) with their host and device
-time, grouped by name or by name and input shapes, filtered, and the top 15 as bars.
+time, grouped by name or by name and input shapes, filtered, and the top 15 by device self time
+as bars (self: a wrapper's total would count its children's kernels twice).
 
 It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``op`` and ``op-shape`` tables; "Show
 on Timeline" (or a double click) asks for the kernels of the selected op (:func:`row_kernels`).
@@ -14,7 +15,6 @@ from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -31,6 +31,7 @@ from gpuviz.gui.views.qt_breakdown_table import (
     KEY_ROLE,
     ROW_ROLE,
     Column,
+    ElideRightDelegate,
     QtBreakdownTableModel,
     SelectedKernels,
     format_us,
@@ -93,6 +94,7 @@ class QtOperatorsView(SelectedKernels, QWidget):
         self.table, self.proxy = make_table(self.model, 2)
         self.table.doubleClicked.connect(lambda *_: self.show_selected_on_timeline())
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self._shape_delegate = ElideRightDelegate(self.table)
 
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter ops by name…")
@@ -105,7 +107,7 @@ class QtOperatorsView(SelectedKernels, QWidget):
         self.show_button = QPushButton("Show on Timeline")
         self.show_button.setEnabled(False)
         self.show_button.clicked.connect(self.show_selected_on_timeline)
-        self.bars = QtBarList(f"Top {TOP_BARS} ops by device total")
+        self.bars = QtBarList(f"Top {TOP_BARS} ops by device self time (kernels they launched)")
         self.bars.barClicked.connect(self._on_bar_clicked)
 
         top = QHBoxLayout()
@@ -190,12 +192,10 @@ class QtOperatorsView(SelectedKernels, QWidget):
             (i for i, c in enumerate(columns) if c.attr == sort_attr and c.fmt != "share"), 2
         )
         self.table.sortByColumn(new_col, order)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for i in range(1, len(columns)):
-            header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
-        if self.by() == "op-shape":
-            header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(1, 260)
+        # Input shapes cut at their end, names in the middle (the table's default).
+        self.table.setItemDelegateForColumn(
+            1, self._shape_delegate if self.by() == "op-shape" else None
+        )
         self.stack.setCurrentIndex(1)
         self._update_count()
         self._update_bars()
@@ -218,14 +218,16 @@ class QtOperatorsView(SelectedKernels, QWidget):
     def _update_bars(self) -> None:
         rows = [int(self.proxy.index(r, 0).data(ROW_ROLE)) for r in range(self.proxy.rowCount())]
         rows = [i for i in rows if not _STEP.match(self.model.rows[i].key)]
-        rows.sort(key=lambda i: -self.model.rows[i].device_total_ns)
-        rows = [i for i in rows if self.model.rows[i].device_total_ns > 0][:TOP_BARS]
+        # Self time: a wrapper's total holds its children's kernels, so total bars counted
+        # them twice (Optimizer.step beside its _foreach ops, evaluate_function beside mm).
+        rows.sort(key=lambda i: -self.model.rows[i].device_self_ns)
+        rows = [i for i in rows if self.model.rows[i].device_self_ns > 0][:TOP_BARS]
         self._bar_rows = rows
         items = []
         for i in rows:
             r = self.model.rows[i]
             label = r.key if self.by() == "op" else f"{r.key} {_shape_suffix(r)}"
-            items.append((label, float(r.device_total_ns), f"{format_us(r.device_total_ns)} µs"))
+            items.append((label, float(r.device_self_ns), f"{format_us(r.device_self_ns)} µs"))
         self.bars.set_items(items)
 
     def shown_keys(self) -> list[str]:

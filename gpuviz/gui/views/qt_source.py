@@ -4,7 +4,9 @@ click shows the code around the line.
 It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``line`` table (each kernel counted at
 the innermost line of the model's or user's code: self time ranks the lines). The file is read
 as text where it exists on this machine (it is never run nor imported) and shown as plain text,
-the line highlighted.
+the line highlighted, each line's device self time in the margin. Where the function defined
+at the line is not the one the trace recorded (another version of the file), it says so and
+highlights nothing (:mod:`gpuviz.gui.views.source_match`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from gpuviz.gui.views.qt_breakdown_table import (
     Column,
     QtBreakdownTableModel,
     SelectedKernels,
+    format_us,
     make_table,
     message_widget,
     shown_keys,
@@ -47,15 +50,35 @@ from gpuviz.gui.views.qt_breakdown_table import (
 
 COLUMNS = (
     Column("Line", "key", "text", "file:line, as the Python stack recorded it"),
+    Column("Function", "function", "text", "the function the Python stack recorded at the line"),
     Column("Device self (µs)", "device_self_ns", "us", "kernels whose innermost line this is"),
     Column("Device total (µs)", "device_total_ns", "us", "with the lines it called"),
     Column("Forward (µs)", "forward_device_ns", "us"),
     Column("Backward (µs)", "backward_device_ns", "us", "backward of the ops this line ran"),
+    Column(
+        "Other (µs)",
+        "other_device_ns",
+        "us",
+        "outside every module's forward and backward: optimizer step, loss, copies",
+    ),
     Column("Calls", "calls", "int"),
     Column("CPU total (µs)", "cpu_total_ns", "us"),
 )
+SELF_COLUMN = 2
+"""Device self time: the first sort."""
 HIGHLIGHT = QColor("#ffe9a8")
 CONTEXT_LINES = 12
+TIME_HEAD = "µs"
+
+
+def line_times(rows: list[Any], path: str) -> dict[int, int]:
+    """Line number -> device self time (ns) of the rows of file ``path`` that have some."""
+    out: dict[int, int] = {}
+    for r in rows:
+        p, n = split_location(r.key)
+        if p == path and n > 0 and r.device_self_ns > 0:
+            out[n] = out.get(n, 0) + int(r.device_self_ns)
+    return out
 
 
 class QtSourceView(SelectedKernels, QWidget):
@@ -87,8 +110,9 @@ class QtSourceView(SelectedKernels, QWidget):
         # Folders a recorded path is looked for under (the trace's, and those the user adds).
         self.roots = tuple(roots)
         self.excerpt: SourceExcerpt | None = None
+        self._line_times: dict[int, int] = {}
         self.model = QtBreakdownTableModel(COLUMNS, self)
-        self.table, self.proxy = make_table(self.model, 1)
+        self.table, self.proxy = make_table(self.model, SELF_COLUMN)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.table.doubleClicked.connect(lambda *_: self.show_selected_on_timeline())
         self.filter_edit = QLineEdit()
@@ -156,7 +180,7 @@ class QtSourceView(SelectedKernels, QWidget):
         att = bd.attribution
         total = int(att.gpu_dur_ns.sum()) if att is not None else 0
         self.model.set_rows(bd.line.rows, total)
-        self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        self.table.sortByColumn(SELF_COLUMN, Qt.SortOrder.DescendingOrder)
         self.stack.setCurrentIndex(1)
         if self.proxy.rowCount():
             self.table.selectRow(0)
@@ -196,8 +220,11 @@ class QtSourceView(SelectedKernels, QWidget):
         if i < 0 or self.breakdowns is None or self.breakdowns.line is None:
             self._show_excerpt(None)
             return
-        path, line = split_location(self.breakdowns.line.rows[i].key)
-        self._show_excerpt(source_excerpt(path, line, CONTEXT_LINES, self.roots))
+        row = self.breakdowns.line.rows[i]
+        path, line = split_location(row.key)
+        func = str(row.extra.get("function") or "")
+        self._line_times = line_times(self.breakdowns.line.rows, path)
+        self._show_excerpt(source_excerpt(path, line, CONTEXT_LINES, self.roots, func))
 
     def add_root(self, folder: str) -> None:
         """Look for recorded files under ``folder`` too, and show the selected line again."""
@@ -229,13 +256,26 @@ class QtSourceView(SelectedKernels, QWidget):
                 'chosen with "Source folder…".'
             )
             return
-        set_plain(self.file_label, f"{ex.path}, line {ex.line}")
         self.code.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # code keeps its lines
         width = len(str(ex.first + len(ex.lines)))
+        times = self._line_times
+        # Each line's device self time (its kernels), as the table's "Device self" column.
+        tw = max([len(TIME_HEAD), *(len(format_us(t)) for t in times.values())])
         text = "\n".join(
-            f"{n:>{width}}  {terminal_safe(code)}" for n, code in enumerate(ex.lines, ex.first)
+            f"{format_us(times[n]) if n in times else '':>{tw}} │ {n:>{width}}  "
+            f"{terminal_safe(code)}"
+            for n, code in enumerate(ex.lines, ex.first)
         )
         self.code.setPlainText(text)
+        if ex.mismatch:
+            # The line holds other code than was recorded: highlighting it would mislead.
+            set_plain(self.file_label, f"{ex.path}, line {ex.line}: {ex.mismatch}")
+            self.file_label.setStyleSheet("color: #a40000;")
+            return
+        self.file_label.setStyleSheet("")
+        set_plain(
+            self.file_label, f"{ex.path}, line {ex.line} ({TIME_HEAD}: device self time per line)"
+        )
         block = self.code.document().findBlockByNumber(ex.line - ex.first)
         sel = QTextEdit.ExtraSelection()
         sel.format.setBackground(HIGHLIGHT)

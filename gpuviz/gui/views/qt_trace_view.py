@@ -24,6 +24,7 @@ from gpuviz.gui.views.qt_source import QtSourceView
 from gpuviz.gui.views.qt_splits import QtSplitsView
 from gpuviz.gui.views.qt_summary import QtSummaryView
 from gpuviz.gui.views.qt_timeline_slot import make_timeline
+from gpuviz.gui.views.view_availability import unavailable_views
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind
 
 """The views of a trace, in tab order (the names of ``gpuviz open --view``)."""
@@ -113,6 +114,14 @@ class QtTraceView(QWidget):
             page_layout.setContentsMargins(0, 0, 0, 0)
             self._page_layouts[name] = page_layout
             self.tabs.addTab(page, name.capitalize())
+        # Tabs with nothing for this trace: disabled, the reason in their tooltip.
+        self.unavailable = unavailable_views(analyses)
+        for name, why in self.unavailable.items():
+            i = VIEWS.index(name)
+            self.tabs.setTabEnabled(i, False)
+            self.tabs.setTabToolTip(i, why)
+        if self.unavailable.get(VIEWS[0]):
+            self.tabs.setCurrentIndex(VIEWS.index(self.first_view(VIEWS[0])))
         self.tabs.currentChanged.connect(self._on_tab_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -290,8 +299,17 @@ class QtTraceView(QWidget):
         """The Ranks view."""
         return self.view("ranks")  # type: ignore[return-value]
 
+    def first_view(self, wanted: str) -> str:
+        """``wanted`` where this trace has something for it, else Insights, else the first
+        view that has something (Memory for an allocator snapshot)."""
+        for name in (wanted, "insights", *VIEWS):
+            if name not in self.unavailable:
+                return name
+        return wanted
+
     def set_view(self, name: str) -> None:
-        """Show view ``name`` (one of :data:`VIEWS`)."""
+        """Show view ``name`` (one of :data:`VIEWS`; a disabled one too, when asked for by
+        name: its page says why it is empty)."""
         self.view(name)
         self.tabs.setCurrentIndex(VIEWS.index(name))
 
