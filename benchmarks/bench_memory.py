@@ -1,7 +1,33 @@
-"""Allocator snapshot benchmark: gpuviz open + figures vs ``pickle.load``, and the view's first frame.
+"""Allocator snapshot benchmarks: ``gpuviz memory`` and the Memory view, three cases.
 
-    python benchmarks/bench_memory.py [--entries 100000 1000000] [--dir /tmp/gpuviz-bench-mem]
-                                      [--repeat 3] [--no-view]
+    python benchmarks/bench_memory.py synthetic [...]   synthetic snapshots: figures and frames
+    python benchmarks/bench_memory.py real [...]        a large snapshot made from a recorded one
+    python benchmarks/bench_memory.py ranks [...]       a folder of rank snapshots
+
+``python benchmarks/bench_memory.py CASE --help`` describes each case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import pickle
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SYNTHETIC_DOC = """Allocator snapshot benchmark: gpuviz open + figures vs ``pickle.load``, and the view's first frame.
+
+    python benchmarks/bench_memory.py synthetic [--entries 100000 1000000] [--dir /tmp/gpuviz-bench-mem]
+                                                [--repeat 3] [--no-view]
 
 Snapshots are made by ``gpuviz.trace.synthetic_snapshot`` in PyTorch's real layout (a training
 loop through a caching-allocator model: segments with blocks, the ring-buffer history with
@@ -26,17 +52,53 @@ Targets (issue 13): open + figures at most 1.5x ``pickle.load``; the first frame
 at most 100 ms.
 """
 
-from __future__ import annotations
+REAL_DOC = """A large snapshot made from a real one (issue 25): ``gpuviz memory --json`` vs ``pickle.load``.
 
-import argparse
-import json
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
+    python benchmarks/bench_memory.py real [--entries 3000000] [--rounds 5]
+        [--source tests/data/snapshots/snap_train.pickle.gz] [--dir /tmp/gpuviz-bench-snapreal]
 
-ROOT = Path(__file__).resolve().parents[1]
+The file is made by repeating the device trace of a snapshot recorded on an H100 (TinyGPT
+training, 7,372 entries) until it has ``--entries`` entries: each repetition's times are shifted
+past the previous one's end and its addresses past the previous one's range, so allocs and frees
+still pair within it. As PyTorch writes them, frame dicts are shared by every entry (the pickle's
+memo makes each one object), a frames list is shared as the recording shares it (an alloc and
+its frees) but new in each repetition, and every entry has its own ``compile_context`` string.
+The annotations are repeated the same way; the segments are the recording's final state. It
+is pickled as ``torch.cuda.memory._dump_snapshot`` does, kept in ``--dir`` and reused.
+
+Both contenders are whole processes, alternated in each round so that the machine's load hits
+both alike, timed from start to exit, their peak memory the kernel's ``ru_maxrss`` of each (``wait4``):
+
+- ``pickle.load``: ``python -c 'import pickle; pickle.load(open(F, "rb"))'``.
+- ``gpuviz``: ``gpuviz memory --json F`` (output to /dev/null).
+
+It prints each round and the medians of time, peak and the per-round ratios. Targets: time at
+most 1.5x, peak at most 1.0x ``pickle.load``'s.
+
+12M entries make a 1 GB file. Its memory estimate (gpuviz.trace.snapshot_pickle: an upper
+bound, 20 GB) passes half the RAM of a machine with less than 41 GB: set
+``GPUVIZ_MAX_MEMORY=22G`` there (gpuviz takes about 3.2 GB, ``pickle.load`` 6.2 GB).
+"""
+
+RANKS_DOC = """Reading a folder of rank snapshots: one process, threads, or forked processes.
+
+Usage::
+
+    python benchmarks/bench_memory.py ranks [--ranks 8] [--entries 100000] [--dir /tmp/gpuviz-bench-ranks]
+
+Writes ``--ranks`` copies of a synthetic ``--entries``-entry snapshot
+(:func:`gpuviz.trace.synthetic_snapshot.make_snapshot`) as ``rank-N.memory.pickle``, then times
+what ``gpuviz memory DIR --json`` computes (every rank's figures) three ways, best of
+``--repeat``: in this process one file after the other, in a thread pool of one thread per
+core, and in :func:`gpuviz.analysis.allocator_ranks.map_ranks`'s process pool; and the whole
+``gpuviz memory DIR --json`` process; the app's drawing models (what ``gpuviz open DIR``
+reads) one after the other and in processes, and a ``gpuviz open DIR --screenshot`` process
+(which includes the app's start and the views' settling, about 0.3 s). Prints one JSON object with the machine's core count and
+load.
+"""
+
+
+# synthetic
 
 _CHILD = r"""
 import json, sys, time
@@ -134,15 +196,16 @@ def _snapshot(folder: Path, entries: int) -> Path:
     return path
 
 
-def main() -> None:
+def main_synthetic(argv: list[str]) -> None:
+    """``synthetic``: open + figures vs ``pickle.load``, and the view's frames."""
     p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=SYNTHETIC_DOC, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--entries", type=int, nargs="+", default=[100_000, 1_000_000])
     p.add_argument("--dir", type=Path, default=Path("/tmp/gpuviz-bench-mem"))
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--no-view", action="store_true", help="skip the Qt first-frame measurement")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for n in args.entries:
@@ -184,5 +247,259 @@ def main() -> None:
     )
 
 
+# real
+
+_PICKLE = "import pickle, sys\nwith open(sys.argv[1], 'rb') as f:\n    pickle.load(f)\n"
+_GPUVIZ = (
+    "import runpy, sys\nsys.argv = ['gpuviz', 'memory', '--json', sys.argv[1]]\n"
+    "runpy.run_module('gpuviz', run_name='__main__')\n"
+)
+
+
+def _new_str(s: str) -> str:
+    return (s + ".")[:-1]  # a new object of the same value: the pickler memoizes by identity
+
+
+def make_snapshot(source: Path, entries: int) -> dict[str, Any]:
+    """The recorded snapshot with its trace repeated to about ``entries`` entries."""
+    opener = gzip.open if source.name.endswith(".gz") else open
+    with opener(source, "rb") as f:
+        base = pickle.load(f)
+    trace = base["device_traces"][0]
+    t0, t1 = trace[0]["time_us"], trace[-1]["time_us"]
+    span_t = t1 - t0 + 1000
+    addrs = [e["addr"] for e in trace if "addr" in e]
+    span_a = ((max(addrs) - min(addrs)) // (1 << 30) + 2) << 30
+    anns = base.get("external_annotations", [])
+    out: list[dict[str, Any]] = []
+    out_ann: list[dict[str, Any]] = []
+    k = 0
+    while len(out) < entries:
+        dt, da = k * span_t, k * span_a
+        lists: dict[int, list[Any]] = {}  # the recording's sharing of frames lists, per repetition
+        for e in trace:
+            if len(out) >= entries:
+                break
+            e2 = dict(e)
+            e2["time_us"] = e["time_us"] + dt
+            if "addr" in e:
+                e2["addr"] = e["addr"] + da
+            fr = e.get("frames")
+            if isinstance(fr, list):
+                e2["frames"] = lists.setdefault(id(fr), list(fr))
+            if "compile_context" in e:
+                e2["compile_context"] = _new_str(e["compile_context"])
+            out.append(e2)
+        for a in anns:
+            a2 = dict(a)
+            a2["time_us"] = a["time_us"] + dt
+            out_ann.append(a2)
+        k += 1
+    snap = dict(base)
+    snap["device_traces"] = [out]
+    snap["external_annotations"] = out_ann
+    return snap
+
+
+def _snapshot_real(folder: Path, source: Path, entries: int) -> Path:
+    path = folder / f"real-{source.name.split('.')[0]}-{entries}.pickle"
+    if not path.exists():
+        t = time.perf_counter()
+        snap = make_snapshot(source, entries)
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(snap, f)  # as torch.cuda.memory._dump_snapshot does
+        tmp.rename(path)
+        del snap
+        print(
+            f"made {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t:.0f} s",
+            flush=True,
+        )
+    return path
+
+
+def _run_real(code: str, path: Path) -> dict[str, float]:
+    """Run ``python -c code path``: its wall time and peak resident memory (MB).
+
+    The peak is the child's ``ru_maxrss`` as the kernel reports it at its exit (``wait4``):
+    ``gpuviz memory`` ends with ``os._exit`` after its output, which skips ``atexit``, so the
+    child cannot report its own ``VmHWM``."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    s = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"failed on {path} (exit {proc.returncode}):\n{err[-2000:]}")
+    return {"s": s, "hwm_mb": usage.ru_maxrss / 1024}
+
+
+def main_real(argv: list[str]) -> None:
+    """``real``: a large snapshot made from a real one, ``gpuviz memory --json`` vs ``pickle.load``."""
+    p = argparse.ArgumentParser(
+        description=REAL_DOC, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--entries", type=int, nargs="+", default=[3_000_000])
+    p.add_argument(
+        "--source", type=Path, default=ROOT / "tests/data/snapshots/snap_train.pickle.gz"
+    )
+    p.add_argument("--dir", type=Path, default=Path("/tmp/gpuviz-bench-snapreal"))
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--json", type=Path, help="write the figures here too")
+    args = p.parse_args(argv)
+    args.dir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for n in args.entries:
+        path = _snapshot_real(args.dir, args.source, n)
+        runs: dict[str, list[dict[str, float]]] = {"pickle": [], "gpuviz": []}
+        for k in range(args.rounds):
+            for which, code in (("pickle", _PICKLE), ("gpuviz", _GPUVIZ)):
+                r = _run_real(code, path)
+                runs[which].append(r)
+                print(
+                    f"{n:>10} round {k + 1} {which:<7} {r['s']:7.2f} s  peak {r['hwm_mb']:7.0f} MB",
+                    flush=True,
+                )
+        pk, gv = runs["pickle"], runs["gpuviz"]
+        row = {
+            "entries": n,
+            "file_mb": path.stat().st_size / 2**20,
+            "rounds": args.rounds,
+            "pickle_s": statistics.median(r["s"] for r in pk),
+            "pickle_hwm_mb": statistics.median(r["hwm_mb"] for r in pk),
+            "gpuviz_s": statistics.median(r["s"] for r in gv),
+            "gpuviz_hwm_mb": statistics.median(r["hwm_mb"] for r in gv),
+            "time_ratio": statistics.median(g["s"] / q["s"] for g, q in zip(gv, pk)),
+            "hwm_ratio": statistics.median(g["hwm_mb"] / q["hwm_mb"] for g, q in zip(gv, pk)),
+        }
+        results.append(row)
+        print(
+            f"{n:>10} entries, {row['file_mb']:.0f} MiB, medians of {args.rounds} rounds: "
+            f"pickle.load {row['pickle_s']:.2f} s {row['pickle_hwm_mb']:.0f} MB; gpuviz "
+            f"{row['gpuviz_s']:.2f} s {row['gpuviz_hwm_mb']:.0f} MB; ratios: time "
+            f"{row['time_ratio']:.2f}x (<= 1.5), peak {row['hwm_ratio']:.2f}x (<= 1.0)",
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+# ranks
+
+
+def _best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main_ranks(argv: list[str]) -> None:
+    """``ranks``: a folder of rank snapshots, one process, threads or forked processes."""
+    ap = argparse.ArgumentParser(
+        description=RANKS_DOC, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--entries", type=int, default=100_000)
+    ap.add_argument("--dir", default="/tmp/gpuviz-bench-ranks")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+
+    from gpuviz.analysis.allocator_ranks import (
+        RankTimelines,
+        map_ranks,
+        rank_figures_of,
+        rank_snapshot_files,
+    )
+    from gpuviz.trace.kineto_worker import usable_cores
+    from gpuviz.trace.synthetic_snapshot import make_snapshot, write_snapshot
+
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    first = folder / "rank-0.memory.pickle"
+    if not first.exists():
+        write_snapshot(first, make_snapshot(args.entries)[0])
+    for r in range(1, args.ranks):
+        p = folder / f"rank-{r}.memory.pickle"
+        if not p.exists():
+            p.write_bytes(first.read_bytes())
+    files = [f for r, f in rank_snapshot_files(folder) if r < args.ranks]
+    cores = usable_cores()
+
+    def threads() -> None:
+        with ThreadPoolExecutor(cores) as ex:
+            list(ex.map(rank_figures_of, files))
+
+    out = {
+        "cores": cores,
+        "load_1min": os.getloadavg()[0],
+        "ranks": len(files),
+        "entries": args.entries,
+        "file_bytes": first.stat().st_size,
+        "sequential_s": _best(lambda: map_ranks(rank_figures_of, files, workers=0), args.repeat),
+        "threads_s": _best(threads, args.repeat),
+        # the default count (idle cores only), and one process a core whatever the load
+        "processes_s": _best(lambda: map_ranks(rank_figures_of, files), args.repeat),
+        "processes_all_cores_s": _best(
+            lambda: map_ranks(rank_figures_of, files, workers=min(cores, len(files))),
+            args.repeat,
+        ),
+        # what the app's loader does: every rank's drawing model (figures, curves, pyramid)
+        "app_models_sequential_s": _best(
+            lambda: map_ranks(RankTimelines(), files, workers=0), args.repeat
+        ),
+        "app_models_processes_s": _best(
+            lambda: map_ranks(RankTimelines(), files, workers=min(cores, len(files))),
+            args.repeat,
+        ),
+    }
+    cmd = [sys.executable, "-m", "gpuviz", "memory", str(folder), "--json"]
+    # this checkout first, then whatever path the caller set (packages installed beside it)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
+    out["cli_process_s"] = _best(
+        lambda: subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL), args.repeat
+    )
+    # the app, as a user starts it: `gpuviz open DIR --screenshot` (load, first frames, PNG)
+    import importlib.util
+
+    if importlib.util.find_spec("PySide6") is None:  # a GPU host without the app's Qt
+        out["app_screenshot_process_s"] = None
+        print(json.dumps(out))
+        return
+    shot = folder / "shot.png"
+    cmd = [sys.executable, "-m", "gpuviz", "open", str(folder), "--screenshot", str(shot)]
+    env_qt = dict(env, QT_QPA_PLATFORM="offscreen")
+    out["app_screenshot_process_s"] = _best(
+        lambda: subprocess.run(cmd, check=True, env=env_qt, capture_output=True), 1
+    )
+    print(json.dumps(out))
+
+
+CASES = {"synthetic": main_synthetic, "real": main_real, "ranks": main_ranks}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the case named first on the command line with the rest of it."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in CASES:
+        print(__doc__, file=sys.stderr)
+        return 2
+    CASES[argv[0]](argv[1:])
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

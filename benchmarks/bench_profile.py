@@ -12,7 +12,7 @@ H100), so every figure is a median of paired ratios, with a percentile-bootstrap
 (numpy, fixed seed; :mod:`paired`), over groups of runs (a bare run, a profiled one, variants).
 
 **Lockstep** (``--lockstep``, the default). A group's processes start at once and take turns,
-one step each (:mod:`lockstep`; the scripts' ``--turns R,W``): for step k each process in turn,
+one step each (:mod:`paired`; the scripts' ``--turns R,W``): for step k each process in turn,
 in an order that rotates with k, runs its step, synchronizes the device and hands the turn on.
 A step is timed from its turn's start to its end. Within one process an H200 VM's pace switches
 between two modes (a launch-bound step at about 6.3 or 9 ms, in phases of 0.3-1.5 s), so runs
@@ -41,8 +41,7 @@ rare slow step: a thread that takes the GIL now and then), and each side of the 
 Groups alternate their order: bare first, then bare last (in lockstep: who goes first).
 
 Workloads (``--workloads``): ``launch``, a launch-bound step (``benchmarks/profile_workload.py
---kind launch``: ~700 tiny kernels, ~5 ms on an H100), ``modules``, one made of 48 residual
-blocks' module calls (``--kind modules``), ``gpt``, ``examples/gpt_train.py``, and
+--kind launch``: ~700 tiny kernels, ~5 ms on an H100), ``gpt``, ``examples/gpt_train.py``, and
 ``gpt-step``, the same model and step in ``profile_workload.py --kind gpt``, where the
 own-window variants (``torch-*``) can run.
 
@@ -64,15 +63,13 @@ the component costs). The switches, environment variables that ``gpuviz profile`
   saves); ``provisional``: ``GPUVIZ_PROFILE_PROVISIONAL=0``, no recording before the first step;
   ``provisional-cuda``: ``GPUVIZ_PROFILE_PROVISIONAL=cpu``, that recording without CUDA activity
   (CUPTI not attached before the first step);
-- ``torch-cuda``, ``torch-cpu`` (``profile_workload.py`` only): no gpuviz at all; the bare
-  script opens its own ``torch.profiler`` window (CPU and CUDA activity, or CPU only) over the
-  steps of gpuviz's, with ``TEARDOWN_CUPTI=1``: "vs bare" is what a profiler window leaves
-  behind whoever opens it, "profiled over it" what gpuviz adds to that;
+- ``torch-cuda``, ``torch-cpu``, ``torch-save``, ``torch-sched``, ``torch-early``
+  (``profile_workload.py`` only): no gpuviz at all; the bare script opens its own
+  ``torch.profiler`` window over the steps of gpuviz's, with ``TEARDOWN_CUPTI=1`` (see
+  :data:`TORCH_WINDOWS`): "vs bare" is what a profiler window leaves behind whoever opens it,
+  "profiled over it" what gpuviz adds to that;
 - ``bare-again``: the bare script once more (A/A): what two identical processes measure, the
-  floor under every other figure;
-- ``runpy``, ``imports``: the bare script run by ``runpy.run_path`` from ``python -c``, without
-  and with gpuviz's modules imported first (no session): what running the script the way
-  ``gpuviz profile`` does, and gpuviz's code in the process, cost by themselves.
+  floor under every other figure.
 
 **with_stack's cost** (``--stack-cost``; ``--stack-pairs``). Pairs of ``gpuviz profile`` runs
 without and with Python stacks (``--no-stack`` where gpuviz has it, else no flag, against
@@ -125,9 +122,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT)]  # paired.py, and gpuviz without PYTHONPATH
 
-import lockstep  # noqa: E402  (benchmarks/ is no package)
-from paired import span_figures, step_sets  # noqa: E402
-from profile_figures import PoolError, figures, print_figures, report  # noqa: E402
+import paired  # noqa: E402  (benchmarks/ is no package)
+from paired import PoolError, figures, print_figures, report, span_figures, step_sets  # noqa: E402
 
 SWITCHES = {
     "sampler": {"GPUVIZ_PROFILE_SAMPLER": "0"},
@@ -159,18 +155,6 @@ TORCH_WINDOWS = {
     "torch-cpu": OwnWindow("cpu"),
     "torch-save": OwnWindow("cuda", saved=True),
     "torch-sched": OwnWindow("cuda", scheduled=True),
-    "torch-sched-cpu": OwnWindow("cpu", scheduled=True),
-    "torch-plain": OwnWindow("cuda", ("--window-plain",), scheduled=True),
-    "torch-trim": OwnWindow("cuda", ("--window-trim",), scheduled=True),
-    "torch-cudaonly": OwnWindow("cuda-only", scheduled=True),
-    "torch-empty": OwnWindow("cuda", ("--window-empty",)),
-    "torch-legacy": OwnWindow("legacy"),
-    "cupti-raw": OwnWindow("cupti"),
-    "cupti-mode": OwnWindow("cupti", ("--cupti-ops", "mode")),
-    "cupti-xcorr": OwnWindow("cupti", ("--cupti-ops", "push")),
-    "cupti-kineto": OwnWindow("cupti", ("--cupti-kineto",)),
-    "torch-refin": OwnWindow("cuda", ("--window-refinalize",), scheduled=True),
-    "torch-nocorr": OwnWindow("cuda", ("--window-nocorr",)),
     "torch-early": OwnWindow("cuda", ("--window-early",), scheduled=True),
 }
 """Variants with no gpuviz: the bare script runs its own ``torch.profiler`` window where
@@ -179,31 +163,13 @@ profiler window leaves behind (CUPTI's, torch's) is told apart from what gpuviz 
 ``torch-save`` also saves its trace when the window ends (``export_chrome_trace``, Kineto's own
 JSON writer), as gpuviz does at that step; ``torch-sched`` drives the same window by a
 ``torch.profiler.schedule`` (warm-up, then recording, ``prof.step()`` at each of its steps and
-``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs;
-``torch-sched-cpu`` is that window with CPU activity only (no CUDA activity), ``torch-plain``
-that window without ``record_shapes`` and ``profile_memory`` (which gpuviz's records): which part
-of a window leaves a cost behind. ``torch-trim`` is ``torch-sched`` whose results are dropped
-when it ends, then garbage collected and the C heap trimmed (``--window-trim``): whether the
-cost is the heap's. ``torch-cudaonly`` is ``torch-sched``'s window with CUDA activity alone
-(torch registers no ``RecordFunction`` callbacks for it); ``torch-empty`` a CPU and CUDA window
-started and stopped at once, recording no step (setting up and tearing down alone, as
-``gpuviz profile``'s recording before the first step ends); ``torch-legacy`` the autograd
-profiler without Kineto over the window's steps (torch's ``RecordFunction`` callbacks alone, no
-CUPTI). ``cupti-raw`` has no ``torch.profiler``: CUPTI alone records kernels, copies
-and API calls over the window's steps, then is detached as Kineto's teardown does
-(``benchmarks/cupti_window.py``): whether the cost is CUPTI's. ``cupti-xcorr`` is that window
-with an external id pushed on CUPTI's stack around every op of its steps, as Kineto does in a
-CPU and CUDA window (a ``TorchDispatchMode``), ``cupti-mode`` the same mode without the pushes:
-whether the cost is that of CUPTI's external correlation. ``cupti-kineto`` is ``cupti-raw`` with
-CUPTI set up further as Kineto sets it up (overhead records, the records of frequent API calls
-switched off, the driver API's callbacks enabled too while it waits to finalize);
-``torch-refin`` is ``torch-sched`` with CUPTI detached once more after Kineto's teardown
-(``--window-refinalize``): whether Kineto leaves CUPTI in a state that a second finalize undoes;
-``torch-nocorr`` is ``torch-cuda``'s window (not scheduled, not saved) without CUPTI's external
-correlation (``--window-nocorr``: Kineto pushes no op ids, and its kernels are not linked to
-ops). ``torch-early`` is ``torch-sched`` after a CPU and CUDA recording of the script's set-up
-whose results are dropped (``--window-early``), as ``gpuviz profile`` records before the first
-step: whether two windows leave more than one, and gpuviz's share over ``torch-sched`` is that."""
+``ProfilerStep#N`` ranges) and saves it from ``on_trace_ready``, as gpuviz's window runs.
+``torch-early`` is ``torch-sched`` after a CPU and CUDA recording of the script's set-up whose
+results are dropped (``--window-early``), as ``gpuviz profile`` records before the first step:
+a process with no gpuviz and both of gpuviz's windows, so that profiled over ``torch-early`` is
+what gpuviz itself adds (docs/profiling-overhead.md). The variants that placed the cost inside
+torch's window (CUPTI alone, the legacy profiler, a CUDA-only window...) were removed once they
+had answered; git keeps them (``benchmarks/cupti_window.py`` before issue 48)."""
 BARE_AGAIN = "bare-again"
 """The A/A variant: the bare script once more, under its own label. Its figures against bare
 are what identical processes give in this benchmark (on an H200, 13 lockstep groups: the
@@ -211,34 +177,16 @@ steps before step 60 of the torch-window variants, still bare there, gave 1.005x
 NO_WINDOW = "no-window"
 """``gpuviz profile`` whose window never comes (``--skip`` past the last step): gpuviz's presence
 (its imports, hooks, sampler, step boundary) without a profiler window or a trace to write."""
-UNDER_RUNPY = "runpy"
-"""The bare script run by ``runpy.run_path`` from ``python -c`` (its code exec'd as
-``__main__``, as ``gpuviz profile`` runs it), with nothing of gpuviz."""
-GPUVIZ_IMPORTS = "imports"
-"""The same, after importing the modules ``gpuviz profile`` loads before the script (its CLI,
-the session and what they import): gpuviz's code in the process, no session, no hook."""
-_RUN_SCRIPT = "sys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
-RUNNERS = {
-    UNDER_RUNPY: "import runpy, sys\n" + _RUN_SCRIPT,
-    GPUVIZ_IMPORTS: (
-        "import runpy, sys\nimport gpuviz.cli, gpuviz.commands.profile\n"
-        "import gpuviz.engine.script.session, gpuviz.engine.script.steps\n" + _RUN_SCRIPT
-    ),
-}
-"""Variants that run the bare script from ``python -c CODE SCRIPT ARGS``: the code."""
 VARIANTS = {
     **SWITCHES,
     NO_WINDOW: {"skip": "past the last step"},
     **{v: {"TEARDOWN_CUPTI": "1", "window": w.kind} for v, w in TORCH_WINDOWS.items()},
     BARE_AGAIN: {"window": "none"},
-    UNDER_RUNPY: {"runner": "runpy.run_path"},
-    GPUVIZ_IMPORTS: {"runner": "runpy.run_path after gpuviz's imports"},
 }
 """Every variant, with what it changes (the figures' ``env``)."""
 WORKLOAD_SCRIPT = HERE / "profile_workload.py"
 WORKLOADS = {
     "launch": (WORKLOAD_SCRIPT, ("--kind", "launch"), 300),
-    "modules": (WORKLOAD_SCRIPT, ("--kind", "modules"), 300),
     # A loss read each step: the host's step time is then the GPU's, not the time to queue.
     "gemm": (WORKLOAD_SCRIPT, ("--kind", "gemm", "--sync-every", "1"), 40),
     "gpt": (ROOT / "examples" / "gpt_train.py", (), 200),
@@ -281,7 +229,6 @@ class Run:
         return self.label != "bare" and self.label[4:] not in (
             *TORCH_WINDOWS,
             BARE_AGAIN,
-            *RUNNERS,
         )
 
     @property
@@ -367,8 +314,6 @@ def command(
             own += ["--window-warmup", str(s.warmup)]
         own += w.flags
         return [sys.executable, *own], {**bench.env, "TEARDOWN_CUPTI": "1"}
-    if run.label[4:] in RUNNERS:
-        return [sys.executable, "-c", RUNNERS[run.label[4:]], *own], bench.env
     if not run.profiled:  # bare, and bare-again
         return [sys.executable, *own], bench.env
     cmd = [sys.executable, "-m", "gpuviz", "profile", "--json", "--out", str(trace)]
@@ -533,19 +478,19 @@ def execute_group(
     logs = [(bench.out / f"{t}.stdout", bench.out / f"{t}.stderr") for t in tags]
     timeout = _budget_timeout(bench, len(runs))
     t0 = time.perf_counter()
-    players = lockstep.start(cmds, logs, ROOT, _pin(bench))
+    players = paired.start(cmds, logs, ROOT, _pin(bench))
     watches = [RunWatch(p.proc.pid) for p in players]
     for w in watches:
         w.start()
     rounds: list[list[int]] = []
-    failed: lockstep.TurnError | None = None
+    failed: paired.TurnError | None = None
     try:
-        rounds = lockstep.play(players, runs[0].sched.steps, bench.args.run_timeout, t0 + timeout)
-        lockstep.finish(players, max(30.0, t0 + timeout - time.perf_counter()))
-    except lockstep.TurnError as e:
+        rounds = paired.play(players, runs[0].sched.steps, bench.args.run_timeout, t0 + timeout)
+        paired.finish(players, max(30.0, t0 + timeout - time.perf_counter()))
+    except paired.TurnError as e:
         failed = e
     finally:
-        lockstep.stop(players)
+        paired.stop(players)
     results = []
     for i, (run, p, watch, tag) in enumerate(zip(runs, players, watches, tags)):
         res: dict[str, Any] = {"workload": run.workload, "label": run.label}
@@ -861,7 +806,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     a.workloads, a.variants = split(a.workloads), split(a.variants)
     a.variant_workloads, a.stack_workloads = split(a.variant_workloads), split(a.stack_workloads)
     for flag, names, known in (
-        ("--workloads", a.workloads, ("launch", "modules", "gpt", "gpt-step", "gemm")),
+        ("--workloads", a.workloads, ("launch", "gpt", "gpt-step", "gemm")),
         ("--variant-workloads", a.variant_workloads, tuple(WORKLOADS)),
         ("--stack-workloads", a.stack_workloads, tuple(WORKLOADS)),
         ("--variants", a.variants, tuple(VARIANTS)),

@@ -188,7 +188,7 @@ def test_turns_work_with_descriptors_past_1023(tmp_path: Path) -> None:
     # numbers that select() refuses ("filedescriptor out of range"); the driver must still
     # wait on them.
     bench_profile_module()  # puts benchmarks/ on the path
-    lockstep = importlib.import_module("lockstep")
+    lockstep = importlib.import_module("paired")  # the lockstep driver lives there
     resource = pytest.importorskip("resource")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if max(soft, hard if hard != resource.RLIM_INFINITY else 4096) < 1200:
@@ -246,37 +246,12 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
     cmd, _ = bench.command(b, run, tmp_path / "t.json", tmp_path / "s.json.gz")
     assert not run.profiled and cmd[cmd.index("--window-warmup") + 1] == str(sched.warmup)
     assert cmd[cmd.index("--window-save") + 1] == str(tmp_path / "s.json")
-    # torch-plain and torch-sched-cpu: that window without shapes and memory, or without CUDA.
-    for name, kind, plain in (("torch-plain", "cuda", True), ("torch-sched-cpu", "cpu", False)):
-        cmd, env = bench.command(
-            b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
-        )
-        assert cmd[cmd.index("--window-kind") + 1] == kind and "--window-warmup" in cmd
-        assert ("--window-plain" in cmd) is plain and env["TEARDOWN_CUPTI"] == "1"
-    # The rest, each with the flags it must have and some it must not:
-    # torch-trim: torch-sched's window, its results dropped and the heap trimmed as it ends;
-    # cupti-raw: CUPTI alone over the window's steps, no torch.profiler: nothing to save;
-    # torch-cudaonly: torch-sched's window with CUDA activity alone; torch-empty: a CPU and
-    # CUDA window started and stopped at once; torch-legacy: the autograd profiler, no Kineto;
-    # cupti-mode and cupti-xcorr: cupti-raw with its ops through a dispatch mode; cupti-kineto:
-    # cupti-raw set up as Kineto sets CUPTI up; torch-refin: torch-sched's window, CUPTI then
-    # detached once more; torch-nocorr: torch-cuda's window (no schedule, not saved) without
-    # external correlation; torch-early: torch-sched's window after a dropped recording of the
-    # set-up, as gpuviz profile's before the first step.
-    cupti_absent = {"--window-warmup", "--window-save", "--window-trim"}
+    # torch-early: torch-sched's window after a dropped recording of the set-up, as gpuviz
+    # profile's before the first step; torch-cuda: a CPU and CUDA window, not scheduled or saved.
     sched_flags = {"--window-warmup", "--window-save"}
     for name, kind, flags, absent in (
-        ("torch-trim", "cuda", {"--window-warmup", "--window-trim"}, {"--window-plain"}),
-        ("cupti-raw", "cupti", set(), cupti_absent),
-        ("torch-cudaonly", "cuda-only", {"--window-warmup", "--window-save"}, {"--window-empty"}),
-        ("torch-empty", "cuda", {"--window-empty"}, {"--window-warmup"}),
-        ("torch-legacy", "legacy", set(), {"--window-warmup"}),
-        ("cupti-mode", "cupti", {"--cupti-ops", "mode"}, cupti_absent),
-        ("cupti-xcorr", "cupti", {"--cupti-ops", "push"}, cupti_absent),
-        ("cupti-kineto", "cupti", {"--cupti-kineto"}, {*cupti_absent, "--cupti-ops"}),
-        ("torch-refin", "cuda", {*sched_flags, "--window-refinalize"}, {"--window-nocorr"}),
-        ("torch-nocorr", "cuda", {"--window-nocorr"}, {*sched_flags, "--window-refinalize"}),
-        ("torch-early", "cuda", {*sched_flags, "--window-early"}, {"--window-nocorr"}),
+        ("torch-early", "cuda", {*sched_flags, "--window-early"}, set()),
+        ("torch-cuda", "cuda", set(), {*sched_flags, "--window-early"}),
     ):
         cmd, env = bench.command(
             b, bench.Run("launch", f"off:{name}", sched), tmp_path / "t.json", tmp_path / "x"
@@ -301,14 +276,12 @@ def test_own_window_variants_run_the_bare_script_with_a_torch_profiler_window(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("flags", [[], ["--window-trim"], ["--window-early"]])
+@pytest.mark.parametrize("flags", [[], ["--window-early"]])
 def test_the_schedule_driven_window_records_its_active_steps_and_saves_them(
     tmp_path: Path, flags: list[str]
 ) -> None:
     # torch-sched's script side: the window run as gpuviz runs it (warm-up, then recording,
-    # prof.step() at each of its steps), saved from on_trace_ready. torch-trim's: the same,
-    # its results then dropped and the heap trimmed, and the steps after it still timed.
-    # torch-early's: the same after a recording of the set-up, which leaks nothing into it.
+    # prof.step() at each of its steps), saved from on_trace_ready. torch-early's: the same after a recording of the set-up, which leaks nothing into it.
     saved = tmp_path / "saved.json"
     argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
     argv += ["--window-kind", "cpu", "--window-at", "4", "--window-len", "4"]
@@ -331,8 +304,7 @@ def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Pat
     # profile_workload.py (--kind gpt): the same model, its forward and backward recorded.
     saved = tmp_path / "saved.json"
     argv = ["--kind", "gpt", "--steps", "8", "--device", "cpu", "--times", str(tmp_path / "w.json")]
-    argv += ["--window-kind", "cpu", "--window-at", "3", "--window-len", "2", "--window-plain"]
-    argv += ["--window-save"]
+    argv += ["--window-kind", "cpu", "--window-at", "3", "--window-len", "2", "--window-save"]
     r = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), *argv, str(saved)],
         env=_env(), capture_output=True, text=True, timeout=120,
@@ -344,10 +316,9 @@ def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Pat
     # loss's backward and AdamW's step each time.
     assert names.count("aten::scaled_dot_product_attention") == 2 * 2
     assert names.count("Optimizer.step#AdamW.step") == 2
-    # --window-plain: no shapes recorded, and no memory events.
+    # Shapes recorded, as gpuviz's window records them.
     events = json.loads(saved.read_text())["traceEvents"]
-    assert not any("Input Dims" in e.get("args", {}) for e in events)
-    assert not any(e.get("name") == "[memory]" for e in events)
+    assert any("Input Dims" in e.get("args", {}) for e in events)
     # And bench_profile refuses those variants on gpt_train.py itself, pointing to gpt-step.
     bench = bench_profile_module()
     with pytest.raises(SystemExit):
@@ -358,62 +329,19 @@ def test_gpt_step_workload_opens_its_own_window_on_gpt_trains_step(tmp_path: Pat
     assert cmd[cmd.index("--kind") + 1] == "gpt" and "--window-warmup" in cmd
 
 
-@pytest.mark.parametrize(
-    ("flags", "said"),
-    [
-        (["--window-kind", "cupti"], "--window-kind cupti: it records CUDA activity alone"),
-        (["--window-kind", "cuda-only"], "--window-kind cuda-only: it records CUDA activity"),
-        (["--window-trim"], "--window-trim: it trims after a torch.profiler window"),
-        (["--window-kind", "legacy", "--window-trim"], "--window-trim: it trims after"),
-        (["--window-kind", "legacy", "--window-warmup", "1"], "--window-warmup: a schedule"),
-        (["--window-kind", "legacy", "--window-empty"], "--window-empty: a torch.profiler"),
-        (["--window-kind", "cpu", "--window-empty", "--window-warmup", "0"], "--window-empty"),
-        (["--window-kind", "cpu", "--cupti-ops", "push"], "--cupti-ops: it wraps the ops of a"),
-        (["--window-kind", "cpu", "--cupti-kineto"], "--cupti-kineto: it sets up a CUPTI window"),
-        (["--window-kind", "legacy", "--window-nocorr"], "--window-nocorr: it configures a"),
-        (
-            ["--window-kind", "cpu", "--window-refinalize"],
-            "--window-refinalize: it detaches CUPTI "
-            "after a torch.profiler window that recorded on CUDA (cuda|cpu|cuda-only, not empty); "
-            "--device is cpu",
-        ),
-    ],
-)
-def test_window_flags_that_cannot_apply_are_refused(flags: list[str], said: str) -> None:
+def test_a_schedule_without_a_window_is_refused() -> None:
     r = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "profile_workload.py"), "--device", "cpu",
-         "--steps", "2", *flags],
+         "--steps", "2", "--window-warmup", "1"],
         env=_env(), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert r.returncode == 2 and said in r.stderr
+    assert r.returncode == 2 and "--window-warmup: a schedule drives" in r.stderr
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("kind", "flags", "recorded"), [
-    ("cpu", ["--window-empty"], 0),  # started and stopped at once: no step in it
-    ("legacy", [], 9),  # the autograd profiler without Kineto, over 3 steps of 3 sin ops
-])  # fmt: skip
-def test_the_empty_and_legacy_windows_record_what_they_say(
-    tmp_path: Path, kind: str, flags: list[str], recorded: int
-) -> None:
-    # torch-empty's and torch-legacy's script side: what each window recorded, counted where
-    # it stops (torch.profiler's stop, the autograd profiler's __exit__), and every step timed.
-    argv = ["--steps", "12", "--ops", "9", "--device", "cpu", "--times", str(tmp_path / "w.json")]
-    argv += ["--window-kind", kind, "--window-at", "4", "--window-len", "3", *flags]
-    # One window, stopped once, with the sin ops of the steps inside it.
-    assert _sin_ops_per_window(argv, legacy=kind == "legacy") == [recorded]
-    assert len(json.loads((tmp_path / "w.json").read_text())) == 12
-
-
-def _sin_ops_per_window(argv: list[str], legacy: bool = False) -> list[int]:
+def _sin_ops_per_window(argv: list[str]) -> list[int]:
     """Run ``profile_workload.py ARGV`` and count, each time a window stops, its ``aten::sin``
-    ops: where ``torch.profiler``'s ``stop()`` returns, or the autograd profiler's ``__exit__``
-    (``legacy``; torch.profiler's stop runs that too, so only one of them is counted)."""
-    cls, name, events = (
-        ("torch.autograd.profiler.profile", "__exit__", "p.function_events")
-        if legacy
-        else ("torch.profiler.profile", "stop", "p.events()")
-    )
+    ops (where ``torch.profiler``'s ``stop()`` returns)."""
+    cls, name, events = ("torch.profiler.profile", "stop", "p.events()")
     code = (
         "import runpy, sys, torch\n"
         "seen = []\n"

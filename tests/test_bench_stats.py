@@ -194,7 +194,7 @@ def test_run_watch_reads_the_main_threads_cpu_and_paces_group_by_it(
         {"outside": {"median": ms}, "main_cpus": {c: 9}, "sm_clock_mhz": mhz}
         for ms, c, mhz in ((6.3, "2", 1980), (6.4, "2", 1980), (9.0, "4", 1700), (9.2, "4", 1710))
     ]
-    sys.modules["profile_figures"].print_paces("launch", runs)  # bench_profile imported it
+    sys.modules["paired"].print_paces("launch", runs)  # bench_profile imported it
     out = capsys.readouterr().out
     assert "CPU 2 6.35 ms (n=2), CPU 4 9.10 ms (n=2)" in out
     assert "SM clock 1700-1980 MHz" in out and "pace -1.00" in out

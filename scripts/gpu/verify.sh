@@ -16,12 +16,12 @@ for part in $parts; do
       echo "tests: rc=$?"; tail -5 "$out/tests.log" ;;
     memory)
       { timeout 150 python3 scripts/gpu/check_memory_snapshot.py "$out/mem"; echo "rc=$?";
-        timeout 150 python3 benchmarks/bench_memory.py --no-view --dir /tmp/bm; echo "rc=$?"; } \
+        timeout 150 python3 benchmarks/bench_memory.py synthetic --no-view --dir /tmp/bm; echo "rc=$?"; } \
         > "$out/memory.log" 2>&1
       echo "memory:"; tail -25 "$out/memory.log" ;;
     overhead)
       { timeout 300 python3 benchmarks/bench_overhead.py --reps 20 --json "$out/overhead.json"; echo "rc=$?";
-        timeout 200 python3 benchmarks/overhead_probe.py --reps 15; echo "rc=$?"; } \
+        timeout 200 python3 benchmarks/step_cost.py --device cuda; echo "rc=$?"; } \
         > "$out/overhead.log" 2>&1
       echo "overhead:"; grep -v Warn "$out/overhead.log" | tail -25 ;;
     profile)
@@ -49,12 +49,10 @@ for part in $parts; do
         timeout 150 python3 benchmarks/bench_import.py $d/k100k.json --skip-hta --single --workers 3,6 --repeat 3; echo "rc=$?"
         timeout 240 python3 benchmarks/bench_import.py $d/r64 --skip-hta --single --workers 4,8 --repeat 2; echo "rc=$?"
         timeout 200 python3 benchmarks/bench_import.py $d/k1m.json --skip-hta --repeat 1; echo "rc=$?"
-        # the importer's own (serial) time beside 15 children, by function
-        for t in $d/k100k.json $d/r64; do timeout 60 python3 benchmarks/import_profile.py $t --workers 15 --top 25; done > "$out/import_profile.log" 2>&1
       } > "$out/import.log" 2>&1
       echo "import:"; grep -v Warn "$out/import.log" | tail -60 ;;
     benchprofile)
-      timeout 300 python3 benchmarks/bench_profile.py --out /tmp/bench > "$out/benchprofile.log" 2>&1
+      timeout 300 python3 benchmarks/bench_profile.py --budget-s 280 --json "$out/benchprofile.json" > "$out/benchprofile.log" 2>&1
       echo "benchprofile: rc=$?"; tail -15 "$out/benchprofile.log" ;;
   esac
 done

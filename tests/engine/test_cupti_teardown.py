@@ -60,7 +60,7 @@ def test_a_cpu_only_window_asks_for_the_teardown_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A CPU-only torch.profiler window on a CUDA machine left the process's later CUDA steps
-    # 20% slower without it (benchmarks/window_aftermath.py); the app runs workloads one after
+    # 20% slower without it (docs/profiling-overhead.md); the app runs workloads one after
     # another in one process.
     pytest.importorskip("torch")
     from gpuviz.engine.profiling import ProfilerSession
