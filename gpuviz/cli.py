@@ -220,8 +220,10 @@ def _add_summary(sub: Any) -> None:
 
 def _add_split(sub: Any) -> None:
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
-    sp.add_argument("--batch", type=int, required=True)
-    sp.add_argument("--gpus", type=int, required=True)
+    sp.add_argument("--batch", type=int, required=True, help="rows in the batch (dim 0)")
+    sp.add_argument(
+        "--gpus", type=int, required=True, help="devices DataParallel scatters over (1 to 120)"
+    )
     sp.add_argument("--json", action="store_true")
 
 
