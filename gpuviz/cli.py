@@ -311,14 +311,16 @@ def _add_check(sub: Any) -> None:
         type=_percent,
         default=0.05,
         metavar="PCT",
-        help="allowed growth of the mean step (default 5%%)",
+        help="allowed growth of the mean step, in percent: 5%% or 5 (default 5%%; a bare "
+        "number below 1 must carry %%: 0.5%%)",
     )
     c.add_argument(
         "--max-memory-regression",
         type=_percent,
         default=0.10,
         metavar="PCT",
-        help="allowed growth of the peak GPU memory, when both runs recorded it (default 10%%)",
+        help="allowed growth of the peak GPU memory, when both runs recorded it, in percent "
+        "(default 10%%)",
     )
     c.add_argument(
         "--fail-on",
