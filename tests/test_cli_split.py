@@ -84,3 +84,11 @@ def test_the_largest_counts_are_still_planned(capsys: pytest.CaptureFixture[str]
     assert main(["split", "--batch", str(big), "--gpus", "120", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert len(rows) == 120 and sum(rows) == big and rows[0] == -(-big // 120)
+
+
+def test_one_row_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 47, item 20: "1 rows"
+    assert main(["split", "--batch", "3", "--gpus", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["cuda:0", "2", "rows"]
+    assert lines[2].split() == ["cuda:1", "1", "row"]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.agents.answers import name
+from gpuviz.display import counted
 
 if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
@@ -100,7 +101,7 @@ def breakdown_answer(
     total = device_total_ns(trace, table)
     shown = f"the first {len(rows)}" if len(rows) < len(table.rows) else "all"
     head = (
-        f"{name(label, 200)}: {TITLES[by]}, {len(table.rows)} rows ({shown} below); "
+        f"{name(label, 200)}: {TITLES[by]}, {counted(len(table.rows), 'row')} ({shown} below); "
         f"{_ms(total)} ms of device time (kernels, copies, sets) over the trace"
     )
     if table.unattributed_device_ns:

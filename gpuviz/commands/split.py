@@ -24,7 +24,7 @@ def main(args: argparse.Namespace) -> int:
         + ", ".join(str(r) for r in rows)
     )
     for i, r in enumerate(rows):
-        echo(f"  cuda:{i}  {r:>6} rows{'  (idle)' if r == 0 else ''}")
+        echo(f"  cuda:{i}  {r:>6} row{'' if r == 1 else 's'}{'  (idle)' if r == 0 else ''}")
     if idle:
         echo(
             f"{idle} GPU{'s' if idle != 1 else ''} get no rows: Tensor.chunk makes "
