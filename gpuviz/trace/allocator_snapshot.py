@@ -140,6 +140,12 @@ def _segments_and_blocks(segs: list[Any], interner: Interner, src: str) -> tuple
             for key in _BLOCK_KEYS:
                 if key not in b:
                     raise TraceFormatError(src, f"segments[{i}].blocks[{k}]", f"no {key!r}")
+            if not isinstance(b["state"], str):  # an unknown name reads as inactive, not this
+                raise TraceFormatError(
+                    src,
+                    f"segments[{i}].blocks[{k}]",
+                    f"'state' is a {type(b['state']).__name__}, expected a name",
+                )
         block_lists.append(blocks)
     counts = np.fromiter(map(len, block_lists), dtype=np.int64, count=n)
     offsets = np.zeros(n + 1, dtype=np.int64)

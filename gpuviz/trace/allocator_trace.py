@@ -333,6 +333,12 @@ class TraceReader:
                     )
                 if "action" not in e:
                     raise TraceFormatError(src, f"{where}[{a + i}]", "no 'action'")
+                if not isinstance(e["action"], str):  # an unknown name is tolerated, not this
+                    raise TraceFormatError(
+                        src,
+                        f"{where}[{a + i}]",
+                        f"'action' is a {type(e['action']).__name__}, expected a name",
+                    )
             rows = range(a, b)
             size = _int_column(part, "size", 0, src, where, a, required=True)
             is_oom = act == Action.OOM

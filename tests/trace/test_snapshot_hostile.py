@@ -139,7 +139,8 @@ def test_deep_tuples_where_names_belong_are_bad_input(tmp_path: Path) -> None:
     # placeholder string, whose opcode is then replaced (protocol 2: no frame lengths to fix;
     # the placeholder's memo entry, and so every later reference, becomes the tuple)
     snap = tiny_snapshot()
-    snap["device_traces"][0][1]["action"] = "DEEPDEEP"  # looked up in a dict: hashed
+    # (an action or a block state that is not a string is refused by its type first: issue 47,
+    # item 15; see test_wrong_structure_is_bad_input_naming_the_place)
     snap["segments"][0]["blocks"][0]["state"] = "DEEPDEEP"
     snap["device_traces"][0][1]["frames"] = [{"filename": "DEEPDEEP", "line": 1, "name": "f"}]
     data = pickle.dumps(snap, protocol=2)
@@ -398,6 +399,14 @@ def test_a_missing_required_key_is_named(tmp_path: Path, path: str, place: str) 
         (
             {"segments": [{"address": 0, "total_size": 512, "blocks": [None]}]},
             r"segments\[0\]\.blocks\[0\]: expected a dict, got NoneType",
+        ),
+        (
+            {"segments": [{"address": 0, "total_size": 512, "blocks": [{"size": 1, "state": 5}]}]},
+            r"segments\[0\]\.blocks\[0\]: 'state' is a int, expected a name",
+        ),
+        (
+            {"device_traces": [[{"action": 3, "addr": 0, "size": 512}]]},
+            r"device_traces\[0\]\[0\]: 'action' is a int, expected a name",
         ),
     ],
 )
