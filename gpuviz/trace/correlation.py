@@ -94,30 +94,51 @@ def match_shared(
     mine, mine_key, mine_ns = launch_rows[in_shared], launch_key[in_shared], launch_ns[in_shared]
     on_shared = np.isin(gpu_key, shared)
     gpu, g_key, g_ns = gpu_rows[on_shared], gpu_key[on_shared], gpu_ns[on_shared]
+    matched = _match(
+        np.searchsorted(shared, mine_key), mine_ns, mine, np.searchsorted(shared, g_key), g_ns
+    )
     order = np.argsort(gpu, kind="stable")  # ascending rows, for the lookup
-    gpu, g_key, g_ns = gpu[order], g_key[order], g_ns[order]
-    matched = np.full(len(gpu), -1, dtype=np.int64)
-    for k in shared.tolist():
-        mask = mine_key == k
-        by_time = np.argsort(mine_ns[mask], kind="stable")
-        ls, ls_ns = mine[mask][by_time], mine_ns[mask][by_time]
-        at = np.flatnonzero(g_key == k)
-        at = at[np.argsort(g_ns[at], kind="stable")]
-        matched[at] = _match(ls_ns, g_ns[at], ls)
     first = int(shared[0])
     rank = (first >> _ID_BITS) - 1
     example = (None if rank < 0 else rank, first & ((1 << _ID_BITS) - 1))
-    return SharedIds(len(shared), len(mine), gpu, matched, example)
+    return SharedIds(len(shared), len(mine), gpu[order], matched[order], example)
 
 
-def _match(launch_ns: I64, gpu_ns: I64, launch_rows: I64) -> I64:
-    """The launch row of each GPU slice (both sorted by start), by the rules above."""
-    if len(gpu_ns) == len(launch_ns) and bool((gpu_ns >= launch_ns).all()):
-        return launch_rows.copy()  # in time order, one for one
-    before = np.searchsorted(launch_ns, gpu_ns, side="right")  # launches at or before each
-    out = np.full(len(gpu_ns), -1, dtype=np.int64)
-    one = before == 1
-    out[one] = launch_rows[0]
+def _match(l_group: I64, l_ns: I64, l_rows: I64, g_group: I64, g_ns: I64) -> I64:
+    """The launch row of each GPU slice, by the rules above, for all shared ids at once.
+
+    Groups are the shared ids (0 to G-1). Times become their ranks among all the times, so
+    that (group, time) packs into one int64 (a loop over the ids, each a pass over every
+    launch, was quadratic: a hand-merged trace shares every id).
+    """
+    out = np.full(len(g_ns), -1, dtype=np.int64)
+    if len(g_ns) == 0:
+        return out
+    times = np.concatenate([l_ns, g_ns])
+    sorted_times = np.sort(times)
+    width = len(times) + 1
+    l_code = l_group * width + np.searchsorted(sorted_times, l_ns)
+    g_code = g_group * width + np.searchsorted(sorted_times, g_ns)
+    l_order = np.argsort(l_code, kind="stable")
+    l_sorted, l_rows_sorted = l_code[l_order], l_rows[l_order]
+    g_order = np.argsort(g_code, kind="stable")
+    g_sorted, grp = g_code[g_order], g_group[g_order]
+    # for each GPU slice (in (group, time) order): its group's first launch, how many of the
+    # group's launches start at or before it, and its place among the group's GPU slices
+    l_first = np.searchsorted(l_sorted, grp * width)
+    n_before = np.searchsorted(l_sorted, g_sorted, side="right") - l_first
+    g_first = np.searchsorted(g_sorted, grp * width)
+    place = np.arange(len(g_sorted)) - g_first
+    n_groups = int(max(l_group.max(initial=0), g_group.max(initial=0))) + 1
+    n_launch = np.bincount(l_group, minlength=n_groups)
+    n_gpu = np.bincount(g_group, minlength=n_groups)
+    late = np.bincount(grp[n_before < place + 1], minlength=n_groups)  # starts before its k-th
+    one_for_one = ((n_launch == n_gpu) & (late == 0))[grp]
+    got = np.full(len(g_sorted), -1, dtype=np.int64)
+    got[one_for_one] = l_rows_sorted[(l_first + place)[one_for_one]]
+    only = ~one_for_one & (n_before == 1)  # after exactly one launch of its id
+    got[only] = l_rows_sorted[l_first[only]]
+    out[g_order] = got
     return out
 
 
@@ -151,6 +172,8 @@ def apply_shared(out: I64, rows: I64, shared: tuple[I64, I64]) -> None:
     """Set ``out`` (the launches of GPU ``rows``, looked up by id) to the launches matched by
     time where a row's id is shared."""
     gpu_rows, launch_rows = shared
+    if len(gpu_rows) == 0:  # ids shared by calls with no GPU work (syncs)
+        return
     at = np.minimum(np.searchsorted(gpu_rows, rows), len(gpu_rows) - 1)
     hit = gpu_rows[at] == rows
     out[hit] = launch_rows[at[hit]]

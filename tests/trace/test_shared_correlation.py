@@ -160,3 +160,81 @@ def test_what_time_cannot_place_belongs_to_no_op(
     assert main(["summary", str(path), "--no-cache"]) == 0
     out = capsys.readouterr().out
     assert "warning: 2 launches share 1 correlation id" in out
+
+
+def _rules_by_hand(launches: list[tuple[int, int, int]], gpus: list[tuple[int, int, int]]) -> dict:
+    """The module docstring's rules, one id at a time in plain Python: {gpu row: launch row}."""
+    out = {}
+    for key in {k for k, _, _ in launches}:
+        ls = sorted((t, r) for k, t, r in launches if k == key)
+        gs = sorted((t, r) for k, t, r in gpus if k == key)
+        if len(ls) < 2:
+            continue
+        if len(gs) == len(ls) and all(g[0] >= x[0] for g, x in zip(gs, ls)):
+            out.update({g[1]: x[1] for g, x in zip(gs, ls)})
+            continue
+        for t, r in gs:
+            before = [x for x in ls if x[0] <= t]
+            out[r] = before[0][1] if len(before) == 1 else -1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_vectorized_match_follows_the_rules(seed: int) -> None:
+    from gpuviz.trace.correlation import match_shared
+
+    rng = np.random.default_rng(seed)
+    n = 300
+    keys = rng.integers(0, 60, size=n)  # about 5 launches an id
+    launch_ns = rng.integers(0, 1000, size=n)
+    launches = [(int(k), int(t), 10_000 + i) for i, (k, t) in enumerate(zip(keys, launch_ns))]
+    gpus = []
+    for i, (k, t) in enumerate(zip(keys.tolist(), launch_ns.tolist())):
+        if rng.random() < 0.8:  # most launches launch one kernel, some a second, later
+            gpus.append((k, t + int(rng.integers(0, 50)), 2 * i))
+        if rng.random() < 0.1:
+            gpus.append((k, t + int(rng.integers(0, 400)), 2 * i + 1))
+    got = match_shared(
+        np.array([r for _, _, r in launches]),
+        np.array([k for k, _, _ in launches]),
+        np.array([t for _, t, _ in launches]),
+        np.array([r for _, _, r in gpus]),
+        np.array([k for k, _, _ in gpus]),
+        np.array([t for _, t, _ in gpus]),
+    )
+    assert got is not None
+    assert dict(zip(got.gpu_rows.tolist(), got.launch_rows.tolist())) == _rules_by_hand(
+        launches, gpus
+    )
+    assert got.gpu_rows.tolist() == sorted(got.gpu_rows.tolist())
+
+
+def test_ids_shared_by_calls_without_gpu_work_and_a_large_merge() -> None:
+    import time
+
+    from gpuviz.trace.correlation import apply_shared, match_shared
+
+    # two syncs with one id: shared, with nothing to match
+    none = match_shared(
+        *(np.array([1, 2]), np.array([7, 7]), np.array([0, 5])),
+        *([np.array([], dtype=np.int64)] * 3),
+    )
+    assert none is not None and len(none.gpu_rows) == 0
+    out = np.array([-1])
+    apply_shared(out, np.array([3]), (none.gpu_rows, none.launch_rows))
+    assert out.tolist() == [-1]
+    # a hand-merged run of 200k launches: every id shared; one pass, not one per id
+    n = 200_000
+    ids = np.arange(n)
+    t0 = time.perf_counter()
+    got = match_shared(
+        np.arange(2 * n),
+        np.concatenate([ids, ids]),
+        np.concatenate([ids * 10, ids * 10 + 10 * n]),
+        np.arange(2 * n) + 10 * n,
+        np.concatenate([ids, ids]),
+        np.concatenate([ids * 10 + 3, ids * 10 + 10 * n + 3]),
+    )
+    assert time.perf_counter() - t0 < 5
+    assert got is not None and got.unplaced == 0
+    assert (got.launch_rows == got.gpu_rows - 10 * n).all()
