@@ -665,9 +665,13 @@ class Trace:
 
         s, t = self.slices, self.tracks
         rt = _launch_rows(s, 0, len(s))
+        key = correlation_key(t.rank[s.track[rt]], s.correlation[rt])
+        ordered = np.sort(key)  # every import asks: the GPU rows only where a key repeats
+        if len(ordered) < 2 or not bool((ordered[1:] == ordered[:-1]).any()):
+            return None
         gpu = np.flatnonzero(self.gpu_activity_mask() & (s.correlation >= 0))
         return match_shared(
-            *(rt, correlation_key(t.rank[s.track[rt]], s.correlation[rt]), s.start_ns[rt]),
+            *(rt, key, s.start_ns[rt]),
             *(gpu, correlation_key(t.rank[s.track[gpu]], s.correlation[gpu]), s.start_ns[gpu]),
         )
 
