@@ -69,7 +69,7 @@ def test_per_rank_over_a_lone_rank_file(capsys: pytest.CaptureFixture[str], tmp_
     src = tmp_path / "rank-0.json.gz"
     shutil.copyfile(DATA / "streams_overlap.json.gz", src)
     before = _digest(tmp_path)
-    _refused(capsys, [str(src), "--per-rank", str(tmp_path)], "--per-rank", "own input")
+    _refused(capsys, [str(src), "--per-rank", str(tmp_path)], "--per-rank", "holds the input")
     assert _digest(tmp_path) == before
 
 
@@ -89,15 +89,26 @@ def test_a_folders_output_may_not_go_into_it(
     assert _digest(ranks) == before
 
 
+def test_per_rank_into_the_folder_of_a_lone_input(
+    capsys: pytest.CaptureFixture[str], lone: Path, tmp_path: Path
+) -> None:
+    # rank-0.json.gz beside t.json.gz: not the input, but a rank file of that folder's run
+    (tmp_path / "rank-0.json.gz").write_bytes(b"another run's rank 0")
+    before = _digest(tmp_path)
+    _refused(capsys, [str(lone), "--per-rank", str(tmp_path)], "holds the input")
+    assert _digest(tmp_path) == before
+
+
 def test_other_outputs_are_still_written(
     capsys: pytest.CaptureFixture[str], lone: Path, tmp_path: Path
 ) -> None:
-    # beside the input, and per rank into the input's folder when no name clashes
+    # beside the input, and per rank into a folder of their own
+    out_dir = tmp_path / "per-rank"
     assert main(["export", str(lone), "-o", str(tmp_path / "out.json.gz"), "--no-cache"]) == 0
-    assert main(["export", str(lone), "--per-rank", str(tmp_path), "--no-cache"]) == 0
+    assert main(["export", str(lone), "--per-rank", str(out_dir), "--no-cache"]) == 0
     out = capsys.readouterr().out.split()
-    assert out == [str(tmp_path / "out.json.gz"), str(tmp_path / "rank-0.json.gz")]
-    assert (tmp_path / "rank-0.json.gz").stat().st_size > 0
+    assert out == [str(tmp_path / "out.json.gz"), str(out_dir / "rank-0.json.gz")]
+    assert (out_dir / "rank-0.json.gz").stat().st_size > 0
 
 
 def test_the_library_refuses_too(lone: Path) -> None:

@@ -65,7 +65,9 @@ def _refuse_input_overlap(src: Path, out: Path, option: str) -> None:
     ``gpuviz export X -o X`` truncated its own input. Compared by device and inode (so a
     symlink or hard link to the input is the input too). A folder's output may not go into
     that folder either: ``-o`` would add a file that the next read takes for one more rank,
-    and ``--per-rank`` would overwrite or add its ``rank-N.json.gz``.
+    and ``--per-rank`` would overwrite or add its ``rank-N.json.gz``; nor may ``--per-rank``
+    go into the folder that holds a lone input file (its rank files would land beside it, one
+    of them maybe over it or over another rank's file).
     """
     import os
 
@@ -78,11 +80,19 @@ def _refuse_input_overlap(src: Path, out: Path, option: str) -> None:
         except OSError:  # one of them is not there
             return False
 
-    for f in trace_files(src):
+    inputs = trace_files(src)
+    for f in inputs:
         if same(out, f):
             name = "" if str(out) == str(f) else f" (the same file as {f})"
             raise BadInputError(
                 f"{option} {out}: is the trace's own input{name}; writing it would destroy it"
+            )
+    if option == "--per-rank" and not src.is_dir():
+        # rank-N.json.gz beside the input: over it, or over the files of the run it belongs to
+        if same(out, inputs[0].parent):
+            raise BadInputError(
+                f"--per-rank {out}: holds the input {inputs[0]}; its rank-N.json.gz files would "
+                "be written beside it, or over it; write them elsewhere"
             )
     if src.is_dir():
         folder = out if option == "--per-rank" else out.parent
