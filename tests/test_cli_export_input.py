@@ -126,3 +126,13 @@ def test_the_library_refuses_too(lone: Path) -> None:
     with pytest.raises(OwnInputError, match="own input"):
         export_per_rank(trace, moved.parent)
     assert moved.read_bytes() == before
+
+
+def test_the_refusal_of_an_evil_name_is_clean(
+    capsys: pytest.CaptureFixture[str], lone: Path
+) -> None:
+    evil = lone.with_name("ev\x1b[31mil.json.gz")
+    lone.rename(evil)
+    assert main(["export", str(evil), "-o", str(evil), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "ev\\x1b[31mil.json.gz" in err and err.count("\n") == 1
