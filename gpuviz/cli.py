@@ -74,13 +74,13 @@ def _size(text: str) -> tuple[int, int]:
 
 def _peak(option: str) -> Any:
     def parse(text: str) -> float:
+        # the command module holds the rule (and the bounds); it imports nothing heavy
+        from gpuviz.commands.peak_options import parse_peak
+
         try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} {text!r}: expected a number") from None
-        if not value > 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"{option} {text!r}: must be a positive number")
-        return value
+            return parse_peak(option, text)
+        except ValueError as exc:  # argparse names the option itself
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None
 
     return parse
 
@@ -92,13 +92,13 @@ def add_peak_options(p: argparse.ArgumentParser) -> None:
         type=_peak("--peak-tflops"),
         metavar="X",
         help="dense peak TFLOP/s to measure MFU and rooflines against (every precision), "
-        "instead of the table's for the trace's GPU",
+        "instead of the table's for the trace's GPU (0.001 to 100000)",
     )
     p.add_argument(
         "--peak-bandwidth",
         type=_peak("--peak-bandwidth"),
         metavar="Y",
-        help="peak memory bandwidth in TB/s, instead of the table's",
+        help="peak memory bandwidth in TB/s, instead of the table's (0.001 to 1000)",
     )
 
 
@@ -233,8 +233,10 @@ def _add_summary(sub: Any) -> None:
 
 def _add_split(sub: Any) -> None:
     sp = sub.add_parser("split", help="DataParallel's per-GPU rows for a batch")
-    sp.add_argument("--batch", type=int, required=True)
-    sp.add_argument("--gpus", type=int, required=True)
+    sp.add_argument("--batch", type=int, required=True, help="rows in the batch (dim 0)")
+    sp.add_argument(
+        "--gpus", type=int, required=True, help="devices DataParallel scatters over (1 to 120)"
+    )
     sp.add_argument("--json", action="store_true")
 
 
@@ -322,14 +324,16 @@ def _add_check(sub: Any) -> None:
         type=_percent,
         default=0.05,
         metavar="PCT",
-        help="allowed growth of the mean step (default 5%%)",
+        help="allowed growth of the mean step, in percent: 5%% or 5 (default 5%%; a bare "
+        "number below 1 must carry %%: 0.5%%)",
     )
     c.add_argument(
         "--max-memory-regression",
         type=_percent,
         default=0.10,
         metavar="PCT",
-        help="allowed growth of the peak GPU memory, when both runs recorded it (default 10%%)",
+        help="allowed growth of the peak GPU memory, when both runs recorded it, in percent "
+        "(default 10%%)",
     )
     c.add_argument(
         "--fail-on",

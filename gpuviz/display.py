@@ -164,6 +164,7 @@ def warning_lines(samples: Sequence[str], shown: int = 5) -> list[str]:
 
 
 __all__ = [
+    "counted",
     "echo",
     "echo_traceback",
     "html_safe",
@@ -174,6 +175,12 @@ __all__ = [
     "tooltip_html",
     "warning_lines",
 ]
+
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """A count with its noun in the right number: ``1 row``, ``2 rows`` (``plural``: the
+    plural when it is not ``noun + "s"``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def format_bytes(n: float | None) -> str:

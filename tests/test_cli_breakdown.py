@@ -191,3 +191,31 @@ def test_hostile_names_are_escaped(
     out = capsys.readouterr().out
     assert unsafe_chars(out) == []
     assert len(out.splitlines()) > 4
+
+
+@pytest.mark.parametrize(
+    ("by", "key"),
+    [("op", "op"), ("module", "module"), ("line", "source line"), ("step", "step")],
+)
+def test_the_no_row_line_names_the_row_key_and_one_row_is_singular(by: str, key: str) -> None:
+    # issue 47, item 20: under --by module it said "launched outside any step", and a table
+    # of one row said "1 rows"
+    import numpy as np
+
+    from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+    from gpuviz.commands.breakdown import format_breakdown
+
+    row = BreakdownRow(
+        key="k", calls=1, cpu_self_ns=0, cpu_total_ns=0, device_self_ns=10, device_total_ns=10
+    )
+    kernels = np.arange(2, dtype=np.int64)
+    table = Breakdown(by, [row], kernels, np.array([0, -1]), unattributed_device_ns=1_500_000)
+    text = format_breakdown(table, table.rows, "t.json", 1)
+    assert ", 1 row, times in ms" in text and "1 rows" not in text
+    (line,) = [x for x in text.splitlines() if x.startswith("Device time in no row")]
+    assert line == (
+        "Device time in no row: 1.500 ms (kernels whose launch is not in the trace, or launched "
+        f"outside any {key})"
+    )
+    table.rows.append(row)
+    assert ", 2 rows, times in ms" in format_breakdown(table, table.rows, "t.json", 2)

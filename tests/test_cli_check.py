@@ -97,11 +97,24 @@ def test_peak_memory_regression(tmp_path: Path) -> None:
     assert r.returncode == 0 and "(+20.0%)  limit +25%: ok" in r.stdout
 
 
+def test_the_limits_units() -> None:
+    from gpuviz.commands.check import percent
+
+    assert percent("5%") == percent("5") == pytest.approx(0.05)
+    assert percent("0.05%") == pytest.approx(0.0005) and percent("0") == 0.0
+    assert percent("150") == pytest.approx(1.5)
+
+
 def test_bad_input_is_exit_2_with_one_line(tmp_path: Path) -> None:
     cases = [
         ([str(tmp_path / "nope.json.gz"), "--against", str(LAUNCH)], "nope.json.gz: no such file"),
         ([str(LAUNCH), "--against", str(LAUNCH), "--max-step-regression", "fast"], "'fast'"),
         ([str(LAUNCH), "--against", str(LAUNCH), "--max-memory-regression=-3%"], "0 or more"),
+        # issue 47, item 20: a fraction was read as percent (0.05 = 0.05%): say which is meant
+        (
+            [str(LAUNCH), "--against", str(LAUNCH), "--max-step-regression", "0.05"],
+            "'0.05': a percentage, so 0.05 means 0.05%, not 5%: write 5% or 0.05%",
+        ),
         ([str(LAUNCH)], "--against"),
     ]
     (tmp_path / "junk.json.gz").write_bytes(b"not gzip")

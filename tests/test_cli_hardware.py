@@ -117,3 +117,60 @@ def test_module_rows_and_ranks_get_flops_and_mfu(capsys: pytest.CaptureFixture[s
     assert [r["rank"] for r in ranks] == [0, 1, 2, 3] and all(r["steps"] == 2 for r in ranks)
     rc, out, _ = _run(capsys, "summary", str(data / "ddp_nccl_4rank"))
     assert "MFU per rank" in out
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        # issue 47, item 19: these leaked numpy's overflow warnings and printed "inf%"
+        ("--peak-tflops", "5e-324", "expected 0.001 to 100000 TFLOP/s"),
+        ("--peak-bandwidth", "1e308", "expected 0.001 to 1000 TB/s"),
+        ("--peak-tflops", "1e308", "expected 0.001 to 100000 TFLOP/s"),
+        ("--peak-bandwidth", "5e-324", "expected 0.001 to 1000 TB/s"),
+        ("--peak-tflops", "nan", "expected 0.001"),
+        ("--peak-bandwidth", "x", "expected a number (TB/s)"),
+    ],
+)
+def test_absurd_peaks_are_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, said: str
+) -> None:
+    path = write_run(tmp_path / "run.json.gz", steps=1)
+    for command in ("summary", "breakdown"):
+        rc, out, err = _run(capsys, command, str(path), option, value)
+        assert rc == 2 and out == ""
+        (line,) = err.splitlines()
+        assert f"argument {option}: '{value}': {said}" in line
+
+
+@pytest.mark.parametrize(
+    "peaks",
+    [
+        ["--peak-tflops", "0.001", "--peak-bandwidth", "1000"],
+        ["--peak-tflops", "100000", "--peak-bandwidth", "0.001"],
+    ],
+)
+def test_no_numpy_warning_at_the_bounds(tmp_path: Path, peaks: list[str]) -> None:
+    # the commands that take the peaks (summary, breakdown), with warnings made errors: the roofline
+    # arithmetic at the extremes of the accepted peaks must not warn
+    import subprocess
+
+    from subproc import gpuviz_env
+
+    path = write_run(tmp_path / "run.json.gz", gemm_tflops=600.0)
+    runs = [
+        ["summary", str(path)],
+        ["summary", str(path), "--json"],
+        ["breakdown", str(path), "--by", "step"],
+        ["breakdown", str(path), "--by", "op-shape", "--json"],
+        ["breakdown", str(path), "--by", "op", "--json"],
+    ]
+    for argv in runs:
+        proc = subprocess.run(
+            [sys.executable, "-W", "error", "-m", "gpuviz", *argv, *peaks],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=gpuviz_env(),
+        )
+        assert proc.returncode == 0, (argv, proc.stderr)
+        assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

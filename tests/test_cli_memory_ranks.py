@@ -76,13 +76,50 @@ def test_a_bad_file_exits_2_naming_it(
     workers: str,
 ) -> None:
     monkeypatch.setenv("GPUVIZ_SNAPSHOT_WORKERS", workers)
+    good = _json(capsys, str(rank_snapshots))
     bad = rank_snapshots / "rank-3.memory.pickle"
     bad.write_bytes(b"not a pickle at all")
+    # issue 47, item 15: the bad file is named (exit 2) and the other ranks are still shown
     assert main(["memory", str(rank_snapshots)]) == 2
     captured = capsys.readouterr()
-    assert captured.out == ""
     assert captured.err.count("\n") == 1 and str(bad) in captured.err
     assert "Traceback" not in captured.err
+    rows = [x.split()[0] for x in captured.out.splitlines() if x.strip()[:1].isdigit()]
+    assert rows == ["0", "1", "2"]
+    assert "(3 ranks; 1 file unreadable, named on stderr)" in captured.out
+    assert main(["memory", str(rank_snapshots), "--json"]) == 2
+    captured = capsys.readouterr()
+    j = json.loads(captured.out)
+    assert j["ranks"] == good["ranks"]
+    assert len(j["unreadable"]) == 1 and j["unreadable"][0].startswith(str(bad))
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_snapshot_of_the_wrong_structure_is_named_and_the_others_shown(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    rank_snapshots: Path,
+    workers: str,
+) -> None:
+    # issue 47, item 15: this file ended the whole folder in a TypeError traceback
+    import pickle
+
+    monkeypatch.setenv("GPUVIZ_SNAPSHOT_WORKERS", workers)
+    bad = rank_snapshots / "rank-1.memory.pickle"
+    bad.write_bytes(pickle.dumps({"segments": "abc", "device_traces": 5}))
+    assert main(["memory", str(rank_snapshots)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"gpuviz memory: {bad}: segments: expected a list, got str\n"
+    rows = [x.split()[0] for x in captured.out.splitlines() if x.strip()[:1].isdigit()]
+    assert rows == ["0", "2"]
+    for other in ("rank-0.memory.pickle", "rank-2.memory.pickle"):
+        (rank_snapshots / f"{other}.gz").unlink()
+        (rank_snapshots / other).write_bytes(pickle.dumps({"segments": "abc"}))
+    # every rank bad: nothing to show, the first named
+    assert main(["memory", str(rank_snapshots)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "rank-0.memory.pickle: segments" in captured.err
 
 
 def test_a_folder_without_snapshots_and_a_duplicate_rank(

@@ -53,3 +53,42 @@ def test_bad_values_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) 
     assert code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        # issue 47, item 16: this ran 80 s at 8.1 GB (a list of 10**8 rows) before it answered
+        (["--batch", "10", "--gpus", "100000000"], "--gpus 100000000: more than 120"),
+        (["--batch", "10", "--gpus", "121"], "--gpus 121: more than 120"),
+        (["--batch", str(2**63), "--gpus", "2"], f"--batch {2**63}: more than"),
+    ],
+)
+def test_absurd_counts_are_refused_at_once(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    t0 = time.perf_counter()
+    assert main(["split", *argv]) == 2
+    assert time.perf_counter() - t0 < 1.0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"gpuviz split: {said}")
+
+
+def test_the_largest_counts_are_still_planned(capsys: pytest.CaptureFixture[str]) -> None:
+    # the bounds refuse only what cannot be: 120 GPUs and an int64 batch are planned
+    big = 2**63 - 1
+    assert main(["split", "--batch", str(big), "--gpus", "120", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert len(rows) == 120 and sum(rows) == big and rows[0] == -(-big // 120)
+
+
+def test_one_row_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 47, item 20: "1 rows"
+    assert main(["split", "--batch", "3", "--gpus", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["cuda:0", "2", "rows"]
+    assert lines[2].split() == ["cuda:1", "1", "row"]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.agents.answers import name
+from gpuviz.display import counted
 
 if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
@@ -122,7 +123,7 @@ def breakdown_answer(
 
     def head_of(page: Page) -> str:
         head = (
-            f"{name(label, 200)}: {TITLES[by]}, {len(table.rows)} rows ({page.span()} below); "
+            f"{name(label, 200)}: {TITLES[by]}, {counted(len(table.rows), 'row')} ({page.span()} below); "
             f"{_ms(total)} ms of device time (kernels, copies, sets) over the trace"
         )
         if table.unattributed_device_ns:

@@ -244,18 +244,28 @@ def rank_table(
     top: int = TOP_SITES,
     progress: Callable[[float], None] | None = None,
     workers: int | None = None,
+    on_error: Callable[[str], None] | None = None,
 ) -> RankTable:
     """The figures of every rank snapshot in ``folder``.
+
+    Parameters
+    ----------
+    on_error
+        Given: a snapshot that cannot be read is passed to it (one line naming it) and left
+        out of the table, and the others are read. Else it raises.
 
     Raises
     ------
     BadInputError
-        The folder holds no rank snapshot, or one of them cannot be read (named).
+        The folder holds no rank snapshot, or (without ``on_error``) one of them cannot be
+        read (named).
     """
     files = rank_snapshot_files(folder)
     if not files:
         raise BadInputError(f"{folder}: no rank-N.memory.pickle snapshots in this folder")
-    figures = map_ranks(_FiguresOf(top), [f for _, f in files], progress, workers=workers)
+    figures = map_ranks(
+        _FiguresOf(top), [f for _, f in files], progress, workers=workers, on_error=on_error
+    )
     return RankTable(
         str(folder), [RankFigures(r, f) for (r, _), f in zip(files, figures) if f is not None]
     )

@@ -344,7 +344,9 @@ def call_shares(calls: Calls, precision: npt.NDArray[np.object_], match: PeakMat
     bw = peaks.bandwidth_tb_s
     flops_known = np.isfinite(calls.flops)
     bytes_only = ~flops_known & np.isfinite(calls.nbytes)
-    out[bytes_only] = achieved_tb_s(calls.nbytes[bytes_only], calls.device_ns[bytes_only]) / bw
+    with np.errstate(over="ignore"):  # absurd bytes from a file: inf, made NaN just below
+        out[bytes_only] = achieved_tb_s(calls.nbytes[bytes_only], calls.device_ns[bytes_only]) / bw
+    out[np.isinf(out)] = np.nan
     both = np.flatnonzero(flops_known & np.isfinite(calls.nbytes))
     got = achieved_tflops(calls.flops[both], calls.device_ns[both])
     ints = intensity(calls.flops[both], calls.nbytes[both])

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from gpuviz.analysis.dtypes import Precision
+from gpuviz.trace.device_props import device_entries, device_entry
 from gpuviz.trace.model import Trace, TrackKind, rank_code
 
 
@@ -169,6 +170,13 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _count(value: Any) -> int | None:
+    """A size or count from the file: a positive int, else unknown (a negative
+    ``totalGlobalMem`` was shown as "-0 GiB")."""
+    n = _int(value)
+    return n if n is not None and n > 0 else None
+
+
 def _closest_memory(rows: list[_Row], total_bytes: int | None) -> list[_Row]:
     """The rows whose nominal memory is nearest the device's (all of them when unknown)."""
     if total_bytes is None or len(rows) < 2:
@@ -179,13 +187,19 @@ def _closest_memory(rows: list[_Row], total_bytes: int | None) -> list[_Row]:
 
 
 def _describe(props: dict[str, Any]) -> str:
-    sms, major, minor = props.get("numSms"), props.get("computeMajor"), props.get("computeMinor")
-    mem = _int(props.get("totalGlobalMem"))
+    sms, major, minor = (
+        _count(props.get("numSms")),
+        props.get("computeMajor"),
+        props.get("computeMinor"),
+    )
+    mem = _count(props.get("totalGlobalMem"))
     parts = [f"{sms} SMs" if sms is not None else "SM count unknown"]
     if major is not None:
         parts.append(f"compute {major}.{minor}")
     if mem is not None:
         parts.append(f"{mem / 2**30:.0f} GiB")
+    elif "totalGlobalMem" in props:  # there, but not a size: say so, never "-0 GiB"
+        parts.append("memory size unknown")
     return ", ".join(parts)
 
 
@@ -209,8 +223,8 @@ def match_device(props: dict[str, Any]) -> PeakMatch:
     PeakMatch
     """
     name = str(props.get("name") or "").strip()
-    sms = _int(props.get("numSms"))
-    mem = _int(props.get("totalGlobalMem"))
+    sms = _count(props.get("numSms"))
+    mem = _count(props.get("totalGlobalMem"))
     major, minor = _int(props.get("computeMajor")), _int(props.get("computeMinor"))
     if name:
         rows = [r for r in TABLE if r.pattern.search(name.upper())]
@@ -321,12 +335,13 @@ def device_peaks(
     if not infos:
         return apply_override(PeakMatch(None, f"no rank {rank} in the trace"), override)
     info = infos[0]
-    listed = [p for p in info.metadata.get("deviceProperties") or [] if isinstance(p, dict)]
+    listed = device_entries(info.metadata)
     if not listed:
         return apply_override(PeakMatch(None, "the trace has no deviceProperties"), override)
     if device is None:
         if busiest is None:
             busiest = busiest_devices(trace)
         device = busiest.get(rank_code(info.rank))
-    props = next((p for p in listed if p.get("id") == device), listed[0])
+    # the first entry of the id, as every reader takes it (the import warns of a repeated id)
+    props = device_entry(info.metadata, device) or listed[0]
     return apply_override(match_device(props), override)

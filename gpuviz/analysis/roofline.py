@@ -27,6 +27,18 @@ def _f64(x: Any) -> F64:
     return np.asarray(x, dtype=np.float64)
 
 
+def _quiet() -> Any:
+    """Float errors silenced: figures from a file or an option may be absurd (1e308 FLOPs, a
+    5e-324 peak); a result that overflows is made NaN (unknown) by the caller, never printed
+    as numpy's RuntimeWarning (issue 47, item 19)."""
+    return np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore")
+
+
+def _finite_or_nan(out: F64) -> F64:
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
 def achieved_tflops(flops: npt.ArrayLike, device_ns: npt.ArrayLike) -> F64:
     """Achieved TFLOP/s: FLOPs over device time.
 
@@ -45,8 +57,9 @@ def achieved_tflops(flops: npt.ArrayLike, device_ns: npt.ArrayLike) -> F64:
     f, t = np.broadcast_arrays(_f64(flops), _f64(device_ns))
     out = np.full(f.shape, np.nan)
     ok = (t > 0) & np.isfinite(f)
-    out[ok] = f[ok] / t[ok] / 1e3  # FLOP/ns = GFLOP/s; /1e3 -> TFLOP/s
-    return out
+    with _quiet():
+        out[ok] = f[ok] / t[ok] / 1e3  # FLOP/ns = GFLOP/s; /1e3 -> TFLOP/s
+    return _finite_or_nan(out)
 
 
 def achieved_tb_s(nbytes: npt.ArrayLike, device_ns: npt.ArrayLike) -> F64:
@@ -60,8 +73,9 @@ def intensity(flops: npt.ArrayLike, nbytes: npt.ArrayLike) -> F64:
     f, b = np.broadcast_arrays(_f64(flops), _f64(nbytes))
     out = np.full(f.shape, np.nan)
     ok = (b > 0) & np.isfinite(f) & np.isfinite(b)
-    out[ok] = f[ok] / b[ok]
-    return out
+    with _quiet():
+        out[ok] = f[ok] / b[ok]
+    return _finite_or_nan(out)
 
 
 def ridge_point(peak_tflops: float, bandwidth_tb_s: float) -> float:
@@ -76,7 +90,8 @@ def ridge_point(peak_tflops: float, bandwidth_tb_s: float) -> float:
 
 def roof_tflops(intensity_: npt.ArrayLike, peak_tflops: float, bandwidth_tb_s: float) -> F64:
     """The attainable TFLOP/s at an intensity: ``min(peak, intensity · bandwidth)``."""
-    return np.minimum(peak_tflops, _f64(intensity_) * bandwidth_tb_s)
+    with _quiet():  # an overflowing product is above any peak: the peak is the roof
+        return np.minimum(peak_tflops, _f64(intensity_) * bandwidth_tb_s)
 
 
 def bound(
@@ -103,8 +118,9 @@ def roof_share(
     )
     out = np.full(a.shape, np.nan)
     ok = np.isfinite(a) & np.isfinite(roof) & (roof > 0)
-    out[ok] = a[ok] / roof[ok]
-    return out
+    with _quiet():
+        out[ok] = a[ok] / roof[ok]
+    return _finite_or_nan(out)
 
 
 def dominant_precision(flops_by_precision: Mapping[str, float]) -> str | None:
@@ -130,7 +146,8 @@ def flops_by_precision(flops: npt.ArrayLike, precisions: npt.ArrayLike) -> dict[
     out: dict[str, float] = {}
     for key in dict.fromkeys(p.tolist()):
         sel = (p == key) & np.isfinite(f)
-        total = float(f[sel].sum())
+        with _quiet():  # 1e308 FLOPs twice: inf, left to the callers' checks (not a warning)
+            total = float(f[sel].sum())
         if total > 0:
             out[str(key)] = total
     return out
@@ -149,7 +166,11 @@ def mfu(step_flops: float, step_ns: float, peak_tflops: float | None) -> float |
     """
     if peak_tflops is None or peak_tflops <= 0 or step_ns <= 0:
         return None
-    return float(step_flops) / (float(step_ns) * peak_tflops * 1e3)
+    work = float(step_ns) * peak_tflops * 1e3
+    if not 0 < work < float("inf"):  # underflowed or overflowed: no figure to divide by
+        return None
+    value = float(step_flops) / work
+    return value if value < float("inf") else None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+MAX_GPUS = 120
+"""The most devices DataParallel can scatter over: one process sees at most
+``C10_COMPILE_TIME_MAX_GPUS`` (120) CUDA devices in torch. A plan is a list per GPU: an
+unbounded count (``--gpus 100000000``) took 80 s and 8 GB to refuse nothing."""
+MAX_BATCH = (1 << 63) - 1
+"""The most rows a batch can have: a tensor's dim 0 is an int64."""
+
 
 def plan_split(batch: int, gpus: int) -> list[int]:
     """Rows per GPU when DataParallel scatters ``batch`` rows over ``gpus`` devices.
@@ -13,14 +20,19 @@ def plan_split(batch: int, gpus: int) -> list[int]:
     Parameters
     ----------
     batch : int
-        Rows in the batch (dim 0), 0 or more.
+        Rows in the batch (dim 0), 0 to :data:`MAX_BATCH`.
     gpus : int
-        Devices, 1 or more.
+        Devices, 1 to :data:`MAX_GPUS`.
 
     Returns
     -------
     list of int
         One count per GPU, in device order.
+
+    Raises
+    ------
+    ValueError
+        ``batch`` or ``gpus`` is out of its range (the message names which).
 
     Examples
     --------
@@ -29,10 +41,9 @@ def plan_split(batch: int, gpus: int) -> list[int]:
     >>> plan_split(10, 8)
     [2, 2, 2, 2, 2, 0, 0, 0]
     """
-    if gpus < 1:
-        raise ValueError(f"gpus must be 1 or more, got {gpus}")
-    if batch < 0:
-        raise ValueError(f"batch must be 0 or more, got {batch}")
+    why = split_input_error(batch, gpus)
+    if why is not None:
+        raise ValueError(why)
     size = -(-batch // gpus)  # ceil
     rows = []
     left = batch
@@ -41,3 +52,22 @@ def plan_split(batch: int, gpus: int) -> list[int]:
         rows.append(take)
         left -= take
     return rows
+
+
+def split_input_error(batch: int, gpus: int) -> str | None:
+    """What is wrong with a batch and a GPU count for :func:`plan_split` (None: nothing).
+
+    The message names the value as the CLI's options do (``--gpus 100000000: ...``).
+    """
+    if gpus < 1:
+        return f"--gpus {gpus}: must be 1 or more"
+    if gpus > MAX_GPUS:
+        return (
+            f"--gpus {gpus}: more than {MAX_GPUS}, the most CUDA devices one process "
+            "(and so DataParallel) can use"
+        )
+    if batch < 0:
+        return f"--batch {batch}: must be 0 or more"
+    if batch > MAX_BATCH:
+        return f"--batch {batch}: more than {MAX_BATCH:,} rows (a tensor's dim 0 is an int64)"
+    return None

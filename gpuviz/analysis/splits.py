@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from gpuviz.analysis.intervals import union_length
-from gpuviz.analysis.split_plan import plan_split
+from gpuviz.analysis.split_plan import MAX_GPUS, plan_split, split_input_error
 from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace
 
@@ -135,7 +135,7 @@ def find_splits(trace: Trace) -> list[SplitRow]:
         step = counter.get(st.rank, 0)
         counter[st.rank] = step + 1
         devices = st.devices or sorted(set(_devices_busy_in(gpu, st)))
-        planned = plan_split(st.batch, len(devices)) if st.batch is not None and devices else None
+        planned = _plan(st.batch, len(devices)) if st.batch is not None and devices else None
         rows = st.rows
         if rows is not None:
             rows = (rows + [0] * len(devices))[: len(devices)]
@@ -179,7 +179,11 @@ def _read_step(trace: Trace, st: _Step, ops: list[tuple[str, int]]) -> None:
         a = trace.args.get(int(s.args[scatter[0]]))
         concrete = a.get("Concrete Inputs") or []
         devs = _parse(concrete[0]) if concrete else None
-        if isinstance(devs, list) and all(isinstance(d, int) for d in devs):
+        if (
+            isinstance(devs, list)
+            and len(devs) <= MAX_GPUS
+            and all(isinstance(d, int) for d in devs)
+        ):
             st.devices = [int(d) for d in devs]
         dims = [d for d in (a.get("Input Dims") or []) if isinstance(d, list) and d]
         dim = _parse(concrete[2]) if len(concrete) > 2 else 0
@@ -191,13 +195,23 @@ def _read_step(trace: Trace, st: _Step, ops: list[tuple[str, int]]) -> None:
         dims = a.get("Input Dims") or []
         n = _parse(concrete[1]) if len(concrete) > 1 else None
         dim = _parse(concrete[2]) if len(concrete) > 2 else 0
-        if dims and isinstance(dims[0], list) and dims[0] and dim == 0 and isinstance(n, int):
+        if (
+            dims
+            and isinstance(dims[0], list)
+            and dims[0]
+            and dim == 0
+            and isinstance(n, int)
+            and isinstance(dims[0][0], int)
+            and split_input_error(dims[0][0], n) is None
+        ):
             st.batch = int(dims[0][0])
             if not st.devices:
                 st.devices = list(range(n))
             st.rows, st.source = plan_split(st.batch, n), "chunk"
     elif st.batch is not None and st.devices:
-        st.rows, st.source = plan_split(st.batch, len(st.devices)), "scatter"
+        planned = _plan(st.batch, len(st.devices))
+        if planned is not None:
+            st.rows, st.source = planned, "scatter"
     if gather:
         a = trace.args.get(int(s.args[gather[0]]))
         types = a.get("Input type") or []
@@ -215,6 +229,12 @@ def _read_step(trace: Trace, st: _Step, ops: list[tuple[str, int]]) -> None:
         sizes = _parse(concrete[1]) if len(concrete) > 1 else None
         if isinstance(sizes, list) and sizes and all(isinstance(v, int) for v in sizes):
             st.rows, st.source = [int(v) for v in sizes], "split_with_sizes"
+
+
+def _plan(batch: int, gpus: int) -> list[int] | None:
+    """:func:`plan_split` of values read from a trace; None where they cannot be a real split
+    (a chunk count of 10**8 would be a list of 10**8 rows: issue 47, item 16)."""
+    return plan_split(batch, gpus) if split_input_error(batch, gpus) is None else None
 
 
 def _parse(text: Any) -> Any:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuviz.display import echo, json_text, terminal_safe
+from gpuviz.display import counted, echo, json_text, terminal_safe
 from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -127,6 +127,18 @@ _TITLES = {
 }
 
 
+_ROW_KEY = {
+    "op": "op",
+    "op-shape": "op",
+    "module": "module",
+    "line": "source line",
+    "kernel": "kernel",  # every kernel has a name: none is ever in no row
+    "step": "step",
+}
+"""What a row of each ``--by`` is keyed by, for the line about device time in no row (it
+said "outside any step" under ``--by module``)."""
+
+
 def format_breakdown(
     table: Breakdown,
     rows: list[BreakdownRow],
@@ -140,7 +152,11 @@ def format_breakdown(
     by = table.by
     src = source if isinstance(source, str) else ", ".join(source)
     lines = [f"trace: {terminal_safe(src, one_line=True)}", ""]
-    shown = f"{len(rows)} of {total_rows} rows" if len(rows) < total_rows else f"{total_rows} rows"
+    shown = (
+        f"{len(rows)} of {counted(total_rows, 'row')}"
+        if len(rows) < total_rows
+        else counted(total_rows, "row")
+    )
     lines.append(f"{_TITLES[by]}, {shown}, times in ms")
     if peaks_line:
         lines.insert(-1, peaks_line)
@@ -192,8 +208,6 @@ def format_breakdown(
         lines += [
             "",
             f"Device time in no row: {_ms(table.unattributed_device_ns)} ms "
-            "(kernels whose launch is not in the trace, or launched outside any "
-            + {"op": "op", "op-shape": "op", "line": "source line"}.get(by, "step")
-            + ")",
+            f"(kernels whose launch is not in the trace, or launched outside any {_ROW_KEY[by]})",
         ]
     return "\n".join(lines)

@@ -29,14 +29,24 @@ DELTA_ROWS = 8
 
 
 def percent(text: str) -> float:
-    """An argparse type: ``5%`` or ``5`` -> 0.05 (a share; never negative)."""
-    raw = text.strip().removesuffix("%").strip()
+    """An argparse type: ``5%`` or ``5`` -> 0.05 (a share; never negative).
+
+    A bare number between 0 and 1 is refused: ``0.05`` read as percent was 0.05%, where the
+    user most likely meant a fraction (5%); ``5%`` or ``0.05%`` say which (issue 47, item 20).
+    """
+    stripped = text.strip()
+    raw = stripped.removesuffix("%").strip()
     try:
         value = float(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a percentage, e.g. 5%") from None
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r}: expected a percentage of 0 or more")
+    if 0 < value < 1 and not stripped.endswith("%"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a percentage, so {value:g} means {value:g}%, not {value * 100:g}%: "
+            f"write {value * 100:g}% or {value:g}%"
+        )
     return value / 100.0
 
 

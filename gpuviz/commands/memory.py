@@ -103,11 +103,12 @@ def site_lines(snap: AllocatorSnapshot, rows: list[SiteRow], stacks: bool) -> li
 
 
 def _device_report(snap: AllocatorSnapshot, d: DeviceFigures) -> list[str]:
-    from gpuviz.display import format_bytes
+    from gpuviz.display import counted, format_bytes
 
     t0 = d.window_start_us
     lines = [
-        f"cuda:{d.device}: reserved {format_bytes(d.reserved_bytes)} in {d.segments} segments, "
+        f"cuda:{d.device}: reserved {format_bytes(d.reserved_bytes)} in "
+        f"{counted(d.segments, 'segment')}, "
         f"allocated {format_bytes(d.allocated_bytes)}",
         f"  blocks: {d.active_blocks} active ({d.pending_free_blocks} waiting for their free), "
         f"{d.inactive_blocks} free; free {format_bytes(d.free_bytes)}, largest free block "
@@ -116,7 +117,7 @@ def _device_report(snap: AllocatorSnapshot, d: DeviceFigures) -> list[str]:
     if d.trace_entries:
         span = (d.window_end_us or 0) - (t0 or 0)
         lines.append(
-            f"  history: {d.trace_entries} entries over {span / 1000:.1f} ms"
+            f"  history: {counted(d.trace_entries, 'entry', 'entries')} over {span / 1000:.1f} ms"
             + (
                 f"; {format_bytes(d.window_start_live_bytes)} was already live when it began "
                 "(counted in the peak)"

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from gpuviz.analysis.split_plan import plan_split
+from gpuviz.analysis.split_plan import plan_split, split_input_error
 from gpuviz.display import echo, json_text
 from gpuviz.errors import BadInputError
 
 
 def main(args: argparse.Namespace) -> int:
     """Print the rows each GPU receives (text, or ``--json``)."""
-    if args.batch < 0:
-        raise BadInputError(f"--batch {args.batch}: must be 0 or more")
-    if args.gpus < 1:
-        raise BadInputError(f"--gpus {args.gpus}: must be 1 or more")
+    why = split_input_error(args.batch, args.gpus)
+    if why is not None:
+        raise BadInputError(why)
     rows = plan_split(args.batch, args.gpus)
     if args.json:
         echo(json_text({"batch": args.batch, "gpus": args.gpus, "rows": rows}))
@@ -25,7 +24,7 @@ def main(args: argparse.Namespace) -> int:
         + ", ".join(str(r) for r in rows)
     )
     for i, r in enumerate(rows):
-        echo(f"  cuda:{i}  {r:>6} rows{'  (idle)' if r == 0 else ''}")
+        echo(f"  cuda:{i}  {r:>6} row{'' if r == 1 else 's'}{'  (idle)' if r == 0 else ''}")
     if idle:
         echo(
             f"{idle} GPU{'s' if idle != 1 else ''} get no rows: Tensor.chunk makes "

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from gpuviz.display import echo, json_text, terminal_safe, warning_lines
+from gpuviz.display import counted, echo, json_text, terminal_safe, warning_lines
 
 if TYPE_CHECKING:
     from gpuviz.analysis.activity import GpuActivity
@@ -317,7 +317,7 @@ def format_summary(s: Summary) -> str:
             for d in s.devices
         ],
     )
-    lines += ["", f"Top {len(s.top_kernels)} kernels by total time"]
+    lines += ["", f"Top {counted(len(s.top_kernels), 'kernel')} by total time"]
     lines += _table(
         ["total ms", "count", "mean us", "name"],
         [

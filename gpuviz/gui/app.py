@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import echo
 
@@ -99,11 +99,36 @@ def start_qt(offscreen: bool) -> QApplication | None:
 
     from PySide6.QtWidgets import QApplication
 
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        _drop_offscreen_noise()
     app = QApplication.instance() or QApplication(["gpuviz"])
     assert isinstance(app, QApplication)
     app.setApplicationName("gpuviz")
     app.setOrganizationName("gpuviz")
     return app
+
+
+OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints()"
+"""What Qt's offscreen platform prints each time a window is shown (every screenshot printed
+it twice): it says only that there is no window system to tell, so it is dropped."""
+
+
+def _drop_offscreen_noise() -> None:
+    """Route Qt's messages through a handler that drops :data:`OFFSCREEN_NOISE` and passes
+    every other message on (to the handler installed before, else to stderr as Qt does)."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous: Any = None
+
+    def handler(mode: Any, context: Any, message: str) -> None:
+        if message == OFFSCREEN_NOISE:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            echo(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
 
 
 @contextlib.contextmanager

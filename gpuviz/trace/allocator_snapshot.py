@@ -29,7 +29,14 @@ address, stream, time or device that is negative, not a number or absurd: a size
 count over :data:`MAX_BYTES` (no GPU holds that much, and sums of such sizes would overflow), a
 device index of :data:`MAX_DEVICES` or more (each device is a loop of its own).
 
-Tolerated: missing keys, older layouts (blocks without ``address``, no
+Refused too: a part of the wrong type (``segments`` that is not a list, a block that is not a
+dict) and an entry without a key torch always writes, read as a default it would make up an
+allocation: a trace entry's ``action``, ``size`` and ``addr`` (``device_free`` for an OOM), a
+segment's ``address``, ``total_size`` and ``blocks``, a block's ``size`` and ``state``
+(``segments[3].blocks[0]: no 'size'``).
+
+Tolerated: other missing keys (``stream``, ``time_us``, ``frames``, a segment's ``device``),
+older layouts (blocks without ``address``, no
 ``external_annotations``, ``free`` instead of ``free_requested``/``free_completed``, frames
 without C++ entries, ``history`` instead of ``frames`` on blocks) and empty traces.
 """
@@ -83,6 +90,8 @@ SNAPSHOT_SUFFIX = ".memory.pickle"
 
 MAX_DEVICES = 1024
 """Device indices (and ``device_traces``) a snapshot may have."""
+_BLOCK_KEYS = ("size", "state")
+"""Keys every block has (torch writes them all; a default would invent a block)."""
 _TRACE_SUFFIXES = (".json.gz", ".json", ".pt.trace.json.gz", ".pt.trace.json")
 
 
@@ -102,10 +111,14 @@ def _segments_and_blocks(segs: list[Any], interner: Interner, src: str) -> tuple
                 src, f"segments[{i}]", f"expected a dict, got {type(s).__name__}"
             )
     address = _check_range(
-        _int_column(segs, "address", 0, src, "segments"), "address", src, "segments", None
+        _int_column(segs, "address", 0, src, "segments", required=True),
+        "address",
+        src,
+        "segments",
+        None,
     )
     total = _check_range(
-        _int_column(segs, "total_size", 0, src, "segments"),
+        _int_column(segs, "total_size", 0, src, "segments", required=True),
         "total_size",
         src,
         "segments",
@@ -114,16 +127,30 @@ def _segments_and_blocks(segs: list[Any], interner: Interner, src: str) -> tuple
     device = _check_range(
         _int_column(segs, "device", 0, src, "segments"), "device", src, "segments", MAX_DEVICES - 1
     )
-    block_lists = [
-        _as_list(s.get("blocks"), src, f"segments[{i}].blocks") for i, s in enumerate(segs)
-    ]
+    block_lists = []
+    for i, s in enumerate(segs):
+        if "blocks" not in s:
+            raise TraceFormatError(src, f"segments[{i}]", "no 'blocks'")
+        blocks = _as_list(s["blocks"], src, f"segments[{i}].blocks")
+        for k, b in enumerate(blocks):
+            if not isinstance(b, dict):
+                raise TraceFormatError(
+                    src, f"segments[{i}].blocks[{k}]", f"expected a dict, got {type(b).__name__}"
+                )
+            for key in _BLOCK_KEYS:
+                if key not in b:
+                    raise TraceFormatError(src, f"segments[{i}].blocks[{k}]", f"no {key!r}")
+            if not isinstance(b["state"], str):  # an unknown name reads as inactive, not this
+                raise TraceFormatError(
+                    src,
+                    f"segments[{i}].blocks[{k}]",
+                    f"'state' is a {type(b['state']).__name__}, expected a name",
+                )
+        block_lists.append(blocks)
     counts = np.fromiter(map(len, block_lists), dtype=np.int64, count=n)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     flat: list[Any] = [b for bl in block_lists for b in bl]
-    for j, b in enumerate(flat):
-        if not isinstance(b, dict):
-            raise TraceFormatError(src, f"block {j}", f"expected a dict, got {type(b).__name__}")
     nb = len(flat)
     seg_of_block = np.repeat(np.arange(n, dtype=np.int32), counts)
     bsize = _check_blocks(_int_column(flat, "size", 0, src, "blocks"), "size", src, offsets)
@@ -403,7 +430,11 @@ def release(data: dict[str, Any]) -> None:
     Freeing a million entries in one ``del`` is one long C call that holds the GIL (a third
     of a second here); slices of 20k entries let another thread (the app's GUI) run between them.
     """
-    for trace in data.get("device_traces") or []:
+    if not isinstance(data, dict):
+        return  # not a snapshot: nothing large to free in slices
+    traces = data.get("device_traces")
+    # any value may be here (the file is being refused): never raise over its error
+    for trace in traces if isinstance(traces, list) else ():
         if isinstance(trace, list):
             while trace:
                 del trace[-20_000:]

@@ -169,11 +169,13 @@ def _int_column(
     where: str,
     first: int = 0,
     rows: Sequence[int] | None = None,
+    required: bool = False,
 ) -> I64:
     """``items[i][key]`` as int64; fast when every item has it, exact error when one is bad.
 
     For messages, ``items[i]`` is ``where[first + i]``, or ``where[rows[i]]`` when ``items``
-    are picked rows (a chunk's OOM entries, say).
+    are picked rows (a chunk's OOM entries, say). A ``required`` key that an item lacks is
+    refused (``where[i]: no 'size'``); others read as ``default``.
     """
     n = len(items)
     try:
@@ -185,6 +187,10 @@ def _int_column(
         at = f"{where}[{first + i if rows is None else rows[i]}]"
         if not isinstance(e, dict):
             raise TraceFormatError(src, at, f"expected a dict, got {type(e).__name__}")
+        if required and key not in e:
+            # torch writes it on every entry: read as the default, a missing size or address
+            # would make up an allocation (a 512 B one at address 0)
+            raise TraceFormatError(src, at, f"no {key!r}")
         v = e.get(key, default)
         if v is None:
             v = default
@@ -217,6 +223,10 @@ def _check_range(
 
 
 _ACTION_CODES = {k: int(v) for k, v in ACTION_NAMES.items()}
+_REQUIRED = frozenset({"addr", "device_free"})
+"""Keys of a trace entry read by :meth:`TraceReader._column` that it must have (with
+``action`` and ``size``); ``stream``, ``time_us`` and ``frames`` may be missing (older
+snapshots, history recorded without stacks)."""
 _FREES = (int(Action.FREE_REQUESTED), int(Action.FREE_COMPLETED), int(Action.FREE))
 
 
@@ -315,13 +325,22 @@ class TraceReader:
             b = min(a + TRACE_CHUNK, upto)
             part = items[a:b]
             act = _actions(part)
-            for i in np.flatnonzero(act == Action.OTHER)[:1].tolist():
-                if not isinstance(part[i], dict):
+            for i in np.flatnonzero(act == Action.OTHER).tolist():
+                e = part[i]
+                if not isinstance(e, dict):
                     raise TraceFormatError(
-                        src, f"{where}[{a + i}]", f"expected a dict, got {type(part[i]).__name__}"
+                        src, f"{where}[{a + i}]", f"expected a dict, got {type(e).__name__}"
+                    )
+                if "action" not in e:
+                    raise TraceFormatError(src, f"{where}[{a + i}]", "no 'action'")
+                if not isinstance(e["action"], str):  # an unknown name is tolerated, not this
+                    raise TraceFormatError(
+                        src,
+                        f"{where}[{a + i}]",
+                        f"'action' is a {type(e['action']).__name__}, expected a name",
                     )
             rows = range(a, b)
-            size = _int_column(part, "size", 0, src, where, a)
+            size = _int_column(part, "size", 0, src, where, a, required=True)
             is_oom = act == Action.OOM
             any_oom = bool(is_oom.any())
             not_oom = np.flatnonzero(~is_oom)
@@ -360,12 +379,22 @@ class TraceReader:
         self, part: list[Any], a: int, key: str, high: int | None, sel: I64 | None = None
     ) -> I64:
         """``key`` of the chunk ``part`` (entries from ``a``), or of its rows ``sel``,
-        range-checked; a message names the entry's index in the trace."""
+        range-checked; a message names the entry's index in the trace. ``addr`` and
+        ``device_free`` are required (torch writes one of them on every entry)."""
+        required = key in _REQUIRED
         if sel is None:
-            col = _int_column(part, key, 0, self.src, self.where, a)
+            col = _int_column(part, key, 0, self.src, self.where, a, required=required)
             return _check_range(col, key, self.src, self.where, high, range(a, a + len(part)))
         at = (a + sel).tolist()
-        col = _int_column([part[i] for i in sel.tolist()], key, 0, self.src, self.where, rows=at)
+        col = _int_column(
+            [part[i] for i in sel.tolist()],
+            key,
+            0,
+            self.src,
+            self.where,
+            rows=at,
+            required=required,
+        )
         return _check_range(col, key, self.src, self.where, high, at)
 
     def finish(self) -> TraceEntries:
@@ -400,8 +429,8 @@ class TraceWatch:
 
     After the load, :attr:`trace` must be ``data["device_traces"][0]``
     (:meth:`check`): its first entries are gone. An entry dict that the file names twice (its
-    memo lets it; torch never does) is empty the second time, read as an entry of unknown
-    action.
+    memo lets it; torch never does) is empty the second time: refused as an entry with no
+    ``action``.
     """
 
     def __init__(self, reader: TraceReader) -> None:

@@ -19,12 +19,17 @@ Layouts:
 - :func:`export_per_rank`: ``rank-N.json.gz`` per rank, the layout HTA reads. HTA finds a file's
   rank with the regex ``"rank":\\s+(\\d+)``, so the header (``distributedInfo`` first) is written
   by :func:`json.dumps`, which puts a space after each colon; the events by orjson.
+
+Neither writes over the trace's own input (:class:`OwnInputError`, before any file is opened:
+``gpuviz export X -o X`` truncated X): the same file by device and inode, so a symlink or a
+hard link to it is refused too.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -49,6 +54,46 @@ RANK_PID_STRIDE = 1_000_000
 Progress = Callable[[int, int], None]
 
 
+class OwnInputError(ValueError):
+    """The output would be one of the trace's own input files (writing would destroy it).
+
+    Parameters
+    ----------
+    target : Path
+        The file that would be written.
+    source : str
+        The input file it is.
+    """
+
+    def __init__(self, target: Path, source: str) -> None:
+        self.target = target
+        self.source = source
+        same = "" if str(target) == source else f" (the same file as {source})"
+        super().__init__(f"{target}: is the trace's own input{same}; writing it would destroy it")
+
+
+def own_input(trace: Trace, target: str | Path) -> str | None:
+    """The input file of ``trace`` that ``target`` is (device and inode), or None."""
+    try:
+        st = os.stat(target)
+    except OSError:  # not there (or not reachable): nothing to overwrite
+        return None
+    for src in trace.sources:
+        try:
+            if src and os.path.samestat(st, os.stat(src)):
+                return src
+        except OSError:
+            continue
+    return None
+
+
+def _refuse_own_input(trace: Trace, targets: list[Path]) -> None:
+    for target in targets:
+        src = own_input(trace, target)
+        if src is not None:
+            raise OwnInputError(target, src)
+
+
 def export_chrome(trace: Trace, path: str | Path, progress: Progress | None = None) -> Path:
     """Write ``trace`` as one Chrome-trace file (``.json``, or gzip when ``.gz``).
 
@@ -65,8 +110,14 @@ def export_chrome(trace: Trace, path: str | Path, progress: Progress | None = No
     -------
     Path
         The file written.
+
+    Raises
+    ------
+    OwnInputError
+        ``path`` is one of the trace's input files (nothing is written).
     """
     path = Path(path)
+    _refuse_own_input(trace, [path])
     ranks = list(trace.ranks)
     merged = len(ranks) > 1
     header: dict[str, Any]
@@ -108,18 +159,24 @@ def export_per_rank(
     -------
     list of Path
         The files written, in rank order.
+
+    Raises
+    ------
+    OwnInputError
+        One of the files would be one of the trace's inputs (nothing is written).
     """
     folder = Path(folder)
+    paths = [folder / f"rank-{0 if r.rank is None else int(r.rank)}.json.gz" for r in trace.ranks]
+    _refuse_own_input(trace, paths)
     folder.mkdir(parents=True, exist_ok=True)
     writer = _EventWriter(trace, progress, sum(_count(trace, r.rank) for r in trace.ranks))
     out = []
-    for info in trace.ranks:
+    for info, path in zip(trace.ranks, paths, strict=True):
         rank = 0 if info.rank is None else int(info.rank)
         header = _rank_header(info)
         header["distributedInfo"] = {**header.get("distributedInfo", {}), "rank": rank}
         header = {"distributedInfo": header.pop("distributedInfo"), **header}
         header["baseTimeNanoseconds"] = writer.base_ns
-        path = folder / f"rank-{rank}.json.gz"
         with _open(path) as f:
             f.write(_header_bytes(header))
             writer.start_file()

@@ -168,6 +168,8 @@ def import_trace(
     times are made absolute (``ts`` is µs relative to ``baseTimeNanoseconds`` where the file
     has it, else absolute µs), and the trace's zero is the earliest event of any rank.
     """
+    from gpuviz.trace.correlation import warn_shared_ids
+    from gpuviz.trace.device_props import warn_repeated_ids
     from gpuviz.trace.kineto_parallel import read_files  # here: a cache hit needs none of it
 
     root = Path(path)
@@ -196,6 +198,8 @@ def import_trace(
         )  # fmt: skip
         ranks, rank_note = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols, rank_note)
+        warn_shared_ids(trace)  # launches with one correlation id: counted, matched by time
+        warn_repeated_ids(trace)  # a device listed twice in deviceProperties
         if plan.drop:
             python, flows = (
                 sum(p.dropped_python for p in parts),

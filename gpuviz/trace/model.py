@@ -609,7 +609,9 @@ class Trace:
     def launches_of(self, rows: npt.ArrayLike) -> I64:
         """For GPU slice rows, the row of the runtime call with the same correlation and rank.
 
-        Returns -1 where there is none.
+        Returns -1 where there is none. Where launches share an id (a damaged or merged
+        file), each GPU slice of it gets the launch that time matches it to, or -1
+        (:mod:`gpuviz.trace.correlation`), not the first launch of the id.
         """
         s, t = self.slices, self.tracks
         if self._correlation_index is None:
@@ -618,7 +620,12 @@ class Trace:
                 rt = _launch_rows(s, 0, len(s))
                 key = correlation_key(t.rank[s.track[rt]], s.correlation[rt])
                 order = np.argsort(key, kind="stable")
-                self._correlation_index = {"keys": key[order], "rows": rt[order], "dense": None}
+                keys = key[order]
+                repeats = len(keys) > 1 and bool((keys[1:] == keys[:-1]).any())
+                found = self.shared_launches() if repeats else None
+                shared = None if found is None else (found.gpu_rows, found.launch_rows)
+                self._correlation_index = {"keys": keys, "rows": rt[order], "dense": None}
+                self._correlation_index["shared"] = shared
             else:
                 self._correlation_index = {"dense": dense}
         rows = np.asarray(rows, dtype=np.int64)
@@ -645,7 +652,28 @@ class Trace:
         found = (len(idx["keys"]) > 0) & (idx["keys"][pos_c] == key) & (s.correlation[rows] >= 0)
         out = np.full(len(rows), NONE, dtype=np.int64)
         out[found] = idx["rows"][pos_c[found]]
+        if idx["shared"] is not None:  # ids that several launches share: matched by time
+            from gpuviz.trace.correlation import apply_shared
+
+            apply_shared(out, rows, idx["shared"])
         return out
+
+    def shared_launches(self) -> Any:
+        """Launches that share a (rank, correlation id), their GPU work matched by time: a
+        :class:`~gpuviz.trace.correlation.SharedIds`, or None (the usual case)."""
+        from gpuviz.trace.correlation import match_shared
+
+        s, t = self.slices, self.tracks
+        rt = _launch_rows(s, 0, len(s))
+        key = correlation_key(t.rank[s.track[rt]], s.correlation[rt])
+        ordered = np.sort(key)  # every import asks: the GPU rows only where a key repeats
+        if len(ordered) < 2 or not bool((ordered[1:] == ordered[:-1]).any()):
+            return None
+        gpu = np.flatnonzero(self.gpu_activity_mask() & (s.correlation >= 0))
+        return match_shared(
+            *(rt, key, s.start_ns[rt]),
+            *(gpu, correlation_key(t.rank[s.track[gpu]], s.correlation[gpu]), s.start_ns[gpu]),
+        )
 
     def iter_rank_traces(self) -> Iterator[tuple[RankInfo, npt.NDArray[np.bool_]]]:
         """Each rank with the mask of its tracks (for per-rank export)."""

@@ -181,3 +181,39 @@ def test_device_peaks_per_rank_agree_with_a_shared_count() -> None:
         alone = device_peaks(trace, rank)
         shared = device_peaks(trace, rank, busiest=busy)
         assert alone == shared and alone.peaks is not None
+
+
+# -- hostile deviceProperties (issue 47, item 20) ------------------------------------------
+
+
+@pytest.mark.parametrize("mem", [-5, -(2**40), 0, "80GB", True])
+def test_a_memory_size_that_is_not_one_is_unknown(mem: object) -> None:
+    # a negative totalGlobalMem was shown as "-0 GiB"
+    h100 = {"name": "NVIDIA H100 80GB HBM3", "numSms": 132, "computeMajor": 9, "computeMinor": 0}
+    m = match_device({**h100, "totalGlobalMem": mem})
+    assert m.peaks is not None and m.peaks.key == match_device(h100).peaks.key
+    assert "GiB" not in m.reason and "memory size unknown" in m.reason
+    odd = match_device({"name": "Weird GPU", "numSms": -3, "totalGlobalMem": mem})
+    assert odd.peaks is None
+    assert odd.reason == "unknown device 'Weird GPU' (SM count unknown, memory size unknown)"
+
+
+def test_a_device_listed_twice_is_warned_of_and_read_as_its_first_entry(tmp_path: Path) -> None:
+    from gpuviz.analysis.advisor.context import AdviceContext
+
+    src = Path(__file__).parent.parent / "data" / "roofline" / "roofline.json.gz"
+    doc = json.loads(gzip.decompress(src.read_bytes()))
+    h100 = doc["deviceProperties"][0]
+    a100 = {**h100, "name": "NVIDIA A100-SXM4-80GB", "numSms": 108, "computeMajor": 8}
+    for first, second in ((h100, a100), (a100, h100)):
+        doc["deviceProperties"] = [first, second]
+        path = tmp_path / "two.json"
+        path.write_text(json.dumps(doc))
+        trace = load_trace(path, cache=False)
+        assert trace.warnings.samples[0] == (
+            f"{path}: deviceProperties lists device 0 2 times "
+            f"({first['name']!r}, {second['name']!r}): the first is used"
+        )
+        # every reader takes the first entry
+        assert device_peaks(trace).device_name == first["name"]
+        assert AdviceContext(trace).device_properties(-1, 0)["name"] == first["name"]

@@ -82,3 +82,24 @@ def test_tf32_if_faster() -> None:
     assert tf32_if_faster("bf16", 400.0, 66.9) == "bf16"
     assert tf32_if_faster("fp32", float("nan"), 66.9) == "fp32"
     assert tf32_if_faster("fp32", 400.0, None) == "fp32"
+
+
+def test_absurd_figures_raise_no_numpy_warning_and_give_nan() -> None:
+    # issue 47, item 19: figures from a file (1e308 FLOPs) or an option (a 5e-324 peak)
+    # overflowed with a RuntimeWarning; made errors here, none may be raised, and what
+    # overflows is unknown (NaN / None), never inf
+    import warnings
+
+    from gpuviz.analysis import roofline as rf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(rf.achieved_tflops([1e308], [1e-300])).all()
+        assert np.isnan(rf.intensity([1e308], [1e-300])).all()
+        assert rf.roof_tflops([1e308], 1e5, 1e3).tolist() == [1e5]
+        assert np.isnan(rf.roof_share([1e300], [1e-300], 1e-3, 1e-3)).all()
+        assert rf.roof_share([2.0], [1e308], 4.0, 1e3).tolist() == [0.5]
+        assert rf.flops_by_precision([1e308, 1e308], ["bf16", "bf16"]) == {"bf16": float("inf")}
+        assert rf.mfu(1e308, 1e-300, 1e-3) is None
+        assert rf.mfu(1.0, 1.0, 5e-324) is None  # the product underflows to 0
+        assert rf.mfu(2e9, 1e6, 1.0) == 2.0

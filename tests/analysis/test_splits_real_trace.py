@@ -99,3 +99,23 @@ def test_concrete_inputs_nested_too_deeply_are_not_read(tmp_path: Path) -> None:
         (r.step, r.device, r.rows) for r in find_splits(load_trace(DP))
     }
     assert deep
+
+
+@pytest.mark.parametrize("count", [121, -3])
+def test_an_absurd_chunk_count_is_not_planned(tmp_path: Path, count: int) -> None:
+    # issue 47, item 16's sibling: aten::chunk's count comes from the file; a count of 10**8
+    # was a plan of 10**8 rows (and a negative one a ValueError). Not a real split: no rows.
+    import gzip
+    import json
+
+    doc = json.loads(gzip.decompress(DP.read_bytes()))
+    for e in doc["traceEvents"]:
+        if e.get("name") == "Scatter" and "args" in e:
+            e["args"]["Concrete Inputs"] = []  # the devices then come from the chunk count
+        if e.get("name") == "aten::chunk" and "args" in e:
+            e["args"]["Concrete Inputs"][1] = str(count)
+    path = tmp_path / "chunk.json"
+    path.write_text(json.dumps(doc))
+    got = find_splits(load_trace(path))
+    assert all(r.source != "chunk" for r in got)
+    assert len({r.device for r in got}) <= 2  # the devices busy in each step, not 121

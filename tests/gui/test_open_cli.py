@@ -135,3 +135,32 @@ def test_no_problem_reported_offscreen_or_off_linux():
     assert gui_app.platform_problem({}, "darwin") is None
     assert gui_app.platform_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert "no display" in (gui_app.platform_problem({}, "linux") or "")
+
+
+def test_a_screenshot_prints_no_qt_noise(qapp, data_dir, tmp_path):
+    # issue 47, item 20: the offscreen platform printed "This plugin does not support
+    # propagateSizeHints()" twice on every screenshot
+    out = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    r = _gpuviz(
+        "open", str(data_dir / "streams_overlap.json.gz"), "--screenshot", str(out), env=env
+    )
+    assert r.returncode == 0, r.stderr
+    assert "propagateSizeHints" not in r.stderr and r.stderr == "", r.stderr
+    assert _pixels_vary(out)
+
+
+def test_other_qt_messages_still_reach_stderr(tmp_path):
+    code = (
+        "from gpuviz.gui.app import OFFSCREEN_NOISE, start_qt\n"
+        "app = start_qt(True)\n"
+        "from PySide6.QtCore import qWarning\n"
+        "qWarning(OFFSCREEN_NOISE)\n"
+        "qWarning('a message that matters')\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == ["a message that matters"]

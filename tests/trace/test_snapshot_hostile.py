@@ -139,7 +139,8 @@ def test_deep_tuples_where_names_belong_are_bad_input(tmp_path: Path) -> None:
     # placeholder string, whose opcode is then replaced (protocol 2: no frame lengths to fix;
     # the placeholder's memo entry, and so every later reference, becomes the tuple)
     snap = tiny_snapshot()
-    snap["device_traces"][0][1]["action"] = "DEEPDEEP"  # looked up in a dict: hashed
+    # (an action or a block state that is not a string is refused by its type first: issue 47,
+    # item 15; see test_wrong_structure_is_bad_input_naming_the_place)
     snap["segments"][0]["blocks"][0]["state"] = "DEEPDEEP"
     snap["device_traces"][0][1]["frames"] = [{"filename": "DEEPDEEP", "line": 1, "name": "f"}]
     data = pickle.dumps(snap, protocol=2)
@@ -339,3 +340,89 @@ def test_real_snapshots_are_far_within_the_budget() -> None:
             pass
     est = reader.containers * snapshot_pickle.BYTES_PER_CONTAINER
     assert 0 < est + reader.done * snapshot_pickle.BYTES_PER_BYTE < 50 * reader.done
+
+
+# -- structure (issue 47, item 15) -------------------------------------------------------------
+
+
+def _drop(snap: dict[str, Any], path: str) -> dict[str, Any]:
+    obj: Any = snap
+    keys = path.split("/")
+    for k in keys[:-1]:
+        obj = obj[int(k)] if isinstance(obj, list) else obj[k]
+    del obj[keys[-1]]
+    return snap
+
+
+@pytest.mark.parametrize(
+    ("path", "place"),
+    [
+        # read as 0, an entry without a size or an address became a 512 B block at address 0
+        ("device_traces/0/1/size", r"device_traces\[0\]\[1\]: no 'size'$"),
+        ("device_traces/0/1/addr", r"device_traces\[0\]\[1\]: no 'addr'$"),
+        ("device_traces/0/1/action", r"device_traces\[0\]\[1\]: no 'action'$"),
+        ("device_traces/0/2/device_free", r"device_traces\[0\]\[2\]: no 'device_free'$"),
+        ("segments/0/blocks/1/size", r"segments\[0\]\.blocks\[1\]: no 'size'$"),
+        ("segments/0/blocks/0/state", r"segments\[0\]\.blocks\[0\]: no 'state'$"),
+        ("segments/0/blocks", r"segments\[0\]: no 'blocks'$"),
+        ("segments/0/address", r"segments\[0\]: no 'address'$"),
+        ("segments/0/total_size", r"segments\[0\]: no 'total_size'$"),
+    ],
+)
+def test_a_missing_required_key_is_named(tmp_path: Path, path: str, place: str) -> None:
+    for consume in (False, True):
+        with pytest.raises(TraceFormatError, match=place):
+            snapshot_from_data(_drop(tiny_snapshot(), path), "s.pickle", consume)
+    # and through the file reader (device 0's history read while it is unpickled)
+    f = tmp_path / "s.pickle"
+    f.write_bytes(pickle.dumps(_drop(tiny_snapshot(), path)))
+    with pytest.raises(TraceFormatError, match=place):
+        load_snapshot(f)
+
+
+@pytest.mark.parametrize(
+    ("snap", "place"),
+    [
+        ({"segments": "abc", "device_traces": 5}, "segments: expected a list, got str"),
+        ({"segments": [], "device_traces": 5}, "device_traces: expected a list, got int"),
+        ({"segments": [], "device_traces": ["x"]}, r"device_traces\[0\]: expected a list"),
+        ({"segments": [], "device_traces": [[7]]}, r"device_traces\[0\]\[0\]: expected a dict"),
+        ({"segments": [3], "device_traces": []}, r"segments\[0\]: expected a dict"),
+        (
+            {"segments": [{"address": 0, "total_size": 512, "blocks": "b"}]},
+            r"segments\[0\]\.blocks: expected a list, got str",
+        ),
+        (
+            {"segments": [{"address": 0, "total_size": 512, "blocks": [{}, 5]}]},
+            r"segments\[0\]\.blocks\[0\]: no 'size'",
+        ),
+        (
+            {"segments": [{"address": 0, "total_size": 512, "blocks": [None]}]},
+            r"segments\[0\]\.blocks\[0\]: expected a dict, got NoneType",
+        ),
+        (
+            {"segments": [{"address": 0, "total_size": 512, "blocks": [{"size": 1, "state": 5}]}]},
+            r"segments\[0\]\.blocks\[0\]: 'state' is a int, expected a name",
+        ),
+        (
+            {"device_traces": [[{"action": 3, "addr": 0, "size": 512}]]},
+            r"device_traces\[0\]\[0\]: 'action' is a int, expected a name",
+        ),
+    ],
+)
+def test_wrong_structure_is_bad_input_naming_the_place(
+    tmp_path: Path, snap: dict[str, Any], place: str
+) -> None:
+    # the reader's clean-up used to raise its own TypeError over the real message
+    f = tmp_path / "s.pickle"
+    f.write_bytes(pickle.dumps(snap))
+    with pytest.raises(TraceFormatError, match=place):
+        load_snapshot(f)
+
+
+def test_the_issues_snapshot_exits_2_with_one_line(tmp_path: Path) -> None:
+    f = tmp_path / "bad.pickle"
+    f.write_bytes(pickle.dumps({"segments": "abc", "device_traces": 5}))
+    proc = _run_memory(f)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [f"gpuviz memory: {f}: segments: expected a list, got str"]

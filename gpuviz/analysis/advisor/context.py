@@ -32,6 +32,7 @@ from gpuviz.analysis.steps import (
     pytorch_op_coverages,
     step_breakdown,
 )
+from gpuviz.trace.device_props import device_entry
 from gpuviz.trace.model import NONE, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
@@ -142,9 +143,7 @@ class AdviceContext:
         for info in self.trace.ranks:
             if (NONE if info.rank is None else info.rank) != rank:
                 continue
-            for props in info.metadata.get("deviceProperties") or []:
-                if isinstance(props, dict) and props.get("id") == device:
-                    return props
+            return device_entry(info.metadata, device) or {}
         return {}
 
     def thread_of(self, row: int) -> int | None:
