@@ -108,6 +108,7 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.summary",
     "gpuviz.analysis.dtypes",
     "gpuviz.analysis.op_args",
+    "gpuviz.analysis.conv_hints",
     "gpuviz.analysis.flops",
     "gpuviz.analysis.names",
     "gpuviz.analysis.node_args",
@@ -116,6 +117,7 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.op_calls",
     "gpuviz.analysis.coverage",
     "gpuviz.analysis.steps",
+    "gpuviz.analysis.step_flops",
     "gpuviz.analysis.hardware",
     "gpuviz.commands.peak_options",
 )

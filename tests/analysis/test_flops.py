@@ -86,8 +86,10 @@ def test_matmul_broadcasts() -> None:
 def test_kineto_flops_arg_is_used_on_counted_ops_only() -> None:
     dims = [[64, 32], [32, 48]]
     assert op_flops("aten::mm", dims, [F32] * 2, {"flops": 12345}) == 12345
-    # on an elementwise op or a parent, Kineto's count would add to its children's
-    assert op_flops("aten::mul", [[64, 32], [64, 32]], [F32] * 2, {"flops": 2048}) is None
+    # on an elementwise op torch gives none (relu) or a parent, Kineto's count would add to
+    # its children's; aten::mul is counted as torch counts it (one per output element)
+    assert op_flops("aten::relu", [[64, 32]], [F32], {"flops": 2048}) is None
+    assert op_flops("aten::mul", [[64, 32], [64, 32]], [F32] * 2, {"flops": 2048}) == 2048
     assert op_flops("aten::conv2d", [[1, 3, 8, 8], [4, 3, 3, 3]], [F32] * 2, {"flops": 9}) is None
 
 
@@ -379,4 +381,5 @@ def test_real_trace_shapes_give_figures() -> None:
         "aten::addmm",
         "aten::cudnn_convolution",
         "aten::_flash_attention_forward",
+        "aten::add",  # one FLOP an output element, as torch's profiler counts it
     }
