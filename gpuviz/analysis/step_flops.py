@@ -6,7 +6,7 @@ range. Its figures (docs/flops.md says more):
 - ``flops``: the FLOPs of those calls; null where none is known (no shapes recorded, shapes
   left out to fit ``--max-memory``, or no op of the step has a FLOP formula).
 - ``flops_coverage``: the share of the step's device time (the GPU work launched in its CPU
-  range) that ran in calls whose FLOPs are known (and whose precision has a peak). Elementwise
+  range) that ran in calls whose FLOPs are known. Elementwise
   ops but ``add``/``mul``, norms, copies and custom kernels (an mxfp4 grouped GEMM) have none.
 - ``mfu``: time at peak over the step's duration, ``Σ_p flops_p / peak_p / duration``: each
   precision's FLOPs against the dense peak of that precision (an fp32 GEMM against fp32, not
@@ -332,9 +332,6 @@ def step_figures(
         by: dict[str, float] = {}
         for p, f in zip(calls.precision[known].tolist(), calls.flops[known].tolist()):
             by[p] = by.get(p, 0.0) + f
-        with_peak = known[
-            [bool(peaks and peaks.tflops(p)) for p in calls.precision[known].tolist()]
-        ]
         dur = int(steps.end_ns[i] - steps.start_ns[i])
         fig = StepFigures(
             flops=0.0,
@@ -343,7 +340,7 @@ def step_figures(
             mfu=None,
             by_precision=by,
             device_ns=int(device_ns[i]),
-            known_ns=int(calls.device_ns[with_peak].sum()),
+            known_ns=int(calls.device_ns[known].sum()),
             rank=None if r < 0 else r,
             step=int(steps.number[i]),
             label=steps.label(i),
