@@ -441,7 +441,7 @@ def _roof(row: OpShape, peaks: Any) -> None:
         if bw and row.tb_s is not None:
             row.roof_share = row.tb_s / bw
             if row.roof_share > MAX_MFU:
-                _inconsistent(row, f"{100 * row.roof_share:.0f}% of the memory bandwidth")
+                _inconsistent(row, "faster than the device's memory bandwidth")
         return
     if row.intensity is None or not peak or not bw:
         return
@@ -449,7 +449,7 @@ def _roof(row: OpShape, peaks: Any) -> None:
     if row.tflops is not None:
         row.roof_share = _finite(roof_share(row.tflops, row.intensity, peak, bw))
     if row.roof_share is not None and row.roof_share > MAX_MFU:
-        _inconsistent(row, f"{100 * row.roof_share:.0f}% of the roof")
+        _inconsistent(row, "faster than the roof at its intensity")
 
 
 def _inconsistent(row: OpShape, what: str) -> None:

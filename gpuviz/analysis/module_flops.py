@@ -100,7 +100,7 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         note = None
         if got is not None and got > MAX_MFU:
             note = (
-                f"inconsistent: FLOPs need {100 * got:.0f}% of the device time at peak "
+                "inconsistent: more FLOPs than the peak does in its device time "
                 "(bad shapes or durations)"
             )
             got = None

@@ -254,7 +254,7 @@ def judge(
             f"inconsistent: {bad_calls} op call(s) did more FLOPs than the peak allows in their "
             "device time (bad shapes or durations)"
             if bad_calls
-            else f"inconsistent: FLOPs need {100 * got:.0f}% of the step at peak "
+            else "inconsistent: more FLOPs than the peak does in the step's time "
             "(bad shapes or durations)"
         )
         return
