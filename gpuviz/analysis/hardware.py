@@ -353,6 +353,8 @@ def mfu_unknown_reason(hw: Hardware) -> str:
     if hw.shapes_dropped:
         return SHAPES_LEFT_OUT
     if not any(s.flops > 0 for s in hw.steps):
+        if hw.warnings:  # shapes there, but none a real tensor has
+            return f"no FLOPs counted: {hw.warnings[0]}"
         return NO_SHAPES
     if hw.peaks.peaks is None:
         return f"no peak figures for the device ({hw.peaks.reason})"

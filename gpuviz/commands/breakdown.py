@@ -206,11 +206,12 @@ def format_breakdown(
             c += [_ms(r.duration_ns)]
         c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
         if by == "op":
-            c += ["-" if r.flops is None else f"{r.flops / 1e9:.3f}"]
+            f = r.sane_flops
+            c += [("-" if r.flops is None else "inconsistent") if f is None else f"{f / 1e9:.3f}"]
         if by == "op-shape":
             x = r.extra
             c += [
-                _num(x.get("flops", r.flops), 1e-9, 3),
+                _num(x.get("flops", r.sane_flops), 1e-9, 3),
                 _num(x.get("tflops"), 1, 1),
                 _num(x.get("intensity"), 1, 1),
                 x.get("bound") or "-",

@@ -172,6 +172,11 @@ def test_a_recorded_flops_of_1e308_is_flagged_not_printed(
     got = rows[json.dumps([[64, 64]] * 2)]
     assert got["flops"] is None and got["inconsistent"] is True and got["roof_note"]
     assert "'flops' past" in err
+    _rc, out, _ = run(capsys, "breakdown", str(path), "--by", "op", "--json")
+    mm = next(r for r in json.loads(out)["rows"] if r["key"] == "aten::mm")
+    assert mm["flops"] is None and mm["inconsistent"] is True  # the op table's own sum too
+    _rc, out, _ = run(capsys, "breakdown", str(path), "--by", "op")
+    assert "inconsistent" in out and "0" * 300 not in out
     _rc, out, _ = run(capsys, "breakdown", str(path), "--by", "op-shape")
     assert "0" * 300 not in out and max(len(w) for w in out.split()) < 120
 
