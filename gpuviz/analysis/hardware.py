@@ -244,7 +244,12 @@ class Hardware:
             max(by, key=lambda k: by[k]),
         )
         row.kernels = np.concatenate([s.kernels for s in found])
-        return _fill(row, self.peaks.peaks)
+        row = _fill(row, self.peaks.peaks)
+        if len({s.precision for s in found}) > 1:
+            # Each part against its own roof: the share is their time at their roofs over
+            # their time (one roof for bf16 and fp32 calls together would be neither's).
+            _mixed_roof(row, found)
+        return row
 
     def peak_json(self) -> dict[str, Any]:
         """``{device, label, source, reason, tflops: {precision: peak}, bandwidth_tb_s}``."""
@@ -454,6 +459,23 @@ def _roof(row: OpShape, peaks: Any) -> None:
         _inconsistent(row, "faster than the roof at its intensity")
 
 
+def _mixed_roof(row: OpShape, parts: list[OpShape]) -> None:
+    """A merged row of several precisions: time-weighted roof share, a common bound."""
+    row.inconsistent, row.note = False, None
+    bad = [s for s in parts if s.inconsistent]
+    if bad:
+        row.inconsistent, row.note = True, bad[0].note
+        row.roof_share = row.tflops = row.tb_s = None
+        return
+    row.tflops = _finite(achieved_tflops(row.flops, row.device_ns)) if row.flops else None
+    row.tb_s = _finite(achieved_tb_s(row.nbytes, row.device_ns)) if row.nbytes else None
+    shares = [(s.roof_share, s.device_ns) for s in parts if s.roof_share is not None]
+    t = sum(ns for _, ns in shares)
+    row.roof_share = sum(share * ns for share, ns in shares) / t if t > 0 else None
+    bounds = {s.bound for s in parts}
+    row.bound = bounds.pop() if len(bounds) == 1 else None
+
+
 def _inconsistent(row: OpShape, what: str) -> None:
     """Null a row's impossible figures and say why."""
     row.inconsistent = True
@@ -571,7 +593,14 @@ def annotate_breakdown(table: Breakdown, hw: Hardware) -> None:
             row.extra.update(cols)
     elif table.by == "step":
         by_step: dict[tuple[Any, Any], StepFigures] = {(s.rank, s.step): s for s in hw.steps}
-        keys = ("flops", "mfu", "flops_coverage", "precisions", "mfu_is_lower_bound")
+        keys = (
+            "flops",
+            "mfu",
+            "flops_coverage",
+            "precisions",
+            "mfu_is_lower_bound",
+            "mfu_lower_bound",
+        )
         for row in table.rows:
             got = by_step.get((row.extra.get("rank"), row.extra.get("step")))
             if got is None:

@@ -13,7 +13,8 @@ range. Its figures (docs/flops.md says more):
   bf16). Below full coverage it is a lower bound (``mfu_is_lower_bound``); below
   :data:`MIN_COVERAGE` it is null, as it is where the figures are impossible: an MFU above 1,
   or a call that ran faster than its peak (``inconsistent``: bad shapes or durations).
-  ``mfu_note`` says why it is null or a lower bound.
+  ``mfu_note`` says why it is null or a lower bound; ``mfu_lower_bound`` is the MFU of the known
+  FLOPs alone, given below :data:`MIN_COVERAGE` too (null only where unknown or impossible).
 - ``precisions``: the precisions the step mixes, most FLOPs first.
 """
 
@@ -127,6 +128,7 @@ class _Figures:
     inconsistent: bool = False
     mfu_note: str | None = None
     lower_bound: bool = False
+    floor: float | None = None  # the MFU of the known FLOPs, also below MIN_COVERAGE
 
     @property
     def coverage(self) -> float | None:
@@ -153,6 +155,7 @@ class _Figures:
             "precisions": self.precisions,
             "peak_tflops_by_precision": dict(self.peaks_by_precision),
             "mfu_is_lower_bound": self.lower_bound,
+            "mfu_lower_bound": _round(self.floor, 6),
             "inconsistent": self.inconsistent,
             "mfu_note": self.mfu_note,
         }
@@ -259,6 +262,7 @@ def judge(
         )
         return
     cov = fig.coverage
+    fig.floor = got
     if cov is not None and cov < MIN_COVERAGE:
         fig.mfu_note = f"FLOPs known for only {100 * cov:.0f}% of GPU time"
         return

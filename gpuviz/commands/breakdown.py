@@ -126,7 +126,12 @@ def _mfu_cell(x: dict[str, Any]) -> str:
     (inconsistent)`` or ``unknown``; the notes under the table say why."""
     mfu = x.get("mfu")
     if mfu is None:
-        return "unknown (inconsistent)" if x.get("inconsistent") else "unknown"
+        floor = x.get("mfu_lower_bound")
+        if x.get("inconsistent"):
+            return "unknown (inconsistent)"
+        from gpuviz.commands.summary import pct
+
+        return "unknown" if floor is None else f"unknown (>= {pct(floor)})"
     return f"{'>= ' if x.get('mfu_is_lower_bound') else ''}{100 * mfu:.1f}%"
 
 

@@ -209,7 +209,11 @@ def format_mfu(hw: Hardware) -> list[str]:
     lines.append("  " + peak_phrase(hw))
     brief = mfu_brief(hw)
     if brief is None:
-        lines.append(f"  MFU: unknown ({terminal_safe(mfu_unknown_reason(hw), one_line=True)})")
+        why = terminal_safe(mfu_unknown_reason(hw), one_line=True)
+        floors = [s.floor for s in hw.steps if s.floor is not None]
+        if floors:  # below the coverage that makes a lower bound worth reading: say it anyway
+            why += f"; the FLOPs known give >= {pct(min(floors))}"
+        lines.append(f"  MFU: unknown ({why})")
         if hw.shapes_dropped or not any(s.flops > 0 for s in hw.steps):
             return lines
     else:
@@ -275,10 +279,15 @@ def mfu_cell(fig: Any, digits: int = 1) -> str:
     if fig.mfu is None:
         if fig.inconsistent:
             return "unknown (inconsistent)"
-        if fig.coverage is not None and fig.flops > 0 and fig.peaks_by_precision:
-            return f"unknown ({100 * fig.coverage:.0f}% known)"
+        if fig.floor is not None:
+            return f"unknown (>= {pct(fig.floor)})"
         return "unknown"
-    return f"{'>= ' if fig.lower_bound else ''}{100 * fig.mfu:.{digits}f}%"
+    return f"{'>= ' if fig.lower_bound else ''}{100 * fig.mfu:.{digits}f}%"  # >= 50% known
+
+
+def pct(x: float) -> str:
+    """A share as a percentage that a small one does not read as 0.0% (0.02%)."""
+    return f"{100 * x:.1f}%" if x >= 0.01 else f"{100 * x:.2g}%"
 
 
 def _gflop(fig: Any) -> str:

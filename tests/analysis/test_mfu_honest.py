@@ -250,10 +250,13 @@ def test_moe_with_mxfp4_grouped_gemms_is_unknown_not_zero(
     rc, out, _ = run(capsys, "summary", str(MOE))
     assert rc == 0
     mfu = out[out.index("MFU per step") :]
-    assert "unknown (FLOPs known for only 3% of GPU time)" in mfu and "0.0%" not in mfu
+    assert "unknown (FLOPs known for only 3% of GPU time" in mfu and "0.0%" not in mfu
+    assert "unknown (>= 0.1" in mfu  # the known FLOPs' figure, as a floor, never 0.0%
     _rc, out, _ = run(capsys, "summary", str(MOE), "--json")
     j = json.loads(out)["mfu"]["steps"][0]
     assert j["mfu"] is None and j["flops_coverage"] == pytest.approx(s.coverage, abs=1e-4)
+    # the floor is the known FLOPs at their peak over the step: a hand check of the figure
+    assert j["mfu_lower_bound"] == pytest.approx(s.flops / (s.duration_ns * 1307.4e3), rel=1e-3)
 
 
 def test_tinylm_flops_agree_with_torchs_key_averages() -> None:
@@ -298,6 +301,14 @@ def test_two_bf16_and_one_fp32_gemm_each_at_its_own_peak(tmp_path: Path) -> None
     table = breakdown(load_trace(path), "step")
     annotate_breakdown(table, hw)
     assert table.rows[0].to_json("step")["precisions"] == ["bf16", "fp32"]
+    # --by op-shape groups by dims, as key_averages: the bf16 and fp32 calls are one row, whose
+    # roof share is each part against its own roof, weighted by time (not 1.96x the fp32 roof)
+    shapes = breakdown(load_trace(path), "op-shape")
+    annotate_breakdown(shapes, hw)
+    row = next(r.to_json("op-shape") for r in shapes.rows if r.key == "aten::mm")
+    want = (2 * bf16_us * 700 / 989.4 + fp32_us * 50 / 66.9) / (2 * bf16_us + fp32_us)
+    assert row["roof_share"] == pytest.approx(want, abs=1e-4) and row["inconsistent"] is False
+    assert row["tflops"] == pytest.approx(3 * f / ((2 * bf16_us + fp32_us) * 1e6), rel=1e-3)
 
 
 # -- item 5: shapes left out to fit the memory limit ---------------------------------------------
