@@ -54,7 +54,6 @@ from gpuviz.analysis.roofline import (
     achieved_tflops,
     intensity,
     roof_share,
-    tf32_if_faster,
 )
 from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace
@@ -94,6 +93,10 @@ def counted_op(name: str) -> bool:
 def shape_key(name: str, dims: Any, types: Any) -> tuple[str, bytes, bytes]:
     return name, msgspec.json.encode(dims), msgspec.json.encode(types)
 
+
+TF32_MARGIN = 1.05
+"""How far above the fp32 peak an fp32 call must run to count as TF32
+(:func:`gpuviz.analysis.roofline.tf32_if_faster`'s margin)."""
 
 SHAPE_PROBE = 512
 """How many counted ops are looked at first, spread over the trace, for their shapes."""
@@ -270,13 +273,20 @@ def _conv_hints(names: list[str], name_ids: list[int], raw_dims: list[bytes]) ->
     """What the trace's convolution backwards say of their forwards (for traces without
     ``Concrete Inputs``: :class:`~gpuviz.analysis.flops.ConvHints`)."""
     hints = ConvHints()
-    wanted = {i for i, n in enumerate(names) if n in CONV_BACKWARDS or n in OLD_CONV_BACKWARDS}
-    for nid, raw in zip(name_ids, raw_dims):
-        if nid in wanted and raw:
-            dims = _decode(raw)
-            got = backward_shapes(names[nid], dims) if isinstance(dims, list) else None
-            if got is not None:
-                hints.add(*got)
+    wanted = [i for i, n in enumerate(names) if n in CONV_BACKWARDS or n in OLD_CONV_BACKWARDS]
+    if not wanted:
+        return hints
+    ids = np.asarray(name_ids, dtype=np.int64)
+    seen: set[tuple[int, bytes]] = set()
+    for k in np.flatnonzero(np.isin(ids, wanted)).tolist():
+        nid, raw = name_ids[k], raw_dims[k]
+        if not raw or (nid, raw) in seen:
+            continue
+        seen.add((nid, raw))
+        dims = _decode(raw)
+        got = backward_shapes(names[nid], dims) if isinstance(dims, list) else None
+        if got is not None:
+            hints.add(*got)
     return hints
 
 
@@ -410,17 +420,27 @@ def call_precisions(
     if match.peaks is not None and not match.peaks.tf32_tflops:
         fp32_peak = None  # no TF32 units (V100): a fast fp32 call is not TF32 (Winograd is)
     groups = members(calls.group, len(described))
+    # Whether any of a call's kernels says tf32 in its name (op_precision's rule), for every
+    # call at once: a name lookup per call cost 0.3 s of ResNet-50's 0.6 s.
+    tf32_name = name_mask(trace.symbols, lambda n: "tf32" in n.lower())
+    flagged = (
+        tf32_name[s.name[calls.sorted_gpu]].astype(np.int64)
+        if len(calls.sorted_gpu) and len(tf32_name)
+        else np.zeros(len(calls.sorted_gpu), dtype=np.int64)
+    )
+    cum = np.concatenate([[0], np.cumsum(flagged)])
+    has_tf32 = (cum[calls.hi] - cum[calls.lo]) > 0 if len(calls.rows) else np.zeros(0, bool)
     for j, (_name, _dims, types) in enumerate(described):
         mine = groups[j]
         base = op_precision(types)
         out[mine] = base
         if base != "fp32":
             continue
-        tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
-        for i, v in zip(mine.tolist(), tflops.tolist()):
-            kernels = calls.sorted_gpu[calls.lo[i] : calls.hi[i]]
-            p = op_precision(types, trace.symbols.lookup(unique(s.name[kernels])))
-            out[i] = tf32_if_faster(p, v, fp32_peak) if fp32_peak is not None else p
+        tf32 = has_tf32[mine]
+        if fp32_peak is not None:  # tf32_if_faster, for the group at once
+            tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
+            tf32 |= np.isfinite(tflops) & (tflops > fp32_peak * TF32_MARGIN)
+        out[mine[tf32]] = "tf32"
     return out
 
 
