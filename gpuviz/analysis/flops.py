@@ -89,6 +89,7 @@ from gpuviz.analysis.op_args import (
     ELEMENTWISE_FLOPS,
     GEMMS,
     MAX_CALL_FLOPS,
+    MAX_ELEMENTS,
     OLD_CONV_BACKWARDS,
     OLD_CONV_HALVES,
     REDUCTIONS,
@@ -127,11 +128,7 @@ def _elementwise(dims: Dims, types: Sequence[Any]) -> int | None:
     for i, t in enumerate(types):
         if not isinstance(t, str) or element_bytes(t) is None or i >= len(dims):
             continue  # a Scalar, or a type not known to be a tensor
-        d = dims[i]
-        if isinstance(d, list | tuple) and not d:
-            shapes.append([])  # a 0-d tensor
-            continue
-        s = shape_of(dims, i)
+        s = [] if dims[i] in ([], ()) else shape_of(dims, i)  # [] here: a 0-d tensor
         if s is None:
             return None
         shapes.append(s)
@@ -484,7 +481,10 @@ def _tensors(dims: Dims, types: Sequence[Any]) -> list[tuple[int, int]]:
             continue
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in shape):
             continue
-        out.append((numel(shape), size))
+        n = numel(shape)
+        if not 0 <= n <= MAX_ELEMENTS:  # no real tensor (10**200 elements): no byte count
+            return []
+        out.append((n, size))
     return out
 
 
