@@ -59,6 +59,7 @@ from gpuviz.analysis.roofline import (
 )
 from gpuviz.analysis.step_flops import (
     MAX_MFU,
+    NO_FORMULA,
     NO_SHAPES,
     SHAPES_LEFT_OUT,
     OpCalls,
@@ -360,6 +361,8 @@ def mfu_unknown_reason(hw: Hardware) -> str:
     if not any(s.flops > 0 for s in hw.steps):
         if hw.warnings:  # shapes there, but none a real tensor has
             return f"no FLOPs counted: {hw.warnings[0]}"
+        if len(hw.calls.rows):  # shapes recorded (byte-only ops were counted): no formula
+            return f"no FLOPs counted: {NO_FORMULA}"
         return NO_SHAPES
     if hw.peaks.peaks is None:
         return f"no peak figures for the device ({hw.peaks.reason})"
@@ -529,6 +532,8 @@ def hardware(
     )
     dropped = DROP_CPU_ARGS in trace.dropped
     why_none = SHAPES_LEFT_OUT if dropped else NO_SHAPES
+    if not dropped and np.isfinite(calls.flops).any():  # shapes there: this step has no FLOPs
+        why_none = NO_FORMULA
     figures = step_figures(steps, per_call, match_of, launched_device_ns(trace, steps), why_none)
     return Hardware(
         match,

@@ -50,6 +50,7 @@ MAX_MFU = 1.0
 SHAPES_LEFT_OUT = (
     "shapes were left out to fit the memory limit (raise --max-memory or GPUVIZ_MAX_MEMORY)"
 )
+NO_FORMULA = "no op with a FLOP formula started in it (GEMMs, convolutions, attention, add, mul)"
 NO_SHAPES = "no FLOPs counted: record shapes (torch.profiler record_shapes=True, gpuviz profile --record-shapes)"
 
 
@@ -145,7 +146,7 @@ class _Figures:
         )
 
     def flops_json(self) -> dict[str, Any]:
-        known = self.flops > 0 and not (self.device_ns > 0 and self.known_ns == 0)
+        known = self.flops > 0  # 0: nothing known (no shapes, none left, no formula)
         return {
             "flops": int(self.flops) if known and math.isfinite(self.flops) else None,
             "precision": self.precision,
@@ -237,7 +238,7 @@ def judge(
     fig.peak_tflops = peaks.tflops(fig.precision) if peaks and fig.precision else None
     fig.peaks_by_precision = {p: t for p in by if peaks and (t := peaks.tflops(p))}
     fig.mfu = None
-    if fig.flops <= 0 or (fig.device_ns > 0 and fig.known_ns == 0):
+    if fig.flops <= 0:
         fig.mfu_note = why_none
         return
     if peaks is None:
