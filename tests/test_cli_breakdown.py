@@ -45,7 +45,7 @@ def _traces() -> list[Path]:
         for p in sorted(folder.iterdir()):
             if p.name.endswith((".json", ".json.gz")) and "memory_timeline" not in p.name:
                 out.append(p)
-            elif p.name in ("attribution", "roofline", "roofline_cpu"):  # traces beside figures
+            elif p.name in ("attribution", "roofline", "roofline_cpu", "truth", "truth_cpu"):
                 out += sorted(p.glob("*.json.gz"))
             elif p.is_dir() and any(p.glob("*.json*")) and p.name not in ("events",):
                 out.append(p)  # a folder of ranks

@@ -262,9 +262,12 @@ def test_breakdown_every_by_agrees_with_gpuviz_breakdown() -> None:
     ops = tables["op"]
     total = sum(r["device_self_us"] for r in ops["rows"]) + ops["unattributed_device_us"]
     assert f"; {total / 1000:.3f} ms of device time" in answers[0][1]
-    steps = tables["step"]["rows"]
-    mfu = sum(r["mfu"] for r in steps) / len(steps)
-    assert f"MFU: mean {100 * mfu:.1f}% over {len(steps)} steps" in answers[5][1]
+    steps = [r for r in tables["step"]["rows"] if r["mfu"] is not None]
+    if steps:
+        mfu = sum(r["mfu"] for r in steps) / len(steps)
+        assert f"MFU: mean {100 * mfu:.1f}% over {len(steps)} steps" in answers[5][1]
+    else:  # tinylm: FLOPs known for 28% of its GPU time, so no MFU (issue 47, item 3)
+        assert "MFU: mean" not in answers[5][1]
 
     # op-shape's roofline columns, row by row, as gpuviz breakdown --by op-shape has them.
     err, text = answers[6]
@@ -291,7 +294,7 @@ def test_breakdown_every_by_agrees_with_gpuviz_breakdown() -> None:
     for row, line in zip(steps, body):
         assert line.split()[-3:] == [
             f"{row['flops'] / 1e9:.1f}",
-            f"{100 * row['mfu']:.1f}%",
+            "-" if row["mfu"] is None else f"{100 * row['mfu']:.1f}%",  # gpt: 38% known
             row["key"],
         ], line
     e1, modules = answers[7]
@@ -310,18 +313,21 @@ def test_overview_states_mfu_and_where_the_device_time_goes() -> None:
     assert not (e1 or e2 or e3)
     assert all(len(t) < 4000 for _, t in answers)
     for text, figures in ((roof, mfu[ROOFLINE]), (gpt_text, mfu[gpt])):
-        values = [s["mfu"] for s in figures["steps"]]
+        values = [s["mfu"] for s in figures["steps"] if s["mfu"] is not None]
         line = next(x for x in text.splitlines() if x.startswith("MFU"))
+        if not values:  # gpt_stack: FLOPs known for 38% of its GPU time (issue 47, item 3)
+            assert line.startswith("MFU: not known (FLOPs known for only"), line
+            continue
         n = len(values)
+        ge = ">= " if any(s["mfu_is_lower_bound"] for s in figures["steps"]) else ""
         assert line.startswith(
-            f"MFU: mean {100 * sum(values) / n:.1f}% over {n} step{'s' if n > 1 else ''} "
-            f"(range {100 * min(values):.1f}–{100 * max(values):.1f}%)"
+            f"MFU: mean {ge}{100 * sum(values) / n:.1f}% over {n} step{'s' if n > 1 else ''} "
+            f"(range {100 * min(values):.1f}–{100 * max(values):.1f}%"
         ), line
         peak = figures["steps"][0]
-        assert (
-            f"of {figures['peak']['label']}: {peak['precision']} {peak['peak_tflops']:g} TFLOP/s"
-            in line
-        )
+        assert f"of {figures['peak']['label']}: " in line
+        for p, t in peak["peak_tflops_by_precision"].items():  # each precision at its own peak
+            assert f"{p} {t:g} TFLOP/s" in line, line
     # Where: the module and the op that launched most device time themselves, named.
     module = max(
         (r for r in tiny_modules["rows"] if r["kind"] == "module"),
@@ -378,8 +384,12 @@ def test_compare_names_the_module_that_grew_and_the_mfu(tmp_path: Path) -> None:
     assert lines[head + 1].endswith("TinyLM_0.Block_0.Mlp_0.Linear_2")
     assert any(x.startswith("kernels and ops whose total time") for x in lines[:head])
     steps = cli_json("summary", str(base))["mfu"]["steps"]
-    mean = sum(s["mfu"] for s in steps) / len(steps)
-    assert f"MFU (mean over steps): {100 * mean:.1f}% -> " in text
+    known = [s["mfu"] for s in steps if s["mfu"] is not None]
+    if known:
+        mean = sum(known) / len(known)
+        assert f"MFU (mean over steps): {100 * mean:.1f}% -> " in text
+    else:  # tinylm: FLOPs known for 28% of its GPU time, so not known (issue 47, item 3)
+        assert "MFU (mean over steps): " not in text or "not known" in text
 
 
 def _hostile_pickle(path: Path, marker: Path) -> None:

@@ -153,9 +153,17 @@ def mfu_line(hw: Hardware) -> str:
         return f"MFU: not known ({terminal_safe(mfu_unknown_reason(hw), one_line=True)})."
     peaks = ", ".join(f"{k} {v:g} TFLOP/s" for k, v in sorted(b.precisions.items()))
     of = f" of {name(b.peak_label, 80)}" if b.peak_label else ""
+    # FLOPs known for part of the GPU time: a lower bound, and said so (issue 47, item 3)
+    ge = ">= " if b.lower_bound else ""
+    known = (
+        f"; FLOPs known for {100 * b.coverage:.0f}% of GPU time"
+        if b.lower_bound and b.coverage is not None
+        else ""
+    )
     return (
-        f"MFU: mean {100 * b.mean:.1f}% over {b.steps} step{'s' if b.steps != 1 else ''} "
-        f"(range {100 * b.low:.1f}–{100 * b.high:.1f}%), against the dense peak{of}: {peaks}."
+        f"MFU: mean {ge}{100 * b.mean:.1f}% over {b.steps} step{'s' if b.steps != 1 else ''} "
+        f"(range {100 * b.low:.1f}–{100 * b.high:.1f}%{known}), against the dense peak{of}: "
+        f"{peaks}."
     )
 
 

@@ -194,10 +194,10 @@ def _cells(r: BreakdownRow, by: str, total: int, detail: bool, width: int) -> li
     c += [r.calls] if by == "kernel" else [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
     x = r.extra
     if by == "op":
-        c += [_num(r.flops, 1e-9, 3)]
+        c += [_num(r.sane_flops, 1e-9, 3)]
     if by == "op-shape":
         c += [
-            _num(x.get("flops", r.flops), 1e-9, 3),
+            _num(x.get("flops", r.sane_flops), 1e-9, 3),
             _num(x.get("tflops"), 1, 1),
             _num(x.get("intensity"), 1, 1),
             x.get("bound") or "-",

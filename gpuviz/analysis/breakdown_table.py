@@ -72,6 +72,16 @@ class BreakdownRow:
     duration_ns: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def sane_flops(self) -> int | None:
+        """:attr:`flops`, or None where it is more than its calls can do (Kineto's ``flops``
+        of 1e308 has been seen: past :data:`~gpuviz.analysis.op_args.MAX_CALL_FLOPS` a call)."""
+        from gpuviz.analysis.op_args import MAX_CALL_FLOPS
+
+        if self.flops is None or not 0 <= self.flops <= MAX_CALL_FLOPS * max(self.calls, 1):
+            return None
+        return self.flops
+
     def to_json(self, by: str) -> dict[str, Any]:
         """The row as ``gpuviz breakdown --json`` prints it (times in µs)."""
         out: dict[str, Any] = {
@@ -87,7 +97,10 @@ class BreakdownRow:
             out["input_shapes"] = self.input_shapes
             out["input_types"] = self.input_types
         if by in ("op", "op-shape"):
-            out["flops"] = self.flops
+            out["flops"] = self.sane_flops
+            if self.flops is not None and self.sane_flops is None:
+                out["inconsistent"] = True
+                out["flops_note"] = "inconsistent: a recorded FLOP count no op does"
         if by in ("module", "line"):
             out["forward_device_us"] = _us(self.forward_device_ns or 0)
             out["backward_device_us"] = _us(self.backward_device_ns or 0)

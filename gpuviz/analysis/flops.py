@@ -21,6 +21,15 @@ FLOPs (a multiply and an add are two):
   (``is_causal``, or the efficient kernels' ``custom_mask_type``, read from ``Concrete Inputs``).
   Query heads count (grouped-query attention shares keys, not work). Variable-length batches
   (3-D, packed queries) are not counted: their lengths are not in the trace.
+- torch 1.x's convolution backwards: ``cudnn_convolution_backward_input`` and ``_weight`` (and
+  their miopen and mkldnn forms) the forward figure each; their parent
+  ``cudnn_convolution_backward`` both, by its ``output_mask``, where no half ran inside it.
+  torch 1.9 recorded no ``Concrete Inputs``: a forward convolution's output size (and a weight
+  gradient's weight shape) then come from the backward of the same shapes in the trace
+  (:class:`ConvHints`); with no backward (inference) they are unknown.
+- ``aten::add`` and ``aten::mul``: one FLOP per output element, as torch's profiler counts
+  them (``with_flops=True``); the output is the inputs' broadcast shape. torch counts no other
+  elementwise op, nor the in-place forms: neither does gpuviz.
 - Where Kineto wrote a ``flops`` arg (``with_flops=True``) on an op counted here, that value is
   used: it is torch's own formula for the same op.
 
@@ -59,6 +68,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gpuviz.analysis.conv_hints import (
+    ConvHints,
+    backward_shapes,
+    from_output,
+    old_backward,
+    old_half,
+)
 from gpuviz.analysis.dtypes import element_bytes
 from gpuviz.analysis.op_args import (
     ATTENTION_LEAVES,
@@ -70,7 +86,12 @@ from gpuviz.analysis.op_args import (
     CONV_PARENTS,
     CONV_TRANSPOSE_PARENTS,
     ELEMENTWISE,
+    ELEMENTWISE_FLOPS,
     GEMMS,
+    MAX_CALL_FLOPS,
+    MAX_ELEMENTS,
+    OLD_CONV_BACKWARDS,
+    OLD_CONV_HALVES,
     REDUCTIONS,
     WRITE_ONLY,
     AttentionArgs,
@@ -85,7 +106,9 @@ from gpuviz.analysis.op_args import (
 
 __all__ = [
     "COMPOSITE_OPS",
+    "ConvHints",
     "attention_flops",
+    "backward_shapes",
     "composite_bytes",
     "composite_flops",
     "conv_flops",
@@ -97,6 +120,28 @@ __all__ = [
 
 
 # -- FLOPs -----------------------------------------------------------------------------------
+
+
+def _elementwise(dims: Dims, types: Sequence[Any]) -> int | None:
+    """One FLOP per output element: the inputs' broadcast shape (a 0-d tensor is one)."""
+    shapes: list[list[int]] = []
+    for i, t in enumerate(types):
+        if not isinstance(t, str) or element_bytes(t) is None or i >= len(dims):
+            continue  # a Scalar, or a type not known to be a tensor
+        s = [] if dims[i] in ([], ()) else shape_of(dims, i)  # [] here: a 0-d tensor
+        if s is None:
+            return None
+        shapes.append(s)
+    if not shapes:
+        return None
+    width = max(len(s) for s in shapes)
+    out = []
+    for k in range(1, width + 1):
+        sizes = {s[-k] for s in shapes if k <= len(s)} - {1}
+        if len(sizes) > 1:
+            return None  # does not broadcast: bad shapes
+        out.append(sizes.pop() if sizes else 1)
+    return numel(out)
 
 
 def _gemm(name: str, dims: Dims) -> int | None:
@@ -212,7 +257,9 @@ def conv_flops(
     return None if out is None else 2 * n * numel(out) * w
 
 
-def _conv_leaf(name: str, dims: Dims, args: dict[str, Any] | None) -> int | None:
+def _conv_leaf(
+    name: str, dims: Dims, args: dict[str, Any] | None, hints: ConvHints | None = None
+) -> int | None:
     spec = CONV_LEAVES[name]
     x, w = shape_of(dims, 0), shape_of(dims, 1)
     if x is None or w is None:
@@ -224,8 +271,8 @@ def _conv_leaf(name: str, dims: Dims, args: dict[str, Any] | None) -> int | None
     stride = concrete(args, stride_i) if stride_i is not None else 1
     padding = concrete(args, pad_i) if pad_i is not None else 0
     dilation = concrete(args, dil_i) if dil_i is not None else 1
-    if stride is None or padding is None:  # not recorded: the output size is unknown
-        return None
+    if stride is None or padding is None:  # not recorded: the output's size from a backward
+        return from_output(x, w, hints.output_of(x, w)) if hints is not None else None
     return conv_flops(x, w, stride, padding, dilation)
 
 
@@ -300,8 +347,18 @@ def _attention(spec: AttentionArgs, dims: Dims, args: dict[str, Any] | None) -> 
 def _kineto_flops(args: dict[str, Any] | None) -> int | None:
     value = (args or {}).get("flops")
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return int(value)
+        # past MAX_CALL_FLOPS (1e308 has been seen) it is no figure: the caller flags it
+        return int(value) if value <= MAX_CALL_FLOPS else None
     return None
+
+
+def kineto_flops_bad(args: dict[str, Any] | None) -> bool:
+    """Whether Kineto's ``flops`` arg is a number no op call does (past
+    :data:`~gpuviz.analysis.op_args.MAX_CALL_FLOPS`, or not finite)."""
+    value = (args or {}).get("flops")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    return not value <= MAX_CALL_FLOPS  # NaN and inf included
 
 
 def op_flops(
@@ -309,6 +366,7 @@ def op_flops(
     input_dims: Dims,
     input_types: Sequence[Any] = (),
     args: dict[str, Any] | None = None,
+    hints: ConvHints | None = None,
 ) -> int | None:
     """FLOPs of one call of an op, or None where it is not counted.
 
@@ -319,24 +377,29 @@ def op_flops(
     input_dims : list
         Its ``Input Dims``.
     input_types : list of str
-        Its ``Input type`` (not needed for FLOPs: kept so FLOPs and bytes take the same
-        arguments, and for future ops whose count depends on the type).
+        Its ``Input type``: ``add``/``mul`` tell a 0-d tensor from a scalar by it.
     args : dict, optional
         The op's whole ``args``: ``Concrete Inputs`` gives a convolution's stride, padding and
         dilation and attention's ``is_causal``; a Kineto ``flops`` entry is used as is.
+    hints : ConvHints, optional
+        The trace's convolution backwards, for traces with no ``Concrete Inputs``.
 
     Returns
     -------
     int or None
-        None for ops not counted (elementwise, copies …), for the parents in
+        None for ops not counted (elementwise ops but ``add``/``mul``, copies …), for the
+        parents in
         :data:`COMPOSITE_OPS` (their child op is counted) and where the shapes are missing.
     """
-    del input_types  # FLOPs depend on shapes only
     input_dims = input_dims or []  # an op recorded without shapes
     if name in GEMMS:
         own = _gemm(name, input_dims)
     elif name in CONV_LEAVES:
-        own = _conv_leaf(name, input_dims, args)
+        own = _conv_leaf(name, input_dims, args, hints)
+    elif name in OLD_CONV_HALVES:
+        own = old_half(name, input_dims, hints)
+    elif name in ELEMENTWISE_FLOPS:
+        own = _elementwise(input_dims, input_types or [])
     elif name in CONV_BACKWARDS:
         own = _conv_backward(input_dims, args)
     elif name in ATTENTION_LEAVES:
@@ -347,7 +410,12 @@ def op_flops(
     return kineto if kineto is not None else own
 
 
-def composite_flops(name: str, input_dims: Dims, args: dict[str, Any] | None = None) -> int | None:
+def composite_flops(
+    name: str,
+    input_dims: Dims,
+    args: dict[str, Any] | None = None,
+    hints: ConvHints | None = None,
+) -> int | None:
     """The FLOPs of a parent op (``linear``, ``matmul``, ``conv2d``, ``convolution``,
     ``scaled_dot_product_attention`` …) computed at the parent, as its leaf would count them.
 
@@ -362,12 +430,16 @@ def composite_flops(name: str, input_dims: Dims, args: dict[str, Any] | None = N
         Its ``Input Dims``.
     args : dict, optional
         Its ``args`` (``Concrete Inputs``).
+    hints : ConvHints, optional
+        The trace's convolution backwards, for traces with no ``Concrete Inputs``.
 
     Returns
     -------
     int or None
         None for ops that are not parents of counted work, or when shapes are missing.
     """
+    if name in OLD_CONV_BACKWARDS:
+        return old_backward(name, input_dims, args)
     if name == "aten::linear":
         x, w = shape_of(input_dims, 0), shape_of(input_dims, 1)
         if x is None or w is None or len(w) != 2 or x[-1] != w[1]:
@@ -386,8 +458,8 @@ def composite_flops(name: str, input_dims: Dims, args: dict[str, Any] | None = N
         if tr_i is not None and concrete(args, tr_i) is True:
             return conv_flops(x, w, transposed=True)
         stride, padding = concrete(args, stride_i), concrete(args, pad_i)
-        if stride is None or padding is None:
-            return None
+        if stride is None or padding is None:  # not recorded: the output's size from a backward
+            return from_output(x, w, hints.output_of(x, w)) if hints is not None else None
         return conv_flops(x, w, stride, padding, concrete(args, dil_i))
     if name in ATTENTION_PARENTS:
         return _attention(ATTENTION_PARENTS[name], input_dims, args)
@@ -409,7 +481,10 @@ def _tensors(dims: Dims, types: Sequence[Any]) -> list[tuple[int, int]]:
             continue
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in shape):
             continue
-        out.append((numel(shape), size))
+        n = numel(shape)
+        if not 0 <= n <= MAX_ELEMENTS:  # no real tensor (10**200 elements): no byte count
+            return []
+        out.append((n, size))
     return out
 
 

@@ -32,6 +32,13 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.analysis.op_args import (
+    CONV_BACKWARDS,
+    CONV_LEAVES,
+    FORMER_LEAVES,
+    MAX_CALL_FLOPS,
+    OLD_CONV_HALVES,
+)
 from gpuviz.analysis.op_calls import (
     Calls,
     call_precisions,
@@ -41,21 +48,46 @@ from gpuviz.analysis.op_calls import (
     shape_key,
     split_by_precision,
 )
-from gpuviz.analysis.peaks import PeakMatch, PeakOverride, busiest_devices, device_peaks
+from gpuviz.analysis.peaks import PeakMatch, PeakOverride
 from gpuviz.analysis.roofline import (
     achieved_tb_s,
     achieved_tflops,
     bound,
     flops_by_precision,
     intensity,
-    mfu,
     roof_share,
+)
+from gpuviz.analysis.step_flops import (
+    MAX_MFU,
+    NO_FORMULA,
+    NO_SHAPES,
+    SHAPES_LEFT_OUT,
+    OpCalls,
+    RankFigures,
+    RankPeaks,
+    StepFigures,
+    launched_device_ns,
+    rank_figures,
+    step_figures,
 )
 from gpuviz.analysis.steps import Steps, find_steps
 from gpuviz.trace.model import Trace
 
 if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_table import Breakdown
+
+__all__ = [
+    "Hardware",
+    "MfuBrief",
+    "OpCalls",
+    "OpShape",
+    "RankFigures",
+    "StepFigures",
+    "annotate_breakdown",
+    "hardware",
+    "mfu_brief",
+    "mfu_unknown_reason",
+]
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -85,6 +117,9 @@ class OpShape:
         ``"compute"`` or ``"memory"``; None where neither FLOPs nor bytes are known.
     kernels : int64
         The slice rows of the kernels, copies and sets the calls launched.
+    note : str or None
+        Why the row's figures are null: ``inconsistent: …`` where they are impossible (a roof
+        share above 100%, a recorded FLOP count no op does; ``inconsistent`` is then true).
     """
 
     name: str
@@ -101,6 +136,8 @@ class OpShape:
     bound: str | None = None
     roof_share: float | None = None
     kernels: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    inconsistent: bool = False
+    note: str | None = None
 
     @property
     def label(self) -> str:
@@ -109,7 +146,8 @@ class OpShape:
 
     def columns(self) -> dict[str, Any]:
         """The columns ``breakdown --by op-shape`` gains (``flops``, ``bytes``, ``tflops``,
-        ``intensity``, ``bound``, ``roof_share``, ``precision``)."""
+        ``intensity``, ``bound``, ``roof_share``, ``precision``, ``inconsistent`` and
+        ``roof_note``: why the figures are null)."""
         return {
             "flops": _int_or_none(self.flops),
             "bytes": _int_or_none(self.nbytes),
@@ -118,144 +156,9 @@ class OpShape:
             "bound": self.bound,
             "roof_share": _round(self.roof_share, 4),
             "precision": self.precision,
+            "inconsistent": self.inconsistent,
+            "roof_note": self.note,
         }
-
-
-@dataclass
-class StepFigures:
-    """One step's FLOPs and MFU.
-
-    Attributes
-    ----------
-    rank : int or None
-    step : int
-    label : str
-    duration_ns : int
-        The step's window.
-    flops : float
-        The FLOPs of the ops that started in its CPU range.
-    precision : str or None
-        The precision doing most of them.
-    peak_tflops : float or None
-        That precision's dense peak on the rank's device.
-    mfu : float or None
-    """
-
-    rank: int | None
-    step: int
-    label: str
-    duration_ns: int
-    flops: float
-    precision: str | None
-    peak_tflops: float | None
-    mfu: float | None
-    by_precision: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{rank, step, label, duration_us, flops, precision, peak_tflops, mfu}``."""
-        return {
-            "rank": self.rank,
-            "step": self.step,
-            "label": self.label,
-            "duration_us": round(self.duration_ns / 1000.0, 3),
-            "flops": int(self.flops),
-            "precision": self.precision,
-            "peak_tflops": self.peak_tflops,
-            "mfu": _round(self.mfu, 5),
-        }
-
-
-@dataclass
-class RankFigures:
-    """One rank's FLOPs and MFU over all its steps.
-
-    Attributes
-    ----------
-    rank : int or None
-    steps : int
-    duration_ns : int
-        Its steps' windows, summed.
-    flops : float
-        Its steps' FLOPs, summed.
-    precision : str or None
-        The precision doing most of them.
-    peak_tflops : float or None
-        That precision's dense peak on the rank's device.
-    mfu : float or None
-        ``flops / (duration · peak)``: the steps' MFU weighted by their durations.
-    """
-
-    rank: int | None
-    steps: int
-    duration_ns: int
-    flops: float
-    precision: str | None
-    peak_tflops: float | None
-    mfu: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        """``{rank, steps, duration_us, flops, precision, peak_tflops, mfu}``."""
-        return {
-            "rank": self.rank,
-            "steps": self.steps,
-            "duration_us": round(self.duration_ns / 1000.0, 3),
-            "flops": int(self.flops),
-            "precision": self.precision,
-            "peak_tflops": self.peak_tflops,
-            "mfu": _round(self.mfu, 5),
-        }
-
-
-@dataclass
-class OpCalls:
-    """Every counted op call (one entry per call), for rules that look at steps one by one.
-
-    Attributes
-    ----------
-    rows : int64
-        The op's slice row.
-    shape : int64
-        Its entry in :attr:`Hardware.shapes`.
-    flops : float64
-        NaN where not counted.
-    device_ns : int64
-        The device time of the kernels it launched.
-    precision : ndarray of str
-    rank : int64
-        The rank's code (-1 for a lone file).
-    start_ns : int64
-        The op's CPU start (a step holds the calls that start in its CPU range).
-    roof_share : float64
-        The call's achieved figure over its roof, as :attr:`OpShape.roof_share` (for its own
-        precision: calls of one shape may run fp32 and TF32); NaN where unknown.
-    """
-
-    rows: I64
-    shape: I64
-    flops: F64
-    device_ns: I64
-    precision: npt.NDArray[np.object_]
-    rank: I64
-    start_ns: I64
-    roof_share: F64 = field(default_factory=lambda: np.zeros(0))
-    _sorted: tuple[I64, I64, I64] | None = field(default=None, init=False, repr=False)
-
-    @classmethod
-    def empty(cls) -> OpCalls:
-        """No calls."""
-        z = np.zeros(0, dtype=np.int64)
-        return cls(z, z, np.zeros(0), z, np.zeros(0, dtype=object), z, z, np.zeros(0))
-
-    def in_step(self, steps: Steps, i: int) -> I64:
-        """The indices of the calls that started in step ``i``'s CPU range on its rank."""
-        if self._sorted is None:
-            order = np.lexsort((self.start_ns, self.rank))
-            self._sorted = (order, self.rank[order], self.start_ns[order])
-        order, rank, start = self._sorted
-        r = int(steps.rank[i])
-        a, b = np.searchsorted(rank, [r, r + 1])
-        lo, hi = a + np.searchsorted(start[a:b], [steps.cpu_start_ns[i], steps.cpu_end_ns[i]])
-        return np.sort(order[lo:hi])
 
 
 @dataclass
@@ -274,6 +177,11 @@ class Hardware:
         Every counted call.
     ranks : list of RankFigures
         Each rank's steps together, by rank.
+    shapes_dropped : bool
+        The import left the ops' args (their shapes) out to fit ``--max-memory``: FLOPs are
+        unknown, not 0.
+    warnings : list of str
+        Calls skipped or flagged (shapes no real tensor has, impossible FLOP counts), counted.
     """
 
     peaks: PeakMatch
@@ -281,6 +189,8 @@ class Hardware:
     steps: list[StepFigures]
     calls: OpCalls = field(default_factory=OpCalls.empty)
     ranks: list[RankFigures] = field(default_factory=list)
+    shapes_dropped: bool = False
+    warnings: list[str] = field(default_factory=list)
     _by_key: dict[tuple[str, bytes, bytes], list[OpShape]] | None = field(
         default=None, init=False, repr=False
     )
@@ -335,7 +245,12 @@ class Hardware:
             max(by, key=lambda k: by[k]),
         )
         row.kernels = np.concatenate([s.kernels for s in found])
-        return _fill(row, self.peaks.peaks)
+        row = _fill(row, self.peaks.peaks)
+        if len({s.precision for s in found}) > 1:
+            # Each part against its own roof: the share is their time at their roofs over
+            # their time (one roof for bf16 and fp32 calls together would be neither's).
+            _mixed_roof(row, found)
+        return row
 
     def peak_json(self) -> dict[str, Any]:
         """``{device, label, source, reason, tflops: {precision: peak}, bandwidth_tb_s}``."""
@@ -357,6 +272,7 @@ class Hardware:
             "peak": self.peak_json(),
             "steps": [s.to_json() for s in self.steps],
             "ranks": [r.to_json() for r in self.ranks],
+            "shapes_dropped": self.shapes_dropped,
         }
 
 
@@ -375,6 +291,10 @@ class MfuBrief:
         step.
     peak_label : str or None
         The device the peaks are of (``NVIDIA H100 SXM5 80GB``).
+    coverage : float or None
+        The lowest ``flops_coverage`` of those steps: below 1 the figures are lower bounds.
+    mixed : list of str
+        Every precision those steps do FLOPs in, each against its own peak.
     """
 
     mean: float
@@ -383,9 +303,17 @@ class MfuBrief:
     steps: int
     precisions: dict[str, float]
     peak_label: str | None
+    coverage: float | None = None
+    mixed: tuple[str, ...] = ()
+
+    @property
+    def lower_bound(self) -> bool:
+        """Whether the figures are lower bounds (FLOPs known for part of the GPU time)."""
+        return self.coverage is not None and self.coverage < 1.0 - 1e-9
 
     def to_json(self) -> dict[str, Any]:
-        """``{mean, min, max, steps, peak_tflops: {precision: peak}, peak_label}``."""
+        """``{mean, min, max, steps, peak_tflops: {precision: peak}, peak_label,
+        flops_coverage, is_lower_bound, precisions}``."""
         return {
             "mean": _round(self.mean, 5),
             "min": _round(self.low, 5),
@@ -393,6 +321,9 @@ class MfuBrief:
             "steps": self.steps,
             "peak_tflops": dict(self.precisions),
             "peak_label": self.peak_label,
+            "flops_coverage": _round(self.coverage, 4),
+            "is_lower_bound": self.lower_bound,
+            "precisions": list(self.mixed),
         }
 
 
@@ -403,7 +334,14 @@ def mfu_brief(hw: Hardware) -> MfuBrief | None:
     if not known or not any(s.flops > 0 for s in known):
         return None
     values = [float(s.mfu) for s in known if s.mfu is not None]
-    peaks = {s.precision: s.peak_tflops for s in known if s.precision and s.peak_tflops}
+    peaks: dict[str, float] = {}
+    for s in known:
+        peaks.update(s.peaks_by_precision)
+    covs = [c for c in (s.coverage for s in known) if c is not None]
+    mixed = sorted(
+        {p for s in known for p in s.precisions},
+        key=lambda p: -sum(s.by_precision.get(p, 0.0) for s in known),
+    )
     return MfuBrief(
         mean=sum(values) / len(values),
         low=min(values),
@@ -411,14 +349,25 @@ def mfu_brief(hw: Hardware) -> MfuBrief | None:
         steps=len(values),
         precisions=peaks,
         peak_label=hw.peaks.peaks.label if hw.peaks.peaks is not None else None,
+        coverage=min(covs) if covs else None,
+        mixed=tuple(mixed),
     )
 
 
 def mfu_unknown_reason(hw: Hardware) -> str:
     """Why :func:`mfu_brief` has no figure, in a few words."""
+    if hw.shapes_dropped:
+        return SHAPES_LEFT_OUT
     if not any(s.flops > 0 for s in hw.steps):
-        return "no FLOPs counted: record shapes, gpuviz profile --record-shapes"
-    return f"no peak figures for the device ({hw.peaks.reason})"
+        if hw.warnings:  # shapes there, but none a real tensor has
+            return f"no FLOPs counted: {hw.warnings[0]}"
+        if len(hw.calls.rows):  # shapes recorded (byte-only ops were counted): no formula
+            return f"no FLOPs counted: {NO_FORMULA}"
+        return NO_SHAPES
+    if hw.peaks.peaks is None:
+        return f"no peak figures for the device ({hw.peaks.reason})"
+    notes = [s.mfu_note for s in hw.steps if s.mfu_note]
+    return notes[0] if notes else f"no peak figures for the device ({hw.peaks.reason})"
 
 
 def _round(x: float | None, digits: int) -> float | None:
@@ -434,6 +383,7 @@ def _shapes(
     described: list[tuple[str, Any, Any]],
     precision_of: npt.NDArray[np.object_],
     match: PeakMatch,
+    bad: npt.NDArray[np.bool_] | None = None,
 ) -> list[OpShape]:
     n = len(described)
     g = calls.group
@@ -459,6 +409,12 @@ def _shapes(
         row = OpShape(name, dims, types, int(count[j]), f, b, int(dev[j]), precision)
         row.kernels = kernels
         out.append(_fill(row, peaks))
+        recorded_bad = calls.bad_flops is not None and bool(calls.bad_flops[mine].any())
+        if recorded_bad:
+            row.flops = row.intensity = None
+            _inconsistent(row, "a recorded FLOP count no op does")
+        elif bad is not None and bool(bad[mine].any()) and not row.inconsistent:
+            _inconsistent(row, "more FLOPs than the peak does in the kernels' time")
     return out
 
 
@@ -494,78 +450,40 @@ def _roof(row: OpShape, peaks: Any) -> None:
         row.bound = "memory"
         if bw and row.tb_s is not None:
             row.roof_share = row.tb_s / bw
+            if row.roof_share > MAX_MFU:
+                _inconsistent(row, "faster than the device's memory bandwidth")
         return
     if row.intensity is None or not peak or not bw:
         return
     row.bound = str(bound(row.intensity, peak, bw)[()])
     if row.tflops is not None:
         row.roof_share = _finite(roof_share(row.tflops, row.intensity, peak, bw))
+    if row.roof_share is not None and row.roof_share > MAX_MFU:
+        _inconsistent(row, "faster than the roof at its intensity")
 
 
-class _RankPeaks:
-    """Each rank's :func:`device_peaks`, found once (its busiest device counted in one pass)."""
-
-    def __init__(self, trace: Trace, override: PeakOverride | None) -> None:
-        self.trace, self.override = trace, override
-        self.busiest = busiest_devices(trace)
-        self.found: dict[int | None, PeakMatch] = {}
-
-    def __call__(self, rank: int | None) -> PeakMatch:
-        if rank not in self.found:
-            self.found[rank] = device_peaks(
-                self.trace, rank, override=self.override, busiest=self.busiest
-            )
-        return self.found[rank]
-
-
-def _steps(steps: Steps, calls: OpCalls, match_of: _RankPeaks) -> list[StepFigures]:
-    precision = calls.precision
-    out = []
-    for i in range(len(steps)):
-        r = int(steps.rank[i])
-        peaks = match_of(None if r < 0 else r).peaks
-        inside = calls.in_step(steps, i)
-        inside = inside[np.isfinite(calls.flops[inside])]
-        by: dict[str, float] = {}
-        for p, f in zip(precision[inside].tolist(), calls.flops[inside].tolist()):
-            by[p] = by.get(p, 0.0) + f
-        total = float(sum(by.values()))
-        top = max(by, key=lambda k: by[k]) if total > 0 else None
-        peak = peaks.tflops(top) if peaks is not None and top is not None else None
-        dur = int(steps.end_ns[i] - steps.start_ns[i])
-        out.append(
-            StepFigures(
-                rank=None if r < 0 else r,
-                step=int(steps.number[i]),
-                label=steps.label(i),
-                duration_ns=dur,
-                flops=total,
-                precision=top,
-                peak_tflops=peak,
-                mfu=mfu(total, dur, peak) if total > 0 else (0.0 if peak else None),
-                by_precision=by,
-            )
-        )
-    return out
+def _mixed_roof(row: OpShape, parts: list[OpShape]) -> None:
+    """A merged row of several precisions: time-weighted roof share, a common bound."""
+    row.inconsistent, row.note = False, None
+    bad = [s for s in parts if s.inconsistent]
+    if bad:
+        row.inconsistent, row.note = True, bad[0].note
+        row.roof_share = row.tflops = row.tb_s = None
+        return
+    row.tflops = _finite(achieved_tflops(row.flops, row.device_ns)) if row.flops else None
+    row.tb_s = _finite(achieved_tb_s(row.nbytes, row.device_ns)) if row.nbytes else None
+    shares = [(s.roof_share, s.device_ns) for s in parts if s.roof_share is not None]
+    t = sum(ns for _, ns in shares)
+    row.roof_share = sum(share * ns for share, ns in shares) / t if t > 0 else None
+    bounds = {s.bound for s in parts}
+    row.bound = bounds.pop() if len(bounds) == 1 else None
 
 
-def _ranks(steps: list[StepFigures], match_of: _RankPeaks) -> list[RankFigures]:
-    """Each rank's steps summed; its MFU at the peak of the precision doing most of its FLOPs."""
-    out = []
-    for r in sorted({s.rank for s in steps}, key=lambda x: -1 if x is None else x):
-        mine = [s for s in steps if s.rank == r]
-        by: dict[str, float] = {}
-        for s in mine:
-            for p, f in s.by_precision.items():
-                by[p] = by.get(p, 0.0) + f
-        total = float(sum(by.values()))
-        dur = sum(s.duration_ns for s in mine)
-        top = max(by, key=lambda k: by[k]) if total > 0 else None
-        peaks = match_of(r).peaks
-        peak = peaks.tflops(top) if peaks is not None and top is not None else None
-        got = mfu(total, dur, peak) if total > 0 else (0.0 if peaks is not None else None)
-        out.append(RankFigures(r, len(mine), dur, total, top, peak, got))
-    return out
+def _inconsistent(row: OpShape, what: str) -> None:
+    """Null a row's impossible figures and say why."""
+    row.inconsistent = True
+    row.note = f"inconsistent: {what} (bad shapes or durations)"
+    row.roof_share = row.tflops = row.tb_s = None
 
 
 def hardware(
@@ -586,12 +504,15 @@ def hardware(
     -------
     Hardware
     """
-    match_of = _RankPeaks(trace, override)
+    from gpuviz.trace.memory_budget import DROP_CPU_ARGS
+
+    match_of = RankPeaks(trace, override)
     match = match_of(None)  # the trace's first rank with device properties
     calls, described = count_calls(trace)
     precision = call_precisions(trace, calls, described, match)
     described = split_by_precision(calls, described, precision)
-    shapes = _shapes(calls, described, precision, match)
+    bad = _bad_calls(trace, calls, precision, match)
+    shapes = _shapes(calls, described, precision, match, bad)
     order = sorted(range(len(shapes)), key=lambda j: (-shapes[j].device_ns, shapes[j].name))
     remap = np.zeros(len(shapes), dtype=np.int64)
     remap[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
@@ -607,15 +528,48 @@ def hardware(
         rank=trace.tracks.rank[s.track[calls.rows]].astype(np.int64),
         start_ns=s.start_ns[calls.rows].astype(np.int64),
         roof_share=call_shares(calls, precision, match),
+        bad=bad,
     )
-    step_figures = _steps(steps, per_call, match_of)
+    dropped = DROP_CPU_ARGS in trace.dropped
+    why_none = SHAPES_LEFT_OUT if dropped else NO_SHAPES
+    if not dropped and np.isfinite(calls.flops).any():  # shapes there: this step has no FLOPs
+        why_none = NO_FORMULA
+    figures = step_figures(steps, per_call, match_of, launched_device_ns(trace, steps), why_none)
     return Hardware(
         match,
         [shapes[j] for j in order],
-        step_figures,
+        figures,
         per_call,
-        _ranks(step_figures, match_of),
+        rank_figures(figures, match_of, why_none),
+        shapes_dropped=dropped,
+        warnings=calls.warnings(),
     )
+
+
+def _bad_calls(
+    trace: Trace, calls: Calls, precision: npt.NDArray[np.object_], match: PeakMatch
+) -> npt.NDArray[np.bool_]:
+    """The calls whose figures are impossible: a recorded FLOP count no op does, or more FLOPs
+    than their precision's peak does in their device time (a bf16 8192³ GEMM in 0.5 µs)."""
+    bad = calls.bad_flops.copy() if calls.bad_flops is not None else np.zeros(len(calls.rows), bool)
+    peaks = match.peaks
+    if peaks is None or not len(bad):
+        return bad
+    got = achieved_tflops(calls.flops, calls.device_ns)
+    # cuDNN's Winograd and FFT convolutions do up to ~4x fewer multiplies than the direct
+    # formula counts: a convolution may beat the peak by that much, a GEMM never.
+    margin = np.where(np.isin(trace.slices.name[calls.rows], _conv_ids(trace)), 4.0, MAX_MFU)
+    for p in set(precision.tolist()):
+        peak = peaks.tflops(p)
+        if peak:
+            sel = (precision == p) & np.isfinite(got)
+            bad[sel] |= got[sel] > peak * margin[sel]
+    return bad
+
+
+def _conv_ids(trace: Trace) -> list[int]:
+    names = CONV_BACKWARDS | set(CONV_LEAVES) | set(OLD_CONV_HALVES) | FORMER_LEAVES
+    return [i for i in (trace.symbols.find(n) for n in names) if i >= 0]
 
 
 def annotate_breakdown(table: Breakdown, hw: Hardware) -> None:
@@ -630,13 +584,33 @@ def annotate_breakdown(table: Breakdown, hw: Hardware) -> None:
         empty = dict.fromkeys(("flops", "bytes", "tflops", "intensity", "bound", "roof_share"))
         for row in table.rows:
             found = hw.by_dims(row.key, row.input_shapes or [])
-            cols = found.columns() if found is not None else {**empty, "precision": None}
-            if cols["flops"] is None and row.flops is not None:
-                cols["flops"] = row.flops  # Kineto's or the attribution's own figure
+            cols = (
+                found.columns()
+                if found is not None
+                else {**empty, "precision": None, "inconsistent": False, "roof_note": None}
+            )
+            if cols["flops"] is None and row.flops is not None and not cols["inconsistent"]:
+                if row.flops <= MAX_CALL_FLOPS * max(row.calls, 1):
+                    cols["flops"] = row.flops  # Kineto's or the attribution's own figure
+                else:
+                    cols["inconsistent"] = True
+                    cols["roof_note"] = "inconsistent: a recorded FLOP count no op does"
             row.extra.update(cols)
     elif table.by == "step":
         by_step: dict[tuple[Any, Any], StepFigures] = {(s.rank, s.step): s for s in hw.steps}
+        keys = (
+            "flops",
+            "mfu",
+            "flops_coverage",
+            "precisions",
+            "mfu_is_lower_bound",
+            "mfu_lower_bound",
+        )
         for row in table.rows:
             got = by_step.get((row.extra.get("rank"), row.extra.get("step")))
-            row.extra["flops"] = int(got.flops) if got is not None else None
-            row.extra["mfu"] = _round(got.mfu, 5) if got is not None else None
+            if got is None:
+                row.extra.update(dict.fromkeys(keys))
+                row.extra.update(inconsistent=False, mfu_note="not a step of the MFU figures")
+                continue
+            j = got.flops_json()
+            row.extra.update({k: j[k] for k in (*keys, "inconsistent", "mfu_note")})

@@ -8,9 +8,10 @@ per module path as its ``device_total_ns`` does (with its child modules'), and p
 as its device time does. So the top-level modules' FLOPs and the outside rows' add up to the
 FLOPs of every counted call.
 
-A row's MFU is its FLOPs over its device time (forward and backward, child modules in) at the
-dense peak of the precision doing most of its FLOPs: how busy the GPU's math units were while
-the module's kernels ran, not over the step's wall time.
+A row's MFU is its time at peak (each precision's FLOPs over that precision's dense peak) over
+its device time (forward and backward, child modules in): how busy the GPU's math units were
+while the module's kernels ran, not over the step's wall time. Above 100% it is impossible
+(bad shapes or durations): null, with ``inconsistent`` and ``mfu_note`` saying so.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from gpuviz.analysis.breakdown_table import Breakdown
 from gpuviz.analysis.frame_rows import key_totals
 from gpuviz.analysis.hardware import Hardware, OpCalls
 from gpuviz.analysis.modules import module_paths, outside_keys
-from gpuviz.analysis.roofline import mfu
+from gpuviz.analysis.op_args import MAX_CALL_FLOPS
+from gpuviz.analysis.step_flops import MAX_MFU, NO_SHAPES, SHAPES_LEFT_OUT
 
 F64 = npt.NDArray[np.float64]
 
@@ -66,7 +68,8 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         return
     if not np.isfinite(hw.calls.flops).any():
         for row in table.rows:
-            row.extra.update(flops=None, mfu=None)
+            why = SHAPES_LEFT_OUT if hw.shapes_dropped else NO_SHAPES
+            row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
         return
     frame, path, paths = module_paths(att)
     out_key, out_names = outside_keys(att)
@@ -88,8 +91,22 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
             i, source = module_index.get(row.key), per_module
         by = {p: float(v[i]) for p, v in source.items() if i is not None and v[i] > 0}
         total = sum(by.values())
-        top = max(by, key=lambda k: by[k]) if by else None
-        peak = peaks.tflops(top) if peaks is not None and top is not None else None
-        got = mfu(total, row.device_total_ns, peak) if total > 0 else None
-        row.extra["flops"] = round(total)
+        # each precision at its own peak: time at peak over the row's device time
+        at_peak = [
+            f / (peaks.tflops(p) or 0) / 1e3 for p, f in by.items() if peaks and peaks.tflops(p)
+        ]
+        dur = row.device_total_ns
+        got = sum(at_peak) / dur if at_peak and dur > 0 else None
+        note = None
+        if got is not None and got > MAX_MFU:
+            note = (
+                "inconsistent: more FLOPs than the peak does in its device time "
+                "(bad shapes or durations)"
+            )
+            got = None
+        elif got is not None and len(at_peak) < len(by):
+            note = "a lower bound: FLOPs of a precision with no peak left out"
+        row.extra["flops"] = round(total) if total < MAX_CALL_FLOPS * 2**20 else None
         row.extra["mfu"] = None if got is None else round(got, 5)
+        row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
+        row.extra["mfu_note"] = note

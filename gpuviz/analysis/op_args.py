@@ -76,6 +76,38 @@ CONV_BACKWARDS = frozenset(
     {"aten::convolution_backward", "aten::convolution_backward_overrideable"}
 )
 
+# The convolution backwards of torch before 1.11 (``aten::convolution_backward`` came then):
+# ``(self, grad_output, weight, …)`` -> the index of ``output_mask``. They call their halves
+# below, which launch the kernels; a trace that lost the halves counts them here instead.
+OLD_CONV_BACKWARDS: dict[str, int] = {
+    "aten::cudnn_convolution_backward": 10,
+    "aten::miopen_convolution_backward": 9,
+    "aten::mkldnn_convolution_backward": 7,
+}
+# Their halves: ``(int[] self_size, grad_output, weight, …)`` for the input gradient,
+# ``(int[] weight_size, grad_output, self, …)`` for the weight gradient (whose weight shape is
+# not recorded: it comes from the parent's, see ``ConvHints``).
+OLD_CONV_HALVES: dict[str, str] = {
+    "aten::cudnn_convolution_backward_input": "input",
+    "aten::cudnn_convolution_backward_weight": "weight",
+    "aten::miopen_convolution_backward_input": "input",
+    "aten::miopen_convolution_backward_weight": "weight",
+    "aten::mkldnn_convolution_backward_input": "input",
+    "aten::mkldnn_convolution_backward_weights": "weight",
+}
+
+ELEMENTWISE_FLOPS = frozenset({"aten::add", "aten::mul"})
+"""The elementwise ops torch's profiler gives FLOPs (``with_flops=True``, ``key_averages``):
+one per output element. In-place forms and other elementwise ops have none there, nor here."""
+
+MAX_ELEMENTS = 2**40
+"""More elements than any tensor of a real run holds (a 2**40-element bf16 tensor is 2 TiB):
+a shape past it is bad data, and its call is skipped rather than counted (issue 47)."""
+
+MAX_CALL_FLOPS = 2.0**60
+"""More FLOPs than one op call does (about 10**18: 200 s of a 5 PFLOP/s device): a figure past
+it (Kineto's ``flops``, or shapes near :data:`MAX_ELEMENTS`) is bad data."""
+
 
 class AttentionArgs(NamedTuple):
     """Where an attention op keeps its query (key and value follow it) and causal flag."""
@@ -122,11 +154,17 @@ FORMER_LEAVES = frozenset(
     {
         "aten::_scaled_dot_product_cudnn_attention",
         "aten::_scaled_dot_product_cudnn_attention_backward",
+        *OLD_CONV_BACKWARDS,
+        *CONV_PARENTS,
+        *CONV_TRANSPOSE_PARENTS,
     }
 )
 """Parents that older torch launched kernels from: torch 2.11 launches cuDNN attention under
 ``aten::_cudnn_attention_forward``/``_backward``, which these call; earlier releases ran the
-kernels in these directly. The op calls count them with :func:`~gpuviz.analysis.flops.
+kernels in these directly. The convolution parents (``conv2d``, ``convolution``,
+``_convolution``) and torch 1.x's ``cudnn_convolution_backward`` (and its miopen and mkldnn
+forms) are here too: a trace whose leaf was not recorded, or has no figure (torch 1.9 wrote no
+``Concrete Inputs``), is counted at the parent. The op calls count them with :func:`~gpuviz.analysis.flops.
 composite_flops` and drop them wherever a counted op runs inside (rule 2 of the FLOP notes)."""
 
 GEMM_PARENTS = frozenset({"aten::matmul", "aten::linear", "aten::einsum", "aten::tensordot"})
@@ -152,7 +190,8 @@ BYTES_PARENTS = frozenset(
 )
 
 COMPOSITE_OPS: frozenset[str] = frozenset(
-    set(CONV_PARENTS)
+    set(OLD_CONV_BACKWARDS)
+    | set(CONV_PARENTS)
     | set(CONV_TRANSPOSE_PARENTS)
     | set(ATTENTION_PARENTS)
     | set(GEMM_PARENTS)
@@ -194,7 +233,8 @@ REDUCTIONS = frozenset(
 
 
 def shape_of(dims: Dims, i: int) -> list[int] | None:
-    """Input ``i``'s shape if it is a tensor of at least one dimension, else None."""
+    """Input ``i``'s shape if it is a tensor of at least one dimension, else None (also for a
+    shape of more than :data:`MAX_ELEMENTS` elements: bad data, see :func:`too_large`)."""
     if i >= len(dims):
         return None
     d = dims[i]
@@ -202,7 +242,29 @@ def shape_of(dims: Dims, i: int) -> list[int] | None:
         return None
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in d):
         return None
+    if any(v > MAX_ELEMENTS for v in d) or math.prod(d) > MAX_ELEMENTS:
+        return None
     return list(d)
+
+
+def too_large(dims: Any) -> bool:
+    """Whether any entry of ``Input Dims`` (a shape, or a TensorList's list of shapes) has a
+    size or a product past :data:`MAX_ELEMENTS`: no real tensor, so the call is skipped."""
+    if not isinstance(dims, list | tuple):
+        return False
+    for d in dims:
+        if not isinstance(d, list | tuple):
+            continue
+        if d and isinstance(d[0], list | tuple):
+            if too_large(d):
+                return True
+            continue
+        sizes = [v for v in d if isinstance(v, int) and not isinstance(v, bool)]
+        if any(abs(v) > MAX_ELEMENTS for v in sizes):
+            return True
+        if sizes and math.prod(abs(v) for v in sizes) > MAX_ELEMENTS:
+            return True
+    return False
 
 
 def concrete(args: dict[str, Any] | None, i: int) -> Any:

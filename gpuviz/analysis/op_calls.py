@@ -19,7 +19,15 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.dtypes import op_precision
-from gpuviz.analysis.flops import composite_bytes, composite_flops, op_bytes, op_flops
+from gpuviz.analysis.flops import (
+    ConvHints,
+    backward_shapes,
+    composite_bytes,
+    composite_flops,
+    kineto_flops_bad,
+    op_bytes,
+    op_flops,
+)
 from gpuviz.analysis.names import name_mask
 from gpuviz.analysis.node_args import decode_args
 from gpuviz.analysis.op_args import (
@@ -29,10 +37,16 @@ from gpuviz.analysis.op_args import (
     CONV_BACKWARDS,
     CONV_LEAVES,
     ELEMENTWISE,
+    ELEMENTWISE_FLOPS,
     FORMER_LEAVES,
     GEMMS,
+    MAX_CALL_FLOPS,
+    MAX_ELEMENTS,
+    OLD_CONV_BACKWARDS,
+    OLD_CONV_HALVES,
     REDUCTIONS,
     WRITE_ONLY,
+    too_large,
 )
 from gpuviz.analysis.peaks import PeakMatch
 from gpuviz.analysis.roofline import (
@@ -40,7 +54,6 @@ from gpuviz.analysis.roofline import (
     achieved_tflops,
     intensity,
     roof_share,
-    tf32_if_faster,
 )
 from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace
@@ -53,6 +66,7 @@ FLOP_OPS = (
     | frozenset(CONV_LEAVES)
     | CONV_BACKWARDS
     | frozenset(ATTENTION_LEAVES)
+    | frozenset(OLD_CONV_HALVES)
     | FORMER_LEAVES
 )
 """The ops that FLOPs are counted at (the former leaves only where no counted op runs inside
@@ -80,6 +94,10 @@ def shape_key(name: str, dims: Any, types: Any) -> tuple[str, bytes, bytes]:
     return name, msgspec.json.encode(dims), msgspec.json.encode(types)
 
 
+TF32_MARGIN = 1.05
+"""How far above the fp32 peak an fp32 call must run to count as TF32
+(:func:`gpuviz.analysis.roofline.tf32_if_faster`'s margin)."""
+
 SHAPE_PROBE = 512
 """How many counted ops are looked at first, spread over the trace, for their shapes."""
 
@@ -100,6 +118,13 @@ class Calls:
         The device time of the kernels the call launched.
     lo, hi, sorted_gpu : int64
         The call's kernels are ``sorted_gpu[lo:hi]``.
+    bad_flops : bool
+        The trace gave the call a FLOP figure no call does (Kineto's ``flops`` past
+        :data:`~gpuviz.analysis.op_args.MAX_CALL_FLOPS`): its ``flops`` is NaN, its row
+        inconsistent.
+    skipped : dict of str to int
+        Calls left out, by reason (shapes past :data:`~gpuviz.analysis.op_args.MAX_ELEMENTS`),
+        with their counts: the warnings the commands print.
     """
 
     rows: I64
@@ -110,6 +135,19 @@ class Calls:
     lo: I64  # the call's kernels: sorted_gpu[lo:hi]
     hi: I64
     sorted_gpu: I64
+    bad_flops: npt.NDArray[np.bool_] | None = None
+    skipped: dict[str, int] | None = None
+
+    def warnings(self) -> list[str]:
+        """One line per reason calls were skipped or flagged, with its count."""
+        out = [f"{n} op call(s) skipped: {why}" for why, n in (self.skipped or {}).items()]
+        bad = int(self.bad_flops.sum()) if self.bad_flops is not None else 0
+        if bad:
+            out.append(
+                f"{bad} op call(s) with a recorded 'flops' past {MAX_CALL_FLOPS:.3g} "
+                "(no real op does that many): their FLOPs are unknown, their rows inconsistent"
+            )
+        return out
 
 
 def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
@@ -141,12 +179,16 @@ def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
     group = np.full(len(rows), -1, dtype=np.int64)
     flops = np.full(len(rows), np.nan)
     nbytes = np.full(len(rows), np.nan)
+    bad = np.zeros(len(rows), dtype=bool)
     args = decode_args(trace, rows, ("input_dims", "input_types", "concrete_inputs", "flops"))
     # Calls of one op and shapes differ only in their concrete inputs (stride, is_causal) and
     # Kineto's flops: count each distinct raw text once.
-    memo: dict[tuple[int, bytes, bytes, bytes, float], tuple[float, float, int]] = {}
+    memo: dict[tuple[int, bytes, bytes, bytes, float], tuple[float, float, int, bool]] = {}
     names = trace.symbols.strings
     name_ids = s.name[rows].tolist()
+    hints = _conv_hints(names, name_ids, args.input_dims)
+    own_weight = _parents_weights(trace, rows, names, name_ids, args.input_dims)
+    skipped: dict[str, int] = {}
     for i, (nid, raw_d, raw_t, raw_c, kf) in enumerate(
         zip(
             name_ids,
@@ -159,29 +201,93 @@ def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
         if not raw_d:
             continue  # recorded without shapes: nothing to count
         mkey = (nid, raw_d, raw_t, raw_c, -1.0 if kf != kf else kf)  # NaN never equals itself
-        got = memo.get(mkey)
+        weight = own_weight.get(i)
+        got = memo.get(mkey) if weight is None else None
         if got is None:
-            got = memo[mkey] = _count(names[nid], raw_d, raw_t, raw_c, kf, groups, described)
-        flops[i], nbytes[i], group[i] = got
+            mine = hints if weight is None else weight
+            got = _count(names[nid], raw_d, raw_t, raw_c, kf, groups, described, mine)
+            if weight is None:
+                memo[mkey] = got
+        flops[i], nbytes[i], group[i], bad[i] = got
+        if group[i] == -2:
+            why = f"a shape past {MAX_ELEMENTS} elements (no real tensor: bad shapes)"
+            skipped[why] = skipped.get(why, 0) + 1
     keep = group >= 0
-    rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
+    rows, group, flops, nbytes, bad = rows[keep], group[keep], flops[keep], nbytes[keep], bad[keep]
     parent = _counted_parents(trace, rows)
     # Counted once, at the innermost op (flops.py, rule 2): a call that holds a counted call is
     # dropped (zero_ around fill_, a wrapper around mm), but a FLOP op keeps its byte-only
-    # helpers (the fill_ inside an attention backward) beside it.
+    # helpers (the fill_ inside an attention backward) and its elementwise ones (the bias
+    # aten::add of a torch 1.x convolution: other work, not the same work again) beside it.
     has_child = np.zeros(len(rows), dtype=bool)
     flop_child = np.zeros(len(rows), dtype=bool)
     inner = parent >= 0
+    elementwise = np.isin(s.name[rows], _ids(trace, ELEMENTWISE_FLOPS))
     has_child[parent[inner]] = True
-    flop_child[parent[inner & np.isfinite(flops)]] = True
-    drop = has_child & (flop_child | ~np.isfinite(flops))
+    flop_child[parent[inner & (np.isfinite(flops) | bad) & ~elementwise]] = True
+    drop = has_child & (flop_child | ~(np.isfinite(flops) | bad))
     keep = ~drop
-    rows, group, flops, nbytes = rows[keep], group[keep], flops[keep], nbytes[keep]
+    rows, group, flops, nbytes, bad = rows[keep], group[keep], flops[keep], nbytes[keep], bad[keep]
     used, group = np.unique(group, return_inverse=True)
     described = [described[int(g)] for g in used]
     group = group.reshape(-1).astype(np.int64)
     device_ns, lo, hi, sorted_gpu = _kernels_in(trace, rows, _counted_parents(trace, rows))
-    return Calls(rows, group, flops, nbytes, device_ns, lo, hi, sorted_gpu), described
+    calls = Calls(rows, group, flops, nbytes, device_ns, lo, hi, sorted_gpu, bad, skipped)
+    return calls, described
+
+
+def _parents_weights(
+    trace: Trace, rows: I64, names: list[str], name_ids: list[int], raw_dims: list[bytes]
+) -> dict[int, ConvHints]:
+    """For each torch 1.x weight-gradient half (``cudnn_convolution_backward_weight``), the
+    weight shape its parent backward recorded, as hints of its own: a 1×1 and a 3×3
+    convolution of one input and output shape are told apart only so."""
+    halves = {i for i, n in enumerate(names) if OLD_CONV_HALVES.get(n) == "weight"}
+    parents = {i for i, n in enumerate(names) if n in OLD_CONV_BACKWARDS}
+    if not halves or not parents:
+        return {}
+    sub = np.asarray(
+        [i for i, n in enumerate(name_ids) if n in halves or n in parents], dtype=np.int64
+    )
+    up = _counted_parents(trace, rows[sub])
+    out: dict[int, ConvHints] = {}
+    for k, i in enumerate(sub.tolist()):
+        p = int(up[k])
+        if name_ids[i] not in halves or p < 0 or name_ids[int(sub[p])] not in parents:
+            continue
+        parent_dims, dims = _decode(raw_dims[int(sub[p])]), _decode(raw_dims[i])
+        got = backward_shapes(names[name_ids[int(sub[p])]], parent_dims or [])
+        if got is None or not isinstance(dims, list) or len(dims) < 3:
+            continue
+        hints = ConvHints()
+        hints.add(*got)
+        out[i] = hints
+    return out
+
+
+def _ids(trace: Trace, names: frozenset[str]) -> list[int]:
+    return [i for i in (trace.symbols.find(n) for n in names) if i >= 0]
+
+
+def _conv_hints(names: list[str], name_ids: list[int], raw_dims: list[bytes]) -> ConvHints:
+    """What the trace's convolution backwards say of their forwards (for traces without
+    ``Concrete Inputs``: :class:`~gpuviz.analysis.flops.ConvHints`)."""
+    hints = ConvHints()
+    wanted = [i for i, n in enumerate(names) if n in CONV_BACKWARDS or n in OLD_CONV_BACKWARDS]
+    if not wanted:
+        return hints
+    ids = np.asarray(name_ids, dtype=np.int64)
+    seen: set[tuple[int, bytes]] = set()
+    for k in np.flatnonzero(np.isin(ids, wanted)).tolist():
+        nid, raw = name_ids[k], raw_dims[k]
+        if not raw or (nid, raw) in seen:
+            continue
+        seen.add((nid, raw))
+        dims = _decode(raw)
+        got = backward_shapes(names[nid], dims) if isinstance(dims, list) else None
+        if got is not None:
+            hints.add(*got)
+    return hints
 
 
 def _counted_parents(trace: Trace, rows: I64) -> I64:
@@ -214,24 +320,33 @@ def _count(
     kineto_flops: float,
     groups: dict[tuple[str, bytes, bytes], int],
     described: list[tuple[str, Any, Any]],
-) -> tuple[float, float, int]:
-    """FLOPs, bytes and group of one distinct call (group -1: nothing counted)."""
+    hints: ConvHints | None = None,
+) -> tuple[float, float, int, bool]:
+    """FLOPs, bytes and group of one distinct call (group -1: nothing counted; -2: skipped,
+    a shape no real tensor has), and whether its recorded FLOPs are impossible."""
     dims, types, concrete = (_decode(raw_dims), _decode(raw_types), _decode(raw_concrete))
     dims = dims if isinstance(dims, list) else []
     types = types if isinstance(types, list) else []
+    if too_large(dims):  # 10**200 elements: the products below would overflow a float
+        return np.nan, np.nan, -2, False
     args = {"Concrete Inputs": concrete, "flops": None if np.isnan(kineto_flops) else kineto_flops}
+    bad = kineto_flops_bad(args)
     if name in FORMER_LEAVES:  # older torch's kernels ran here; dropped if a leaf is inside
-        f, b = composite_flops(name, dims, args), composite_bytes(name, dims, types)
+        f, b = composite_flops(name, dims, args, hints), composite_bytes(name, dims, types)
     else:
-        f, b = op_flops(name, dims, types, args), op_bytes(name, dims, types, args)
-    if f is None and b is None:
-        return np.nan, np.nan, -1
+        f, b = op_flops(name, dims, types, args, hints), op_bytes(name, dims, types, args)
+    if bad:
+        f = None  # not the formula's either: the op's record is not to be trusted
+    elif f is not None and f > MAX_CALL_FLOPS:
+        f, bad = None, True
+    if f is None and b is None and not bad:
+        return np.nan, np.nan, -1, False
     key = shape_key(name, dims, types)
     g = groups.get(key)
     if g is None:
         g = groups[key] = len(described)
         described.append((name, dims, types))
-    return (np.nan if f is None else float(f)), (np.nan if b is None else float(b)), g
+    return (np.nan if f is None else float(f)), (np.nan if b is None else float(b)), g, bad
 
 
 def _decode(raw: bytes) -> Any:
@@ -302,18 +417,30 @@ def call_precisions(
     s = trace.slices
     out = np.empty(len(calls.rows), dtype=object)
     fp32_peak = match.peaks.fp32_tflops if match.peaks is not None else None
+    if match.peaks is not None and not match.peaks.tf32_tflops:
+        fp32_peak = None  # no TF32 units (V100): a fast fp32 call is not TF32 (Winograd is)
     groups = members(calls.group, len(described))
+    # Whether any of a call's kernels says tf32 in its name (op_precision's rule), for every
+    # call at once: a name lookup per call cost 0.3 s of ResNet-50's 0.6 s.
+    tf32_name = name_mask(trace.symbols, lambda n: "tf32" in n.lower())
+    flagged = (
+        tf32_name[s.name[calls.sorted_gpu]].astype(np.int64)
+        if len(calls.sorted_gpu) and len(tf32_name)
+        else np.zeros(len(calls.sorted_gpu), dtype=np.int64)
+    )
+    cum = np.concatenate([[0], np.cumsum(flagged)])
+    has_tf32 = (cum[calls.hi] - cum[calls.lo]) > 0 if len(calls.rows) else np.zeros(0, bool)
     for j, (_name, _dims, types) in enumerate(described):
         mine = groups[j]
         base = op_precision(types)
         out[mine] = base
         if base != "fp32":
             continue
-        tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
-        for i, v in zip(mine.tolist(), tflops.tolist()):
-            kernels = calls.sorted_gpu[calls.lo[i] : calls.hi[i]]
-            p = op_precision(types, trace.symbols.lookup(unique(s.name[kernels])))
-            out[i] = tf32_if_faster(p, v, fp32_peak) if fp32_peak is not None else p
+        tf32 = has_tf32[mine]
+        if fp32_peak is not None:  # tf32_if_faster, for the group at once
+            tflops = achieved_tflops(calls.flops[mine], calls.device_ns[mine])
+            tf32 |= np.isfinite(tflops) & (tflops > fp32_peak * TF32_MARGIN)
+        out[mine[tf32]] = "tf32"
     return out
 
 

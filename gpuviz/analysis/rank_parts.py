@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -90,6 +90,8 @@ class RankPart:
     peaks: PeakMatch
     steps: list[StepFigures]
     rank_figures: list[RankFigures]
+    shapes_dropped: bool = False
+    flop_warnings: list[str] = field(default_factory=list)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -144,6 +146,8 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
         peaks=hw.peaks,
         steps=hw.steps,
         rank_figures=hw.ranks,
+        shapes_dropped=hw.shapes_dropped,
+        flop_warnings=hw.warnings,
     )
 
 
@@ -205,7 +209,15 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         splits=each("splits"),
         warning_samples=list(warnings.samples),
     )
-    hw = Hardware(peaks, [], each("steps"), OpCalls.empty(), each("rank_figures"))
+    hw = Hardware(
+        peaks,
+        [],
+        each("steps"),
+        OpCalls.empty(),
+        each("rank_figures"),
+        shapes_dropped=any(p.shapes_dropped for p in parts),  # said, not "record shapes"
+        warnings=[w for p in parts for w in p.flop_warnings],
+    )
     return summary, hw
 
 

@@ -96,6 +96,8 @@ def add_hardware_columns(
         annotate_modules(table, hw, attribute(trace))
     else:
         annotate_breakdown(table, hw)
+    for warning in hw.warnings:  # calls skipped or flagged, counted
+        echo(f"gpuviz: warning: {terminal_safe(warning, one_line=True)}", file=sys.stderr)
     line = unknown_device_line(hw)
     if line is not None:
         echo(line, file=sys.stderr)
@@ -108,6 +110,47 @@ def _ms(ns: float | None) -> str:
 
 def _num(value: Any, scale: float, digits: int, unit: str = "") -> str:
     return "-" if value is None else f"{value * scale:.{digits}f}{unit}"
+
+
+def _gflop_cell(x: dict[str, Any]) -> str:
+    """A step's or module's GFLOP: ``unknown`` where its FLOPs are (no shapes, shapes left
+    out to fit --max-memory, no op with a formula), never 0.0."""
+    flops = x.get("flops")
+    if flops is None or (flops == 0 and x.get("mfu_note")):
+        return "unknown"
+    return f"{flops / 1e9:.1f}" if flops >= 1e8 or flops == 0 else f"{flops / 1e9:.2g}"
+
+
+def _mfu_cell(x: dict[str, Any]) -> str:
+    """``12.3%``, ``>= 12.3%`` (FLOPs known for part of the GPU time), ``unknown
+    (inconsistent)`` or ``unknown``; the notes under the table say why."""
+    mfu = x.get("mfu")
+    if mfu is None:
+        floor = x.get("mfu_lower_bound")
+        if x.get("inconsistent"):
+            return "unknown (inconsistent)"
+        from gpuviz.commands.summary import pct
+
+        return "unknown" if floor is None else f"unknown (>= {pct(floor)})"
+    return f"{'>= ' if x.get('mfu_is_lower_bound') else ''}{100 * mfu:.1f}%"
+
+
+def _flop_notes(by: str, rows: list[BreakdownRow], most: int = 3) -> list[str]:
+    """Why the first few rows' figures are unknown, inconsistent or lower bounds."""
+    if by not in ("step", "module", "op-shape"):
+        return []
+    key = "roof_note" if by == "op-shape" else "mfu_note"
+    noted = [r for r in rows if r.extra.get(key)]
+    notes: dict[str, str] = {}
+    for r in noted:  # one line per distinct reason, with the first row that has it
+        notes.setdefault(str(r.extra[key]), r.key)
+    out = [
+        f"  {_short(terminal_safe(k, one_line=True), 40)}: {terminal_safe(why, one_line=True)}"
+        for why, k in list(notes.items())[:most]
+    ]
+    if len(notes) > most:
+        out.append(f"  … {len(notes) - most} more reasons")
+    return ["", *out] if out else []
 
 
 def _short(text: str, width: int = KEY_WIDTH) -> str:
@@ -184,18 +227,19 @@ def format_breakdown(
             c += [_ms(r.duration_ns)]
         c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
         if by == "op":
-            c += ["-" if r.flops is None else f"{r.flops / 1e9:.3f}"]
+            f = r.sane_flops
+            c += [("-" if r.flops is None else "inconsistent") if f is None else f"{f / 1e9:.3f}"]
         if by == "op-shape":
             x = r.extra
             c += [
-                _num(x.get("flops", r.flops), 1e-9, 3),
+                _num(x.get("flops", r.sane_flops), 1e-9, 3),
                 _num(x.get("tflops"), 1, 1),
                 _num(x.get("intensity"), 1, 1),
                 x.get("bound") or "-",
-                _num(x.get("roof_share"), 100, 0, "%"),
+                "inconsistent" if x.get("inconsistent") else _num(x.get("roof_share"), 100, 0, "%"),
             ]
         if by in ("step", "module"):
-            c += [_num(r.extra.get("flops"), 1e-9, 1), _num(r.extra.get("mfu"), 100, 1, "%")]
+            c += [_gflop_cell(r.extra), _mfu_cell(r.extra)]
         key = ("* " if r.kind == "outside" else "") + r.key
         c += [_short(terminal_safe(key, one_line=True))]
         if by == "op-shape":
@@ -204,6 +248,7 @@ def format_breakdown(
     name_col = len(headers) - (2 if by == "op-shape" else 1)
     left = (name_col, name_col + 1) if by == "op-shape" else (name_col,)
     lines += _table(headers, cells, left=left) if cells else ["  (no rows)"]
+    lines += _flop_notes(by, rows)
     if table.unattributed_device_ns:
         lines += [
             "",

@@ -67,7 +67,8 @@ def peak_phrase(hw: Hardware) -> str:
     p = hw.peaks.peaks
     if p is None:
         return f"Peaks: unknown ({terminal_safe(hw.peaks.reason, one_line=True)})"
-    used = sorted({s.precision for s in hw.steps if s.precision} | {"bf16"})
+    # every precision a step does FLOPs in: each is measured against its own peak
+    used = sorted({p for s in hw.steps for p in s.precisions} | {"bf16"})
     figures = ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used if p.tflops(k) is not None)
     bw = "" if p.bandwidth_tb_s is None else f", {p.bandwidth_tb_s:g} TB/s"
     return f"Peaks: {terminal_safe(p.label, one_line=True)}, dense {figures}{bw} ({p.source})"

@@ -108,6 +108,7 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.summary",
     "gpuviz.analysis.dtypes",
     "gpuviz.analysis.op_args",
+    "gpuviz.analysis.conv_hints",
     "gpuviz.analysis.flops",
     "gpuviz.analysis.names",
     "gpuviz.analysis.node_args",
@@ -116,6 +117,7 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.op_calls",
     "gpuviz.analysis.coverage",
     "gpuviz.analysis.steps",
+    "gpuviz.analysis.step_flops",
     "gpuviz.analysis.hardware",
     "gpuviz.commands.peak_options",
 )
@@ -186,63 +188,125 @@ def _hardware(
         between()
     hw = hardware(trace, peak_override_of(args), steps=steps)
     line = unknown_device_line(hw)
-    return hw, [] if line is None else [line]
+    # calls skipped or flagged (shapes no tensor has, impossible FLOP counts), counted
+    warned = [f"gpuviz: warning: {terminal_safe(w, one_line=True)}" for w in hw.warnings]
+    return hw, warned + ([] if line is None else [line])
 
 
 MFU_ROWS = 20
 
 
 def format_mfu(hw: Hardware) -> list[str]:
-    """The MFU section: the peak used, then one line per step (the first :data:`MFU_ROWS`)."""
+    """The MFU section: the peaks used, a headline, then one line per step (the first
+    :data:`MFU_ROWS`) and per rank. Unknown figures say why; a figure from FLOPs known for part
+    of the GPU time is a lower bound (``>= X% (FLOPs known for Y% of GPU time)``)."""
+    from gpuviz.analysis.hardware import mfu_brief, mfu_unknown_reason
     from gpuviz.commands.peak_options import peak_phrase
 
-    lines = ["MFU per step (FLOPs of GEMMs, convolutions and attention from the recorded shapes)"]
+    lines = [
+        "MFU per step (FLOPs from the recorded shapes, each precision against its own dense peak)"
+    ]
     lines.append("  " + peak_phrase(hw))
-    if not any(s.flops > 0 for s in hw.steps):
-        lines.append(
-            "  no FLOPs counted: record shapes (torch.profiler record_shapes=True, "
-            "gpuviz profile --record-shapes)"
-        )
-        return lines
+    brief = mfu_brief(hw)
+    if brief is None:
+        why = terminal_safe(mfu_unknown_reason(hw), one_line=True)
+        floors = [s.floor for s in hw.steps if s.floor is not None]
+        if floors:  # below the coverage that makes a lower bound worth reading: say it anyway
+            why += f"; the FLOPs known give >= {pct(min(floors))}"
+        lines.append(f"  MFU: unknown ({why})")
+        if hw.shapes_dropped or not any(s.flops > 0 for s in hw.steps):
+            return lines
+    else:
+        lines.append("  " + mfu_headline(brief))
     shown = hw.steps[:MFU_ROWS]
     lines += _table(
-        ["rank", "step", "ms", "GFLOP", "precision", "peak TFLOP/s", "MFU"],
+        ["rank", "step", "ms", "GFLOP", "precisions", "FLOPs known", "MFU"],
         [
             [
                 _rank(s.rank),
                 terminal_safe(s.label, one_line=True),
                 _ms(s.duration_ns),
-                f"{s.flops / 1e9:.1f}",
-                s.precision or "-",
-                "-" if s.peak_tflops is None else f"{s.peak_tflops:g}",
-                "-" if s.mfu is None else f"{100 * s.mfu:.1f}%",
+                _gflop(s),
+                " + ".join(s.precisions) or "-",
+                "-" if s.coverage is None else f"{100 * s.coverage:.0f}%",
+                mfu_cell(s),
             ]
             for s in shown
         ],
-        left=(1,),
+        left=(1, 4),
     )
     if len(hw.steps) > len(shown):
-        known = [s.mfu for s in hw.steps if s.mfu is not None]
-        mean = f"; mean MFU {100 * sum(known) / len(known):.1f}%" if known else ""
-        lines.append(f"  … {len(hw.steps) - len(shown)} more steps{mean}")
+        lines.append(f"  … {len(hw.steps) - len(shown)} more steps")
+    lines += _notes(hw.steps)
     if len(hw.ranks) > 1:
-        lines += ["", "MFU per rank (its steps together: their FLOPs over their time at the peak)"]
+        lines += ["", "MFU per rank (its steps together: their time at peak over their time)"]
         lines += _table(
-            ["rank", "steps", "ms", "GFLOP", "precision", "peak TFLOP/s", "MFU"],
+            ["rank", "steps", "ms", "GFLOP", "precisions", "FLOPs known", "MFU"],
             [
                 [
                     _rank(r.rank),
                     r.steps,
                     _ms(r.duration_ns),
-                    f"{r.flops / 1e9:.1f}",
-                    r.precision or "-",
-                    "-" if r.peak_tflops is None else f"{r.peak_tflops:g}",
-                    "-" if r.mfu is None else f"{100 * r.mfu:.2f}%",
+                    _gflop(r),
+                    " + ".join(r.precisions) or "-",
+                    "-" if r.coverage is None else f"{100 * r.coverage:.0f}%",
+                    mfu_cell(r, 2),
                 ]
                 for r in hw.ranks
             ],
+            left=(4,),
         )
     return lines
+
+
+def mfu_headline(brief: Any) -> str:
+    """``MFU: mean >= 12.3% over 5 steps (FLOPs known for 68% of GPU time); bf16 + fp32,
+    each against its own peak``."""
+    ge = ">= " if brief.lower_bound else ""
+    n = f"{brief.steps} step{'s' if brief.steps != 1 else ''}"
+    line = f"MFU: mean {ge}{100 * brief.mean:.1f}% over {n}"
+    if brief.lower_bound and brief.coverage is not None:  # the least of the steps'
+        line += f" (FLOPs known for {100 * brief.coverage:.0f}% of GPU time)"
+    if len(brief.mixed) > 1:
+        line += f"; steps mix {' + '.join(brief.mixed)}, each against its own peak"
+    elif brief.mixed:
+        line += f"; all {brief.mixed[0]}"
+    return line
+
+
+def mfu_cell(fig: Any, digits: int = 1) -> str:
+    """A step's or rank's MFU: ``12.3%``, ``>= 12.3%`` (a lower bound), or ``unknown (…)``."""
+    if fig.mfu is None:
+        if fig.inconsistent:
+            return "unknown (inconsistent)"
+        if fig.floor is not None:
+            return f"unknown (>= {pct(fig.floor)})"
+        return "unknown"
+    return f"{'>= ' if fig.lower_bound else ''}{100 * fig.mfu:.{digits}f}%"  # >= 50% known
+
+
+def pct(x: float) -> str:
+    """A share as a percentage that a small one does not read as 0.0% (0.02%)."""
+    return f"{100 * x:.1f}%" if x >= 0.01 else f"{100 * x:.2g}%"
+
+
+def _gflop(fig: Any) -> str:
+    got = fig.flops_json()["flops"]
+    if got is None:
+        return "unknown"
+    return f"{got / 1e9:.1f}" if got >= 1e8 else f"{got / 1e9:.2g}"  # not "0.0" for 129k
+
+
+def _notes(steps: Sequence[Any], most: int = 3) -> list[str]:
+    """Why the first few unknown MFUs are unknown (the table says only "unknown")."""
+    out = []
+    unknown = [s for s in steps if s.mfu is None and s.mfu_note]
+    for s in unknown[:most]:
+        label = terminal_safe(s.label, one_line=True)
+        out.append(f"  {label}: MFU unknown: {terminal_safe(s.mfu_note, one_line=True)}")
+    if len(unknown) > most:
+        out.append(f"  … and {len(unknown) - most} more steps with an unknown MFU")
+    return out
 
 
 def _table(

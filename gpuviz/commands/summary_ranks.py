@@ -78,7 +78,8 @@ def summarize_ranks(
 
     summary, hw = merged
     line = unknown_device_line(hw)
-    return summary, hw, [] if line is None else [line]
+    warned = [f"gpuviz: warning: {w}" for w in hw.warnings]  # calls skipped, as summary's
+    return summary, hw, warned + ([] if line is None else [line])
 
 
 def _cached(path: Path, files: list[str]) -> bool:

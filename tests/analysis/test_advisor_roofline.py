@@ -68,14 +68,16 @@ def test_recorded_bf16_gemms_get_neither() -> None:
     assert low_mfu.check(ctx) == [] and memory_bound_hot.check(ctx) == []
 
 
-def test_recorded_run_as_a_whole_is_low_mfu_at_attention() -> None:
-    """The whole recording (fp32 GEMMs, sleeps between cases) is one step of MFU 13%; flash
-    attention, at a third of its roof, is what the rule names first."""
-    found = _kinds(DATA / "roofline" / "roofline.json.gz")
-    f = found["low_mfu"]
-    assert "MFU 13%" in f.detail
-    assert "_flash_attention_backward" in f.evidence[0].names[0]
-    assert 0 < f.saving_ns < 145_274_147
+def test_recorded_run_as_a_whole_is_not_low_mfu_once_fp32_is_at_its_own_peak() -> None:
+    """The whole recording (fp32 GEMMs, sleeps between cases) is one step. Its fp32 GEMMs
+    measured against the bf16 peak made it "MFU 13%"; each precision at its own peak (issue
+    47, item 4) it is 47% (a lower bound: FLOPs known for 71% of its GPU time, the rest is
+    sleeps and copies), above the rule's 40%."""
+    from gpuviz.analysis.hardware import hardware
+
+    hw = hardware(load_trace(DATA / "roofline" / "roofline.json.gz"))
+    assert hw.steps[0].mfu == pytest.approx(0.47, abs=0.01) and hw.steps[0].lower_bound
+    assert "low_mfu" not in _kinds(DATA / "roofline" / "roofline.json.gz")
 
 
 def test_synthetic_tuned_run_gets_neither(tmp_path: Path) -> None:

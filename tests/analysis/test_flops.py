@@ -86,8 +86,10 @@ def test_matmul_broadcasts() -> None:
 def test_kineto_flops_arg_is_used_on_counted_ops_only() -> None:
     dims = [[64, 32], [32, 48]]
     assert op_flops("aten::mm", dims, [F32] * 2, {"flops": 12345}) == 12345
-    # on an elementwise op or a parent, Kineto's count would add to its children's
-    assert op_flops("aten::mul", [[64, 32], [64, 32]], [F32] * 2, {"flops": 2048}) is None
+    # on an elementwise op torch gives none (relu) or a parent, Kineto's count would add to
+    # its children's; aten::mul is counted as torch counts it (one per output element)
+    assert op_flops("aten::relu", [[64, 32]], [F32], {"flops": 2048}) is None
+    assert op_flops("aten::mul", [[64, 32], [64, 32]], [F32] * 2, {"flops": 2048}) == 2048
     assert op_flops("aten::conv2d", [[1, 3, 8, 8], [4, 3, 3, 3]], [F32] * 2, {"flops": 9}) is None
 
 
@@ -379,4 +381,50 @@ def test_real_trace_shapes_give_figures() -> None:
         "aten::addmm",
         "aten::cudnn_convolution",
         "aten::_flash_attention_forward",
+        "aten::add",  # one FLOP an output element, as torch's profiler counts it
     }
+
+
+# -- issue 47: add/mul as torch counts them, torch 1.x convolutions, bad shapes ----------------
+
+
+def test_add_and_mul_one_flop_an_output_element_as_torch() -> None:
+    # torch's key_averages (with_flops) gave 512 for each of these on a [32, 16] tensor
+    assert op_flops("aten::add", [[32, 16], [32, 16], []], [F32, F32, "Scalar"]) == 512
+    assert op_flops("aten::mul", [[32, 16], []], [F32, "Scalar"]) == 512
+    # the output is the broadcast shape, whichever input is larger
+    assert op_flops("aten::add", [[16], [8, 32, 16], []], [F32, F32, "Scalar"]) == 8 * 32 * 16
+    assert op_flops("aten::add", [[], [], []], ["long int", "long int", "Scalar"]) == 1  # 0-d
+    assert op_flops("aten::add", [[3, 4], [5, 4], []], [F32, F32, "Scalar"]) is None
+    assert op_flops("aten::add_", [[32, 16], [32, 16], []], [F32, F32, "Scalar"]) is None
+
+
+def test_torch_1_9_convolutions_by_hand() -> None:
+    """cudnn_convolution_backward_input/_weight are the forward figure each; with no Concrete
+    Inputs the forward's output comes from a backward of the same shapes."""
+    from gpuviz.analysis.flops import ConvHints
+
+    x, w, out = [32, 64, 56, 56], [64, 64, 3, 3], [32, 64, 56, 56]
+    forward = 2 * 32 * 56 * 56 * 64 * 64 * 9
+    dims_in = [[], out, w, [], [], [], [], [], [], []]
+    assert op_flops("aten::cudnn_convolution_backward_input", dims_in, []) == forward
+    hints = ConvHints()
+    hints.add(x, out, w)
+    dims_w = [[], out, x, [], [], [], [], [], [], []]
+    assert op_flops("aten::cudnn_convolution_backward_weight", dims_w, []) is None
+    assert op_flops("aten::cudnn_convolution_backward_weight", dims_w, [], hints=hints) == forward
+    fwd = [x, w, [], [], [], [], [], [], []]
+    assert op_flops("aten::cudnn_convolution", fwd, []) is None  # stride, padding unknown
+    assert op_flops("aten::cudnn_convolution", fwd, [], hints=hints) == forward
+    # a 1x1 of the same input and output shapes: the forward (its weight recorded) is still
+    # known, a weight-gradient half is not (op_calls then reads its own parent's weight)
+    hints.add(x, out, [64, 64, 1, 1])
+    assert op_flops("aten::cudnn_convolution", fwd, [], hints=hints) == forward
+    assert op_flops("aten::cudnn_convolution_backward_weight", dims_w, [], hints=hints) is None
+
+
+def test_shapes_past_any_tensor_give_no_figures() -> None:
+    huge = [[10**200, 10**200], [10**200, 10**200]]
+    assert op_flops("aten::mm", huge, [F32] * 2) is None
+    assert op_bytes("aten::mm", huge, [F32] * 2) is None
+    assert op_bytes("aten::add", [[10**200], [10**200], []], [F32, F32, "Scalar"]) is None

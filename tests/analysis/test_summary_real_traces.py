@@ -12,7 +12,7 @@ from gpuviz.trace.kineto import load_trace
 
 DATA = Path(__file__).parent.parent / "data"
 TRACE_SUFFIXES = (".json", ".json.gz")
-EXPECTED_SUFFIXES = ("_expected.json", ".key_averages.json")
+EXPECTED_SUFFIXES = ("_expected.json", ".key_averages.json", "truth.json")  # record_truth.py
 
 
 def _is_trace(p: Path) -> bool:

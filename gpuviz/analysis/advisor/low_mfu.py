@@ -2,8 +2,8 @@
 their roof.
 
 Condition: the device's peaks are known (:mod:`gpuviz.analysis.peaks`), the trace has shapes
-(the ops' FLOPs are counted), and a rank's MFU over its steps with FLOPs (their FLOPs over
-their windows × the dense peak of the precision doing most of them) is under :data:`LOW_MFU`.
+(the ops' FLOPs are counted), and a rank's MFU over its steps with a known MFU (their time at
+each precision's dense peak over their windows) is under :data:`LOW_MFU`.
 
 Saving: every GEMM, convolution and attention call that reached less than
 :data:`TARGET_SHARE` of its roof (the compute peak of its precision, or its intensity times
@@ -18,6 +18,7 @@ import numpy as np
 from gpuviz.analysis.advisor._roofrules import evidence, gains, shape_phrase, top_shapes
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_pct
+from gpuviz.analysis.op_args import ELEMENTWISE_FLOPS
 
 KIND = "low_mfu"
 LOW_MFU = 0.4
@@ -43,15 +44,18 @@ def rank_mfu(ctx: AdviceContext) -> dict[int, tuple[float, float, int]]:
     out: dict[int, tuple[float, float, int]] = {}
     acc: dict[int, list[float]] = {}
     for i, s in enumerate(hw.steps):
-        if s.flops <= 0 or s.peak_tflops is None or s.duration_ns <= 0:
+        # a step's MFU counts each precision at its own peak, and is None where unknown
+        # (little coverage, inconsistent figures): such steps say nothing of the rank's
+        if s.flops <= 0 or s.mfu is None or s.duration_ns <= 0:
             continue
         rank = int(ctx.steps.rank[i])
-        a = acc.setdefault(rank, [0.0, 0.0, 0.0])
-        a[0] += s.flops
-        a[1] += s.duration_ns * s.peak_tflops * 1e3  # what the peak does in the window
+        a = acc.setdefault(rank, [0.0, 0.0, 0.0, 0.0])
+        a[0] += s.mfu * s.duration_ns  # its time at peak
+        a[1] += s.duration_ns
         a[2] += 1
-    for rank, (flops, can, n) in acc.items():
-        out[rank] = (flops / can, flops, int(n))
+        a[3] += s.flops
+    for rank, (at_peak, dur, n, flops) in acc.items():
+        out[rank] = (at_peak / dur, flops, int(n))
     return out
 
 
@@ -63,7 +67,11 @@ def check(ctx: AdviceContext) -> list[Finding]:
     mfus = {r: v for r, v in rank_mfu(ctx).items() if v[0] < LOW_MFU}
     if not mfus:
         return []
-    picked = np.isfinite(hw.calls.flops)
+    # GEMMs, convolutions, attention: aten::add/mul have FLOPs too, but are memory_bound_hot's
+    elementwise = np.array(
+        [hw.shapes[j].name in ELEMENTWISE_FLOPS for j in hw.calls.shape.tolist()], dtype=bool
+    )
+    picked = np.isfinite(hw.calls.flops) & ~elementwise
     g = gains(ctx, picked, TARGET_SHARE)
     per = {r: g.saving_ns[r] for r in mfus if g.saving_ns.get(r, 0.0) > 0}
     if not per:

@@ -20,6 +20,7 @@ import numpy as np
 from gpuviz.analysis.advisor._roofrules import evidence, gains, shape_phrase, top_shapes
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
+from gpuviz.analysis.op_args import ELEMENTWISE_FLOPS
 
 KIND = "memory_bound_hot"
 LOW_SHARE = 0.5
@@ -44,7 +45,14 @@ def check(ctx: AdviceContext) -> list[Finding]:
     calls = hw.calls
     if peaks is None or not peaks.bandwidth_tb_s or len(calls.rows) == 0:
         return []
-    bytes_only = np.array([hw.shapes[j].flops is None for j in calls.shape.tolist()], dtype=bool)
+    # ops with no FLOP count, and aten::add/mul whose one FLOP an element torch counts
+    bytes_only = np.array(
+        [
+            hw.shapes[j].flops is None or hw.shapes[j].name in ELEMENTWISE_FLOPS
+            for j in calls.shape.tolist()
+        ],
+        dtype=bool,
+    )
     picked = bytes_only & (np.nan_to_num(calls.roof_share, nan=np.inf) < LOW_SHARE)
     if not picked.any():
         return []
