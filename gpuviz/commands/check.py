@@ -3,7 +3,11 @@
 Exit 0 when NEW is within the limits; 1 with a short report when its mean step grew by more
 than ``--max-step-regression`` (default 5%), its peak GPU memory by more than
 ``--max-memory-regression`` (10%, when both runs recorded memory), or it has a finding at or
-above ``--fail-on`` (critical) that the baseline has not; 2 for bad input. ``--json`` prints
+above ``--fail-on`` (critical) that the baseline has not; 2 for bad input (a folder whose
+files are not one job among it); 3 when gpuviz itself failed ("internal error: ..." on
+stderr, the traceback with ``--debug`` or ``GPUVIZ_DEBUG=1``), so that a CI gate never reads a
+crash as a regression. Each run's import warnings are listed under its name (``--json``:
+``import_warnings``, present when there are any). ``--json`` prints
 the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.RunComparison`:
 step time, peak memory, MFU, findings, kernel, op and module deltas), the limits, ``passed``
 and ``regressions``.
@@ -17,7 +21,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuviz.display import echo, json_text, terminal_safe
+from gpuviz.display import echo, json_text, terminal_safe, warning_lines
 from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -40,8 +44,49 @@ def percent(text: str) -> float:
     return value / 100.0
 
 
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+"""``gpuviz check``'s exit codes (DESIGN.md, Round 4): a CI gate must never read a crash as a
+regression, so gpuviz's own failure has a code of its own."""
+DEBUG_ENV = "GPUVIZ_DEBUG"
+"""``1``: an internal failure prints its traceback (as ``--debug`` does)."""
+
+
 def main(args: argparse.Namespace) -> int:
-    """Compare ``args.new`` with ``args.against``; 0 within the limits, else 1."""
+    """Compare ``args.new`` with ``args.against``: 0 within the limits, 1 a regression, 2 bad
+    input (raised as :class:`~gpuviz.errors.BadInputError`), 3 an internal failure."""
+    try:
+        return _check(args)
+    except (BadInputError, KeyboardInterrupt, BrokenPipeError):
+        raise  # 2, 130 and a closed pipe: the CLI's own handling
+    except OSError as exc:
+        if exc.filename is None:
+            return _internal(args, exc)
+        # An input that cannot be read (no permission, a folder that vanished): bad input.
+        raise BadInputError(f"{exc.filename}: {exc.strerror or exc}") from None
+    except Exception as exc:  # gpuviz itself failed: its own code, never 1
+        return _internal(args, exc)
+
+
+def _internal(args: argparse.Namespace, exc: BaseException) -> int:
+    """Say that gpuviz failed (one line; the traceback with ``--debug``); EXIT_INTERNAL."""
+    import os
+    import sys
+
+    from gpuviz.display import echo_traceback
+
+    debug = getattr(args, "debug", False) or os.environ.get(DEBUG_ENV, "0") not in ("", "0")
+    if debug:
+        echo_traceback()
+    what = terminal_safe(f"{type(exc).__name__}: {exc}", one_line=True)
+    hint = "" if debug else f" (--debug or {DEBUG_ENV}=1 prints the traceback)"
+    echo(
+        f"gpuviz check: internal error: {what}; exit {EXIT_INTERNAL}, not a regression{hint}",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
+
+
+def _check(args: argparse.Namespace) -> int:
     from gpuviz.analysis.run_compare import Limits, compare_runs, regressions
 
     baseline = _advise(args.against, "--against")
@@ -54,10 +99,13 @@ def main(args: argparse.Namespace) -> int:
         out["limits"] = limits.to_json()
         out["passed"] = not regs
         out["regressions"] = [r.to_json() for r in regs]
+        warned = {"baseline": baseline.warning_samples, "new": new.warning_samples}
+        if any(warned.values()):
+            out["import_warnings"] = {k: list(v) for k, v in warned.items()}
         echo(json_text(out))
     else:
         echo(format_comparison_brief(cmp, limits, regs))
-    return 1 if regs else 0
+    return EXIT_REGRESSION if regs else EXIT_OK
 
 
 def _advise(path: str, what: str) -> Advice:
@@ -66,7 +114,7 @@ def _advise(path: str, what: str) -> Advice:
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder ({what})")
-    # Its report lists no import warnings: what a memory limit left out is said on stderr.
+    # What a memory limit left out is said on stderr as well, for --json's readers.
     advice = advise(read_trace(path, say_dropped=True))
     if len(advice.breakdown.steps) == 0:
         raise BadInputError(f"{path}: no steps: the trace has no events with a duration")
@@ -98,8 +146,9 @@ def format_comparison_brief(
     rows: int = DELTA_ROWS,
     labels: tuple[str, str] | None = None,
 ) -> str:
-    """The comparison as a short text, key numbers first: step time, peak memory, MFU,
-    the findings, then the kernel and op deltas and the module deltas.
+    """The comparison as a short text: the verdict and what changed per step (host syncs,
+    copies, kernels, op calls), then step time, peak memory, MFU, the findings, then the
+    kernel and op deltas and the module deltas.
 
     With ``limits`` (``gpuviz check``) it opens with the verdict and marks each figure ok or
     over its limit, and lists only the new findings at or above ``limits.fail_on``; without,
@@ -116,7 +165,12 @@ def format_comparison_brief(
         n = len(regs or [])
         verdict = f"FAILED: {n} regression{'s' if n != 1 else ''}" if n else "passed"
         lines.append(f"gpuviz check {verdict}")
-    lines += [f"new:      {new}", f"baseline: {base}", ""]
+    lines += [f"new:      {new}", *warning_lines(cmp.b.warning_samples)]
+    lines += [f"baseline: {base}", *warning_lines(cmp.a.warning_samples), ""]
+    if cmp.changes is not None:  # what changed, cause first: before the figures and limits
+        from gpuviz.report.changes import format_changes
+
+        lines += [*format_changes(cmp.changes), ""]
 
     pa, pb = cmp.parts_a, cmp.parts_b
     step = cmp.step_change
@@ -212,6 +266,12 @@ def _delta_line(d: NameDiff) -> str:
 def _mfu_line(cmp: RunComparison) -> str:
     """``MFU (mean over steps): 13.2% -> 9.8% (-3.4 points)``, or why it is not known."""
     a, b = cmp.mfu_a, cmp.mfu_b
+    if a is not None and b is not None and cmp.peaks_differ:
+        return terminal_safe(
+            f"MFU (mean over steps): {100 * a.mean:.1f}% -> {100 * b.mean:.1f}%: not "
+            f"comparable, {cmp.peaks_differ}",
+            one_line=True,
+        )
     if a is not None and b is not None:
         change = cmp.mfu_change or 0.0
         return (
