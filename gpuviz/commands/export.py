@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpuviz.display import echo, warning_lines
+from gpuviz.display import echo
 
 
 def main(args: argparse.Namespace) -> int:
     """Load ``args.trace`` and write one merged file (``args.output``) or per-rank files."""
     from pathlib import Path
 
-    from gpuviz.commands.reading import read_trace
+    from gpuviz.commands.reading import read_trace, say_warnings
     from gpuviz.errors import BadInputError, WorkFailedError
     from gpuviz.trace.chrome_export import export_chrome, export_per_rank
 
@@ -38,8 +38,7 @@ def main(args: argparse.Namespace) -> int:
     trace = read_trace(src)
     # stdout lists the files written (scripts read it); what the import warned of goes to
     # stderr, as summary and advise print it in their reports.
-    for line in warning_lines(list(getattr(trace.warnings, "samples", []) or [])):
-        echo(f"gpuviz export: {line.strip()}", file=sys.stderr)
+    say_warnings(trace, "export")
     try:
         if output:
             written = [export_chrome(trace, out)]
