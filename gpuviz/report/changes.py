@@ -41,12 +41,12 @@ def _listed(rows: list[PerStep], with_bytes: bool = False) -> str:
     return "; ".join(cells) + more
 
 
-def format_changes(changes: RunChanges) -> list[str]:
-    """``verdict: …`` and, per step (baseline -> new), the host syncs, the copies, the kernels
-    and the op calls that changed (a kind with no change says so in a word)."""
+def format_changes(changes: RunChanges, labels: tuple[str, str] = ("baseline", "new")) -> list[str]:
+    """``verdict: …`` and, per step (``labels``: baseline -> new), the host syncs, the copies,
+    the kernels and the op calls that changed (a kind with no change says so in a word)."""
     a, b = changes.a, changes.b
     lines = [f"verdict: {terminal_safe(changes.verdict(), one_line=True)}"]
-    lines.append(f"per step (baseline -> new; {a.steps} and {b.steps} steps):")
+    lines.append(f"per step ({labels[0]} -> {labels[1]}; {a.steps} and {b.steps} steps):")
     syncs = [s for s in changes.syncs if s.a or s.b]
     head = f"  host syncs: {_n(a.sync_count)} -> {_n(b.sync_count)}"
     lines.append(head + (f" ({_listed(syncs)})" if syncs else ""))

@@ -201,3 +201,17 @@ def test_a_recorded_cpu_pair_one_item_a_step_more() -> None:
         "aten::_local_scalar_dense": (0.0, 1.0),
     }
     assert "values read to Python (no GPU sync) a step 0 -> 1 (aten::item)" in ch.verdict()
+
+
+def test_advise_against_opens_with_the_verdict(
+    pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, after = pair
+    assert main(["advise", str(before), "--against", str(after), "--no-cache"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3].startswith("verdict: GPU work the same kernel for kernel")
+    assert lines[4] == "per step (A -> B; 4 and 4 steps):"
+    assert main(["advise", str(before), "--against", str(after), "--no-cache", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["verdict"] == lines[3].removeprefix("verdict: ")
+    assert got["changes"]["host_syncs_per_step"]["new"] == 1.0
