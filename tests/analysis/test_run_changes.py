@@ -215,3 +215,29 @@ def test_advise_against_opens_with_the_verdict(
     got = json.loads(capsys.readouterr().out)
     assert got["verdict"] == lines[3].removeprefix("verdict: ")
     assert got["changes"]["host_syncs_per_step"]["new"] == 1.0
+
+
+TRUTH = DATA / "truth"
+
+
+@pytest.mark.skipif(
+    not (TRUTH / "copy_pageable_item.json.gz").exists(),
+    reason="the GPU pair of scripts/gpu/record_truth.py (copy_pinned, copy_pageable_item) is "
+    "not in tests/data/truth yet",
+)
+def test_the_recorded_gpu_pair_pinned_to_pageable_and_an_item() -> None:
+    # The script's step: x = host.to(dev, non_blocking=pinned) of a 64 MiB batch, the same
+    # model and optimizer; the pageable run adds loss.item() each step.
+    ch = _compare(TRUTH / "copy_pinned.json.gz", TRUTH / "copy_pageable_item.json.gz").changes
+    assert ch is not None
+    assert ch.gpu_work_same, [k.to_json() for k in ch.kernels]
+    assert ch.a.sync_count == 0 and ch.b.sync_count == 1
+    assert {s.name for s in ch.syncs if s.b} == {"aten::item"}
+    copies = {c.name: c for c in ch.copies}
+    pinned, pageable = (
+        copies["Memcpy HtoD (Pinned -> Device)"],
+        copies["Memcpy HtoD (Pageable -> Device)"],
+    )
+    assert (pinned.a, pinned.b, pageable.a, pageable.b) == (1, 0, 0, 1)
+    assert pinned.bytes_a == pageable.bytes_b == 64 << 20
+    assert "HtoD copies pinned -> pageable" in ch.verdict()
