@@ -46,6 +46,10 @@ def test_mfu_of_two_kinds_of_gpu_is_not_comparable(
     assert main(["check", str(ROOFLINE), "--against", str(on_a100)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("MFU"))
     assert "not comparable, the peaks differ: NVIDIA A100" in line and "points" not in line
+    # The verdict says first that the runs are on other GPUs.
+    assert j["verdict"].startswith(
+        f"on other GPUs ({A100} -> NVIDIA H100 80GB HBM3); GPU work the same kernel for kernel"
+    )
 
 
 def test_mfu_of_one_gpu_is_compared(capsys: pytest.CaptureFixture[str]) -> None:

@@ -105,6 +105,8 @@ class StepCounts:
         PyTorch op -> calls.
     reads : dict of str to int
         Values read to Python without a sync (``aten::item`` of a CPU tensor) -> how many.
+    devices : tuple of str
+        The GPU names of its files' ``deviceProperties`` (empty where none).
     """
 
     steps: int
@@ -114,6 +116,7 @@ class StepCounts:
     copies: dict[str, tuple[int, int]] = field(default_factory=dict)
     ops: dict[str, int] = field(default_factory=dict)
     reads: dict[str, int] = field(default_factory=dict)
+    devices: tuple[str, ...] = ()
 
     @property
     def kernel_calls(self) -> float:
@@ -179,6 +182,9 @@ class RunChanges:
         the host (syncs, copies, op calls per step)."""
         a, b = self.a, self.b
         parts = []
+        if a.devices and b.devices and a.devices != b.devices:
+            # Kernels and times of two kinds of GPU differ for that alone: say it first.
+            parts.append(f"on other GPUs ({', '.join(a.devices)} -> {', '.join(b.devices)})")
         if self.gpu_work_same:
             parts.append(
                 f"GPU work the same kernel for kernel ({_count(a.kernel_calls, 'kernel')} a step, "
@@ -230,6 +236,7 @@ class RunChanges:
             "verdict": self.verdict(),
             "gpu_work_same": self.gpu_work_same,
             "steps": {"baseline": a.steps, "new": b.steps},
+            "devices": {"baseline": list(a.devices), "new": list(b.devices)},
             "kernels_per_step": {"baseline": _r(a.kernel_calls), "new": _r(b.kernel_calls)},
             "kernel_us_per_step": {
                 "baseline": _r(a.kernel_ns / 1000.0),
@@ -343,8 +350,9 @@ def step_counts(trace: Trace, steps: Any) -> StepCounts:
     s = trace.slices
     n = len(steps)
     step_ns = float(np.asarray(steps.duration_ns).sum()) / n if n else 0.0
+    devices = _devices(trace)
     if n == 0 or len(s) == 0:
-        return StepCounts(steps=n, step_ns=step_ns)
+        return StepCounts(steps=n, step_ns=step_ns, devices=devices)
     symbols = trace.symbols
     kind = np.asarray(s.kind)
     name = np.asarray(s.name)
@@ -376,7 +384,18 @@ def step_counts(trace: Trace, steps: Any) -> StepCounts:
         copies=copies,
         ops=ops,
         reads=reads,
+        devices=devices,
     )
+
+
+def _devices(trace: Trace) -> tuple[str, ...]:
+    """The distinct GPU names of the trace's files' ``deviceProperties``, sorted."""
+    names = set()
+    for info in trace.ranks:
+        props = info.metadata.get("deviceProperties")
+        if isinstance(props, list):
+            names |= {str(d["name"]) for d in props if isinstance(d, dict) and d.get("name")}
+    return tuple(sorted(names))
 
 
 def _by_name(
