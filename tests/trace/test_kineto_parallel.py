@@ -73,7 +73,7 @@ def mode(request: pytest.FixtureRequest, parallel: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
+def folder(tmp_path: Path, _mixed_folders_merge: None) -> Path:
     """Three ranks whose lanes and tracks differ (a child renumbers them for each file)."""
     out = tmp_path / "ranks"
     out.mkdir()
