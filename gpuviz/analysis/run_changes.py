@@ -455,28 +455,30 @@ def _host_times(trace: Trace, launch: npt.NDArray[np.int64]) -> npt.NDArray[np.i
 def _in_steps(
     trace: Trace, steps: Any, host_time: npt.NDArray[np.int64], launch: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.bool_]:
-    """Whether each slice belongs to a step of its rank: a host event (or a launched GPU
-    activity, by its launch) inside the step's CPU range; GPU work without a launch inside
-    the step's window."""
+    """Whether each slice of a kind counted here belongs to a step of its rank: a host event
+    (or a launched GPU activity, by its launch) inside the step's CPU range; GPU work without
+    a launch inside the step's window."""
     s = trace.slices
     kind = np.asarray(s.kind)
-    rank = _rank_of_rows(trace)
-    launched = launch >= 0
-    gpu = np.isin(kind, (Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET))
-    by_window = gpu & ~launched
     inside = np.zeros(len(kind), dtype=bool)
+    counted = (Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET, Kind.CPU_OP, Kind.RUNTIME)
+    rows_all = np.flatnonzero(np.isin(kind, counted))
+    # Rows grouped by rank once (a 64-rank folder: one pass, not one per rank).
+    rank = _rank_of_rows(trace)[rows_all]
+    by_rank = np.argsort(rank, kind="stable")
+    rows_all, rank = rows_all[by_rank], rank[by_rank]
+    by_window = np.isin(kind[rows_all], counted[:3]) & (launch[rows_all] < 0)
     st_rank = np.asarray(steps.rank, dtype=np.int64)
-    for r in np.unique(st_rank):
+    for r in np.unique(st_rank).tolist():
         mine = st_rank == r
-        for lo_col, hi_col, which in (
-            ("cpu_start_ns", "cpu_end_ns", ~by_window),
-            ("start_ns", "end_ns", by_window),
-        ):
+        lo_i, hi_i = np.searchsorted(rank, r, "left"), np.searchsorted(rank, r, "right")
+        for lo_col, hi_col, window in (("cpu_start_ns", "cpu_end_ns", False),
+                                       ("start_ns", "end_ns", True)):  # fmt: skip
             lo = np.asarray(getattr(steps, lo_col), dtype=np.int64)[mine]
             hi = np.asarray(getattr(steps, hi_col), dtype=np.int64)[mine]
             order = np.argsort(lo, kind="stable")
             lo, hi = lo[order], hi[order]
-            rows = np.flatnonzero(which & (rank == r))
+            rows = rows_all[lo_i:hi_i][by_window[lo_i:hi_i] == window]
             t = host_time[rows]
             at = np.searchsorted(lo, t, side="right") - 1
             ok = at >= 0
