@@ -316,6 +316,21 @@ def _add_check(sub: Any) -> None:
     c = sub.add_parser(
         "check",
         help="CI gate: exit 1 when NEW regressed against BASELINE (step time, memory, findings)",
+        description=(
+            "Compare NEW with BASELINE (two runs of one job): a verdict on what changed (the "
+            "GPU work kernel for kernel, the host time, syncs, copies, op calls per step), "
+            "then step time, peak memory, MFU and findings against the limits."
+        ),
+        epilog=(
+            "exit status:\n"
+            "  0  within the limits\n"
+            "  1  a regression: NEW exceeds a limit\n"
+            "  2  bad input: a file or folder that cannot be read, a folder whose files are\n"
+            "     not one job, a trace without steps, a bad option (one line on stderr)\n"
+            '  3  internal failure: gpuviz itself failed ("internal error: ..." on stderr; the\n'
+            "     traceback with --debug or GPUVIZ_DEBUG=1); never read it as a regression"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("new", metavar="NEW", help="the new run's trace (file or rank folder)")
     c.add_argument("--against", required=True, metavar="BASELINE", help="the baseline run's trace")
@@ -342,6 +357,11 @@ def _add_check(sub: Any) -> None:
         help="fail on new findings at this level or above (default critical)",
     )
     c.add_argument("--json", action="store_true")
+    c.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal failure (exit 3), print its traceback (also GPUVIZ_DEBUG=1)",
+    )
     add_no_cache(c)
     add_max_memory(c)
 

@@ -46,7 +46,7 @@ def test_against_diffs_kernels_and_ops(capsys: pytest.CaptureFixture[str]) -> No
     a, b = ADV / "adv_fp32_matmul.json.gz", ADV / "adv_clean.json.gz"
     assert main(["advise", str(a), "--against", str(b), "--json"]) == 0
     j = json.loads(capsys.readouterr().out)
-    assert set(j) == {"a", "b", "diff"}
+    assert set(j) == {"a", "b", "verdict", "changes", "diff"}
     assert [f["kind"] for f in j["a"]["findings"]] == ["fp32_matmul"] and j["b"]["findings"] == []
     # Independent count of A's fp32 GEMM kernels: gone in B.
     trace = load_trace(a)

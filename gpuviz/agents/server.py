@@ -311,7 +311,7 @@ def build_server(roots: Roots, allow_run: bool = False, store: Store | None = No
 
         def make() -> Figures:
             from gpuviz.analysis.run_compare import compare_runs
-            from gpuviz.commands.check import format_comparison_brief
+            from gpuviz.report.comparison import format_comparison_brief
 
             pa, pb = roots.resolve(a), roots.resolve(b)
             need_trace(pa, "compare")

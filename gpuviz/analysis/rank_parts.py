@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ from gpuviz.analysis.summary import TOP_KERNELS, Summary
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.kineto import assign_ranks, declared_rank
 from gpuviz.trace.model import Trace
+from gpuviz.trace.one_job import FileFacts, check_one_job, file_facts
 
 
 @dataclass
@@ -72,6 +74,9 @@ class RankPart:
         The peaks of its file's device (:func:`~gpuviz.analysis.peaks.device_peaks`).
     steps, rank_figures
         Its :class:`~gpuviz.analysis.hardware.Hardware` steps and ranks.
+    job : FileFacts or None
+        What its file says of its job (:func:`gpuviz.trace.one_job.file_facts`): the merge
+        refuses files that are not one job, as the importer does.
     """
 
     source: str
@@ -92,6 +97,7 @@ class RankPart:
     rank_figures: list[RankFigures]
     shapes_dropped: bool = False
     flop_warnings: list[str] = field(default_factory=list)
+    job: FileFacts | None = None
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -148,6 +154,7 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
         rank_figures=hw.ranks,
         shapes_dropped=hw.shapes_dropped,
         flop_warnings=hw.warnings,
+        job=file_facts(info.source, info.metadata, first, end),
     )
 
 
@@ -161,9 +168,17 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         :func:`~gpuviz.analysis.hardware.hardware` give them for the folder read whole (the
         Hardware without its per-shape figures and calls: the summary prints none); None where
         the files' devices have different peaks (the parts were counted against their own).
+
+    Raises
+    ------
+    NotOneJobError
+        The files are not one job (:func:`gpuviz.trace.one_job.check_one_job`).
     """
     if not parts:
         raise ValueError("merge_parts needs at least one part")
+    jobs = [p.job for p in parts if p.job is not None]
+    if len(jobs) == len(parts):  # the importer's check, on the same facts
+        check_one_job(Path(parts[0].source).parent, jobs)
     ranks, note = assign_ranks([p.declared for p in parts], [p.source for p in parts], True)
     # The importer's order: by rank (ties in file order), the rank note made in file order.
     order = sorted(range(len(parts)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))

@@ -22,6 +22,7 @@ from gpuviz.analysis.advisor import SEVERITIES, Advice, Finding
 from gpuviz.analysis.diff import NameDiff, trace_diff
 from gpuviz.analysis.hardware import Hardware, MfuBrief, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.memory import memory_series
+from gpuviz.analysis.run_changes import RunChanges, run_changes
 from gpuviz.trace.model import Trace
 
 FAIL_ON = ("critical", "warning")
@@ -51,6 +52,13 @@ class RunComparison:
         Each run's MFU over its steps; None where not known (``mfu_a_reason`` says why).
     mfu_a_reason, mfu_b_reason : str
         Why an MFU is not known ('' where it is).
+    peaks_differ : str
+        Where the runs' MFU was counted against different peaks (two kinds of GPU, or
+        other ``--peak-tflops``), what they are: the MFUs are then not comparable and
+        :attr:`mfu_change` is None; '' where the peaks are the same or unknown.
+    changes : RunChanges or None
+        What changed per step (:func:`~gpuviz.analysis.run_changes.run_changes`): the
+        kernels, host syncs, copies and op calls, and the verdict.
     """
 
     a: Advice
@@ -62,6 +70,8 @@ class RunComparison:
     mfu_b: MfuBrief | None = None
     mfu_a_reason: str = ""
     mfu_b_reason: str = ""
+    peaks_differ: str = ""
+    changes: RunChanges | None = None
 
     def deltas(self, *what: str) -> list[NameDiff]:
         """The :attr:`diff` entries of these kinds (``kernel``, ``op``, ``op_device``,
@@ -76,8 +86,8 @@ class RunComparison:
     @property
     def mfu_change(self) -> float | None:
         """B's mean MFU minus A's (in MFU's own units: 0.01 is one point); None unless both
-        are known."""
-        if self.mfu_a is None or self.mfu_b is None:
+        are known and counted against the same peaks (:attr:`peaks_differ`)."""
+        if self.mfu_a is None or self.mfu_b is None or self.peaks_differ:
             return None
         return self.mfu_b.mean - self.mfu_a.mean
 
@@ -119,13 +129,15 @@ class RunComparison:
         return [f for f in self.a.findings if f.kind not in kinds]
 
     def to_json(self, top: int = 15) -> dict[str, Any]:
-        """``{baseline, new, step, parts, peak_memory, mfu, findings, diff, module_diff}``
-        (times in µs; ``diff``: the ``top`` largest changes of any kind; ``module_diff``: the
+        """``{baseline, new, verdict, changes, step, parts, peak_memory, mfu, findings, diff,
+        module_diff}`` (times in µs; ``verdict`` and ``changes``: :class:`RunChanges`; ``diff``: the ``top`` largest changes of any kind; ``module_diff``: the
         ``top`` modules, null unless both runs have Python stacks)."""
         pa, pb = self.parts_a, self.parts_b
         return {
             "baseline": list(self.a.sources),
             "new": list(self.b.sources),
+            "verdict": self.changes.verdict() if self.changes is not None else None,
+            "changes": self.changes.to_json(top) if self.changes is not None else None,
             "step": {
                 "baseline_steps": len(self.a.breakdown.steps),
                 "new_steps": len(self.b.breakdown.steps),
@@ -145,6 +157,8 @@ class RunComparison:
                 "change": self.mfu_change,
                 "baseline_unknown": self.mfu_a_reason or None,
                 "new_unknown": self.mfu_b_reason or None,
+                "comparable": not self.peaks_differ,
+                "not_comparable": self.peaks_differ or None,
             },
             "findings": {
                 "new": [f.to_json() for f in self.new_findings()],
@@ -199,7 +213,29 @@ def compare_runs(baseline: Advice, new: Advice) -> RunComparison:
         mfu_b=mfu_b,
         mfu_a_reason="" if mfu_a is not None else mfu_unknown_reason(hw_a),
         mfu_b_reason="" if mfu_b is not None else mfu_unknown_reason(hw_b),
+        peaks_differ=peaks_difference(hw_a, hw_b),
+        changes=run_changes(ta, baseline.breakdown.steps, tb, new.breakdown.steps),
     )
+
+
+def peaks_difference(a: Hardware, b: Hardware) -> str:
+    """How the peaks two runs' MFU is counted against differ ('' where they are the same, or
+    either is unknown): ``the peaks differ: NVIDIA A100 SXM4 80GB (bf16 312 TFLOP/s) vs
+    NVIDIA H100 SXM5 80GB (bf16 989 TFLOP/s)``. An MFU is a share of its device's peak, so
+    2% of an A100 and 6% of an H100 are not a change of 4 points."""
+    pa, pb = a.peaks.peaks, b.peaks.peaks
+    if pa is None or pb is None or pa == pb:
+        return ""
+
+    def said(p: Any) -> str:
+        figures = [
+            f"{name} {value:g}"
+            for name in ("bf16", "fp16", "tf32", "fp32")
+            if (value := getattr(p, f"{name}_tflops", None))
+        ]
+        return f"{p.label} ({', '.join(figures[:2])} TFLOP/s)" if figures else p.label
+
+    return f"the peaks differ: {said(pa)} vs {said(pb)}"
 
 
 @dataclass(frozen=True)
@@ -279,5 +315,6 @@ __all__ = [
     "RunComparison",
     "compare_runs",
     "peak_allocated_bytes",
+    "peaks_difference",
     "regressions",
 ]

@@ -3,7 +3,9 @@
 Prints the step breakdown and the findings, largest saving first, each with its numbers, fix,
 estimated saving and evidence; ``--json`` prints ``{"sources", "steps", "findings"}``.
 ``--against B`` compares: both breakdowns and both findings side by side, then the kernels and
-ops whose total time changed most (``--json``: ``{"a": {...}, "b": {...}, "diff": [...]}``).
+ops whose total time changed most, after a verdict on what changed per step (the GPU work
+kernel for kernel, host syncs, copies, op calls: :mod:`gpuviz.analysis.run_changes`; ``--json``:
+``{"a": {...}, "b": {...}, "verdict", "changes", "diff": [...]}``).
 
 :func:`print_top_findings` is what ``gpuviz run`` and ``gpuviz profile`` call at the end.
 """
@@ -22,6 +24,7 @@ from gpuviz.errors import BadInputError
 if TYPE_CHECKING:
     from gpuviz.analysis.advisor import Advice, Finding
     from gpuviz.analysis.diff import NameDiff
+    from gpuviz.analysis.run_changes import RunChanges
 
 TOP = 3
 DIFF_ROWS = 15
@@ -32,21 +35,27 @@ def main(args: argparse.Namespace) -> int:
     advice = _advise_path(args.trace, args.json)
     if args.against:
         from gpuviz.analysis.diff import trace_diff
+        from gpuviz.analysis.run_changes import run_changes
 
         other = _advise_path(args.against, args.json)
         diff = trace_diff(_trace_of(advice), _trace_of(other))
+        changes = run_changes(
+            _trace_of(advice), advice.breakdown.steps, _trace_of(other), other.breakdown.steps
+        )
         if args.json:
             echo(
                 json_text(
                     {
                         "a": advice.to_json(),
                         "b": other.to_json(),
+                        "verdict": changes.verdict(),
+                        "changes": changes.to_json(),
                         "diff": [d.to_json() for d in diff],
                     }
                 )
             )
         else:
-            echo(format_comparison(advice, other, diff))
+            echo(format_comparison(advice, other, diff, changes))
         return 0
     if args.json:
         echo(json_text(advice.to_json()))
@@ -217,12 +226,19 @@ def format_advice(advice: Advice) -> str:
     return "\n".join(lines).rstrip()
 
 
-def format_comparison(a: Advice, b: Advice, diff: list[NameDiff]) -> str:
-    """A and B side by side: mean step parts, findings, then the kernel and op diff."""
+def format_comparison(
+    a: Advice, b: Advice, diff: list[NameDiff], changes: RunChanges | None = None
+) -> str:
+    """A and B side by side: the verdict and what changed per step (``changes``), mean step
+    parts, findings, then the kernel and op diff."""
     from gpuviz.analysis.advisor.findings import fmt_ms
 
     lines = [f"A: {_safe(', '.join(a.sources))}", *warning_lines(a.warning_samples)]
     lines += [f"B: {_safe(', '.join(b.sources))}", *warning_lines(b.warning_samples), ""]
+    if changes is not None:
+        from gpuviz.report.changes import format_changes
+
+        lines += [*format_changes(changes, ("A", "B")), ""]
     ma, mb = a.mean_step_parts(), b.mean_step_parts()
     lines.append("Mean per step (ms; GPU parts are per GPU)")
     rows = []

@@ -5,7 +5,8 @@ input shapes), modules (forward and backward device time), source lines, kernels
 largest device time first (steps in order). ``--json`` prints
 ``{"by", "source", "rows": [...], "unattributed_device_us"}``, each row with ``key``,
 ``calls``, ``cpu_self_us``, ``cpu_total_us``, ``device_self_us``, ``device_total_us`` and the
-fields of its kind (see README). ``--top N`` keeps the first N rows (0: all).
+fields of its kind (see README), and ``import_warnings`` where the import warned of something
+(the text lists them under its ``trace:`` line). ``--top N`` keeps the first N rows (0: all).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuviz.display import counted, echo, json_text, terminal_safe
+from gpuviz.display import counted, echo, json_text, terminal_safe, warning_lines
 from gpuviz.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ KEY_WIDTH = 100
 def main(args: argparse.Namespace) -> int:
     """Load ``args.trace`` and print its breakdown ``args.by``."""
     from gpuviz.analysis.breakdown import NoStacksError, breakdown
-    from gpuviz.commands.reading import read_trace
+    from gpuviz.commands.reading import import_warnings, read_trace
 
     if args.top < 0:
         raise BadInputError(f"--top {args.top}: expected 0 (all rows) or a positive count")
@@ -60,6 +61,7 @@ def main(args: argparse.Namespace) -> int:
     peaks_line = peak_phrase(hw) if hw is not None else None
     rows = table.rows if args.top == 0 else table.rows[: args.top]
     source: Any = trace.sources[0] if len(trace.sources) == 1 else trace.sources
+    warned = import_warnings(trace)
     if args.json:
         echo(
             json_text(
@@ -69,11 +71,12 @@ def main(args: argparse.Namespace) -> int:
                     "rows": [r.to_json(table.by) for r in rows],
                     "unattributed_device_us": round(table.unattributed_device_ns / 1000.0, 3),
                     **({"peaks": hw.peak_json()} if hw is not None else {}),
+                    **({"import_warnings": warned} if warned else {}),
                 }
             )
         )
     else:
-        echo(format_breakdown(table, rows, source, len(table.rows), peaks_line))
+        echo(format_breakdown(table, rows, source, len(table.rows), peaks_line, warned))
     return 0
 
 
@@ -188,13 +191,15 @@ def format_breakdown(
     source: Any,
     total_rows: int,
     peaks_line: str | None = None,
+    warned: Sequence[str] = (),
 ) -> str:
-    """The text form: a title, then a table of ``rows`` (times in ms), names escaped."""
+    """The text form: a title, then a table of ``rows`` (times in ms), names escaped; the
+    import's warnings ``warned`` under the ``trace:`` line."""
     from gpuviz.commands.summary import _table
 
     by = table.by
     src = source if isinstance(source, str) else ", ".join(source)
-    lines = [f"trace: {terminal_safe(src, one_line=True)}", ""]
+    lines = [f"trace: {terminal_safe(src, one_line=True)}", *warning_lines(warned), ""]
     shown = (
         f"{len(rows)} of {counted(total_rows, 'row')}"
         if len(rows) < total_rows

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from gpuviz.display import echo, warning_lines
+from gpuviz.display import echo
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -16,7 +16,7 @@ def main(args: argparse.Namespace) -> int:
     """Load ``args.trace`` and write one merged file (``args.output``) or per-rank files."""
     from pathlib import Path
 
-    from gpuviz.commands.reading import read_trace
+    from gpuviz.commands.reading import read_trace, say_warnings
     from gpuviz.errors import BadInputError, WorkFailedError
     from gpuviz.trace.chrome_export import OwnInputError, export_chrome, export_per_rank
 
@@ -43,8 +43,7 @@ def main(args: argparse.Namespace) -> int:
     trace = read_trace(src)
     # stdout lists the files written (scripts read it); what the import warned of goes to
     # stderr, as summary and advise print it in their reports.
-    for line in warning_lines(list(getattr(trace.warnings, "samples", []) or [])):
-        echo(f"gpuviz export: {line.strip()}", file=sys.stderr)
+    say_warnings(trace, "export")
     try:
         if output:
             written = [export_chrome(trace, out)]

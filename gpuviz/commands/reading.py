@@ -43,6 +43,25 @@ def read_trace(
     return trace
 
 
+def import_warnings(trace: Trace) -> list[str]:
+    """What the import of ``trace`` warned of (files that claim one rank, skipped events).
+
+    The one source of what every command that loads a trace says of its import: text reports
+    list these under their ``trace:`` line (:func:`gpuviz.display.warning_lines`), JSON
+    carries them as ``import_warnings`` (absent when there are none), and output with no
+    place for them (``export``'s list of files) has them on stderr (:func:`say_warnings`).
+    """
+    return list(getattr(trace.warnings, "samples", None) or [])
+
+
+def say_warnings(trace: Trace, command: str) -> None:
+    """Print :func:`import_warnings` on stderr, ``gpuviz COMMAND: warning: …``."""
+    from gpuviz.display import echo, warning_lines
+
+    for line in warning_lines(import_warnings(trace)):
+        echo(f"gpuviz {command}: {line.strip()}", file=sys.stderr)
+
+
 def _read(path: str | os.PathLike[str], meanwhile: Sequence[Callable[[], object]] = ()) -> Trace:
     from gpuviz.trace.kineto import load_trace
 
@@ -97,4 +116,4 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
-__all__ = ["read_trace"]
+__all__ = ["import_warnings", "read_trace", "say_warnings"]

@@ -397,7 +397,9 @@ class QtTraceWorker(QThread):
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     msg = text[0] if text else type(exc).__name__
-    if type(exc).__name__ in ("TraceFormatError", "BadInputError"):
+    from gpuviz.errors import BadInputError
+
+    if isinstance(exc, BadInputError):  # TraceFormatError and its kinds name the file
         return msg
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or msg}"

@@ -261,6 +261,12 @@ class MainWindow(QMainWindow):
     def _on_worker_succeeded(self, analyses: TraceAnalyses) -> None:
         assert self._current_job is not None
         _, _, title, source = self._current_job
+        from gpuviz.trace.one_job import NotOneJobError
+
+        if isinstance(analyses, NotOneJobError):  # unrelated files: a tab each, and why
+            self.open_traces(analyses.files)
+            self._show_status(f"Opening each file on its own: {analyses.message}", 30000)
+            return
         try:
             self.add_analyzed_trace(analyses, title, source)
         except Exception as exc:  # a view that cannot be built must not lose the window
@@ -687,10 +693,17 @@ def export_view(view: QtTraceView, name: str, path: str) -> None:
         qt_export.write_widget(widget, path)
 
 
-def _load_job(path: str, progress: Any, cancelled: Any) -> TraceAnalyses:
+def _load_job(path: str, progress: Any, cancelled: Any) -> Any:
+    """The analyses of ``path``; for a folder whose files are not one job, the refusal
+    (:class:`~gpuviz.trace.one_job.NotOneJobError`), whose files the window opens one by one."""
+    from gpuviz.trace.one_job import NotOneJobError
+
     if not os.path.exists(path):
         raise FileNotFoundError(2, "no such file or folder", path)
-    return load_and_analyze(path, progress, cancelled)
+    try:
+        return load_and_analyze(path, progress, cancelled)
+    except NotOneJobError as exc:
+        return exc
 
 
 def _analyze_job(trace: Trace, progress: Any, cancelled: Any) -> TraceAnalyses:

@@ -64,9 +64,10 @@ __all__ = [
     "parse_bytes",
 ]
 
-FORMAT_VERSION = 5  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and
+FORMAT_VERSION = 6  # 2: the args text as zlib blocks; 3: a CRC-32 of every file, inode and
 # ctime; 4: a CRC-32 of every 8 MiB block of a file (checked on several cores); 5: the key as
-# JSON arrays (named by key_bytes, without msgspec)
+# JSON arrays (named by key_bytes, without msgspec); 6: a folder stored only when its files
+# are one job (trace.one_job): an older entry may hold unrelated files merged as ranks
 """The layout of an entry and the meaning of its columns; entries of another version are
 never read."""
 

@@ -44,6 +44,7 @@ from gpuviz.trace.model import (
     TrackKind,
     Tracks,
 )
+from gpuviz.trace.one_job import check_one_job, declared_rank, file_facts
 from gpuviz.trace.slice_sort import SliceSorter
 
 if TYPE_CHECKING:  # the reading machinery is imported by an import, not by a cache hit
@@ -196,6 +197,8 @@ def import_trace(
             [str(f) for f in files], interner, on_read, cancelled, release_freed_memory,
             plan.drop, meanwhile,
         )  # fmt: skip
+        if root.is_dir() and len(parts) > 1:
+            _check_one_job(root, parts)
         ranks, rank_note = _assign_ranks(parts, root.is_dir())
         trace = _assemble(parts, ranks, symbols, rank_note)
         warn_shared_ids(trace)  # launches with one correlation id: counted, matched by time
@@ -245,6 +248,28 @@ def _say_dropped(
 # --------------------------------------------------------------------------- ranks
 
 
+def _check_one_job(root: Path, parts: list[FileColumns]) -> None:
+    """Refuse a folder whose files are not one job (:mod:`gpuviz.trace.one_job`), from what
+    was read: each file's top-level fields and time range (a pass over its time columns)."""
+    facts = []
+    for p in parts:
+        base = _base_ns(p.metadata)
+        first = end = None
+        for table, col, dur in ((p.slices, "start_ns", "dur_ns"), (p.instants, "ts_ns", None),
+                                (p.flows, "ts_ns", None), (p.memory, "ts_ns", None)):  # fmt: skip
+            for i, a in enumerate(table[col]):
+                if not a.size:
+                    continue
+                lo = int(a.min())
+                hi = int((a + table[dur][i]).max()) if dur else int(a.max())
+                first = lo if first is None else min(first, lo)
+                end = hi if end is None else max(end, hi)
+        first_abs = None if first is None else first + base
+        end_abs = None if end is None else end + base
+        facts.append(file_facts(p.path, p.metadata, first_abs, end_abs))
+    check_one_job(root, facts)
+
+
 def _assign_ranks(parts: list[FileColumns], is_folder: bool) -> tuple[list[int | None], str]:
     """Each part's rank, and why the declared ranks were not used ("" when they were)."""
     declared = [declared_rank(p.metadata) for p in parts]
@@ -284,18 +309,6 @@ def _some(paths: list[str], n: int = 3) -> str:
     if len(paths) <= n:
         return " and ".join([", ".join(paths[:-1]), paths[-1]]) if len(paths) > 1 else paths[0]
     return f"{', '.join(paths[:n])} and {len(paths) - n} more"
-
-
-def declared_rank(metadata: dict[str, Any]) -> int | None:
-    """The rank a file's top-level fields declare (``distributedInfo.rank``), or None."""
-    info = metadata.get("distributedInfo")
-    if isinstance(info, dict):
-        r = info.get("rank")
-        if isinstance(r, int) and not isinstance(r, bool):
-            return r
-        if isinstance(r, str) and r.strip().isdigit():
-            return int(r)
-    return None
 
 
 def _base_ns(metadata: dict[str, Any]) -> int:

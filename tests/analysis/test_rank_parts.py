@@ -4,6 +4,7 @@ folder read whole gives: the JSON and the text of ``gpuviz summary``, to the las
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ from gpuviz.analysis.rank_parts import merge_parts, rank_part
 from gpuviz.commands import summary as cmd
 from gpuviz.trace.files import trace_files
 from gpuviz.trace.kineto import import_trace, load_trace
+from gpuviz.trace.one_job import NotOneJobError
 
 DATA = Path(__file__).parent.parent / "data"
 FOLDERS = ["ddp_2rank", "ddp_nccl_4rank", "gloo_2rank_h100", "gloo_4rank_cpu", "nccl_2rank_h200"]
@@ -47,35 +49,45 @@ def test_the_merged_figures_are_the_whole_folders(name: str) -> None:
     assert got == want
 
 
-def test_ranks_declared_against_file_order_and_claimed_twice(tmp_path: Path) -> None:
+def test_ranks_declared_against_file_order_and_one_declared_by_none(tmp_path: Path) -> None:
     """Files named in the reverse of their declared ranks (the trace orders by rank), and a
-    folder whose two files claim one rank (file order then, and a note among the warnings)."""
+    folder where one file declares no rank (file order then, and a note among the warnings);
+    a folder whose two files claim one rank is not one job: refused, as the import refuses it."""
     rev = tmp_path / "reversed"
     rev.mkdir()
     for i, f in enumerate(sorted(trace_files(DATA / "ddp_nccl_4rank"), reverse=True)):
         shutil.copy(f, rev / f"f{i}.json.gz")
+    unranked = tmp_path / "unranked"
+    unranked.mkdir()
+    shutil.copy(DATA / "ddp_2rank" / "rank-0.json.gz", unranked / "a.json.gz")
+    doc = json.loads(gzip.decompress((DATA / "ddp_2rank" / "rank-1.json.gz").read_bytes()))
+    del doc["distributedInfo"]
+    (unranked / "b.json").write_text(json.dumps(doc))
+    for folder in (rev, unranked):
+        merged = _by_rank(folder)
+        assert merged is not None
+        assert _printed(*merged) == _whole(folder), folder.name
+    summary, _ = _by_rank(unranked)  # type: ignore[misc]
+    assert summary.ranks == [0, 1] and "b.json declares no rank" in summary.warning_samples[0]
+    summary, _ = _by_rank(rev)  # type: ignore[misc]
+    assert summary.ranks == [0, 1, 2, 3] and summary.sources[0].endswith("f3.json.gz")
     twice = tmp_path / "twice"
     twice.mkdir()
     for n in ("a", "b"):
         shutil.copy(DATA / "ddp_2rank" / "rank-0.json.gz", twice / f"{n}.json.gz")
-    for folder in (rev, twice):
-        merged = _by_rank(folder)
-        assert merged is not None
-        assert _printed(*merged) == _whole(folder), folder.name
-    summary, _ = _by_rank(twice)  # type: ignore[misc]
-    assert summary.ranks == [0, 1] and "claimed by" in summary.warning_samples[0]
-    summary, _ = _by_rank(rev)  # type: ignore[misc]
-    assert summary.ranks == [0, 1, 2, 3] and summary.sources[0].endswith("f3.json.gz")
+    with pytest.raises(NotOneJobError, match=r"a\.json\.gz and b\.json\.gz both declare rank 0"):
+        _by_rank(twice)
 
 
 def test_ranks_on_gpus_of_different_peaks_are_not_merged(tmp_path: Path) -> None:
-    """An H100's file beside an H200's: each part counted against its own GPU's peaks, where
-    the whole trace counts precisions against the first file's: the caller reads it whole."""
+    """An H100's file beside an H200's: not one job, refused (the parts were also counted
+    against their own GPU's peaks, which the merge could not have put together)."""
     for n, src in (("a", "snap_train_profile.json.gz"), ("b", "streams_overlap.json.gz")):
         shutil.copy(DATA / src, tmp_path / f"{n}.json.gz")
     parts = [rank_part(import_trace(str(f)).prepare()) for f in trace_files(tmp_path)]
     assert parts[0].peaks != parts[1].peaks
-    assert merge_parts(parts) is None
+    with pytest.raises(NotOneJobError, match=r"a\.json\.gz ran on .*, b\.json\.gz on NVIDIA H200"):
+        merge_parts(parts)
 
 
 def test_a_part_is_one_files_and_holds_no_memory_series() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_cache import entries, settled_copy
-from test_kineto_parallel import folder, parallel  # noqa: F401  (fixtures)
+from test_kineto_parallel import _mixed_folders_merge, folder, parallel  # noqa: F401  (fixtures)
 
 from gpuviz.trace import args_text
 from gpuviz.trace.args_text import BlockText, CorruptTextError, PlainText, TextWriter

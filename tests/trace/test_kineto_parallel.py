@@ -39,6 +39,16 @@ from gpuviz.trace.model import Trace
 DATA = Path(__file__).parents[1] / "data"
 
 
+@pytest.fixture(autouse=True)
+def _mixed_folders_merge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These folders mix files of several recordings (to give the decoders tracks, lanes and
+    args that differ file to file): what is tested is the decoding, so the folder rule
+    (:mod:`gpuviz.trace.one_job`, tested in test_one_job.py) is set aside here."""
+    from gpuviz.trace import kineto
+
+    monkeypatch.setattr(kineto, "_check_one_job", lambda root, parts: None)
+
+
 def serial(path: Path, monkeypatch: pytest.MonkeyPatch) -> Trace:
     with monkeypatch.context() as m:
         m.setenv("GPUVIZ_IMPORT_WORKERS", "0")
@@ -63,7 +73,7 @@ def mode(request: pytest.FixtureRequest, parallel: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
+def folder(tmp_path: Path, _mixed_folders_merge: None) -> Path:
     """Three ranks whose lanes and tracks differ (a child renumbers them for each file)."""
     out = tmp_path / "ranks"
     out.mkdir()

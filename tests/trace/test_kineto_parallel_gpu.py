@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 from test_kineto import _same
-from test_kineto_parallel import PLAIN, _plain_copies, serial
+from test_kineto_parallel import (  # noqa: F401  (_mixed_folders_merge: a fixture, autouse)
+    PLAIN,
+    _mixed_folders_merge,
+    _plain_copies,
+    serial,
+)
 
 from gpuviz.trace import jsonscan, kineto_worker
 from gpuviz.trace.kineto import load_trace
