@@ -18,38 +18,61 @@ from gpuviz.cli import main
 DATA = Path(__file__).parent / "data"
 ROOFLINE = DATA / "roofline" / "roofline.json.gz"  # an H100 run with shapes: MFU known
 A100 = "NVIDIA A100-SXM4-80GB"
+B200 = "NVIDIA B200"
 
 
 @pytest.fixture
 def on_a100(tmp_path: Path) -> Path:
-    """The same run, its device said to be an A100 (same FLOPs and times, other peaks)."""
+    """The same run, its device said to be an A100: its GEMMs ran faster than an A100 can."""
     doc = load_trace_json(ROOFLINE)
     doc["deviceProperties"][0]["name"] = A100
     doc["deviceProperties"][0].update(computeMajor=8, numSms=108)
     return write_trace_json(doc, tmp_path / "a100.json.gz")
 
 
+@pytest.fixture
+def on_b200(tmp_path: Path) -> Path:
+    """The same run, its device said to be a B200 (same FLOPs and times, higher peaks)."""
+    doc = load_trace_json(ROOFLINE)
+    doc["deviceProperties"][0]["name"] = B200
+    doc["deviceProperties"][0].update(computeMajor=10, computeMinor=0, numSms=148)
+    return write_trace_json(doc, tmp_path / "b200.json.gz")
+
+
 def test_mfu_of_two_kinds_of_gpu_is_not_comparable(
-    on_a100: Path, capsys: pytest.CaptureFixture[str]
+    on_b200: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["check", str(ROOFLINE), "--against", str(on_a100), "--json"]) == 0
+    assert main(["check", str(ROOFLINE), "--against", str(on_b200), "--json"]) == 0
     j = json.loads(capsys.readouterr().out)
     mfu = j["mfu"]
     # Both known, against their own device's peak (the same FLOPs and time: the H100's MFU is
     # lower by the ratio of the peaks), and no change stated.
     a, b = mfu["baseline"], mfu["new"]
-    assert a["peak_label"] != b["peak_label"] and "A100" in a["peak_label"]
-    ratio = a["peak_tflops"]["bf16"] / b["peak_tflops"]["bf16"]
-    assert b["mean"] == pytest.approx(a["mean"] * ratio, rel=1e-3)
+    assert a["peak_label"] != b["peak_label"] and "B200" in a["peak_label"]
+    # The same FLOPs and times against higher peaks of every precision: a lower MFU, each
+    # precision's part lower by at most its own peaks' ratio.
+    ratios = [a["peak_tflops"][p] / b["peak_tflops"][p] for p in b["precisions"]]
+    assert all(r > 1 for r in ratios)
+    assert min(ratios) <= b["mean"] / a["mean"] <= max(ratios) * (1 + 1e-3)
     assert mfu["change"] is None and mfu["comparable"] is False
-    assert mfu["not_comparable"].startswith("the peaks differ: NVIDIA A100")
-    assert main(["check", str(ROOFLINE), "--against", str(on_a100)]) == 0
+    assert mfu["not_comparable"].startswith("the peaks differ: NVIDIA B200")
+    assert main(["check", str(ROOFLINE), "--against", str(on_b200)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("MFU"))
-    assert "not comparable, the peaks differ: NVIDIA A100" in line and "points" not in line
+    assert "not comparable, the peaks differ: NVIDIA B200" in line and "points" not in line
     # The verdict says first that the runs are on other GPUs.
     assert j["verdict"].startswith(
-        f"on other GPUs ({A100} -> NVIDIA H100 80GB HBM3); GPU work the same kernel for kernel"
+        f"on other GPUs ({B200} -> NVIDIA H100 80GB HBM3); GPU work the same kernel for kernel"
     )
+
+
+def test_an_h100_run_said_to_be_an_a100_is_inconsistent(
+    on_a100: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its bf16 GEMMs ran at ~790 TFLOP/s, past an A100's 312: the MFU is not a figure there.
+    assert main(["check", str(ROOFLINE), "--against", str(on_a100), "--json"]) == 0
+    mfu = json.loads(capsys.readouterr().out)["mfu"]
+    assert mfu["baseline"] is None and mfu["baseline_unknown"].startswith("inconsistent")
+    assert mfu["new"]["mean"] is not None and mfu["change"] is None
 
 
 def test_mfu_of_one_gpu_is_compared(capsys: pytest.CaptureFixture[str]) -> None:
