@@ -239,3 +239,17 @@ def test_the_size_check_can_fail(tmp_path: Path) -> None:
     (tmp_path / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
     (tmp_path / "small.py").write_text("x = 1\n" * MAX_LINES)
     assert _line_counts(tmp_path) == {"big.py": MAX_LINES + 1, "small.py": MAX_LINES}
+
+
+def test_timeline_parts_do_not_import_their_owner() -> None:
+    # The canvas and painter are given a viewport and a model/controls interface
+    # (gui/timeline/timeline_model.py), not the QtTimeline that owns them: not even for type
+    # checking, which the circle check above does not count.
+    root = Path(gpuviz.__file__).parent / "gui" / "timeline"
+    for name in ("qt_timeline_canvas.py", "qt_timeline_painter.py"):
+        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+        imported = {
+            n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+        } | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert "gpuviz.gui.timeline.qt_timeline" not in imported, name
+        assert "gpuviz.gui.timeline.viewport" in imported, name  # it read the imports

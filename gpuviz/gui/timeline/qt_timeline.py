@@ -182,11 +182,13 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         self._last_emitted: tuple[int, int] | None = None
         self._ready_rows = -1
 
-        self._painter = QtTimelinePainter(self)
-        self._canvas = QtTimelineCanvas(self, self._painter)
+        # The viewport reads the canvas's size live; the canvas and painter are given the
+        # viewport and this widget as their model and controls, and do not import it.
         self.viewport = Viewport(
             max(end_ns, 1000.0), lambda: (self._canvas.width(), self._canvas.height())
         )
+        self._painter = QtTimelinePainter(self, self.font())
+        self._canvas = QtTimelineCanvas(self.viewport, self, self._painter, self.gui_idle, self)
         self._canvas.hovered.connect(self._on_hover)
         self._canvas.clicked.connect(self._on_click)
         self._canvas.gutterClicked.connect(self._on_gutter_click)
