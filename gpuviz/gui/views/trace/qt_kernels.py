@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.display import terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import plain_label
-from gpuviz.gui.views.qt_breakdown_table import initial_sort_order
+from gpuviz.gui.views.ops.qt_breakdown_table import initial_sort_order
 from gpuviz.trace.model import Kind, Trace
 
 SORT_ROLE = Qt.ItemDataRole.UserRole

@@ -333,7 +333,7 @@ class SelectedKernels:
 
     def selected_kernels(self) -> np.ndarray:
         """The slice rows of the selected row's kernels (:func:`row_kernels`)."""
-        from gpuviz.gui.views.breakdown_model import row_kernels
+        from gpuviz.gui.views.ops.breakdown_model import row_kernels
 
         i = self.selected_index()
         if i < 0 or self.breakdowns is None:

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.breakdown_model import Breakdowns
-from gpuviz.gui.views.qt_bar_list import QtBarList
-from gpuviz.gui.views.qt_breakdown_table import (
+from gpuviz.gui.views.ops.breakdown_model import Breakdowns
+from gpuviz.gui.views.ops.qt_bar_list import QtBarList
+from gpuviz.gui.views.ops.qt_breakdown_table import (
     KEY_ROLE,
     ROW_ROLE,
     Column,
@@ -279,7 +279,7 @@ class QtOperatorsView(SelectedKernels, QWidget):
 
 
 def _shape_suffix(row: Any) -> str:
-    from gpuviz.gui.views.qt_breakdown_table import shapes_text
+    from gpuviz.gui.views.ops.qt_breakdown_table import shapes_text
 
     text = shapes_text(row)
     return text if len(text) <= 60 else text[:59] + "…"

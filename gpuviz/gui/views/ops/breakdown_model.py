@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.gui.views.source_match import line_mismatch
+from gpuviz.gui.views.ops.source_match import line_mismatch
 from gpuviz.trace.model import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -404,7 +404,7 @@ class SourceExcerpt:
         Why no lines could be shown ("" when there are lines).
     mismatch : str
         Why the file found is not the one recorded (the function at ``line`` is not the
-        recorded one, :func:`~gpuviz.gui.views.source_match.line_mismatch`), "" where it is.
+        recorded one, :func:`~gpuviz.gui.views.ops.source_match.line_mismatch`), "" where it is.
     """
 
     path: str
