@@ -10,12 +10,12 @@ rather than waiting inside torch for it.
 from __future__ import annotations
 
 import os
-import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gpuviz.engine.events import Event, Failed
+from gpuviz.engine.exit_status import signal_name
 
 
 @dataclass
@@ -121,13 +121,6 @@ def hang_failure(
         for r, frames in sorted(stacks.items())
     )
     return RankFailure("; ".join(lines), detail)
-
-
-def signal_name(num: int) -> str:
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"signal {num}"
 
 
 def rank_list(items: list[int]) -> str:

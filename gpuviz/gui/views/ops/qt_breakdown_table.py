@@ -17,6 +17,7 @@ import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
     QEvent,
+    QItemSelectionModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -312,6 +313,18 @@ def selected_row(table: QTableView) -> int:
     if not rows:
         return -1
     return int(rows[0].data(ROW_ROLE))
+
+
+def select_only(table: QTableView, index: Any) -> None:
+    """Select the row of ``index`` (a model index of ``table``) alone, and scroll to it.
+
+    Not ``selectRow``: with extended selection it honours held modifier keys (and adds).
+    """
+    flags = (
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+    )
+    table.selectionModel().select(index, flags)
+    table.scrollTo(index)
 
 
 class SelectedKernels:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -37,6 +37,7 @@ from gpuviz.gui.views.ops.qt_breakdown_table import (
     format_us,
     make_table,
     message_widget,
+    select_only,
     shown_keys,
 )
 
@@ -244,12 +245,7 @@ class QtOperatorsView(SelectedKernels, QWidget):
             for r in range(self.proxy.rowCount()):
                 idx = self.proxy.index(r, 0)
                 if idx.data(ROW_ROLE) == index:
-                    flags = (
-                        QItemSelectionModel.SelectionFlag.ClearAndSelect
-                        | QItemSelectionModel.SelectionFlag.Rows
-                    )
-                    self.table.selectionModel().select(idx, flags)
-                    self.table.scrollTo(idx)
+                    select_only(self.table, idx)
                     return True
             if attempt == 0 and self.filter_edit.text():
                 self.filter_edit.clear()
