@@ -4,6 +4,9 @@ Loading and analysis run in a :class:`~gpuviz.gui.qt_load_worker.QtTraceWorker`,
 time (a queue), with a progress bar and Cancel in the status bar. A file that cannot be read
 gives a dialog naming it (or, with ``modal_errors=False``, only the :attr:`MainWindow.loadFailed`
 signal), and leaves the window and the other tabs as they were.
+
+The Export menu is :mod:`gpuviz.gui.qt_window_exports`'s; the recent-files list and the import
+cache's Clear, :mod:`gpuviz.gui.qt_window_recent`'s.
 """
 
 from __future__ import annotations

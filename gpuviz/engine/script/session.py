@@ -34,6 +34,10 @@ status. Along the way:
   exception, with the traceback) or ``Cancelled`` (Ctrl-C, SIGTERM).
 
 gpuviz's own lines go to stderr, prefixed ``gpuviz:``; the script's output is untouched.
+
+The parts kept apart: the no-step recording (:mod:`gpuviz.engine.script.no_step`) and the
+profiler's start and stop hooks, with a profiler of the script's own
+(:mod:`gpuviz.engine.script.profiler_hooks`).
 """
 
 from __future__ import annotations

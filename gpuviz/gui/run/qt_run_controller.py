@@ -9,6 +9,8 @@ window's public methods (``add_dock``, ``open_trace``, ``trace_views``, ``traceO
 One run at a time: a second Run while one is going is refused with a message (never run twice).
 Each run's event stream is saved beside its trace (``NAME-STAMP.events.jsonl``), so any run can
 be replayed later (File → Replay events…).
+
+The controller's menus, settings and run comparison are :mod:`gpuviz.gui.run.qt_run_window`'s.
 """
 
 from __future__ import annotations

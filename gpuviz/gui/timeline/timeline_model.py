@@ -4,8 +4,8 @@ The canvas (:mod:`~gpuviz.gui.timeline.qt_timeline_canvas`) turns input into vie
 the painter (:mod:`~gpuviz.gui.timeline.qt_timeline_painter`) paints the timeline's state. Both
 are given a :class:`~gpuviz.gui.timeline.viewport.Viewport` and one of these interfaces rather
 than the :class:`~gpuviz.gui.timeline.qt_timeline.QtTimeline` that owns them (as napari's views
-take a model): neither imports its owner, so there is no import circle, and either can be driven
-by a stand-in in a test. ``QtTimeline`` satisfies both.
+take a model): neither imports its owner, so there is no import circle
+(``tests/test_architecture.py`` checks it). ``QtTimeline`` satisfies both.
 """
 
 from __future__ import annotations
