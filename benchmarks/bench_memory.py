@@ -128,7 +128,7 @@ elif which == "view":
     from PySide6.QtWidgets import QApplication
     from gpuviz.trace.allocator_snapshot import load_snapshot
     from gpuviz.analysis.allocator_timeline import build_timelines
-    from gpuviz.gui.views.qt_memory_timeline import QtMemoryTimeline
+    from gpuviz.gui.views.memory.qt_memory_timeline import QtMemoryTimeline
     app = QApplication([])
     snap = load_snapshot(path)
     t0 = time.perf_counter()

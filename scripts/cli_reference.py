@@ -4,7 +4,7 @@
     python scripts/cli_reference.py --check   # exit 1 if docs/cli.md is not what --help says
 
 The page is generated, never edited by hand: the text of each option lives in
-``gpuviz/cli.py`` (its ``help=``), and ``tests/test_house.py`` fails when the page and the
+``gpuviz/cli/`` (its ``help=``), and ``tests/test_house.py`` fails when the page and the
 parser disagree. The help is formatted 100 columns wide whatever the terminal, so the page does
 not depend on who ran the script.
 """

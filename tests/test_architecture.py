@@ -217,25 +217,61 @@ def test_the_circle_check_can_fail(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- module size
 
-MAX_LINES = 800
-"""No module over this many lines (common rule; kineto_worker.py had grown to 942)."""
+MAX_LINES = 600
+"""No module over this many lines (STYLE.md; issue 48 split the 750-799-line ones)."""
+
+OVER_MAX_LINES = {
+    # path under gpuviz/ -> why it is longer (each entry is a debt, not a licence)
+    "trace/model.py": "to split in issue 48's next pass (another helper was editing it)",
+    "trace/kineto.py": "to split in issue 48's next pass (another helper was editing it)",
+    "trace/kineto_worker.py": "to split in issue 48's next pass (another helper was editing it)",
+    "trace/kineto_columns.py": "to split in issue 48's next pass (another helper was editing it)",
+    "analysis/hardware.py": "to split in issue 48's next pass (another helper was editing it)",
+}
 
 
 def _line_counts(root: Path) -> dict[str, int]:
-    return {
-        p.relative_to(root).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
-        for p in root.rglob("*.py")
-    }
+    # As `wc -l` counts: newline bytes (a last line without one is not counted).
+    return {p.relative_to(root).as_posix(): p.read_bytes().count(b"\n") for p in root.rglob("*.py")}
 
 
-def test_no_module_is_over_800_lines() -> None:
+def test_no_module_is_over_600_lines_unless_allowed() -> None:
     counts = _line_counts(Path(gpuviz.__file__).parent)
-    over = {name: n for name, n in counts.items() if n > MAX_LINES}
-    assert not over, f"split these along a real seam: {over}"
+    over = {name: n for name, n in counts.items() if n > MAX_LINES and name not in OVER_MAX_LINES}
+    assert not over, f"split these along a real seam (or explain them in OVER_MAX_LINES): {over}"
     assert len(counts) > 50 and max(counts.values()) > MAX_LINES / 2  # it read the package
+
+
+def test_the_allow_list_is_short_and_current() -> None:
+    # An entry for a module that is gone or back under the limit is removed, so the list
+    # only ever names real debts; each says why.
+    counts = _line_counts(Path(gpuviz.__file__).parent)
+    stale = sorted(name for name in OVER_MAX_LINES if counts.get(name, 0) <= MAX_LINES)
+    assert not stale, f"no longer over {MAX_LINES} lines: remove from OVER_MAX_LINES: {stale}"
+    assert all(len(why) > 10 for why in OVER_MAX_LINES.values())
+    assert len(OVER_MAX_LINES) <= 8
 
 
 def test_the_size_check_can_fail(tmp_path: Path) -> None:
     (tmp_path / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
     (tmp_path / "small.py").write_text("x = 1\n" * MAX_LINES)
-    assert _line_counts(tmp_path) == {"big.py": MAX_LINES + 1, "small.py": MAX_LINES}
+    (tmp_path / "no_last_newline.py").write_text("x = 1\n" * (MAX_LINES - 1) + "x = 1")
+    assert _line_counts(tmp_path) == {
+        "big.py": MAX_LINES + 1,
+        "small.py": MAX_LINES,
+        "no_last_newline.py": MAX_LINES - 1,
+    }
+
+
+def test_timeline_parts_do_not_import_their_owner() -> None:
+    # The canvas and painter are given a viewport and a model/controls interface
+    # (gui/timeline/timeline_model.py), not the QtTimeline that owns them: not even for type
+    # checking, which the circle check above does not count.
+    root = Path(gpuviz.__file__).parent / "gui" / "timeline"
+    for name in ("qt_timeline_canvas.py", "qt_timeline_painter.py"):
+        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+        imported = {
+            n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+        } | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert "gpuviz.gui.timeline.qt_timeline" not in imported, name
+        assert "gpuviz.gui.timeline.viewport" in imported, name  # it read the imports

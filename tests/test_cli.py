@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuviz.cli import MAX_PIXELS, MAX_SIDE, build_parser, main, open_path_argv
+from gpuviz.cli import build_parser, main, open_path_argv
+from gpuviz.cli.options import MAX_PIXELS, MAX_SIDE
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 The CLI and the app print names from files (kernels, paths, a user's exception). A bare
 ``print`` or ``traceback.print_exc`` would write a crafted name's escape sequences to the
-terminal as they are, so in the modules that talk to the user (``gpuviz/cli.py``,
+terminal as they are, so in the modules that talk to the user (``gpuviz/cli/``,
 ``gpuviz/commands/``, ``gpuviz/gui/``) there is none: they call ``echo``, ``echo_traceback`` or
 ``json_text`` instead. The engine's child processes write their own protocol and are not
 covered here.
@@ -14,7 +14,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "gpuviz"
-USER_FACING = [ROOT / "cli.py", *sorted((ROOT / "commands").rglob("*.py"))]
+USER_FACING = [*sorted((ROOT / "cli").rglob("*.py")), *sorted((ROOT / "commands").rglob("*.py"))]
 USER_FACING += sorted((ROOT / "gui").rglob("*.py"))
 # The agents' server answers through the MCP SDK; a bare print would also corrupt its stdout.
 USER_FACING += sorted((ROOT / "agents").rglob("*.py"))

@@ -39,6 +39,7 @@ from gpuviz.engine.events import (
     decode_event,
     encode_event,
 )
+from gpuviz.engine.exit_status import signal_name
 
 REQUEST_ENV = "GPUVIZ_REQUEST"
 EVENT_FD_ENV = "GPUVIZ_EVENT_FD"
@@ -51,13 +52,6 @@ def _stderr_fd() -> int | None:
         return sys.stderr.fileno()
     except (AttributeError, ValueError, OSError):
         return None
-
-
-def _signal_name(num: int) -> str:
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"signal {num}"
 
 
 class ChildProcessRunner:
@@ -210,7 +204,7 @@ class ChildProcessRunner:
                     self.proc.stdin.close()
         if terminal is None:
             if code < 0:
-                what = f"the child process died of {_signal_name(-code)} ({-code})"
+                what = f"the child process died of {signal_name(-code)} ({-code})"
             else:
                 what = f"the child process exited with code {code} without finishing"
             if self._cancel.is_set() and code < 0:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import statistics
 import sys
 import threading
 import time
 import traceback as tb_module
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +34,9 @@ from gpuviz.engine.events import (
 )
 from gpuviz.engine.memory_history import add_snapshot_result, start_memory_history
 from gpuviz.engine.request import RunRequest, default_trace_path
+from gpuviz.engine.run_result import StrategyState, memory_peaks, strategy_entries
 from gpuviz.errors import BadInputError
-from gpuviz.workloads.base import Plan, RunContext, Strategy, function_plan
+from gpuviz.workloads.base import Plan, RunContext, function_plan
 from gpuviz.workloads.params import check_params
 from gpuviz.workloads.registry import WorkloadSpec, resolve_workload
 
@@ -93,21 +93,6 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, WorkloadExitError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
-
-
-@dataclass
-class _StrategyState:
-    strategy: Strategy
-    status: str = "ok"  # ok | skipped | failed
-    reason: str | None = None
-    error: str | None = None
-    set_up: bool = False
-    wall_ms: list[float] = field(default_factory=list)
-    gpu_ms: list[float] = field(default_factory=list)
-    profiled_wall_ms: list[float] = field(default_factory=list)
-    profiled_gpu_ms: list[float] = field(default_factory=list)
-    reports: dict[str, Any] = field(default_factory=dict)
-    warmup_s: float = float("inf")  # the last warm-up step's wall time, synchronized
 
 
 class InProcessRun:
@@ -266,7 +251,7 @@ class InProcessRun:
             torch_version=str(torch.__version__),
         )
         cuda = self.device.type == "cuda"
-        states: list[_StrategyState] = []
+        states: list[StrategyState] = []
         step_log: list[dict[str, Any]] = []
         pending_splits: list[SplitRecorded] = []
         current_step = [0]
@@ -327,7 +312,7 @@ class InProcessRun:
                 # Set-up and warm-ups: neither traced nor timed.
                 baseline_result: list[Any] = []
                 for s in plan.strategies:
-                    st = _StrategyState(s)
+                    st = StrategyState(s)
                     states.append(st)
                     if s.needs_cuda and not cuda:
                         st.status, st.reason = "skipped", NEEDS_CUDA
@@ -367,7 +352,7 @@ class InProcessRun:
                 total = per * len(runnable)
                 yield Progress(0, total)
 
-                def profiled_step(st: _StrategyState) -> Iterator[Event]:
+                def profiled_step(st: StrategyState) -> Iterator[Event]:
                     self._stop_if_cancelled()
                     name = st.strategy.name
                     with (
@@ -404,7 +389,7 @@ class InProcessRun:
                         trace_reported = True
                         yield TraceReady(str(session.written))
 
-                def timed_steps(st: _StrategyState) -> Iterator[Event]:
+                def timed_steps(st: StrategyState) -> Iterator[Event]:
                     # Short steps run back to back, their events held and sent at most every
                     # TIMED_FLUSH_S: yielding between two 55 µs steps (event objects, the
                     # consumer's work, draining samples) cost about 5% of the step on an H100
@@ -501,7 +486,7 @@ class InProcessRun:
             raise TypeError(f"{self.spec.entry} returned {type(plan).__name__}, not a Plan")
         return plan
 
-    def _teardown_one(self, st: _StrategyState) -> str | None:
+    def _teardown_one(self, st: StrategyState) -> str | None:
         if not st.set_up or st.strategy.teardown is None:
             st.set_up = False
             return None
@@ -514,7 +499,7 @@ class InProcessRun:
         return None
 
     def _cleanup(
-        self, session: Any, states: list[_StrategyState], plan: Plan | None, sampler: Any
+        self, session: Any, states: list[StrategyState], plan: Plan | None, sampler: Any
     ) -> str | None:
         errors = []
         if session is not None:
@@ -549,7 +534,7 @@ class InProcessRun:
     def _result(
         self,
         plan: Plan,
-        states: list[_StrategyState],
+        states: list[StrategyState],
         step_log: list[dict[str, Any]],
         reports: dict[str, dict[str, Any]],
         session: Any,
@@ -558,70 +543,8 @@ class InProcessRun:
         import torch
 
         figures = session.figures if session is not None else {}
-        base = next((st for st in states if st.strategy.name == plan.baseline), None)
-        base_wall = statistics.median(base.wall_ms) if base and base.wall_ms else None
-        base_gpu = statistics.median(base.gpu_ms) if base and base.gpu_ms else None
-        strategies = []
-        skipped = []
-        for st in states:
-            s = st.strategy
-            entry: dict[str, Any] = {
-                "name": s.name,
-                "title": s.title or s.name,
-                "status": st.status,
-            }
-            if st.reason:
-                entry["reason"] = st.reason
-            if st.error:
-                entry["error"] = st.error
-            if st.status == "skipped":
-                skipped.append({"name": s.name, "reason": st.reason})
-            if st.wall_ms:
-                med = statistics.median(st.wall_ms)
-                entry.update(
-                    timed_steps=len(st.wall_ms),
-                    median_wall_ms=med,
-                    min_wall_ms=min(st.wall_ms),
-                    max_wall_ms=max(st.wall_ms),
-                )
-                if st.gpu_ms:
-                    entry["median_gpu_ms"] = statistics.median(st.gpu_ms)
-                    entry["min_gpu_ms"] = min(st.gpu_ms)
-                if st.profiled_wall_ms:
-                    entry["profiled_wall_ms"] = statistics.median(st.profiled_wall_ms)
-                if base_wall is not None and med > 0:
-                    entry["speedup"] = base_wall / med
-                if base_gpu is not None and st.gpu_ms and entry["median_gpu_ms"] > 0:
-                    entry["speedup_gpu"] = base_gpu / entry["median_gpu_ms"]
-                if s.work is not None and med > 0:
-                    secs = (entry.get("median_gpu_ms") or med) / 1e3
-                    if s.work_unit == "bytes":
-                        entry["gb_per_s"] = s.work / secs / 1e9
-                    elif s.work_unit == "flop":
-                        entry["tflop_per_s"] = s.work / secs / 1e12
-                    else:
-                        entry["items_per_s"] = s.work / secs
-            if s.name in figures:
-                entry.update(figures[s.name])
-            entry.update(s.figures)
-            entry.update(reports.get(s.name, {}))
-            strategies.append(entry)
-        peaks = sampler.peaks
-        rss = max((p.get("peak_rss_bytes", 0) for p in peaks.values()), default=0)
-        mem_devices: dict[str, dict[str, int]] = {}
-        for d in self.devices:
-            if d.type != "cuda":
-                continue
-            i = d.index if d.index is not None else 0
-            p = dict(peaks.get(f"cuda:{i}", {}))
-            p.pop("peak_rss_bytes", None)
-            p["peak_allocated_bytes"] = max(
-                p.get("peak_allocated_bytes", 0), int(torch.cuda.max_memory_allocated(i))
-            )
-            p["peak_reserved_bytes"] = max(
-                p.get("peak_reserved_bytes", 0), int(torch.cuda.max_memory_reserved(i))
-            )
-            mem_devices[f"cuda:{i}"] = p
+        strategies, skipped = strategy_entries(states, plan.baseline, figures, reports)
+        rss, mem_devices = memory_peaks(self.devices, sampler.peaks)
         result: dict[str, Any] = {
             "workload": self.spec.name,
             "title": self.spec.title,

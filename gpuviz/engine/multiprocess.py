@@ -35,6 +35,9 @@ not set them: NVLink multicast can take shared GPUs out of service.
 
 Cancel: ``runner.cancel()`` sends each rank SIGUSR1, which cancels its Runner at its next step
 boundary; ranks that have not ended after :data:`CANCEL_GRACE_S` are stopped.
+
+The parts: a rank's own process is :mod:`gpuviz.engine.multiprocess_rank`; the parent's record
+of each rank and how a failure or a hang is named, :mod:`gpuviz.engine.multiprocess_faults`.
 """
 
 from __future__ import annotations
@@ -46,10 +49,8 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,17 @@ from gpuviz.engine.events import (
     Started,
     StepTimed,
     TraceReady,
-    encode_event,
     event_from_dict,
 )
 from gpuviz.engine.inprocess import InProcessRun
-from gpuviz.engine.request import RunRequest
+from gpuviz.engine.multiprocess_faults import (
+    Rank,
+    RankFailure,
+    first_failure,
+    hang_failure,
+    main_frames,
+)
+from gpuviz.engine.multiprocess_rank import rank_entry
 
 NVLINK_MULTICAST_OFF = {
     "NCCL_NVLS_ENABLE": "0",
@@ -99,124 +106,7 @@ def rank_env(caller: dict[str, str], gpus_on_machine: int) -> dict[str, str]:
     return extra
 
 
-# --------------------------------------------------------------------------------- child side
-
-
-def _rank_main(index: int, payload: str) -> None:
-    """A rank's process (spawned): run the workload's Runner, write events as JSON lines."""
-    cfg = json.loads(payload)
-    rank = index
-    os.environ.update(cfg["env"])
-    os.environ.update(
-        {
-            "RANK": str(rank),
-            "LOCAL_RANK": str(rank),
-            "WORLD_SIZE": str(cfg["world_size"]),
-            "GPUVIZ_DIST_INIT": cfg["init_method"],
-            "GPUVIZ_DIST_TIMEOUT_S": str(cfg["dist_timeout_s"]),
-            "GPUVIZ_RANK_CHILD": "1",
-        }
-    )
-    # Ctrl-C reaches the whole process group; the parent decides and stops us.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    tmp = Path(cfg["tmp"])
-    out = open(tmp / f"events-{rank}.jsonl", "w", encoding="utf-8", buffering=1)
-    lock = threading.Lock()
-
-    def send(event: Event) -> None:
-        obj = json.loads(encode_event(event))
-        obj["rank"] = rank
-        obj["t_ns"] = time.time_ns()
-        with lock:
-            out.write(json.dumps(obj) + "\n")
-            out.flush()
-
-    _watch_parent(int(cfg["parent_pid"]))
-    import faulthandler
-
-    stack_file = open(tmp / f"stack-{rank}.txt", "w", encoding="utf-8")
-    stack_file.write(f"main 0x{threading.main_thread().ident:016x}\n")
-    stack_file.flush()
-    faulthandler.register(signal.SIGUSR2, file=stack_file, all_threads=True)
-
-    terminal: Event | None = None
-    try:
-        from dataclasses import replace
-
-        from gpuviz.workloads.registry import resolve_workload
-
-        request = RunRequest.from_json(cfg["request"])
-        # In the rank the workload is an ordinary one-process run on one device.
-        spec = replace(resolve_workload(request.workload), multi_process=False, multi_gpu=False)
-        runner = InProcessRun(request, spec=spec)
-        signal.signal(signal.SIGUSR1, lambda *_: runner.cancel())
-        for event in runner:
-            if isinstance(event, (Finished, Failed, Cancelled)):
-                terminal = event
-            send(event)
-    except BaseException as exc:  # never let an exception reach torch's pickled error file
-        import traceback
-
-        if terminal is None:
-            send(Failed(f"{type(exc).__name__}: {exc}", traceback.format_exc(), None))
-    finally:
-        out.close()
-    # Close the process group only now that the rank's last event is out (see ddp.py).
-    with contextlib.suppress(Exception):
-        import torch.distributed as dist
-
-        if dist.is_initialized() and isinstance(terminal, Finished):
-            dist.destroy_process_group()
-
-
-def _watch_parent(parent_pid: int) -> None:
-    """End this rank if its parent is gone (no orphan outlives a killed parent)."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent_pid:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="gpuviz-parent-watch", daemon=True).start()
-
-
 # -------------------------------------------------------------------------------- parent side
-
-
-@dataclass
-class _Rank:
-    rank: int
-    device: str
-    proc: Any
-    events_path: Path
-    stack_path: Path
-    offset: int = 0
-    partial: bytes = b""
-    last_event_s: float = 0.0
-    stepping: bool = False
-    step: int = 0
-    total: int | None = None
-    terminal: Event | None = None
-    terminal_t_ns: int = 0
-    trace: str | None = None
-    t_offset_s: float = 0.0
-    steps: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def pid(self) -> int | None:
-        return getattr(self.proc, "pid", None)
-
-    def alive(self) -> bool:
-        return bool(self.proc.is_alive())
-
-
-class RankFailure(Exception):
-    """One or more ranks failed, died or hung (the message names them)."""
-
-    def __init__(self, message: str, traceback: str = "") -> None:
-        super().__init__(message)
-        self.traceback = traceback
 
 
 def run_multiprocess(runner: InProcessRun) -> Iterator[Event]:
@@ -250,7 +140,7 @@ class _MultiRun:
         self.world = len(self.rank_devices)
         self.folder: Path | None = Path(runner.trace_path) if runner.trace_path else None
         self.timeout_s = float(self.request.rank_timeout_s)
-        self.ranks: list[_Rank] = []
+        self.ranks: list[Rank] = []
         self.tmp: Path | None = None
         self.t0 = 0.0
         self.t0_wall_ns = 0
@@ -339,7 +229,7 @@ class _MultiRun:
         payload = json.dumps({"ranks": payloads})
         now = time.monotonic()
         self.ranks = [
-            _Rank(
+            Rank(
                 r,
                 dev,
                 None,
@@ -350,7 +240,7 @@ class _MultiRun:
             for r, dev in enumerate(self.rank_devices)
         ]
         ctx = tmp_mp.start_processes(
-            _rank_entry,
+            rank_entry,
             args=(payload,),
             nprocs=self.world,
             join=False,
@@ -397,11 +287,11 @@ class _MultiRun:
             if not progressed:
                 time.sleep(POLL_S)
 
-    def _overdue(self, rk: _Rank, now: float) -> bool:
+    def _overdue(self, rk: Rank, now: float) -> bool:
         limit = self.timeout_s if rk.stepping else max(self.timeout_s, STARTUP_GRACE_S)
         return now - rk.last_event_s > limit
 
-    def _read(self, rk: _Rank) -> list[dict[str, Any]]:
+    def _read(self, rk: Rank) -> list[dict[str, Any]]:
         try:
             with open(rk.events_path, "rb") as f:
                 f.seek(rk.offset)
@@ -428,7 +318,7 @@ class _MultiRun:
             rk.last_event_s = time.monotonic()
         return out
 
-    def _on_event(self, rk: _Rank, obj: dict[str, Any]) -> Iterator[Event]:
+    def _on_event(self, rk: Rank, obj: dict[str, Any]) -> Iterator[Event]:
         try:
             event = event_from_dict(obj)
         except EventDecodeError:
@@ -488,68 +378,13 @@ class _MultiRun:
             time.sleep(POLL_S)
 
     def _failure(self) -> RankFailure:
-        """Name the rank that failed first. A rank that died without a word is the cause of
-        its peers' errors (they lose their connection to it), never the other way round; among
-        ranks that reported ``Failed``, the earliest report wins."""
-        failed = sorted(
-            (rk for rk in self.ranks if isinstance(rk.terminal, Failed)),
-            key=lambda rk: rk.terminal_t_ns,
-        )
-        dead = [rk for rk in self.ranks if rk.terminal is None and rk.proc.exitcode is not None]
-        parts = []
-        for rk in dead:
-            code = rk.proc.exitcode
-            if code is not None and code < 0:
-                parts.append(f"rank {rk.rank} died of {_signal_name(-code)}")
-            else:
-                parts.append(f"rank {rk.rank} exited with code {code} without finishing")
-        traceback = ""
-        if failed:
-            first, rest = (None, failed) if dead else (failed[0], failed[1:])
-            if first is not None:
-                err = first.terminal.error  # type: ignore[union-attr]
-                parts.append(f"rank {first.rank} failed: {err}")
-                traceback = first.terminal.traceback or ""  # type: ignore[union-attr]
-            if rest:
-                others = _join([rk.rank for rk in rest])
-                parts.append(f"then rank{'s' if len(rest) > 1 else ''} {others} failed too")
-                if not traceback:
-                    traceback = "\n".join(
-                        f"rank {rk.rank}: {rk.terminal.error}"  # type: ignore[union-attr]
-                        for rk in rest
-                    )
-        return RankFailure("; ".join(parts) or "a rank ended without finishing", traceback)
+        return first_failure(self.ranks)
 
-    def _hang(self, silent: list[_Rank], now: float) -> RankFailure:
-        """Name the hung rank: of the ranks still running (all of them, since those that wait
-        for a hung peer may not be overdue yet), the one whose main thread is in its own code
-        rather than inside torch; when every stack is inside torch, the overdue ranks."""
+    def _hang(self, silent: list[Rank], now: float) -> RankFailure:
         running = [rk for rk in self.ranks if rk.terminal is None and rk.alive()]
-        stacks = self._stacks(running)
-        own = [rk for rk in running if stacks.get(rk.rank) and not _in_torch(stacks[rk.rank])]
-        blamed = own or silent
-        lines = []
-        for rk in blamed:
-            where = _innermost(stacks.get(rk.rank, []))
-            lines.append(
-                f"rank {rk.rank} hung: no event for {now - rk.last_event_s:.1f} s "
-                f"(--rank-timeout {self.timeout_s:g})" + (f", in {where}" if where else "")
-            )
-        for rk in running:
-            if rk in blamed:
-                continue
-            where = _innermost(stacks.get(rk.rank, []))
-            if stacks.get(rk.rank) and _in_torch(stacks[rk.rank]):
-                lines.append(f"rank {rk.rank} waits inside torch ({where}), most likely for it")
-            else:
-                lines.append(f"rank {rk.rank} is still running" + (f" ({where})" if where else ""))
-        detail = "\n\n".join(
-            f"rank {r} main thread (most recent call first):\n" + "\n".join(frames)
-            for r, frames in sorted(stacks.items())
-        )
-        return RankFailure("; ".join(lines), detail)
+        return hang_failure(running, silent, self._stacks(running), now, self.timeout_s)
 
-    def _stacks(self, ranks: list[_Rank]) -> dict[int, list[str]]:
+    def _stacks(self, ranks: list[Rank]) -> dict[int, list[str]]:
         """The main-thread Python stack of each rank, through faulthandler (SIGUSR2)."""
         sizes = {}
         for rk in ranks:
@@ -565,7 +400,7 @@ class _MultiRun:
             for rk in ranks:
                 if rk.rank in out or rk.rank not in sizes:
                     continue
-                frames = _main_frames(rk.stack_path)
+                frames = main_frames(rk.stack_path)
                 if frames:
                     out[rk.rank] = frames
         return out
@@ -689,15 +524,6 @@ class _MultiRun:
         return result
 
 
-def _rank_entry(index: int, payload: str) -> None:
-    """torch.multiprocessing's target: pick this rank's share of the payload."""
-    cfg = json.loads(payload)["ranks"][index]
-    _rank_main(index, json.dumps(cfg))
-
-
-# -------------------------------------------------------------------------------- small helpers
-
-
 def _trace_comm_figures(folder: str) -> dict[str, Any]:
     """:func:`gpuviz.analysis.comm.comm_figures` of the ranks' traces in ``folder``."""
     from gpuviz.analysis.comm import comm_figures
@@ -715,61 +541,6 @@ def _visible_gpus() -> int:
         return cuda_count()
     except Exception:
         return 0
-
-
-def _signal_name(num: int) -> str:
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"signal {num}"
-
-
-def _join(items: list[int]) -> str:
-    return ", ".join(str(i) for i in items)
-
-
-def _main_frames(path: Path) -> list[str]:
-    """The main thread's frames from a faulthandler dump (most recent first)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    lines = text.splitlines()
-    if not lines or not lines[0].startswith("main "):
-        return []
-    ident = lines[0].split()[1].lower()
-    frames: list[str] = []
-    taking = False
-    for line in lines[1:]:
-        if line.startswith(("Thread ", "Current thread ")):
-            if taking and frames:
-                break
-            taking = ident in line.lower()
-            frames = []
-            continue
-        if taking and line.strip().startswith("File "):
-            frames.append(line.strip())
-    return frames
-
-
-def _in_torch(frames: list[str]) -> bool:
-    """Whether the innermost frame is inside torch (a collective, a sync): waiting on others."""
-    return bool(frames) and f"{os.sep}torch{os.sep}" in frames[0]
-
-
-def _innermost(frames: list[str]) -> str:
-    if not frames:
-        return ""
-    # 'File "/x/y.py", line 12 in f' -> 'y.py:12 in f'
-    f = frames[0]
-    try:
-        path = f.split('"')[1]
-        rest = f.split('"', 2)[2].strip().lstrip(",").strip()
-        line = rest.split()[1]
-        func = rest.split(" in ", 1)[1]
-        return f"{Path(path).name}:{line} in {func}"
-    except (IndexError, ValueError):
-        return f
 
 
 __all__ = [

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPoint, QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QWidget
 
-from gpuviz.gui.views.qt_kernels import COLUMNS
+from gpuviz.gui.views.trace.qt_kernels import COLUMNS
 
 TRACE_FILTER = "Chrome trace, gzipped (*.json.gz);;Chrome trace (*.json)"
 TABLE_FILTER = "CSV (*.csv);;JSON (*.json)"

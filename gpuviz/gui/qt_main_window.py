@@ -4,16 +4,17 @@ Loading and analysis run in a :class:`~gpuviz.gui.qt_load_worker.QtTraceWorker`,
 time (a queue), with a progress bar and Cancel in the status bar. A file that cannot be read
 gives a dialog naming it (or, with ``modal_errors=False``, only the :attr:`MainWindow.loadFailed`
 signal), and leaves the window and the other tabs as they were.
+
+The Export menu is :mod:`gpuviz.gui.qt_window_exports`'s; the recent-files list and the import
+cache's Clear, :mod:`gpuviz.gui.qt_window_recent`'s.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -33,8 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.display import echo, echo_traceback, menu_safe, terminal_safe, title_safe
-from gpuviz.gui import qt_export
+from gpuviz.display import echo_traceback, menu_safe, terminal_safe, title_safe
 from gpuviz.gui.qt_load_worker import (
     QtTraceWorker,
     TraceAnalyses,
@@ -45,14 +45,14 @@ from gpuviz.gui.qt_load_worker import (
 from gpuviz.gui.qt_peaks_dialog import QtPeaksDialog, save_peaks, saved_peaks
 from gpuviz.gui.qt_text import set_plain, set_rich, tooltip_html
 from gpuviz.gui.qt_threads import start_owned
+from gpuviz.gui.qt_window_exports import MainWindowExportMixin
 from gpuviz.gui.qt_window_geometry import ScreenFit
+from gpuviz.gui.qt_window_recent import MainWindowRecentMixin
 from gpuviz.gui.samples import list_samples
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView
 from gpuviz.trace.model import Trace
 from gpuviz.trace.progress_estimate import TimeLeft, describe_time_left
 
-RECENT_KEY = "recent_traces"
-RECENT_MAX = 10
 OPEN_FILTER = (
     "Kineto traces (*.json *.json.gz *.gz);;"
     "CUDA allocator snapshots (*.pickle *.pickle.gz);;All files (*)"
@@ -62,7 +62,7 @@ OPEN_FILTER = (
 _Job = tuple[str, Callable[..., Any], str, str]
 
 
-class MainWindow(QMainWindow):
+class MainWindow(MainWindowRecentMixin, MainWindowExportMixin, QMainWindow):
     """The gpuviz main window.
 
     Signals
@@ -455,52 +455,6 @@ class MainWindow(QMainWindow):
         if not has:
             self.stack.setCurrentWidget(self.welcome)
 
-    # -- recent files -------------------------------------------------------------------------
-    def recent_paths(self) -> list[str]:
-        """The recent-files list, newest first."""
-        value = self.settings.value(RECENT_KEY, [])
-        # QSettings (INI) hands back a str for a one-item list, and None for an empty one.
-        if isinstance(value, str):
-            return [value]
-        return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
-
-    def _remember(self, path: str) -> None:
-        p = str(Path(path).resolve())
-        paths = [p, *[q for q in self.recent_paths() if q != p]][:RECENT_MAX]
-        self.settings.setValue(RECENT_KEY, paths)
-        self.settings.sync()
-
-    def _update_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        paths = self.recent_paths()
-        for p in paths:
-            a = self.recent_menu.addAction(menu_safe(p))
-            a.setEnabled(os.path.exists(p))
-            a.triggered.connect(partial(self.open_trace, p))
-        if not paths:
-            self.recent_menu.addAction("(none yet)").setEnabled(False)
-        else:
-            self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear list").triggered.connect(self._on_clear_recent)
-
-    def _on_clear_recent(self) -> None:
-        self.settings.setValue(RECENT_KEY, [])
-
-    # -- the import cache -------------------------------------------------------------------
-    def clear_trace_cache(self) -> int:
-        """Delete the import cache's entries; says how much was freed; returns the bytes.
-
-        Open tabs keep working: their columns stay mapped until they are closed.
-        """
-        from gpuviz.trace.cache import clear_cache
-
-        freed = clear_cache()
-        self.statusBar().showMessage(f"Cleared the trace cache: freed {_size_text(freed)}", 10000)
-        return freed
-
-    def _on_clear_cache(self) -> None:
-        self.clear_trace_cache()
-
     # -- handlers ---------------------------------------------------------------------------
     def _on_open_file(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open traces", "", OPEN_FILTER)
@@ -565,85 +519,6 @@ class MainWindow(QMainWindow):
             "runs on GPUs: timelines per stream, DataParallel splits, memory and kernels.</p>",
         )
 
-    def _save_path(self, caption: str, suggested: str, filters: str) -> str:
-        path, chosen = QFileDialog.getSaveFileName(self, caption, suggested, filters)
-        if path and "." not in Path(path).name:
-            # Add the suffix of the chosen filter, e.g. "(*.json.gz)" -> ".json.gz".
-            path += chosen[chosen.find("*") + 1 : chosen.find(")")] if "*" in chosen else ""
-        return path
-
-    def _run_export(self, what: str, write: Callable[[str], None], path: str) -> None:
-        if not path:
-            return
-        try:
-            write(path)
-        except Exception as exc:
-            self._show_warning("Export failed", f"Could not write {what} to {path}", str(exc))
-            return
-        self._show_status(f"Wrote {path}")
-
-    def export_trace(self, view: QtTraceView, path: str) -> QtTraceWorker:
-        """Write a tab's trace as Chrome JSON (``.json``/``.json.gz``) in a background thread.
-
-        A million-slice trace takes seconds to write, so the GUI thread only starts the worker;
-        the status bar (or a dialog, on failure) says when it is done. Returns the worker.
-        """
-        worker = QtTraceWorker(
-            lambda _progress, _cancelled: qt_export.write_trace(view.trace, path),
-            f"export {path}",
-        )
-        worker.succeeded.connect(lambda _r: self._show_status(f"Wrote {path}"))
-        worker.failed.connect(partial(self._on_export_failed, path))
-        worker.finished.connect(partial(self._on_export_finished, worker))
-        self._export_workers.append(worker)
-        self._show_status(f"Writing {path}…", 0)
-        start_owned(worker)
-        return worker
-
-    def _on_export_failed(self, path: str, message: str) -> None:
-        echo(f"gpuviz: could not write {path}: {message}", file=sys.stderr)
-        if self.modal_errors:
-            self._show_warning("Export failed", f"Could not write the trace to {path}", message)
-
-    def _on_export_finished(self, worker: QtTraceWorker) -> None:
-        if worker in self._export_workers:
-            self._export_workers.remove(worker)
-        worker.wait()
-
-    def _on_export_trace(self) -> None:
-        v = self.current_trace_view()
-        if v is None:
-            return
-        path = self._save_path("Export trace", f"{v.title}.json.gz", qt_export.TRACE_FILTER)
-        if path:
-            self.export_trace(v, path)
-
-    def _on_export_summary(self) -> None:
-        v = self.current_trace_view()
-        if v is None or v.summary is None:
-            return
-        path = self._save_path("Export summary", f"{v.title}-summary.json", qt_export.TABLE_FILTER)
-        self._run_export("the summary", partial(qt_export.write_summary, v.summary), path)
-
-    def _on_export_kernels(self) -> None:
-        v = self.current_trace_view()
-        if v is None:
-            return
-        path = self._save_path(
-            "Export kernel table", f"{v.title}-kernels.csv", qt_export.TABLE_FILTER
-        )
-        self._run_export(
-            "the kernel table", partial(qt_export.write_kernel_table, v.kernel_rows or []), path
-        )
-
-    def _on_export_plot(self) -> None:
-        v = self.current_trace_view()
-        if v is None:
-            return
-        name = v.current_view()
-        path = self._save_path("Export view", f"{v.title}-{name}.png", qt_export.PLOT_FILTER)
-        self._run_export(f"the {name} view", partial(export_view, v, name), path)
-
     # -- Qt overrides -----------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
@@ -667,30 +542,6 @@ class MainWindow(QMainWindow):
         for view in self.trace_views():
             view.stop_workers()
         super().closeEvent(event)
-
-
-def _size_text(n: int) -> str:
-    """``n`` bytes as ``"0 bytes"``, ``"512.0 kB"``, ``"250.1 MB"`` or ``"4.20 GB"``."""
-    if n < 1000:
-        return f"{n} bytes"
-    if n < 10**6:
-        return f"{n / 1e3:.1f} kB"
-    if n < 10**9:
-        return f"{n / 1e6:.1f} MB"
-    return f"{n / 1e9:.2f} GB"
-
-
-def export_view(view: QtTraceView, name: str, path: str) -> None:
-    """Write view ``name`` of a trace tab as PNG/SVG: its plot where it has one, else the widget."""
-    widget = view.view(name)
-    finish = getattr(widget, "finish_build", None)
-    if finish is not None:  # a view built over several turns, just opened: all of it
-        finish()
-    target = widget.export_target() if hasattr(widget, "export_target") else None
-    if target is not None:
-        qt_export.write_plot(target, path)
-    else:
-        qt_export.write_widget(widget, path)
 
 
 def _load_job(path: str, progress: Any, cancelled: Any) -> Any:

@@ -19,7 +19,8 @@ Where a chunk ends is found in one of two ways:
   what is inside strings, and a cumulative sum of the brackets outside them gives the depth.
   This runs on the file's first and last blocks and wherever a guess failed.
 
-Only JSON text is read: nothing in a file is ever evaluated or unpickled.
+Only JSON text is read: nothing in a file is ever evaluated or unpickled. Both ways of
+finding an element's end are :mod:`gpuviz.trace.json_boundaries`'s.
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ import numpy as np
 
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.file_blocks import Unread, is_gzip, open_blocks, read_span
+from gpuviz.trace.json_boundaries import (
+    deep_nesting,
+    guess_split,
+    string_state,
+    structural_brackets,
+    text_reader,
+)
 
 BLOCK_BYTES = 1 << 20
 """Uncompressed bytes handed to the scanner at a time (bounds the reader's own memory).
@@ -50,12 +58,6 @@ MAX_EVENT_BYTES = 256 << 20
 MB; the text of an unfinished one is carried from block to block, so this bounds the memory that
 padding inside one can take)."""
 _WS = b" \t\r\n"
-
-# Byte -> +1 for an opening bracket, -1 for a closing one, 0 otherwise.
-_BRACKET_DELTA = np.zeros(256, dtype=np.int8)
-_BRACKET_DELTA[[ord("{"), ord("[")]] = 1
-_BRACKET_DELTA[[ord("}"), ord("]")]] = -1
-_IS_BRACKET = _BRACKET_DELTA != 0
 
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*$')
 _DECODE_BYTE = re.compile(r"\(byte (\d+)\)")
@@ -209,7 +211,7 @@ class EventChunks:
             if phase == "events":
                 exact = False  # the guess was rejected: find this text's boundaries exactly
                 if skipped is not None:
-                    split = _guess_split(n, skipped.read, whole=False)
+                    split = guess_split(n, skipped.read, whole=False)
                     if split is not None:
                         span = (pending_offset, base + split[0] - pending_offset)
                         self._rejected = False
@@ -245,7 +247,7 @@ class EventChunks:
                 # bracket or string open, so the decode fails and the text is redone exactly).
                 guessed = None
                 if self.guess and not exact:
-                    guessed = _guess_split(len(block), _text_reader(block))
+                    guessed = guess_split(len(block), text_reader(block))
                 if guessed is not None:
                     end, nxt = guessed
                     view = memoryview(block)[:end]
@@ -266,7 +268,7 @@ class EventChunks:
                 if phase == "after":
                     meta.append(rest)
                     meta_at.append(pending_offset)
-                    after = _string_state(rest, after)
+                    after = string_state(rest, after)
                 base += n
                 continue
             if phase == "after":
@@ -275,7 +277,7 @@ class EventChunks:
                 meta.append(b" " if blank else block)
                 meta_at.append(base)
                 if not blank:
-                    after = _string_state(block, after)
+                    after = string_state(block, after)
                 base += n
                 continue
             if phase == "before" and not self._in_string and _blank(block):
@@ -335,7 +337,7 @@ class EventChunks:
                 if phase == "after":
                     meta.append(rest)
                     meta_at.append(pending_offset)
-                    after = _string_state(rest, after)
+                    after = string_state(rest, after)
             base += n
         if lazy_end >= 0:
             pending = read_span(path, pending_offset, lazy_end - pending_offset)
@@ -505,7 +507,7 @@ class EventChunks:
 
     def _structure(self, block: bytes) -> tuple[Any, Any, Any]:
         """Positions of the structural brackets of a block, their +-1, and the depth after each."""
-        brackets, delta, depth_after, self._in_string, self._escape_next = _brackets(
+        brackets, delta, depth_after, self._in_string, self._escape_next = structural_brackets(
             block, self._in_string, self._escape_next, self._depth
         )
         if depth_after.size:
@@ -518,93 +520,9 @@ class EventChunks:
         return brackets, delta, depth_after
 
 
-def _brackets(
-    block: bytes, in_string: int, escape_next: bool, depth: int
-) -> tuple[Any, Any, Any, int, bool]:
-    """The structural brackets of ``block`` (outside strings): positions, +-1, the depth after
-    each; and whether the block ends inside a string, or after an escaping backslash.
-
-    ``in_string``, ``escape_next`` and ``depth`` are the state at the block's start.
-    """
-    arr = np.frombuffer(block, dtype=np.uint8)
-    n = arr.size
-    quotes = np.flatnonzero(arr == 34)
-    slashes = np.flatnonzero(arr == 92)
-    if slashes.size or escape_next:
-        escaped, escape_next = _escaped_positions(slashes, n, escape_next)
-        if escaped.size and quotes.size:
-            quotes = quotes[~np.isin(quotes, escaped, assume_unique=True)]
-    brackets = np.flatnonzero(_IS_BRACKET[arr])
-    if brackets.size:
-        inside = (np.searchsorted(quotes, brackets) + in_string) & 1
-        brackets = brackets[inside == 0]
-    in_string = (in_string + quotes.size) & 1
-    delta = _BRACKET_DELTA[arr[brackets]].astype(np.int64)
-    return brackets, delta, np.cumsum(delta) + depth, in_string, escape_next
-
-
-NESTING_SHOWN = 100
-"""Deeper than this, nesting is absurd for a trace (Kineto's nests a handful of levels): an
-error for JSON nested too deeply points at the first byte past it."""
-
-
-def deep_nesting(text: bytes | bytearray | memoryview, depth: int = 0) -> tuple[int, str]:
-    """Where and how JSON ``text`` is nested too deeply, for the error of a decoder that gave up
-    on it (``RecursionError``): the offset in ``text`` and the words.
-
-    ``depth`` is the file's nesting at ``text[0]``. The offset is that of the first bracket past
-    :data:`NESTING_SHOWN` levels (or of the deepest one, in text that is not that deep).
-    """
-    pos, _, after, _, _ = _brackets(bytes(text), 0, False, depth)
-    deepest = int(after.max()) if after.size else depth
-    past = np.flatnonzero(after > min(NESTING_SHOWN, deepest - 1))
-    at = int(pos[past[0]]) if past.size else 0
-    return at, f"JSON nested too deeply ({deepest:,} levels of brackets)"
-
-
 _HEAD_BYTES = 1 << 16
-# An element boundary as Kineto and most writers format it: `}`, a comma, and an object whose
-# first key is one of an event's. (Inside a JSON string a quote is escaped, so a match is
-# never inside a string of valid JSON; it may still be inside nested args, which the decode
-# of the guessed chunk finds out.)
-_SPLIT = re.compile(rb'\}\s*,\s*(\{)\s*"(?:ph|name|cat|pid|tid|ts|dur|id|args|s|bp)"')
 _SEPARATOR = re.compile(rb"[ \t\r\n]*(,?)[ \t\r\n]*")
 _WS_RUN = re.compile(rb"[ \t\r\n]*")
-
-
-def _guess_split(
-    length: int, read: Callable[[int, int], Any], whole: bool = True
-) -> tuple[int, int] | None:
-    """The last likely element boundary in a text of ``length`` bytes (``read(at, n)``: its
-    ``n`` bytes from ``at``): where the element before it ends (after its ``}``) and where the
-    next one's ``{`` stands. ``whole``: False gives None rather than read the whole text (an
-    unread block: the caller reads it, and looks there).
-
-    The search starts in the last 4 KiB (a dozen events) and widens eightfold until it finds
-    one: every boundary in the window is matched on the way to the last, and a 64 KiB first
-    window was 0.15 ms a 1 MiB block, a tenth of the importer's own time per chunk on a
-    16-core host. A wider window finds the same last boundary: no match can start inside
-    another (each starts at the only ``}`` it holds).
-    """
-    window = 1 << 12
-    while True:
-        at = max(0, length - window)
-        if at == 0 and not whole:
-            return None
-        last = None
-        for m in _SPLIT.finditer(read(at, length - at)):
-            last = m
-        if last is not None:
-            return at + last.start() + 1, at + last.start(1)
-        if at == 0:
-            return None
-        window *= 8
-
-
-def _text_reader(text: bytes) -> Callable[[int, int], memoryview]:
-    """``read(at, n)`` over ``text`` for :func:`_guess_split`, without copies."""
-    view = memoryview(text)
-    return lambda at, n: view[at : at + n]
 
 
 def _always(m: re.Match[bytes] | None) -> re.Match[bytes]:
@@ -624,32 +542,9 @@ def _head_first(blocks: Iterable[bytes | Unread]) -> Iterator[bytes | Unread]:
         yield block
 
 
-def _escaped_positions(slashes: Any, n: int, escape_first: bool) -> tuple[Any, bool]:
-    """Positions escaped by a backslash run of odd length; and whether the next block's first is."""
-    if escape_first:
-        # An odd run at the end of the last block counts as one backslash just before this one.
-        slashes = np.concatenate([[-1], slashes])
-    if not slashes.size:
-        return slashes, False
-    breaks = np.flatnonzero(np.diff(slashes) != 1) + 1
-    starts = np.concatenate([[0], breaks])
-    ends = np.concatenate([breaks, [slashes.size]])
-    lengths = ends - starts
-    after = slashes[ends - 1] + 1
-    odd = after[(lengths & 1) == 1]
-    carry = bool(odd.size and odd[-1] == n)
-    return odd[odd < n], carry
-
-
 def _blank(block: bytes) -> bool:
     """Whether ``block`` is all JSON whitespace (bytes.isspace also takes \\v and \\f)."""
     return block.isspace() and b"\x0b" not in block and b"\x0c" not in block
-
-
-def _string_state(text: bytes, state: tuple[int, bool]) -> tuple[int, bool]:
-    """``(inside a string, next byte escaped)`` after ``text``, from the state before it."""
-    _, _, _, in_string, escape_next = _brackets(text, state[0], state[1], 0)
-    return in_string, escape_next
 
 
 def _snippet(b: bytes) -> str:

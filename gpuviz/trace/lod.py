@@ -21,8 +21,12 @@ and level at a time, tens of ms each) so a worker thread can run it without hold
 GUI, and a row whose pyramid is not built yet is reported in :attr:`Frame.pending_rows`
 instead of being drawn slowly.
 
-Interface (the GUI relies on it; keep it stable; the layout and level names are re-exported
-here from the two modules above)
+The colour keys are :mod:`gpuviz.trace.lod_colours`'s, the pixel-level joins and
+:func:`raster_rows` :mod:`gpuviz.trace.lod_pixels`'s, and a rank's summary lane
+(:class:`RankSource`) :mod:`gpuviz.trace.lod_ranks`'s.
+
+Interface (the GUI relies on it; keep it stable; the layout, level, colour, pixel and rank-lane
+names are re-exported here from the modules above)
 ------------------------------------------------------------------------------------------------
 ``build_layout(trace, folded_groups=(), folded_tracks=()) -> Layout``
     Rows top to bottom (``Layout.sources[row]`` names what a row draws; ``row_of``/``rows_of``
@@ -49,14 +53,13 @@ reason); a zoom to another level queries the pyramid again.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.trace.density import BusyProfile, column_edges
+from gpuviz.trace.density import column_edges
 from gpuviz.trace.lanes import (
     RANK_SOURCE,
     Group,
@@ -67,278 +70,29 @@ from gpuviz.trace.lanes import (
     id_text,
     track_depths,
 )
+from gpuviz.trace.lod_colours import (
+    CPU_KEY0,
+    KERNEL_KEY0,
+    N_COLOUR_KEYS,
+    N_CPU_SHADES,
+    N_KERNEL_HUES,
+    ColourKeys,
+    name_hues,
+)
 from gpuviz.trace.lod_levels import MIN_VIS_BUCKETS, Level, RowSource, coarsen, level_for
+from gpuviz.trace.lod_pixels import RUN_GAP_PX, merge_runs, one_per_pixel, raster_rows
+from gpuviz.trace.lod_ranks import RankSource
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
+_CPU_OP = int(Kind.CPU_OP)
 
 SYNC_BUILD_MAX = 50_000
 """Rows with at most this many slices get their pyramid built on first use, on any thread."""
 
 ROW_HEIGHT = 0.84
 """Height of a slice rectangle in row units (the rest is the gap between rows)."""
-
-# Colour keys: kinds get one key each; kernels and cpu ops get a per-name hue.
-N_KERNEL_HUES = 24
-N_CPU_SHADES = 6
-KERNEL_KEY0 = 16
-CPU_KEY0 = KERNEL_KEY0 + N_KERNEL_HUES
-N_COLOUR_KEYS = CPU_KEY0 + N_CPU_SHADES
-
-
-# --------------------------------------------------------------------------------------------
-# Colours
-
-
-def name_hues(names: Sequence[str], n: int) -> npt.NDArray[np.int16]:
-    """A stable hue bucket in ``[0, n)`` for each name (crc32: the same in every run)."""
-    try:  # map at C speed (a generator costs 3x: this runs on the GUI thread's first paint)
-        crc = np.fromiter(map(zlib.crc32, map(str.encode, names)), np.int64, len(names))
-    except UnicodeEncodeError:  # a lone surrogate (JSON may escape one): replaced, as before
-        crc = np.fromiter(
-            (zlib.crc32(s.encode("utf-8", "replace")) for s in names), np.int64, len(names)
-        )
-    return (crc % n).astype(np.int16)
-
-
-# Plain ints: comparing arrays with IntEnum members goes through slow enum attribute lookups.
-_KERNEL, _CPU_OP, _PYTHON_FUNCTION = int(Kind.KERNEL), int(Kind.CPU_OP), int(Kind.PYTHON_FUNCTION)
-
-
-class ColourKeys:
-    """Colour keys of slices: one per :class:`Kind`, a per-name hue for kernels and cpu ops.
-
-    Keys ``0..15`` are ``Kind`` values; ``KERNEL_KEY0 + hue`` for kernels;
-    ``CPU_KEY0 + shade`` for cpu ops and python functions. The GUI maps keys to colours.
-    """
-
-    TABLE_NOW_MAX = 300_000
-    """Traces up to this many slices get the per-slice key table on first use, on any thread;
-    bigger ones when :meth:`prepare` runs (the LOD worker calls it)."""
-
-    def __init__(self, trace: Trace) -> None:
-        self._trace = trace
-        self._hue: npt.NDArray[np.int16] | None = None
-        self._table: npt.NDArray[np.int16] | None = None
-
-    def prepare(self) -> None:
-        """Compute every slice's key once (about 20 ms per million slices)."""
-        if self._table is None:
-            n = len(self._trace.slices)
-            table = np.empty(n, dtype=np.int16)
-            step = 1 << 20
-            for i in range(0, n, step):  # in steps: a worker thread stays interruptible
-                table[i : i + step] = self._compute(np.arange(i, min(i + step, n)))
-            self._table = table
-
-    def _hues(self) -> npt.NDArray[np.int16]:
-        if self._hue is None or len(self._hue) < len(self._trace.symbols):
-            self._hue = name_hues(self._trace.symbols.strings, N_KERNEL_HUES * N_CPU_SHADES)
-        return self._hue
-
-    def of(self, rows: npt.ArrayLike) -> npt.NDArray[np.int16]:
-        """Colour keys of slice rows."""
-        rows = np.asarray(rows, dtype=np.int64)
-        if self._table is None and len(self._trace.slices) <= self.TABLE_NOW_MAX:
-            self.prepare()
-        if self._table is not None:
-            return self._table[rows]
-        return self._compute(rows)
-
-    def _compute(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int16]:
-        s = self._trace.slices
-        kind = s.kind[rows].astype(np.int16)
-        out = kind.copy()
-        kern = kind == _KERNEL
-        cpu = (kind == _CPU_OP) | (kind == _PYTHON_FUNCTION)
-        if kern.any() or cpu.any():
-            hue = self._hues()[s.name[rows]]
-            out[kern] = KERNEL_KEY0 + hue[kern] % N_KERNEL_HUES
-            out[cpu] = CPU_KEY0 + hue[cpu] % N_CPU_SHADES
-        return out
-
-
-# --------------------------------------------------------------------------------------------
-# A rank's summary lane
-
-
-class RankSource(RowSource):
-    """The slices a rank's summary lane stands for, and their busy density.
-
-    The lane shows, per pixel, how much of the time the rank's GPUs were busy and how much of
-    that was compute (kernels that are not communication). Its slices are the rank's kernels,
-    copies and sets on every GPU; a rank without GPU work (a CPU-only gloo job) shows its CPU
-    threads' ops instead, with its gloo ranges as the communication. Building it merges the
-    slices into two :class:`~gpuviz.trace.density.BusyProfile` s; after that a frame costs two
-    binary searches per pixel, however many slices there are.
-
-    Parameters
-    ----------
-    rows : int64 array
-        Slice rows, sorted by start.
-    trace : Trace
-    comm : bool array, optional
-        Per slice row of ``rows``: communication (NCCL kernels, gloo ranges).
-    """
-
-    def __init__(self, rows: I64, trace: Trace, comm: npt.NDArray[np.bool_] | None = None) -> None:
-        super().__init__(rows, trace)
-        self._comm = comm
-        self.busy: BusyProfile | None = None
-        self.compute: BusyProfile | None = None
-
-    def build_steps(self) -> Iterator[int]:
-        """Merge the slices into the busy and compute profiles (one step each)."""
-        s = self._trace.slices
-        start = s.start_ns[self.rows]
-        end = start + s.dur_ns[self.rows]
-        raw = Level.raw(start, end, self.rows)  # for hit testing (the lane's hover)
-        yield self.n
-        busy = BusyProfile(start, end)
-        yield self.n
-        comm = self._comm
-        compute = busy if comm is None or not comm.any() else BusyProfile(start[~comm], end[~comm])
-        self.busy, self.compute = busy, compute
-        self.levels = [raw]  # published last: a reader sees the profiles once this is set
-
-    def shares(self, t0_ns: float, t1_ns: float, width_px: int) -> tuple[F64, F64]:
-        """Busy and compute shares of each pixel column of ``[t0_ns, t1_ns)``."""
-        return self.shares_at(column_edges(t0_ns, t1_ns, width_px))
-
-    def shares_at(self, edges: F64) -> tuple[F64, F64]:
-        """Busy and compute shares of the columns between consecutive ``edges`` (float ns)."""
-        if self.levels is None:
-            self.build()
-        assert self.busy is not None and self.compute is not None
-        busy = self.busy.shares_at(edges)
-        if self.compute is self.busy:
-            return busy, busy
-        return busy, np.minimum(self.compute.shares_at(edges), busy)
-
-
-# --------------------------------------------------------------------------------------------
-# Frames
-
-RUN_GAP_PX = 0.5
-"""Rectangles of one colour on one row closer than this (pixels) are drawn as one."""
-
-
-def _one_per_pixel(
-    start: I64, end: I64, row: I64, dur: I64, t0_ns: int, px_ns: float
-) -> tuple[I64, I64, I64]:
-    """Join entries (sorted by start) that begin in the same pixel column.
-
-    Buckets are half a pixel to a pixel wide, so up to two entries share a column; the one
-    drawn spans both and shows the longer slice (Perfetto: per pixel, the longest slice).
-    """
-    col = np.floor((start - t0_ns) / px_ns).astype(np.int64)
-    new = np.empty(len(col), dtype=bool)
-    new[0] = True
-    np.not_equal(col[1:], col[:-1], out=new[1:])
-    if new.all():
-        return start, end, row
-    first = np.flatnonzero(new)
-    gid = np.cumsum(new) - 1
-    dmax = np.maximum.reduceat(dur, first)
-    cand = np.flatnonzero(dur == dmax[gid])
-    cg = gid[cand]
-    win = cand[np.concatenate(([True], cg[1:] != cg[:-1]))]
-    return start[first], np.maximum.reduceat(end, first), row[win]
-
-
-def _merge_runs(
-    x_px: F64, w_px: F64, y: F64, key: npt.NDArray[np.int16], width_px: int
-) -> tuple[F64, F64, F64, npt.NDArray[np.int16]]:
-    """Sort rectangles by (colour, row, x) and join same-colour neighbours on a row.
-
-    The input is sorted by (row, x), so a stable sort on the colour alone (a radix sort of
-    int16) gives that order. Drawing costs per rectangle; runs of one colour (launches, one
-    hot kernel) become one. Coordinates are pixels from the view's left edge, so offsets stay
-    exact in float64.
-    """
-    order = np.argsort(key, kind="stable")
-    x, e, yy, k = x_px[order], (x_px + w_px)[order], y[order], key[order]
-    n = len(x)
-    if n < 2:
-        return x, e - x, yy, k
-    change = (k[1:] != k[:-1]) | (yy[1:] != yy[:-1])
-    gid = np.concatenate(([0], np.cumsum(change)))
-    # Shift each (colour, row) group past the previous one so one running maximum serves all.
-    span = 8.0 * (width_px + 64) + float(max(-x.min(), 0.0) + max(e.max(), 0.0))
-    off = gid * span
-    reach = np.maximum.accumulate(e + off)
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    new[1:] = (x[1:] + off[1:] > reach[:-1] + RUN_GAP_PX) | change
-    first = np.flatnonzero(new)
-    last = np.concatenate((first[1:], [n])) - 1
-    end = reach[last] - off[first]
-    return x[first], end - x[first], yy[first], k[first]
-
-
-def raster_rows(
-    x0_px: npt.ArrayLike,
-    x1_px: npt.ArrayLike,
-    row: npt.ArrayLike,
-    value: npt.ArrayLike,
-    n_rows: int,
-    width_px: int,
-) -> npt.NDArray[np.uint32]:
-    """Paint horizontal spans into a ``(n_rows, width_px)`` grid of pixel values.
-
-    The timeline draws a frame's rectangles this way instead of one ``drawRects`` entry per
-    rectangle: a rectangle one or two pixels wide and a row tall costs a fill call per scan
-    line in Qt's raster engine (about 0.5 µs each, measured here: 10 ms for 18k), while this
-    costs about a nanosecond per covered cell, and the scan lines of a row are then copied
-    whole. Spans are rounded to whole pixels the way a non-antialiased fill rounds them (a
-    pixel is covered when its centre is) and are at least one pixel wide; where spans
-    overlap, the later one (in the order given) wins, as it would when drawn in that order.
-
-    Parameters
-    ----------
-    x0_px, x1_px : float arrays
-        Left and right edges in pixels from the grid's left edge.
-    row : int array
-        Grid row of each span (spans on rows outside ``[0, n_rows)`` are skipped).
-    value : uint32 array
-        Each span's pixel value (e.g. a premultiplied ARGB colour); 0 is left for "empty".
-    n_rows, width_px : int
-        The grid's size.
-
-    Returns
-    -------
-    uint32 array (n_rows, width_px)
-    """
-    n_rows, width_px = max(int(n_rows), 0), max(int(width_px), 1)
-    x0 = np.asarray(x0_px, dtype=np.float64)
-    x1 = np.asarray(x1_px, dtype=np.float64)
-    if len(x0) == 0 or n_rows == 0:
-        return np.zeros((n_rows, width_px), dtype=np.uint32)
-    # Clip before converting: far-off coordinates must not overflow.
-    # Pixel i is covered when its centre i + 0.5 is in [x0, x1): i in [ceil(x0 - ½), ceil(x1 - ½)).
-    a = np.ceil(np.clip(x0, -1.0, width_px + 1.0) - 0.5).astype(np.int64)
-    b = np.maximum(np.ceil(np.clip(x1, -1.0, width_px + 1.0) - 0.5).astype(np.int64), a + 1)
-    np.clip(a, 0, width_px, out=a)
-    np.clip(b, 0, width_px, out=b)
-    r = np.asarray(row, dtype=np.int64)
-    ok = (b > a) & (r >= 0) & (r < n_rows)
-    a, b, r = a[ok], b[ok], r[ok]
-    val = np.asarray(value, dtype=np.uint32)[ok]
-    n = len(a)
-    if n == 0:
-        return np.zeros((n_rows, width_px), dtype=np.uint32)
-    length = b - a
-    total = int(length.sum())
-    # The cells of every span, concatenated: run k covers base[k] .. base[k] + length[k] - 1.
-    base = r * width_px + a
-    before = np.cumsum(length) - length
-    cells = np.repeat(base - before, length) + np.arange(total, dtype=np.int64)
-    # Last span wins, explicitly (plain fancy assignment does not promise an order).
-    winner = np.full(n_rows * width_px, -1, dtype=np.int64)
-    np.maximum.at(winner, cells, np.repeat(np.arange(n, dtype=np.int64), length))
-    # Index -1 (no span) picks the 0 appended at the end.
-    return np.append(val, np.uint32(0))[winner].reshape(n_rows, width_px)
 
 
 @dataclass
@@ -664,7 +418,7 @@ class TimelineLod:
                 vis = (ee > c0) & (es < c1)
                 es, ee, er = es[vis], ee[vis], lv.ent_row[vis]
                 if len(es) > 1:
-                    es, ee, er = _one_per_pixel(es, ee, er, lv.ent_dur[vis], t0_ns, px_ns)
+                    es, ee, er = one_per_pixel(es, ee, er, lv.ent_dur[vis], t0_ns, px_ns)
                 x0 = np.maximum(es, c0)
                 xs.append(x0)
                 ws.append(np.maximum(np.minimum(ee, c1) - x0, px_ns))
@@ -681,7 +435,7 @@ class TimelineLod:
         rects: dict[int, F64] = {}
         count = 0
         if xs:
-            xp, wp, y, k = _merge_runs(
+            xp, wp, y, k = merge_runs(
                 (np.concatenate(xs) - t0_ns) / px_ns,
                 np.concatenate(ws) / px_ns,
                 np.concatenate(ys),
@@ -778,8 +532,14 @@ def visible_slices(trace: Trace, rows: npt.ArrayLike, t0_ns: int, t1_ns: int) ->
 
 
 __all__ = [
+    "CPU_KEY0",
+    "KERNEL_KEY0",
     "MIN_VIS_BUCKETS",
+    "N_COLOUR_KEYS",
+    "N_CPU_SHADES",
+    "N_KERNEL_HUES",
     "ROW_HEIGHT",
+    "RUN_GAP_PX",
     "ColourKeys",
     "Frame",
     "Group",
@@ -794,6 +554,7 @@ __all__ = [
     "coarsen",
     "id_text",
     "level_for",
+    "name_hues",
     "raster_rows",
     "track_depths",
 ]

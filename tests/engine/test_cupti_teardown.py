@@ -222,12 +222,13 @@ def test_the_scripts_own_profiler_and_gpuvizs_window_stop_completed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("torch")
+    from gpuviz.engine.script import profiler_hooks
     from gpuviz.engine.script import session as session_module
     from gpuviz.engine.script.options import OutPlan, ProfileOptions
     from gpuviz.engine.script.target import resolve_target
 
     stacks: list[list[tuple[str, int | None]]] = []
-    monkeypatch.setattr(session_module, "teardown_completed", lambda: _recorded(stacks))
+    monkeypatch.setattr(profiler_hooks, "teardown_completed", lambda: _recorded(stacks))
     script = tmp_path / "own.py"
     script.write_text(
         textwrap.dedent(
@@ -261,6 +262,7 @@ def test_a_stop_between_windows_keeps_cupti_and_the_last_one_tears_down(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("torch")
+    from gpuviz.engine.script import profiler_hooks
     from gpuviz.engine.script import session as session_module
     from gpuviz.engine.script.options import OutPlan, ProfileOptions
     from gpuviz.engine.script.target import resolve_target
@@ -281,7 +283,7 @@ def test_a_stop_between_windows_keeps_cupti_and_the_last_one_tears_down(
             yield
 
     monkeypatch.delenv(TEARDOWN_ENV, raising=False)  # the session asks for the teardown
-    monkeypatch.setattr(session_module, "teardown_completed", completed)
+    monkeypatch.setattr(profiler_hooks, "teardown_completed", completed)
     monkeypatch.setattr(session_module, "teardown_skipped", skipped)
     script = tmp_path / "train.py"
     script.write_text(

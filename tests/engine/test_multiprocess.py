@@ -29,9 +29,9 @@ from gpuviz.engine.events import (
 )
 from gpuviz.engine.multiprocess import (
     NVLINK_MULTICAST_OFF,
-    _main_frames,
     rank_env,
 )
+from gpuviz.engine.multiprocess_faults import main_frames
 from gpuviz.engine.runner import Runner, RunRequest
 
 
@@ -205,7 +205,7 @@ def test_main_thread_frames_from_a_faulthandler_dump(tmp_path: Path) -> None:
         faulthandler.dump_traceback(file=f, all_threads=True)
         stop.set()
         t.join()
-    frames = _main_frames(path)
+    frames = main_frames(path)
     assert frames and "test_main_thread_frames_from_a_faulthandler_dump" in "\n".join(frames)
     assert not any(" in other" in fr for fr in frames)  # the other thread's frames are left out
 

@@ -15,17 +15,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QPoint, Qt
 
 from gpuviz.gui.qt_load_worker import analyze
-from gpuviz.gui.views.breakdown_model import (
+from gpuviz.gui.views.ops.breakdown_model import (
     NO_STACKS,
     compute_breakdowns,
     kernel_context,
     kernel_details,
     row_kernels,
 )
-from gpuviz.gui.views.qt_breakdown_table import ROW_ROLE
-from gpuviz.gui.views.qt_modules import QtModulesView
-from gpuviz.gui.views.qt_operators import TOP_BARS, QtOperatorsView
-from gpuviz.gui.views.qt_source import QtSourceView
+from gpuviz.gui.views.ops.qt_breakdown_table import ROW_ROLE
+from gpuviz.gui.views.ops.qt_modules import QtModulesView
+from gpuviz.gui.views.ops.qt_operators import TOP_BARS, QtOperatorsView
+from gpuviz.gui.views.ops.qt_source import QtSourceView
 from gpuviz.gui.views.qt_trace_view import QtTraceView
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Kind
@@ -189,7 +189,7 @@ def test_module_tree_of_tinylm(qtbot, breakdowns_of):
     outside = [last.child(j).text(0) for j in range(last.childCount())]
     assert any(k.startswith("Optimizer.step") for k in outside)
     # The optimizer's time is "Other", not "Forward" (issue 47, item 12); each row adds up.
-    from gpuviz.gui.views.qt_modules import HEADERS
+    from gpuviz.gui.views.ops.qt_modules import HEADERS
 
     col_f, col_o = HEADERS.index("Forward (µs)"), HEADERS.index("Other (µs)")
     opt = next(
@@ -225,8 +225,8 @@ def test_module_flops_and_mfu_columns_are_the_clis(qtbot, data_dir, capsys):
     from gpuviz.analysis.hardware import hardware
     from gpuviz.analysis.module_flops import annotate_modules
     from gpuviz.cli import main
-    from gpuviz.gui.views.qt_breakdown_table import format_flops
-    from gpuviz.gui.views.qt_modules import HEADERS
+    from gpuviz.gui.views.ops.qt_breakdown_table import format_flops
+    from gpuviz.gui.views.ops.qt_modules import HEADERS
 
     path = data_dir / TINYLM  # recorded with shapes: GEMMs and attention counted
     trace = load_trace(str(path))
@@ -294,7 +294,7 @@ def _click_header(qtbot, tree, col):
 
 def test_sorting_modules_by_a_numeric_column(qtbot, data_dir):
     from gpuviz.analysis.hardware import hardware
-    from gpuviz.gui.views.qt_modules import HEADERS
+    from gpuviz.gui.views.ops.qt_modules import HEADERS
 
     bd = compute_breakdowns(load_trace(str(data_dir / TINYLM)))
     view = QtModulesView(bd)
@@ -413,7 +413,7 @@ def test_the_apps_modules_view_has_the_advisors_figures_and_follows_the_peaks(
     qtbot, tinylm_analyses
 ):
     from gpuviz.analysis.peaks import PeakOverride
-    from gpuviz.gui.views.qt_modules import HEADERS
+    from gpuviz.gui.views.ops.qt_modules import HEADERS
 
     tv = _trace_view(qtbot, tinylm_analyses, "modules")
     view = tv.modules_view
@@ -567,7 +567,7 @@ def test_source_view_of_a_missing_file_says_so(qtbot, tmp_path):
 def test_a_package_path_is_found_on_sys_path(monkeypatch, tmp_path):
     # Kineto writes an installed module's path relative to its sys.path entry
     # ("transformers/activations.py"): the same package installed here is found there.
-    from gpuviz.gui.views.breakdown_model import find_source
+    from gpuviz.gui.views.ops.breakdown_model import find_source
 
     site = tmp_path / "site-packages"
     (site / "somepkg").mkdir(parents=True)

@@ -47,8 +47,8 @@ from PySide6.QtWidgets import (
 from gpuviz.display import menu_safe, terminal_safe, title_safe
 from gpuviz.gui.qt_load_worker import trace_title
 from gpuviz.gui.qt_main_window import MainWindow
-from gpuviz.gui.views.qt_kernels import NAME_ROLE
 from gpuviz.gui.views.qt_trace_view import VIEWS
+from gpuviz.gui.views.trace.qt_kernels import NAME_ROLE
 from gpuviz.trace.model import Kind
 
 LOAD_TIMEOUT_MS = 60_000

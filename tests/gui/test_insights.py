@@ -16,8 +16,8 @@ from PySide6.QtCore import QSettings
 from gpuviz.analysis.advisor import advise
 from gpuviz.analysis.advisor.locate import evidence_rows, evidence_span
 from gpuviz.gui.qt_main_window import MainWindow
-from gpuviz.gui.views.insights_model import gpu_choices, step_bars
-from gpuviz.gui.views.qt_insights import QtInsightsView
+from gpuviz.gui.views.insights.insights_model import gpu_choices, step_bars
+from gpuviz.gui.views.insights.qt_insights import QtInsightsView
 from gpuviz.trace.kineto import load_trace
 
 DATA = Path(__file__).parent.parent / "data"

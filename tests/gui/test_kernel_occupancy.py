@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from gpuviz.analysis.kernels import kernel_table, known_occupancy
 from gpuviz.gui.timeline.details import describe_slice
-from gpuviz.gui.views.qt_kernels import COLUMNS, QtKernelsView, kernel_rows
+from gpuviz.gui.views.trace.qt_kernels import COLUMNS, QtKernelsView, kernel_rows
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Kind
 

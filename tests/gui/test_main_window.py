@@ -17,7 +17,8 @@ from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QThread, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLabel, QMessageBox
 
-from gpuviz.gui.qt_main_window import MainWindow, export_view
+from gpuviz.gui.qt_main_window import MainWindow
+from gpuviz.gui.qt_window_exports import export_view
 from gpuviz.gui.views.qt_trace_view import VIEWS
 
 SHARED = [

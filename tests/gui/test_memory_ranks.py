@@ -159,7 +159,7 @@ def test_a_trace_folder_keeps_its_trace_and_its_snapshots(
 
 
 def test_lanes_are_built_as_they_scroll_into_view(qtbot, tmp_path: Path, rank_snapshots: Path):
-    from gpuviz.gui.views.qt_memory_ranks import QtMemoryRanksView
+    from gpuviz.gui.views.memory.qt_memory_ranks import QtMemoryRanksView
 
     folder = tmp_path / "eight"
     folder.mkdir()

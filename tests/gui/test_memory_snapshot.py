@@ -18,9 +18,9 @@ from PySide6.QtCore import QSettings
 from gpuviz.analysis.allocator_timeline import build_timelines
 from gpuviz.gui.qt_load_worker import load_and_analyze
 from gpuviz.gui.qt_main_window import MainWindow
-from gpuviz.gui.views.qt_memory import QtMemoryView
-from gpuviz.gui.views.qt_memory_snapshot import QtMemorySnapshotView
-from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS
+from gpuviz.gui.views.memory.qt_memory import QtMemoryView
+from gpuviz.gui.views.memory.qt_memory_snapshot import QtMemorySnapshotView
+from gpuviz.gui.views.memory.qt_memory_timeline import NS_PER_MS
 from gpuviz.trace.allocator_snapshot import load_snapshot, snapshot_from_data
 from gpuviz.trace.synthetic_snapshot import make_snapshot
 

@@ -1,4 +1,4 @@
-"""The Ranks view (gpuviz.gui.views.qt_ranks) and its jumps to the Timeline.
+"""The Ranks view (gpuviz.gui.views.ranks.qt_ranks) and its jumps to the Timeline.
 
 On a generated 64-rank folder (a planted straggler, ranks whose files begin late, so their
 collectives are misaligned), on the real ``ddp_4rank_h200`` sample, on a gloo CPU recording
@@ -21,9 +21,9 @@ from rank_folders import LATE, STRAGGLER
 
 from gpuviz.analysis.ranks import MEASURES
 from gpuviz.gui.qt_load_worker import analyze
-from gpuviz.gui.views.qt_ranks import QtRanksView
 from gpuviz.gui.views.qt_trace_view import QtTraceView
-from gpuviz.gui.views.rank_figures import MEASURE_LABELS
+from gpuviz.gui.views.ranks.qt_ranks import QtRanksView
+from gpuviz.gui.views.ranks.rank_figures import MEASURE_LABELS
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Kind
 

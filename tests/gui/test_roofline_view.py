@@ -15,8 +15,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from gpuviz.analysis.advisor import advise
 from gpuviz.analysis.hardware import hardware
 from gpuviz.gui.qt_load_worker import analyze
-from gpuviz.gui.views.qt_insights import QtInsightsView
-from gpuviz.gui.views.qt_roofline import QtRooflineView
+from gpuviz.gui.views.insights.qt_insights import QtInsightsView
+from gpuviz.gui.views.ops.qt_roofline import QtRooflineView
 from gpuviz.gui.views.qt_trace_view import QtTraceView
 from gpuviz.trace.kineto import load_trace
 

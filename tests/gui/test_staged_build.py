@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QApplication
 
 from gpuviz.analysis.advisor import advise
 from gpuviz.gui.qt_load_worker import analyze
-from gpuviz.gui.qt_main_window import export_view
-from gpuviz.gui.views.qt_insights import QtInsightsView
-from gpuviz.gui.views.qt_ranks import QtRanksView
+from gpuviz.gui.qt_window_exports import export_view
+from gpuviz.gui.views.insights.qt_insights import QtInsightsView
 from gpuviz.gui.views.qt_staged import StagedBuild
 from gpuviz.gui.views.qt_trace_view import QtTraceView
+from gpuviz.gui.views.ranks.qt_ranks import QtRanksView
 from gpuviz.trace.kineto import load_trace
 
 DATA = Path(__file__).parent.parent / "data"

@@ -13,7 +13,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QSettings
 
-from gpuviz.gui.qt_main_window import MainWindow, _size_text
+from gpuviz.gui.qt_main_window import MainWindow
+from gpuviz.gui.qt_window_recent import _size_text
 from gpuviz.trace.cache import from_cache
 
 LOAD_TIMEOUT_MS = 60_000

@@ -16,11 +16,11 @@ from PySide6.QtCore import Qt
 
 from gpuviz.analysis.split_plan import plan_split
 from gpuviz.gui.qt_load_worker import analyze
-from gpuviz.gui.views.qt_kernels import NAME_ROLE, QtKernelsView, kernel_rows
-from gpuviz.gui.views.qt_memory import QtMemoryView
-from gpuviz.gui.views.qt_splits import QtSplitsView
-from gpuviz.gui.views.qt_summary import QtSummaryView
+from gpuviz.gui.views.memory.qt_memory import QtMemoryView
 from gpuviz.gui.views.qt_trace_view import VIEWS, QtTraceView, trace_end_ns
+from gpuviz.gui.views.ranks.qt_splits import QtSplitsView
+from gpuviz.gui.views.trace.qt_kernels import NAME_ROLE, QtKernelsView, kernel_rows
+from gpuviz.gui.views.trace.qt_summary import QtSummaryView
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.model import Kind
 
@@ -264,7 +264,7 @@ def test_clicking_a_kernel_on_the_timeline_selects_its_row_in_the_kernels_view(
 
 
 def test_placeholder_timeline_signals_carry_64_bit_times(qtbot, analyses_of):
-    from gpuviz.gui.views.qt_timeline_slot import QtTimelinePlaceholder
+    from gpuviz.gui.views.trace.qt_timeline_slot import QtTimelinePlaceholder
 
     w = QtTimelinePlaceholder(analyses_of("worker_thread.json.gz").trace, "test")
     qtbot.addWidget(w)

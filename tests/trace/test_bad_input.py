@@ -250,6 +250,7 @@ def test_json_nested_too_deeply_is_one_error_with_its_byte(
     how: str,
 ) -> None:
     from gpuviz.trace import jsonscan
+    from gpuviz.trace.json_boundaries import NESTING_SHOWN
 
     text = _deep_cases()[case]
     if how == "gzip":
@@ -263,7 +264,7 @@ def test_json_nested_too_deeply_is_one_error_with_its_byte(
         monkeypatch.setenv("GPUVIZ_IMPORT_WORKER_MIN_BYTES", "0")
         monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "2")
     err = raises(path, what="nested too deeply")
-    assert err.where == f"byte {_first_byte_past(text, jsonscan.NESTING_SHOWN)}"
+    assert err.where == f"byte {_first_byte_past(text, NESTING_SHOWN)}"
     assert "Traceback" not in capfd.readouterr().err  # nor from the children
 
 

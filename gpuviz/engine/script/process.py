@@ -43,6 +43,7 @@ from gpuviz.engine.events import (
     TraceReady,
     decode_event,
 )
+from gpuviz.engine.exit_status import signal_name
 from gpuviz.engine.script.options import ProfileOptions, profile_argv
 
 CANCEL_GRACE_S = 30.0
@@ -229,16 +230,9 @@ class ScriptProcess:
             if self._cancel.is_set():
                 yield Cancelled(trace)
             elif code < 0:
-                yield Failed(f"the script's process died of {_signal_name(-code)}", tail, trace)
+                yield Failed(f"the script's process died of {signal_name(-code)}", tail, trace)
             else:
                 yield Failed(f"the script's process exited with status {code}", tail, trace)
-
-
-def _signal_name(num: int) -> str:
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"signal {num}"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,10 @@ status. Along the way:
   exception, with the traceback) or ``Cancelled`` (Ctrl-C, SIGTERM).
 
 gpuviz's own lines go to stderr, prefixed ``gpuviz:``; the script's output is untouched.
+
+The parts kept apart: the no-step recording (:mod:`gpuviz.engine.script.no_step`) and the
+profiler's start and stop hooks, with a profiler of the script's own
+(:mod:`gpuviz.engine.script.profiler_hooks`).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gpuviz.engine.cupti import teardown_completed, teardown_skipped
+from gpuviz.engine.cupti import teardown_skipped
 from gpuviz.engine.events import (
     Cancelled,
     Event,
@@ -60,16 +64,17 @@ from gpuviz.engine.events import (
 )
 from gpuviz.engine.script import forking
 from gpuviz.engine.script.memory import SessionMemory
+from gpuviz.engine.script.no_step import NoStepRecordingMixin
 from gpuviz.engine.script.options import OutPlan, ProfileOptions, RankInfo, parse_step_fn
+from gpuviz.engine.script.profiler_hooks import ProfilerHooksMixin
 from gpuviz.engine.script.report import build_result, print_report, say
 from gpuviz.engine.script.schedule import Phase
-from gpuviz.engine.script.signals import SessionSignals, Terminated
+from gpuviz.engine.script.signals import SessionSignals, StopRequested, Terminated
 from gpuviz.engine.script.step_timer import StepTimer, TimedStep
 from gpuviz.engine.script.steps import StepSources
 from gpuviz.engine.script.target import (
     STEP_DECORATOR,
     Target,
-    caller_outside_torch,
     compile_main,
     exit_code_of,
     print_exception,
@@ -80,21 +85,9 @@ from gpuviz.engine.script.writing import EventSink, TraceFiles, open_sink
 
 EXIT_CANCELLED = 130
 EXIT_TERMINATED = 143
-NO_STEP_RANGE = "gpuviz/no-step range"
-SETUP_GRACE_S = 60.0
-"""On a CUDA machine, the most the no-step countdown waits for the script's first CUDA call."""
-_POLL_S = 0.25
-"""The ``record_function`` around a recording that found no step."""
 
 
-class StopRequested(BaseException):
-    """``--stop``: the last window is written; end the script (status 0).
-
-    A ``BaseException``, like ``SystemExit``: ``except Exception`` in the script lets it by.
-    """
-
-
-class ScriptSession:
+class ScriptSession(NoStepRecordingMixin, ProfilerHooksMixin):
     """Runs one script under the profiler (see the module docstring).
 
     Parameters
@@ -333,35 +326,6 @@ class ScriptSession:
         finally:
             self._own_depth -= 1
 
-    def _patch_profiler_start(self) -> None:
-        # Every torch profiler (torch.profiler.profile, the autograd profiler, Lightning's,
-        # the HF Trainer's) prepares its Kineto session here.
-        cls = self._torch.autograd.profiler.profile
-        session = self
-        original = cls.__dict__.get("_prepare_trace")
-        if original is not None:
-
-            def _prepare_trace(prof: Any, *args: Any, **kwargs: Any) -> Any:
-                if session._own_depth == 0 and not session._closing:
-                    session._on_foreign_profiler()
-                return original(prof, *args, **kwargs)
-
-            cls._prepare_trace = _prepare_trace
-            self._undo.append(lambda: setattr(cls, "_prepare_trace", original))
-        original_exit = cls.__dict__.get("__exit__")
-        if original_exit is not None:
-            # Every trace stops here: gpuviz's windows and its no-step recording (through
-            # torch.profiler's stop_trace) and the script's own profilers. Under gpuviz a stop
-            # asks for CUPTI's teardown, which may wait for a CUDA call that never comes, so
-            # each one is completed; a stop that starts the next window runs under
-            # teardown_skipped() (TEARDOWN_CUPTI=0), where this does nothing.
-            def __exit__(prof: Any, *args: Any) -> Any:
-                with teardown_completed():
-                    return original_exit(prof, *args)
-
-            cls.__exit__ = __exit__
-            self._undo.append(lambda: setattr(cls, "__exit__", original_exit))
-
     def _hold_signals(self) -> None:
         """From now on Ctrl-C and SIGTERM wait until the trace is written (not in a fork)."""
         self._closing = True
@@ -533,22 +497,7 @@ class ScriptSession:
         else:
             self.warnings.append(self.files.errors[-1])
 
-    # ------------------------------------------------------------------- the no-step recording
-    def _on_optimizer_created(self) -> None:
-        if self._provisional is not None and not self._closing and self._step_fn is None:
-            self._end_provisional(keep=False, why="the script made an optimizer")
-
-    def _on_step_fn_resolved(self) -> None:
-        if self._provisional is not None and not self._closing:
-            self._end_provisional(keep=False, why="--step-fn was found")
-
-    def _on_step_fn_problem(self, text: str) -> None:
-        """``--step-fn`` was found but marks no step: said with the --duration range, or now
-        when that range is over."""
-        self._step_fn_problem = text
-        if self._provisional is None:
-            say(f"--step-fn {self.options.step_fn}: {text}; no step will be marked")
-
+    # ---------------------------------------------------------------------------- forks
     def _disarm_in_child(self) -> None:
         """In a child forked by the script: leave the recording to the parent (see
         :mod:`~gpuviz.engine.script.forking`). Only references are dropped and Python state
@@ -566,141 +515,6 @@ class ScriptSession:
                 undo()
         self._undo = []
         self._signals.release()
-
-    def _start_provisional(self) -> None:
-        torch = self._torch
-        under_launcher = self.rank is not None and self.rank.world_size > 1
-        # GPUVIZ_PROFILE_PROVISIONAL=cpu (an experiment switch, benchmarks/bench_profile.py):
-        # CPU activity only, to tell what CUPTI attached before the first step leaves behind.
-        cpu_only = os.environ.get("GPUVIZ_PROFILE_PROVISIONAL") == "cpu"
-        cuda = bool(torch.cuda.is_available()) and not under_launcher and not cpu_only
-        with self._own():
-            prof = torch.profiler.profile(
-                activities=self._activities(cuda),
-                record_shapes=self.options.record_shapes,
-                profile_memory=self.options.memory,
-                # Stacks here only on --stack: the Python tracer would slow the script's
-                # imports and model building, and this range is only a fallback.
-                with_stack=self.options.stack_no_step,
-            )
-            prof.start()
-        self._provisional = prof
-        self._provisional_range = torch.profiler.record_function(NO_STEP_RANGE)
-        self._provisional_range.__enter__()
-        if under_launcher:
-            self.no_step_reason = (
-                "CPU activity only: under a launcher it began before the script picked its GPU"
-            )
-        # On an H100 host examples/hf_trainer.py took over 10 s to reach its first CUDA call:
-        # counted from the start, the range held only its set-up (and --stop ended it there).
-        self._countdown_from = None if cuda else self.t0
-        self._arm_timer(self.options.duration_s if not cuda else _POLL_S)
-
-    def _arm_timer(self, delay: float) -> None:
-        timer = threading.Timer(delay, self._wake_main)
-        timer.daemon = True
-        timer.start()
-        self._timer_thread = timer
-
-    def _wake_main(self) -> None:
-        """Timer thread: start the countdown at the first CUDA call, then end the recording."""
-        if self._provisional is None or self._closing:
-            return
-        if self._countdown_from is None:
-            now = time.perf_counter()
-            if self._torch.cuda.is_initialized() or now - self.t0 >= SETUP_GRACE_S:
-                self._countdown_from = now
-                self._arm_timer(self.options.duration_s)
-            else:
-                self._arm_timer(_POLL_S)
-            return
-        self._signals.wake_main()
-
-    def _on_wake(self) -> None:
-        if self._provisional is None or self._closing:
-            return
-        with self._signals.deferred():
-            self._end_provisional(keep=True, why="")
-        if self.options.stop:
-            raise StopRequested()
-
-    def _end_provisional(self, keep: bool, why: str) -> None:
-        """Stop the no-step recording; write it (``keep``) or drop it; ``why`` is for readers."""
-        del why
-        prof, self._provisional = self._provisional, None
-        if self._timer_thread is not None:
-            self._timer_thread.cancel()
-        if prof is None:
-            return
-        torch = self._torch
-        with self._own():
-            with contextlib.suppress(Exception):
-                if self._provisional_range is not None:
-                    self._provisional_range.__exit__(None, None, None)
-            self._provisional_range = None
-            if not torch.cuda.is_initialized() and hasattr(prof.profiler, "use_device"):
-                prof.profiler.use_device = None  # stopping must not start CUDA on GPU 0
-            t = time.perf_counter()
-            prof.stop()
-        if not keep:
-            self.no_step_range = "dropped"
-            del prof
-            return
-        note = f" ({self.no_step_reason})" if self.no_step_reason else ""
-        start = self.t0 if self._countdown_from is None else self._countdown_from
-        seconds = min(time.perf_counter() - start, self.options.duration_s)
-        if start > self.t0 + 0.5:  # the countdown waited for the script's first CUDA call
-            note += f" (counted from the first CUDA call, {start - self.t0:.1f} s in)"
-        if not self.files.write(prof.profiler.kineto_results, self.plan.window_path(0), 0, t):
-            self.warnings.append(self.files.errors[-1])
-            return
-        self.no_step_range = "written"
-        if self._step_fn is not None:
-            say(
-                f"--step-fn {self.options.step_fn}: {self._step_fn_unresolved()}, so no step was "
-                f"marked: the first {seconds:.1f} s were recorded as one range instead "
-                f"(--duration){note}"
-            )
-            return
-        say(
-            f"no step was seen in the first {seconds:.1f} s (no optimizer.step(), no "
-            f"gpuviz.step()): they were recorded as one range{note}. Mark the steps with "
-            "--step-fn MODULE:FUNCTION (e.g. --step-fn __main__:generate)"
-        )
-
-    def _step_fn_unresolved(self) -> str:
-        """Why ``--step-fn`` marked no step, in words."""
-        assert self._step_fn is not None
-        module, qualname = self._step_fn
-        if self._step_fn_problem:
-            return self._step_fn_problem
-        if module == "__main__":
-            return f"the def of {qualname} never ran"
-        return f"the script did not import {module}"
-
-    # ------------------------------------------------------------------ another profiler
-    def _on_foreign_profiler(self) -> None:
-        if self._foreign_seen:
-            return
-        self._foreign_seen = True
-        where = caller_outside_torch()
-        if self._provisional is not None:
-            self._end_provisional(keep=False, why="the script's own profiler")
-        written_before = len(self.traces)
-        if self._prof is not None:
-            self._trace_window = self.schedule.window(self.step) or 0
-            self._drop_profiler()
-            if len(self.traces) > written_before:
-                self.partial_window = self.traces[-1]
-        msg = (
-            f"the script starts torch.profiler itself{f' ({where})' if where else ''}; two "
-            "profilers cannot run at once, so gpuviz records no trace from here on (steps are "
-            "still timed). Remove the script's profiler to let gpuviz trace it"
-        )
-        if len(self.traces) > written_before:
-            msg += f". The window recorded so far is in {self.traces[-1]}"
-        say(msg)
-        self.warnings.append("the script started its own torch.profiler: gpuviz stood aside")
 
     # ---------------------------------------------------------------------------- memory
     def _start_sampler(self, device: Any) -> None:

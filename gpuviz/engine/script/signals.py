@@ -29,6 +29,13 @@ class Terminated(BaseException):
     """SIGTERM reached the script (a launcher stopping it): write what was recorded, exit 143."""
 
 
+class StopRequested(BaseException):
+    """``--stop``: the last window is written; end the script (status 0).
+
+    A ``BaseException``, like ``SystemExit``: ``except Exception`` in the script lets it by.
+    """
+
+
 def _on_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
@@ -139,4 +146,4 @@ class SessionSignals:
         self._saved = {}
 
 
-__all__ = ["WAKE_SIGNAL", "SessionSignals", "Terminated"]
+__all__ = ["WAKE_SIGNAL", "SessionSignals", "StopRequested", "Terminated"]

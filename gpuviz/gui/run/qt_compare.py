@@ -247,7 +247,7 @@ class QtRunComparison(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from gpuviz.gui.views.qt_timeline_slot import make_timeline
+        from gpuviz.gui.views.trace.qt_timeline_slot import make_timeline
 
         self.setWindowTitle(title_safe(f"Compare: A {a.title} · B {b.title}"))
         self.a, self.b = a, b

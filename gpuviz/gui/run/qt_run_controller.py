@@ -9,11 +9,12 @@ window's public methods (``add_dock``, ``open_trace``, ``trace_views``, ``traceO
 One run at a time: a second Run while one is going is refused with a message (never run twice).
 Each run's event stream is saved beside its trace (``NAME-STAMP.events.jsonl``), so any run can
 be replayed later (File → Replay events…).
+
+The controller's menus, settings and run comparison are :mod:`gpuviz.gui.run.qt_run_window`'s.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -23,14 +24,9 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
-    QDialogButtonBox,
-    QFileDialog,
-    QFormLayout,
     QFrame,
     QMainWindow,
-    QMenu,
     QScrollArea,
     QTabWidget,
 )
@@ -44,10 +40,10 @@ from gpuviz.gui.run.qt_device_picker import query_gpus
 from gpuviz.gui.run.qt_failure_dialog import QtFailureDialog
 from gpuviz.gui.run.qt_live_dock import install_live_dock
 from gpuviz.gui.run.qt_live_plots import QtLivePlots
-from gpuviz.gui.run.qt_run_worker import QtRunWorker, make_source
+from gpuviz.gui.run.qt_run_window import RunWindowMixin
+from gpuviz.gui.run.qt_run_worker import QtRunWorker, make_script_source, make_source
 from gpuviz.gui.run.qt_workload_panel import QtWorkloadPanel
 
-SETTINGS_PREFIX = "run/"
 PROBE_INTERVAL_MS = 40
 """How often the app reads a child's RSS itself while the child sends no memory sample."""
 PROBE_GAP_S = 0.075
@@ -78,7 +74,7 @@ def _events_path(trace: Path) -> Path:
     return trace.with_name(name + EVENTS_SUFFIX)
 
 
-class QtRunController(QObject):
+class QtRunController(RunWindowMixin, QObject):
     """Runs one workload at a time from the panel and shows it live, then its result.
 
     Signals
@@ -503,175 +499,6 @@ class QtRunController(QObject):
             self._pending_trace = None
             self.resultShown.emit(None)
 
-    # -- comparing --------------------------------------------------------------------------
-    def compare(self, a: Any = None, b: Any = None) -> QtRunComparison | None:
-        """Open two trace tabs side by side (default: ask which; the last two when offered)."""
-        views = list(self.window.trace_views())
-        if a is None or b is None:
-            if len(views) < 2:
-                self._refuse("Open or run at least two traces to compare them.")
-                return None
-            picked = self._pick_two(views)
-            if picked is None:
-                return None
-            a, b = picked
-        win = QtRunComparison(
-            a,
-            b,
-            self.results.get(_resolved(a.source)),
-            self.results.get(_resolved(b.source)),
-        )
-        win.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        win.destroyed.connect(lambda _o=None, w=win: self._forget(w))
-        self.comparisons.append(win)
-        win.show()
-        return win
-
-    def _forget(self, win: QtRunComparison) -> None:
-        if win in self.comparisons:
-            self.comparisons.remove(win)
-
-    def _pick_two(self, views: list[Any]) -> tuple[Any, Any] | None:
-        dialog = QDialog(self.window)
-        dialog.setWindowTitle("Compare two runs")
-        form = QFormLayout(dialog)
-        combos = []
-        for tag, default in (("A", len(views) - 2), ("B", len(views) - 1)):
-            c = QComboBox()
-            for v in views:
-                c.addItem(terminal_safe(v.title, one_line=True))
-            c.setCurrentIndex(default)
-            form.addRow(tag, c)
-            combos.append(c)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(dialog.accept)
-        buttons.rejected.connect(dialog.reject)
-        form.addRow(buttons)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return views[combos[0].currentIndex()], views[combos[1].currentIndex()]
-
-    # -- menus ------------------------------------------------------------------------------
-    def install_menus(self) -> None:
-        """A Run menu, and File → Replay events… (before the File menu's last separator)."""
-        w = self.window
-        bar = w.menuBar()
-        file_menu = _find_menu(bar, "File")
-        if file_menu is not None:
-            seps = [a for a in file_menu.actions() if a.isSeparator()]
-            act = file_menu.addAction("Replay &events…")
-            act.triggered.connect(lambda _c=False: self._on_replay_menu())
-            profile = file_menu.addAction("&Profile script…")
-            profile.setShortcut("Ctrl+Shift+P")
-            profile.triggered.connect(lambda _c=False: self.open_profile_dialog())
-            if seps:
-                file_menu.removeAction(act)
-                file_menu.insertAction(seps[-1], act)
-                file_menu.removeAction(profile)
-                file_menu.insertAction(seps[0], profile)
-            self.replay_action = act
-            self.profile_action = profile
-        run_menu = QMenu("&Run", w)
-        help_menu = _find_menu(bar, "Help")
-        if help_menu is not None:
-            bar.insertMenu(help_menu.menuAction(), run_menu)
-        else:
-            bar.addMenu(run_menu)
-        a_run = run_menu.addAction("&Run workload")
-        a_run.setShortcut("Ctrl+R")
-        a_run.triggered.connect(lambda _c=False: self.start_run())
-        a_cancel = run_menu.addAction("&Cancel run")
-        a_cancel.setShortcut("Ctrl+.")
-        a_cancel.triggered.connect(lambda _c=False: self.cancel_run())
-        run_menu.addSeparator()
-        a_cmp = run_menu.addAction("Co&mpare two runs…")
-        a_cmp.triggered.connect(lambda _c=False: self.compare())
-        a_rep = run_menu.addAction("Replay &events…")
-        a_rep.triggered.connect(lambda _c=False: self._on_replay_menu())
-        a_prof = run_menu.addAction("&Profile script…")
-        a_prof.triggered.connect(lambda _c=False: self.open_profile_dialog())
-        self.run_menu = run_menu
-
-    def _on_replay_menu(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self.window,
-            "Replay a recorded event stream",
-            str(self.runs_dir),
-            "Event streams (*.jsonl);;All files (*)",
-        )
-        if path:
-            self.replay(path, speed=4.0)
-
-    # -- settings ---------------------------------------------------------------------------
-    def save_settings(self) -> None:
-        """Remember the workload, its parameters, the device, steps and user files."""
-        s = self.settings
-        spec = self.panel.current_spec()
-        if spec is not None:
-            s.setValue(SETTINGS_PREFIX + "workload", spec.name)
-        s.setValue(
-            SETTINGS_PREFIX + "params",
-            json.dumps(self.panel.all_param_values(), default=str),
-        )
-        s.setValue(SETTINGS_PREFIX + "device", self.panel.devices.device())
-        s.setValue(SETTINGS_PREFIX + "gpus", ",".join(map(str, self.panel.devices.gpu_set())))
-        s.setValue(SETTINGS_PREFIX + "steps", int(self.panel.steps.value()))
-        s.setValue(SETTINGS_PREFIX + "profile", bool(self.panel.profile.isChecked()))
-        s.setValue(SETTINGS_PREFIX + "user_files", json.dumps(self.panel.user_files()))
-        s.sync()
-
-    def save_layout(self) -> None:
-        """Remember the window's geometry and the docks' layout."""
-        self.settings.setValue(SETTINGS_PREFIX + "window_geometry", self.window.saveGeometry())
-        self.settings.setValue(SETTINGS_PREFIX + "window_state", self.window.saveState())
-        self.settings.sync()
-
-    def restore_settings(self, layout: bool = True) -> None:
-        """Restore :meth:`save_settings` (and, with ``layout``, the window layout)."""
-        s = self.settings
-        try:
-            files = json.loads(str(s.value(SETTINGS_PREFIX + "user_files", "[]")))
-        except ValueError:
-            files = []
-        for f in files if isinstance(files, list) else []:
-            try:
-                self.panel.add_user_file(str(f))
-            except BadInputError:
-                pass  # the file moved or broke since: leave it out
-        try:
-            params = json.loads(str(s.value(SETTINGS_PREFIX + "params", "{}")))
-        except ValueError:
-            params = {}
-        name = s.value(SETTINGS_PREFIX + "workload")
-        if name:
-            self.panel.select(str(name))
-        if isinstance(params, dict):
-            self.panel.set_all_param_values(params)
-        device = s.value(SETTINGS_PREFIX + "device")
-        if device:
-            self.panel.devices.set_device(str(device))
-        gpus = s.value(SETTINGS_PREFIX + "gpus")
-        if gpus:
-            self.panel.devices.set_gpus(str(gpus))
-        steps = s.value(SETTINGS_PREFIX + "steps")
-        if steps is not None:
-            try:
-                self.panel.steps.setValue(int(steps))
-            except (TypeError, ValueError):
-                pass
-        profile = s.value(SETTINGS_PREFIX + "profile")
-        if profile is not None:
-            self.panel.profile.setChecked(str(profile).lower() in ("true", "1"))
-        if layout:
-            geom = s.value(SETTINGS_PREFIX + "window_geometry")
-            state = s.value(SETTINGS_PREFIX + "window_state")
-            if geom is not None:
-                self.window.restoreGeometry(geom)
-            if state is not None:
-                self.window.restoreState(state)
-
     # -- shutting down ------------------------------------------------------------------------
     def shutdown(self) -> None:
         """Cancel a run and wait for its thread (and child) to end; close comparisons."""
@@ -695,40 +522,6 @@ class QtRunController(QObject):
                 self.save_layout()
                 self.save_settings()
         return False
-
-
-def make_script_source(run: dict[str, Any]) -> Any:
-    """The engine's source for a ``profile_script`` run (called in the worker thread)."""
-    from gpuviz.engine.script.options import ProfileOptions
-    from gpuviz.engine.script.process import ScriptProcess, ScriptRun
-
-    target = str(run["target"])
-    options = ProfileOptions(
-        script=None if run.get("module") else target,
-        module=target if run.get("module") else None,
-        args=[str(a) for a in run.get("args", [])],
-        out=str(run["out"]),
-        **dict(run.get("options", {})),
-    )
-    return ScriptProcess(
-        ScriptRun(
-            options,
-            python=str(run.get("python") or sys.executable),
-            cwd=run.get("cwd") or None,
-            env={str(k): str(v) for k, v in dict(run.get("env", {})).items()},
-        )
-    )
-
-
-def _resolved(path: str) -> str:
-    return str(Path(path).resolve()) if path else ""
-
-
-def _find_menu(bar: Any, name: str) -> QMenu | None:
-    for a in bar.actions():
-        if a.text().replace("&", "") == name and a.menu() is not None:
-            return a.menu()
-    return None
 
 
 def install_run_panel(

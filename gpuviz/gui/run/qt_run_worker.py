@@ -156,6 +156,29 @@ def _lower_priority(nice: int) -> None:
         pass
 
 
+def make_script_source(run: dict[str, Any]) -> Any:
+    """The engine's source for a ``profile_script`` run (called in the worker thread)."""
+    from gpuviz.engine.script.options import ProfileOptions
+    from gpuviz.engine.script.process import ScriptProcess, ScriptRun
+
+    target = str(run["target"])
+    options = ProfileOptions(
+        script=None if run.get("module") else target,
+        module=target if run.get("module") else None,
+        args=[str(a) for a in run.get("args", [])],
+        out=str(run["out"]),
+        **dict(run.get("options", {})),
+    )
+    return ScriptProcess(
+        ScriptRun(
+            options,
+            python=str(run.get("python") or sys.executable),
+            cwd=run.get("cwd") or None,
+            env={str(k): str(v) for k, v in dict(run.get("env", {})).items()},
+        )
+    )
+
+
 def _one_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     msg = lines[0] if lines else ""
@@ -164,4 +187,4 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
-__all__ = ["CANCEL_GRACE_S", "QtRunWorker", "make_source"]
+__all__ = ["CANCEL_GRACE_S", "QtRunWorker", "make_script_source", "make_source"]

@@ -53,8 +53,10 @@ shift+drag or a drag on the axis measures a range, W/S/A/D, Esc), painting
 (:mod:`~gpuviz.gui.timeline.qt_timeline_painter`), the view's geometry
 (:mod:`~gpuviz.gui.timeline.viewport`), highlights, search matches and launch links
 (:mod:`~gpuviz.gui.timeline.marks`), and the hover text, info line and range figures
-(:mod:`~gpuviz.gui.timeline.details`), search (:mod:`~gpuviz.gui.timeline.qt_timeline_search`)
-and the rank lanes (:mod:`~gpuviz.gui.timeline.qt_timeline_ranks`). Click a lane label's triangle to fold it; hover shows a
+(:mod:`~gpuviz.gui.timeline.details`), search (:mod:`~gpuviz.gui.timeline.qt_timeline_search`),
+the rank lanes (:mod:`~gpuviz.gui.timeline.qt_timeline_ranks`), the pyramid worker and frame
+(:mod:`~gpuviz.gui.timeline.qt_timeline_lod`), and hover, clicks and the info line
+(:mod:`~gpuviz.gui.timeline.qt_timeline_pointer`). Click a lane label's triangle to fold it; hover shows a
 slice's details.
 
 Drawing: :class:`gpuviz.trace.lod.TimelineLod` gives per-colour rectangle arrays for the visible
@@ -69,44 +71,39 @@ Level-of-detail pyramids of big rows are built by a worker ``QThread``
 
 from __future__ import annotations
 
-import math
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QScrollBar,
     QToolButton,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from gpuviz.gui.qt_text import WRAP_MIN_WIDTH, wrap_label
-from gpuviz.gui.qt_threads import start_owned
 from gpuviz.gui.timeline.details import (
-    describe_slice,
-    info_line,
     live_range_text,
     range_summary,
 )
 from gpuviz.gui.timeline.marks import RowSet, SliceLinks
 from gpuviz.gui.timeline.qt_lod_worker import QtLodWorker
 from gpuviz.gui.timeline.qt_timeline_canvas import PAN_STEP, ZOOM_STEP, QtTimelineCanvas
+from gpuviz.gui.timeline.qt_timeline_lod import LOD_REFRESH_S, TimelineLodMixin
 from gpuviz.gui.timeline.qt_timeline_painter import HIGHLIGHT_MAX, QtTimelinePainter
+from gpuviz.gui.timeline.qt_timeline_pointer import TimelinePointerMixin
 from gpuviz.gui.timeline.qt_timeline_ranks import RANK_FILTER_TIP, TimelineRanksMixin
 from gpuviz.gui.timeline.qt_timeline_search import TimelineSearchMixin
 from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, MIN_SPAN_NS, ROW_PX, Viewport
 from gpuviz.trace.lanes import (
     Layout,
-    RowKind,
     build_layout,
     default_collapsed_ranks,
     trace_ranks,
@@ -115,8 +112,6 @@ from gpuviz.trace.lod import Frame, TimelineLod
 from gpuviz.trace.model import Trace
 
 REDRAW_MS = 16
-LOD_REFRESH_S = 0.3
-"""While pyramids build, visible rows that became ready are drawn at most this often."""
 FIRST_PAINT_WAIT_MS = 500
 """The pyramid worker starts after the first paint, or this long after the widget is built."""
 SYNC_TRACE_MAX = (
@@ -124,7 +119,9 @@ SYNC_TRACE_MAX = (
 )
 
 
-class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
+class QtTimeline(
+    TimelineSearchMixin, TimelineRanksMixin, TimelineLodMixin, TimelinePointerMixin, QWidget
+):
     """The timeline of one trace (see the module docstring for the interface).
 
     Parameters
@@ -182,11 +179,13 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         self._last_emitted: tuple[int, int] | None = None
         self._ready_rows = -1
 
-        self._painter = QtTimelinePainter(self)
-        self._canvas = QtTimelineCanvas(self, self._painter)
+        # The viewport reads the canvas's size live; the canvas and painter are given the
+        # viewport and this widget as their model and controls, and do not import it.
         self.viewport = Viewport(
             max(end_ns, 1000.0), lambda: (self._canvas.width(), self._canvas.height())
         )
+        self._painter = QtTimelinePainter(self, self.font())
+        self._canvas = QtTimelineCanvas(self.viewport, self, self._painter, self.gui_idle, self)
         self._canvas.hovered.connect(self._on_hover)
         self._canvas.clicked.connect(self._on_click)
         self._canvas.gutterClicked.connect(self._on_gutter_click)
@@ -355,33 +354,6 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
         """The info line under the lanes (selection and range figures), as shown."""
         return self._info.text()
 
-    @property
-    def lod(self) -> TimelineLod:
-        """The level-of-detail engine (pure numpy)."""
-        return self._lod
-
-    @property
-    def lod_ready(self) -> bool:
-        """Whether every row's pyramid is built (or small enough to build on demand)."""
-        return not any(
-            not self._lod.is_ready(k, self._layout.groups) for k in self._lod.unbuilt(self._layout)
-        )
-
-    def wait_ready(self, timeout_s: float = 60.0) -> bool:
-        """Block (processing events) until :attr:`lod_ready`; for tests and benchmarks."""
-        from PySide6.QtWidgets import QApplication
-
-        deadline = time.monotonic() + timeout_s
-        while not self.lod_ready or (self._worker is not None and self._worker.isRunning()):
-            if time.monotonic() > deadline:
-                return False
-            if self._worker is None and not self.lod_ready:
-                self._start_worker()
-            QApplication.processEvents()
-            time.sleep(0.002)
-        QApplication.processEvents()
-        return True
-
     def set_view_range(self, t0_ns: float, t1_ns: float) -> None:
         """Show ``[t0_ns, t1_ns)`` (ns from the trace zero); clamped to the trace and zoom limits."""
         self._set_view(float(t0_ns), float(t1_ns))
@@ -454,18 +426,6 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
     def closeEvent(self, event: Any) -> None:
         self.stop_worker()
         super().closeEvent(event)
-
-    def stop_worker(self, final: bool = True) -> None:
-        """Stop the pyramid worker thread, if any, and wait for it.
-
-        ``final`` (closing): none starts again, whatever a queued ``finished`` or a redraw asks.
-        """
-        self._workers_stopped = final
-        w = self._worker
-        self._worker = None
-        if w is not None:
-            w.requestInterruption()
-            w.wait()
 
     # -- view changes (the canvas's input calls these) -------------------------------------------
 
@@ -557,169 +517,6 @@ class QtTimeline(TimelineSearchMixin, TimelineRanksMixin, QWidget):
             self._last_emitted = vr
             self.viewRangeChanged.emit(*vr)
 
-    # -- level of detail worker ----------------------------------------------------------------
-
-    def _visible_rows(self) -> range:
-        return self.viewport.visible_rows(len(self._layout))
-
-    def _start_worker(self) -> None:
-        if self._workers_stopped or (self._worker is not None and self._worker.isRunning()):
-            return
-        vis = list(self._visible_rows())
-        keys = self._lod.unbuilt(self._layout, vis)
-        rest = [k for k in self._lod.unbuilt(self._layout) if k not in keys]
-        keys = [k for k in keys + rest if not self._lod.is_ready(k, self._layout.groups)]
-        if not keys:
-            return
-        w = QtLodWorker(self._lod, keys, self._layout.groups, self.gui_idle)
-        w.progress.connect(self._on_lod_progress)
-        w.finished.connect(self._on_worker_finished)
-        self._worker = w
-        start_owned(w)
-
-    def _on_lod_progress(self, done: int, total: int) -> None:
-        self._progress = (done, total)
-        self.lodProgress.emit(done, total)
-        # Recompute the frame only when a visible row became drawable: while a big row builds,
-        # a repaint just redraws the cached frame and the progress note (the GUI thread shares
-        # the GIL and the CPUs with the worker, so every frame skipped keeps it responsive).
-        groups = self._layout.groups
-        ready = sum(
-            1
-            for r in self._visible_rows()
-            if (k := self._layout.sources[r]) is not None and self._lod.is_ready(k, groups)
-        )
-        # And at most every LOD_REFRESH_S: each new frame is a cold one (tens of ms on the
-        # GUI thread while the worker competes for the GIL); the worker's end redraws anyway.
-        now = time.monotonic()
-        if ready != self._ready_rows and now - self._lod_bumped >= LOD_REFRESH_S:
-            self._ready_rows = ready
-            self._lod_bumped = now
-            self._lod_version += 1
-        self._request_redraw()
-
-    def _on_worker_finished(self) -> None:
-        w = self._worker
-        if w is not None and not w.isRunning():
-            self._worker = None
-        self._lod_version += 1
-        self._progress = (0, 0)
-        self._request_redraw()
-        if not self.lod_ready:
-            self._start_worker()
-
-    # -- info line, tooltips ---------------------------------------------------------------------
-
-    def describe_slice(self, row: int, rich: bool = True) -> str:
-        """The hover text of slice ``row``: name, category, duration, start, lane, main args."""
-        return describe_slice(self.trace, row, rich)
-
-    def set_details_provider(self, provider: Callable[[int], str] | None) -> None:
-        """Add ``provider(row)`` (rich text, names escaped) to a selected slice's info line:
-        the trace view gives a kernel's op, module and source line this way."""
-        self._details_provider = provider
-        self._update_info()
-
-    def refresh_details(self) -> None:
-        """Ask the details provider again (its data has come)."""
-        self._update_info()
-
-    def _update_info(self) -> None:
-        provider = self._details_provider
-        more = provider(self._selected) if provider is not None and self._selected >= 0 else ""
-        self._info.setText(
-            info_line(self.trace, self._selected, self._linked, self._range_text, more)
-        )
-
-    def _on_hover(self, pos: QPointF, global_pos: QPoint) -> None:
-        row, count = self._hit(pos)
-        lane = self._rank_lane_text(pos)
-        if row < 0 and not lane:
-            QToolTip.hideText()
-            return
-        if row < 0:
-            QToolTip.showText(global_pos, f"<qt>{lane}</qt>", self._canvas)
-            return
-        QToolTip.showText(global_pos, self.hover_text(row, count, lane), self._canvas)
-
-    def hover_text(self, row: int, count: int = 1, lane: str = "") -> str:
-        """The tooltip of slice ``row`` (``count`` slices under the cursor), as rich text.
-
-        Marked as rich (``<qt>``) so that Qt never guesses: the names in it are escaped.
-        ``lane`` (a rank summary lane's figures, rich text without names) goes first.
-        """
-        text = (lane + "<br>" if lane else "") + self.describe_slice(row)
-        if count > 1:
-            text += (
-                f"<br><i>{count - 1:,} more slice{'s' if count > 2 else ''} under the cursor</i>"
-            )
-        return f"<qt>{text}</qt>"
-
-    def _hit(self, pos: QPointF) -> tuple[int, int]:
-        if pos.x() < GUTTER_PX or pos.y() < AXIS_PX:
-            return -1, 0
-        v = self.viewport
-        r = v.row_at(pos.y())
-        if not 0 <= r < len(self._layout):
-            return -1, 0
-        px_ns = (v.t1 - v.t0) / v.area_width()
-        return self._lod.slices_near(self._layout, r, v.time_at_x(pos.x()), 2 * px_ns)
-
-    def _on_click(self, pos: QPointF) -> None:
-        lay = self._layout
-        r = self.viewport.row_at(pos.y()) if pos.y() >= AXIS_PX else -1
-        if 0 <= r < len(lay) and lay.kind[r] == RowKind.RANK:
-            rank = int(lay.row_rank[r])
-            if rank in lay.collapsed_ranks:  # a click on a summary lane expands its rank
-                self.expand_rank(rank, True)
-                return
-        row, _ = self._hit(pos)
-        self.select_slice(row)
-        if row >= 0:
-            self.sliceClicked.emit(row)
-
-    def _on_gutter_click(self, pos: QPointF) -> None:
-        if pos.y() < AXIS_PX:
-            return
-        r = self.viewport.row_at(pos.y())
-        if not 0 <= r < len(self._layout):
-            return
-        lay = self._layout
-        if lay.kind[r] == RowKind.RANK:
-            rank = int(lay.row_rank[r])
-            self.expand_rank(rank, rank in lay.collapsed_ranks)
-        elif lay.kind[r] == RowKind.GROUP:
-            g = int(lay.group[r])
-            self.fold_group(g, g not in lay.folded_groups)
-        else:
-            t = int(lay.track[r])
-            if lay.foldable_track(t) and lay.labels[r]:
-                self.fold_track(t, t not in lay.folded_tracks)
-
-    # -- the frame ---------------------------------------------------------------------------------
-
-    def current_frame(self) -> Frame:
-        """The frame for the current view (computed when the view or layout changed)."""
-        v = self.viewport
-        rows = self._visible_rows()
-        key = (
-            v.t0,
-            v.t1,
-            v.area_width(),
-            rows.start,
-            rows.stop,
-            self._layout_version,
-            self._lod_version,
-        )
-        if self._frame is None or self._frame_key != key:
-            self._frame = self._lod.frame(
-                self._layout, rows, math.floor(v.t0), math.ceil(v.t1), v.area_width()
-            )
-            self._frame_key = key
-            if self._frame.pending_rows and self._worker is None:
-                self._start_worker()
-        return self._frame
-
 
 def comm_name_mask(trace: Trace) -> npt.NDArray[np.bool_]:
     """Per symbol id: a communication slice's name (NCCL kernels, gloo ranges)."""
@@ -744,6 +541,7 @@ __all__ = [
     "AXIS_PX",
     "GUTTER_PX",
     "HIGHLIGHT_MAX",
+    "LOD_REFRESH_S",
     "MIN_SPAN_NS",
     "PAN_STEP",
     "REDRAW_MS",

@@ -9,6 +9,7 @@ resizes go to the timeline as signals; painting is the painter's
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
@@ -22,11 +23,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, ROW_PX
+from gpuviz.gui.timeline.viewport import AXIS_PX, GUTTER_PX, ROW_PX, Viewport
 
 if TYPE_CHECKING:
-    from gpuviz.gui.timeline.qt_timeline import QtTimeline
     from gpuviz.gui.timeline.qt_timeline_painter import QtTimelinePainter
+    from gpuviz.gui.timeline.timeline_model import TimelineControls
 
 ZOOM_STEP = 1.25
 PAN_STEP = 0.2
@@ -37,6 +38,18 @@ class QtTimelineCanvas(QWidget):
 
     Signals: ``hovered(pos, global_pos)`` (mouse moved, no button down), ``clicked(pos)`` (a
     click on the lanes), ``gutterClicked(pos)`` (on the lane labels), ``resized()``.
+
+    Parameters
+    ----------
+    viewport : Viewport
+        The view's geometry, shared with the painter and the owner (read here).
+    controls : TimelineControls
+        What the input changes (zoom, pan, scroll, range, selection).
+    painter : QtTimelinePainter
+        What paints the canvas.
+    idle : threading.Event
+        Cleared while painting: the pyramid worker waits (the GIL is the paint's).
+    parent : QWidget
     """
 
     hovered = Signal(QPointF, QPoint)
@@ -44,10 +57,19 @@ class QtTimelineCanvas(QWidget):
     gutterClicked = Signal(QPointF)
     resized = Signal()
 
-    def __init__(self, timeline: QtTimeline, painter: QtTimelinePainter) -> None:
-        super().__init__(timeline)
-        self._timeline = timeline
+    def __init__(
+        self,
+        viewport: Viewport,
+        controls: TimelineControls,
+        painter: QtTimelinePainter,
+        idle: threading.Event,
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self._viewport = viewport
+        self._controls = controls
         self._painter = painter
+        self._idle = idle
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -60,7 +82,7 @@ class QtTimelineCanvas(QWidget):
 
     # Qt overrides ------------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
-        idle = self._timeline.gui_idle
+        idle = self._idle
         idle.clear()  # the pyramid worker waits between its steps: the GIL is the paint's
         p = QPainter(self)
         try:
@@ -73,7 +95,7 @@ class QtTimelineCanvas(QWidget):
         self.resized.emit()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        o = self._timeline
+        o = self._controls
         pos = event.position()
         dy = event.angleDelta().y()
         dx = event.angleDelta().x()
@@ -83,7 +105,7 @@ class QtTimelineCanvas(QWidget):
         elif mods & Qt.KeyboardModifier.ShiftModifier or (dx and not dy):
             o.pan_by_fraction(-(dy or dx) / 120 * 0.1)
         elif dy:
-            o.zoom_at(ZOOM_STEP ** (dy / 120), o.viewport.time_at_x(pos.x()))
+            o.zoom_at(ZOOM_STEP ** (dy / 120), self._viewport.time_at_x(pos.x()))
         event.accept()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -91,8 +113,8 @@ class QtTimelineCanvas(QWidget):
         self.setFocus()
         if event.button() != Qt.MouseButton.LeftButton:
             return
-        o = self._timeline
-        v = o.viewport
+        o = self._controls
+        v = self._viewport
         self._press = pos
         self._moved = False
         self._press_view = (v.t0, v.t1, v.scroll_px)
@@ -108,14 +130,14 @@ class QtTimelineCanvas(QWidget):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         pos = event.position()
-        o = self._timeline
+        o = self._controls
         self._mouse = pos
         if self._press is None:
             self.hovered.emit(pos, event.globalPosition().toPoint())
             return
         if (pos - self._press).manhattanLength() > 3:
             self._moved = True
-        v = o.viewport
+        v = self._viewport
         if self._press_mode == "pan" and self._moved:
             t0, t1, scroll = self._press_view
             dt = (pos.x() - self._press.x()) * (t1 - t0) / max(v.area_width(), 1)
@@ -128,14 +150,14 @@ class QtTimelineCanvas(QWidget):
         if self._press is None:
             return
         pos = event.position()
-        o = self._timeline
+        o = self._controls
         mode, moved, press = self._press_mode, self._moved, self._press
         self._press = None
         self.unsetCursor()
         if mode == "gutter" and not moved:
             self.gutterClicked.emit(pos)
         elif mode == "range":
-            v = o.viewport
+            v = self._viewport
             t0, t1 = sorted((v.time_at_x(press.x()), v.time_at_x(pos.x())))
             if moved and t1 > t0:
                 o.select_range(int(t0), int(t1))
@@ -145,11 +167,11 @@ class QtTimelineCanvas(QWidget):
             self.clicked.emit(pos)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        o = self._timeline
+        o = self._controls
         key = event.key()
         mouse = self._mouse
         at = (
-            o.viewport.time_at_x(mouse.x())
+            self._viewport.time_at_x(mouse.x())
             if mouse is not None and mouse.x() >= GUTTER_PX
             else None
         )

@@ -1,8 +1,9 @@
 """How the timeline is painted: lane labels, slices as one image per view, marks and the axis.
 
-:class:`QtTimelinePainter` paints a :class:`~gpuviz.gui.timeline.qt_timeline.QtTimeline`'s
-canvas from the timeline's state (its viewport, layout, current LOD frame, marks, selection and
-range), all read through the timeline's public interface. The slices come from
+:class:`QtTimelinePainter` paints a timeline's canvas from the timeline's state (its viewport,
+layout, current LOD frame, marks, selection and range), all read through a
+:class:`~gpuviz.gui.timeline.timeline_model.TimelineModel` (the owning ``QtTimeline`` is one;
+the painter does not import it). The slices come from
 :meth:`gpuviz.trace.lod.TimelineLod.frame`; :func:`gpuviz.trace.lod.raster_rows` paints them
 into one row of pixels per lane, copied down the lane's height into one image drawn with one
 ``drawImage`` (:mod:`gpuviz.gui.qt_draw`): a frame costs pixels × lanes, however many
@@ -33,7 +34,7 @@ from gpuviz.trace.lod import ROW_HEIGHT, Frame, raster_rows
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, TrackKind
 
 if TYPE_CHECKING:
-    from gpuviz.gui.timeline.qt_timeline import QtTimeline
+    from gpuviz.gui.timeline.timeline_model import TimelineModel
 
 HIGHLIGHT_MAX = 20_000  # beyond this, highlights are merged to one mark per pixel and row
 
@@ -49,8 +50,10 @@ class QtTimelinePainter:
 
     Parameters
     ----------
-    timeline : QtTimeline
-        The widget whose state is painted (only read).
+    model : TimelineModel
+        The timeline state painted (only read).
+    font : QFont
+        The owner's font; labels use it a point smaller.
 
     Attributes
     ----------
@@ -60,12 +63,12 @@ class QtTimelinePainter:
         How long the last frame took.
     """
 
-    def __init__(self, timeline: QtTimeline) -> None:
-        self._o = timeline
+    def __init__(self, model: TimelineModel, font: QFont) -> None:
+        self._o = model
         self._colours = colour_table()
         self._argb = premultiplied_argb(self._colours)
         self._density_argb = premultiplied_argb(density_colours())
-        self._font = QFont(timeline.font())
+        self._font = QFont(font)
         self._font.setPointSizeF(max(self._font.pointSizeF() - 1, 7.5))
         self._bold = QFont(self._font)
         self._bold.setBold(True)

@@ -34,14 +34,7 @@ def make_plot_widget(title: str = "") -> pg.PlotWidget:
     """A PlotWidget with a white background, dark axes and no context-menu clutter."""
     # No view box menu made (setMenuEnabled(False) below would drop it): 2-3 ms a plot.
     w = pg.PlotWidget(background="w", enableMenu=False)
-    item = w.getPlotItem()
-    if title:
-        item.setTitle(title, color="#222", size="11pt")
-    for name in ("left", "bottom"):
-        ax = item.getAxis(name)
-        ax.setPen(pg.mkPen("#444"))
-        ax.setTextPen(pg.mkPen("#222"))
-    item.setMenuEnabled(False)
+    style_plot_item(w.getPlotItem(), title)
     return w
 
 

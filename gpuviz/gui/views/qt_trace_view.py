@@ -13,17 +13,17 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from gpuviz.gui.qt_load_worker import QtTraceWorker, TraceAnalyses
 from gpuviz.gui.qt_threads import start_owned
 from gpuviz.gui.view_names import VIEWS
-from gpuviz.gui.views.breakdown_model import Breakdowns, compute_breakdowns, kernel_details
-from gpuviz.gui.views.qt_insights import QtInsightsView
-from gpuviz.gui.views.qt_kernels import QtKernelsView, kernel_rows
-from gpuviz.gui.views.qt_memory import QtMemoryView
-from gpuviz.gui.views.qt_modules import QtModulesView
-from gpuviz.gui.views.qt_operators import QtOperatorsView
-from gpuviz.gui.views.qt_ranks import QtRanksView
-from gpuviz.gui.views.qt_source import QtSourceView
-from gpuviz.gui.views.qt_splits import QtSplitsView
-from gpuviz.gui.views.qt_summary import QtSummaryView
-from gpuviz.gui.views.qt_timeline_slot import make_timeline
+from gpuviz.gui.views.insights.qt_insights import QtInsightsView
+from gpuviz.gui.views.memory.qt_memory import QtMemoryView
+from gpuviz.gui.views.ops.breakdown_model import Breakdowns, compute_breakdowns, kernel_details
+from gpuviz.gui.views.ops.qt_modules import QtModulesView
+from gpuviz.gui.views.ops.qt_operators import QtOperatorsView
+from gpuviz.gui.views.ops.qt_source import QtSourceView
+from gpuviz.gui.views.ranks.qt_ranks import QtRanksView
+from gpuviz.gui.views.ranks.qt_splits import QtSplitsView
+from gpuviz.gui.views.trace.qt_kernels import QtKernelsView, kernel_rows
+from gpuviz.gui.views.trace.qt_summary import QtSummaryView
+from gpuviz.gui.views.trace.qt_timeline_slot import make_timeline
 from gpuviz.gui.views.view_availability import unavailable_views
 from gpuviz.trace.model import GPU_ACTIVITY_KINDS, Kind
 
@@ -52,7 +52,7 @@ class QtTraceView(QWidget):
     viewChanged(str)
         The shown view's name (one of :data:`VIEWS`).
     breakdownsReady(object)
-        The :class:`~gpuviz.gui.views.breakdown_model.Breakdowns` of the trace, computed.
+        The :class:`~gpuviz.gui.views.ops.breakdown_model.Breakdowns` of the trace, computed.
     peaksRequested()
         The Roofline view's "Peaks…" button.
 
@@ -184,7 +184,7 @@ class QtTraceView(QWidget):
             ranks.jumpRequested.connect(self._on_rank_jump)
             return ranks
         if name == "roofline":
-            from gpuviz.gui.views.qt_roofline import QtRooflineView
+            from gpuviz.gui.views.ops.qt_roofline import QtRooflineView
 
             hw, error = self.hardware_figures()
             roofline = QtRooflineView(hw, error)
@@ -202,7 +202,7 @@ class QtTraceView(QWidget):
         return self._hw
 
     def _compute_hardware(self) -> tuple[Any, str]:
-        from gpuviz.gui.views.insights_model import hardware_of
+        from gpuviz.gui.views.insights.insights_model import hardware_of
 
         advice = getattr(self.analyses, "advice", None)
         hw = hardware_of(advice)
@@ -220,7 +220,7 @@ class QtTraceView(QWidget):
     def _ready_hardware(self) -> Any:
         """The roofline figures where they are at hand (computed, or the advisor's), else None:
         the Operators and Modules views do not compute them by themselves."""
-        from gpuviz.gui.views.insights_model import hardware_of
+        from gpuviz.gui.views.insights.insights_model import hardware_of
 
         if self._hw is not None or self.peaks is not None:
             return self.hardware_figures()[0]

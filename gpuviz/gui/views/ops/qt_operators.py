@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.breakdown_model import Breakdowns
-from gpuviz.gui.views.qt_bar_list import QtBarList
-from gpuviz.gui.views.qt_breakdown_table import (
+from gpuviz.gui.views.ops.breakdown_model import Breakdowns
+from gpuviz.gui.views.ops.qt_bar_list import QtBarList
+from gpuviz.gui.views.ops.qt_breakdown_table import (
     KEY_ROLE,
     ROW_ROLE,
     Column,
@@ -37,6 +37,7 @@ from gpuviz.gui.views.qt_breakdown_table import (
     format_us,
     make_table,
     message_widget,
+    select_only,
     shown_keys,
 )
 
@@ -244,12 +245,7 @@ class QtOperatorsView(SelectedKernels, QWidget):
             for r in range(self.proxy.rowCount()):
                 idx = self.proxy.index(r, 0)
                 if idx.data(ROW_ROLE) == index:
-                    flags = (
-                        QItemSelectionModel.SelectionFlag.ClearAndSelect
-                        | QItemSelectionModel.SelectionFlag.Rows
-                    )
-                    self.table.selectionModel().select(idx, flags)
-                    self.table.scrollTo(idx)
+                    select_only(self.table, idx)
                     return True
             if attempt == 0 and self.filter_edit.text():
                 self.filter_edit.clear()
@@ -279,7 +275,7 @@ class QtOperatorsView(SelectedKernels, QWidget):
 
 
 def _shape_suffix(row: Any) -> str:
-    from gpuviz.gui.views.qt_breakdown_table import shapes_text
+    from gpuviz.gui.views.ops.qt_breakdown_table import shapes_text
 
     text = shapes_text(row)
     return text if len(text) <= 60 else text[:59] + "…"

@@ -3,7 +3,7 @@
 Top: the ranks' table (``gpuviz memory DIR``'s: peak allocated, reserved, fragmentation, largest
 free block, OOM, per rank and device), the row of the rank whose peak is highest marked, and
 the line that names it. Below: each rank's active memory timeline
-(:class:`~gpuviz.gui.views.qt_memory_timeline.QtMemoryTimeline`, the single-snapshot view's own
+(:class:`~gpuviz.gui.views.memory.qt_memory_timeline.QtMemoryTimeline`, the single-snapshot view's own
 widget and palette, a site one colour in every lane), one lane per rank, their time axes
 linked, so a pan or zoom in one moves them all, and one byte scale, so the lanes' heights
 compare. A lane is built when it first scrolls into view (one costs 35-80 ms here), so 64
@@ -34,7 +34,7 @@ from gpuviz.analysis.allocator_ranks import COLUMNS, RankTable, highest_peak_lin
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_text import wrap_label
-from gpuviz.gui.views.qt_memory_timeline import (
+from gpuviz.gui.views.memory.qt_memory_timeline import (
     NS_PER_MS,
     QtMemoryTimeline,
     shared_site_colours,

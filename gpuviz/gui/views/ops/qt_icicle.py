@@ -1,7 +1,7 @@
 """An icicle chart of the module tree: each module as wide as its device time, its sub-modules
 below it.
 
-Painted with ``QPainter`` from :func:`~gpuviz.gui.views.breakdown_model.icicle_cells` (a few
+Painted with ``QPainter`` from :func:`~gpuviz.gui.views.ops.breakdown_model.icicle_cells` (a few
 hundred modules at most); names go through ``drawText``, which never reads markup.
 """
 
@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gpuviz.display import terminal_safe, tooltip_html
-from gpuviz.gui.views.breakdown_model import IcicleCell, TreeNode, icicle_cells, tree_total_ns
+from gpuviz.gui.views.ops.breakdown_model import IcicleCell, TreeNode, icicle_cells, tree_total_ns
 
 ROW_PX = 24
 # Tableau 10: one hue per top-level node, lighter for each level below it.

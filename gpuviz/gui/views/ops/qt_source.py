@@ -6,7 +6,7 @@ the innermost line of the model's or user's code: self time ranks the lines). Th
 as text where it exists on this machine (it is never run nor imported) and shown as plain text,
 the line highlighted, each line's device self time in the margin. Where the function defined
 at the line is not the one the trace recorded (another version of the file), it says so and
-highlights nothing (:mod:`gpuviz.gui.views.source_match`).
+highlights nothing (:mod:`gpuviz.gui.views.ops.source_match`).
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from PySide6.QtWidgets import (
 
 from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.breakdown_model import (
+from gpuviz.gui.views.ops.breakdown_model import (
     NO_STACKS,
     Breakdowns,
     SourceExcerpt,
     source_excerpt,
     split_location,
 )
-from gpuviz.gui.views.qt_breakdown_table import (
+from gpuviz.gui.views.ops.qt_breakdown_table import (
     ROW_ROLE,
     Column,
     QtBreakdownTableModel,

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
-    QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.display import terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import plain_label
-from gpuviz.gui.views.qt_breakdown_table import initial_sort_order
+from gpuviz.gui.views.ops.qt_breakdown_table import initial_sort_order, select_only
 from gpuviz.trace.model import Kind, Trace
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -259,14 +258,7 @@ class QtKernelsView(QWidget):
             r = self._proxy_row_of(name)
         if r < 0:
             return False
-        idx = self.proxy.index(r, 0)
-        # Not selectRow: with extended selection it honours held modifier keys (and adds).
-        flags = (
-            QItemSelectionModel.SelectionFlag.ClearAndSelect
-            | QItemSelectionModel.SelectionFlag.Rows
-        )
-        self.table.selectionModel().select(idx, flags)
-        self.table.scrollTo(idx)
+        select_only(self.table, self.proxy.index(r, 0))
         return True
 
     def _proxy_row_of(self, name: str) -> int:

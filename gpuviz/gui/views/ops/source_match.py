@@ -1,7 +1,7 @@
 """Whether a file found on this machine is the one a trace recorded: the function at the line.
 
 Kineto names each Python frame ``path(line): function``. The file gpuviz finds for ``path`` (see
-:func:`~gpuviz.gui.views.breakdown_model.find_source`) may be another version of it (another
+:func:`~gpuviz.gui.views.ops.breakdown_model.find_source`) may be another version of it (another
 release of a library, an edited checkout): then the recorded line holds other code, and
 highlighting it would point at the wrong thing. The recorded function must be defined at that
 line (its ``def`` line or a decorator's: the line a frame records when its call starts) or hold

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.gui.views.source_match import line_mismatch
+from gpuviz.gui.views.ops.source_match import line_mismatch
 from gpuviz.trace.model import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -286,16 +286,7 @@ def module_tree(table: Any) -> list[TreeNode]:
     # Parents first: a path's parent is a prefix of it, so shorter paths come first.
     modules.sort(key=lambda ir: ir[1].key.count("."))
     for i, r in modules:
-        node = TreeNode(
-            label=r.key.rsplit(".", 1)[-1],
-            row=i,
-            device_ns=int(r.device_total_ns),
-            forward_ns=int(r.forward_device_ns or 0),
-            backward_ns=int(r.backward_device_ns or 0),
-            calls=int(r.calls),
-            cpu_ns=int(r.cpu_total_ns),
-            other_ns=int(r.other_device_ns or 0),
-        )
+        node = _row_node(r, i, r.key.rsplit(".", 1)[-1])
         nodes[r.key] = node
         parent = _parent_of(r.key, nodes)
         (parent.children if parent is not None else roots).append(node)
@@ -303,19 +294,7 @@ def module_tree(table: Any) -> list[TreeNode]:
     if outside:
         group = TreeNode(OUTSIDE_MODULES, -1, 0, 0, 0, 0, 0, kind="group")
         for i, r in outside:
-            group.children.append(
-                TreeNode(
-                    label=r.key,
-                    row=i,
-                    device_ns=int(r.device_total_ns),
-                    forward_ns=int(r.forward_device_ns or 0),
-                    backward_ns=int(r.backward_device_ns or 0),
-                    calls=int(r.calls),
-                    cpu_ns=int(r.cpu_total_ns),
-                    kind="outside",
-                    other_ns=int(r.other_device_ns or 0),
-                )
-            )
+            group.children.append(_row_node(r, i, r.key, kind="outside"))
         group.device_ns = sum(c.device_ns for c in group.children)
         group.forward_ns = sum(c.forward_ns for c in group.children)
         group.backward_ns = sum(c.backward_ns for c in group.children)
@@ -328,6 +307,21 @@ def module_tree(table: Any) -> list[TreeNode]:
     for node in roots:
         node_flops_of(node, table)
     return roots
+
+
+def _row_node(r: Any, i: int, label: str, kind: str = "module") -> TreeNode:
+    """The tree node of module-table row ``r`` (index ``i``), without children."""
+    return TreeNode(
+        label=label,
+        row=i,
+        device_ns=int(r.device_total_ns),
+        forward_ns=int(r.forward_device_ns or 0),
+        backward_ns=int(r.backward_device_ns or 0),
+        calls=int(r.calls),
+        cpu_ns=int(r.cpu_total_ns),
+        kind=kind,
+        other_ns=int(r.other_device_ns or 0),
+    )
 
 
 def _parent_of(path: str, nodes: dict[str, TreeNode]) -> TreeNode | None:
@@ -404,7 +398,7 @@ class SourceExcerpt:
         Why no lines could be shown ("" when there are lines).
     mismatch : str
         Why the file found is not the one recorded (the function at ``line`` is not the
-        recorded one, :func:`~gpuviz.gui.views.source_match.line_mismatch`), "" where it is.
+        recorded one, :func:`~gpuviz.gui.views.ops.source_match.line_mismatch`), "" where it is.
     """
 
     path: str

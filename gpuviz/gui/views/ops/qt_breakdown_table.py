@@ -17,6 +17,7 @@ import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
     QEvent,
+    QItemSelectionModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -314,6 +315,18 @@ def selected_row(table: QTableView) -> int:
     return int(rows[0].data(ROW_ROLE))
 
 
+def select_only(table: QTableView, index: Any) -> None:
+    """Select the row of ``index`` (a model index of ``table``) alone, and scroll to it.
+
+    Not ``selectRow``: with extended selection it honours held modifier keys (and adds).
+    """
+    flags = (
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+    )
+    table.selectionModel().select(index, flags)
+    table.scrollTo(index)
+
+
 class SelectedKernels:
     """What the table views share about their selection (a mixin for a ``QWidget`` with
     ``table``, ``breakdowns``, ``show_button`` and a ``showKernels`` signal): the selected row
@@ -333,7 +346,7 @@ class SelectedKernels:
 
     def selected_kernels(self) -> np.ndarray:
         """The slice rows of the selected row's kernels (:func:`row_kernels`)."""
-        from gpuviz.gui.views.breakdown_model import row_kernels
+        from gpuviz.gui.views.ops.breakdown_model import row_kernels
 
         i = self.selected_index()
         if i < 0 or self.breakdowns is None:

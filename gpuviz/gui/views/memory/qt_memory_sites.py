@@ -26,7 +26,7 @@ from gpuviz.analysis.allocator import SiteRow, sites_live_at
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, terminal_safe
 from gpuviz.gui.qt_text import wrap_label
-from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
+from gpuviz.gui.views.memory.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 
 COLUMNS = ("bytes", "blocks", "site", "function", "file")
 Index = QModelIndex | QPersistentModelIndex

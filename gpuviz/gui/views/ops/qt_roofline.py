@@ -26,8 +26,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_text import set_plain, set_tooltip
-from gpuviz.gui.views.qt_plot_style import PALETTE, make_plot_widget
-from gpuviz.gui.views.roofline_model import (
+from gpuviz.gui.views.ops.roofline_model import (
     Roof,
     RooflinePoints,
     log_ticks,
@@ -35,6 +34,7 @@ from gpuviz.gui.views.roofline_model import (
     roof_lines,
     roofline_points,
 )
+from gpuviz.gui.views.qt_plot_style import PALETTE, make_plot_widget
 
 PRECISION_COLORS = {
     "bf16": PALETTE[0],

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from gpuviz.display import terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.breakdown_model import (
+from gpuviz.gui.views.ops.breakdown_model import (
     NO_STACKS,
     Breakdowns,
     TreeNode,
@@ -45,8 +45,8 @@ from gpuviz.gui.views.breakdown_model import (
     row_kernels,
     tree_total_ns,
 )
-from gpuviz.gui.views.qt_breakdown_table import format_flops, format_us, message_widget
-from gpuviz.gui.views.qt_icicle import QtIcicle
+from gpuviz.gui.views.ops.qt_breakdown_table import format_flops, format_us, message_widget
+from gpuviz.gui.views.ops.qt_icicle import QtIcicle
 
 NODE_ROLE = Qt.ItemDataRole.UserRole
 UNKNOWN = "—"

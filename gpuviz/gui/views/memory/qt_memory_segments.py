@@ -23,7 +23,7 @@ from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, html_safe
 from gpuviz.gui.qt_draw import draw_rects
 from gpuviz.gui.qt_text import wrap_label
-from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
+from gpuviz.gui.views.memory.qt_memory_timeline import NS_PER_MS, colour_of_site, site_colours
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
 from gpuviz.trace.arrays import unique
 

@@ -110,7 +110,7 @@ class QtMemoryView(QWidget):
         self.pages = QStackedWidget()
         if snapshots or snapshot_error:
             if snapshots:
-                from gpuviz.gui.views.qt_memory_snapshot import QtMemorySnapshotView
+                from gpuviz.gui.views.memory.qt_memory_snapshot import QtMemorySnapshotView
 
                 self.snapshot_view = QtMemorySnapshotView(snapshots, self.series)
                 self.snapshot_view.timeClicked.connect(self._on_snapshot_time_clicked)
@@ -134,7 +134,7 @@ class QtMemoryView(QWidget):
         then "One rank" (the single-snapshot panels, with a choice of rank and device)."""
         from PySide6.QtWidgets import QTabWidget
 
-        from gpuviz.gui.views.qt_memory_ranks import QtMemoryRanksView
+        from gpuviz.gui.views.memory.qt_memory_ranks import QtMemoryRanksView
 
         self.ranks_view = QtMemoryRanksView(
             snapshots, self._snapshot_ranks, self._snapshot_table, self.series

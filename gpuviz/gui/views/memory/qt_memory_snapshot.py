@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 from gpuviz.analysis.allocator_timeline import MemoryTimeline
 from gpuviz.display import format_bytes, terminal_safe
 from gpuviz.gui.qt_text import wrap_label
-from gpuviz.gui.views.qt_memory_segments import QtMemorySegments
-from gpuviz.gui.views.qt_memory_sites import QtMemorySites
-from gpuviz.gui.views.qt_memory_timeline import NS_PER_MS, QtMemoryTimeline
+from gpuviz.gui.views.memory.qt_memory_segments import QtMemorySegments
+from gpuviz.gui.views.memory.qt_memory_sites import QtMemorySites
+from gpuviz.gui.views.memory.qt_memory_timeline import NS_PER_MS, QtMemoryTimeline
 
 
 def figures_text(tl: MemoryTimeline) -> str:

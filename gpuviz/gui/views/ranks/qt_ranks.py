@@ -1,7 +1,7 @@
 """The Ranks view: a rank × step heatmap of one measure, the straggler, and the worst collectives.
 
 Everything it shows comes from :func:`gpuviz.analysis.ranks.rank_analysis` (computed with the
-trace's other analyses, off the GUI thread) through :mod:`gpuviz.gui.views.rank_figures`:
+trace's other analyses, off the GUI thread) through :mod:`gpuviz.gui.views.ranks.rank_figures`:
 
 - the heatmap: one row per rank, one column per step, coloured by the chosen measure (step
   time, compute, communication, idle, wait in collectives, work); missing cells (a rank whose
@@ -41,7 +41,7 @@ from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.timeline.timefmt import format_ns
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
 from gpuviz.gui.views.qt_staged import StagedBuild
-from gpuviz.gui.views.rank_figures import (
+from gpuviz.gui.views.ranks.rank_figures import (
     MEASURE_LABELS,
     Target,
     WorstCollectives,

@@ -45,7 +45,7 @@ from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct, saving_phrase
 from gpuviz.analysis.steps import PARTS
 from gpuviz.display import html_safe, terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import set_plain
-from gpuviz.gui.views.insights_model import (
+from gpuviz.gui.views.insights.insights_model import (
     StepBars,
     StepMfu,
     evidence_text,
