@@ -13,8 +13,8 @@ range; a GPU activity by its launch's host time, else its own start in the step'
   (:data:`~gpuviz.analysis.names.SYNC_CALLS`: ``cudaDeviceSynchronize``,
   ``cudaStreamSynchronize``, ``cudaEventSynchronize``, ``cudaMemcpy`` …), ``aten::item`` /
   ``aten::_local_scalar_dense`` (``.item()``, ``bool(t)``, ``print(t)``) of a GPU tensor (a
-  runtime call inside them), and copies from the
-  device to pageable memory (blocking whatever the call). A sync inside another on the same
+  runtime call inside them), and copies from the device to pageable memory (blocking whatever
+  the call). A sync inside another on the same
   thread (``aten::item`` > ``aten::_local_scalar_dense`` > ``cudaStreamSynchronize``) is one
   sync, named by the outermost; the runtime calls of one op (``.cpu()``'s ``aten::copy_``
   launches its copy and then waits) are one sync, named ``op (call)``;
