@@ -14,18 +14,16 @@ range; a GPU activity by its launch's host time, else its own start in the step'
   ``cudaStreamSynchronize``, ``cudaEventSynchronize``, ``cudaMemcpy`` …), ``aten::item`` /
   ``aten::_local_scalar_dense`` (``.item()``, ``bool(t)``, ``print(t)``) of a GPU tensor (a
   runtime call inside them), and copies from the device to pageable memory (blocking whatever
-  the call). A sync inside another on the same
-  thread (``aten::item`` > ``aten::_local_scalar_dense`` > ``cudaStreamSynchronize``) is one
-  sync, named by the outermost; the runtime calls of one op (``.cpu()``'s ``aten::copy_``
-  launches its copy and then waits) are one sync, named ``op (call)``;
-- **copies**: count and bytes per step of each copy kind, as its name says it
-  (``Memcpy HtoD (Pinned -> Device)``, ``Memcpy HtoD (Pageable -> Device)``);
-- **op calls**: calls per step of each PyTorch op;
+  the call). A sync inside another on the same thread (``aten::item`` >
+  ``aten::_local_scalar_dense`` > ``cudaStreamSynchronize``) is one sync, named by the
+  outermost; the runtime calls of one op (``.cpu()``'s ``aten::copy_``: a copy, then a
+  wait) are one sync, named ``op (call)``;
+- **copies**: count and bytes per step of each copy kind, as named (``… (Pinned -> Device)``);
+  **op calls**: calls per step of each PyTorch op;
 - **values read to Python** without a sync: ``aten::item`` with no runtime call inside (a
   CPU tensor's value; on a CPU-only run the only kind there is).
 
-:class:`RunChanges` holds both runs' figures and the lists of what changed;
-:meth:`RunChanges.verdict` says it in one line.
+:class:`RunChanges` holds both runs' figures and what changed; ``verdict`` says it in one line.
 """
 
 from __future__ import annotations
