@@ -100,18 +100,24 @@ def test_json_contract() -> None:
             "detail",
             "fix",
             "saving_us",
+            "saving_total_us",
             "saving_how",
             "share",
             "step_us",
             "saving_per_step_us",
             "evidence",
         }
-        # Per step, never more than the step; over the trace's steps, the saving again.
-        assert 0 < f["saving_per_step_us"] <= f["step_us"]
-        assert f["saving_per_step_us"] == pytest.approx(min(f["share"], 1) * f["step_us"])
+        # saving_us is per step (issue 47, item 8), never more than the step; summed over the
+        # trace's steps (counted here from its step list), saving_total_us.
+        assert f["saving_us"] == f["saving_per_step_us"]
+        assert 0 < f["saving_us"] <= f["step_us"]
+        assert f["saving_us"] == pytest.approx(min(f["share"], 1) * f["step_us"])
         n_steps = len(out["steps"]) if {s["rank"] for s in out["steps"]} == {None} else 0
-        if n_steps and f["share"] <= 1:
-            assert f["saving_per_step_us"] * n_steps == pytest.approx(f["saving_us"], rel=1e-6)
+        assert n_steps == 3
+        if f["share"] <= 1:
+            assert f["saving_us"] * n_steps == pytest.approx(f["saving_total_us"], rel=1e-6)
+            step_sum = sum(s["duration_us"] for s in out["steps"])
+            assert f["saving_total_us"] == pytest.approx(f["share"] * step_sum, rel=1e-3)
         assert f["kind"] in KINDS and f["severity"] in ("info", "warning", "critical")
         assert f["evidence"] and all(
             {"rank", "device", "start_us", "end_us"} <= set(e) for e in f["evidence"]
