@@ -31,9 +31,9 @@ starts, so the windows tile the time and nothing is counted twice:
   CUDA events recorded where each step starts its launches, and the steps add up to the wall
   time (before, a window was the CPU range: 0.5 ms for a 14 ms step, and the last window held
   all the GPU work);
-- the first step of a run (and one after a gap in the step numbers) whose first kernel waits
+- the first step of a run (and one after a gap in the step numbers) whose GPU work waits
   behind GPU work launched before it (a profiler's warm-up steps, whose launches the trace
-  does not hold) starts when that work ends, never after its own first GPU work starts.
+  does not hold) starts when that work ends, never after its first queued GPU work starts.
 
 The last window (and one followed by a gap in the step numbers, as a profiler schedule that
 skips steps makes) ends at ``W_k``: GPU work runs behind the CPU that launched it.
@@ -75,7 +75,11 @@ SOURCES = ("gpuviz", "ProfilerStep", "Optimizer.step", "DataParallel.forward", "
 """Where steps came from, in the order they are looked for."""
 
 NO_GPU = np.iinfo(np.int64).max
-"""A step's first own GPU start when it launched no GPU work."""
+"""A step's first queued GPU start when none of its GPU work waited in the queue."""
+
+QUEUE_SLACK_NS = 50_000
+"""GPU work that starts more than this long after its launch returned waited in the queue
+(an empty stream starts it a few µs after)."""
 
 NO_LAUNCH = np.iinfo(np.int64).min
 """The launch time of GPU work whose launch is not in the trace (before it began)."""
@@ -285,7 +289,7 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
             source = "trace"
         # The GPU work each step launched (its launch inside the step's CPU range), by
         # correlation: when it ends (the step's own work ends at W = the later of that and
-        # its CPU range) and when the first of it starts.
+        # its CPU range), and when the first of it that waited in the queue starts.
         own_end = c1.copy()
         first_gpu = np.full(len(c0), NO_GPU, dtype=np.int64)
         lo, hi = np.searchsorted(act_ranks, [rank, rank + 1])
@@ -297,11 +301,13 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         launch = trace.launches_of(a.rows[on_rank]) if on_rank.size else on_rank
         launch_ns = np.where(launch >= 0, s.start_ns[np.maximum(launch, 0)], NO_LAUNCH)
         launch_ns = launch_ns.astype(np.int64)
+        launch_end = launch_ns + np.where(launch >= 0, s.dur_ns[np.maximum(launch, 0)], 0)
         if on_rank.size:
             idx = np.searchsorted(c0, launch_ns, side="right") - 1
             ok = (launch >= 0) & (idx >= 0) & (launch_ns < c1[np.maximum(idx, 0)])
             np.maximum.at(own_end, idx[ok], a.end_ns[on_rank][ok])
-            np.minimum.at(first_gpu, idx[ok], a.start_ns[on_rank][ok])
+            waited = ok & (a.start_ns[on_rank] > launch_end + QUEUE_SLACK_NS)
+            np.minimum.at(first_gpu, idx[waited], a.start_ns[on_rank][waited])
         # Consecutive steps tile the time; a step followed by a gap in the numbering (a
         # profiler schedule that skipped steps) ends with its own work instead.
         follows = np.zeros(len(c0), dtype=bool)  # row k follows row k - 1
@@ -354,14 +360,16 @@ def _starts(
     previous step's work is done, as a CUDA event recorded where it starts its launches would
     fire. ``Q_k`` (only for the ``queued`` rows: the first step of a run, where no previous
     step says what the GPU was busy with) is the end of the GPU work launched before the step
-    (or by an unrecorded launch) that runs before the step's first own GPU work starts, and
-    never later than that start: the step's work waits behind it on the GPU.
+    (or by an unrecorded launch) that runs before the step's first own GPU work that waited in
+    the queue (started more than :data:`QUEUE_SLACK_NS` after its launch returned) starts, and
+    never later than that start: the step's work waits behind it on the GPU. Work of the step
+    that did not wait (a prefetch copy on a side stream) says nothing of the backlog.
 
     Parameters
     ----------
     c0, own_end, first_gpu : int64
         Per step: CPU start, end of its own work (``W``), start of its first own GPU work
-        (:data:`NO_GPU` when it launched none).
+        that waited in the queue (:data:`NO_GPU` when none did).
     queued : bool
         Per step: whether ``Q_k`` applies.
     a : GpuActivity

@@ -425,11 +425,27 @@ def test_a_gpu_bound_step_lasts_as_long_as_its_gpu_work() -> None:
 def test_a_first_step_queued_behind_earlier_work_starts_when_that_ends() -> None:
     # A profiler's warm-up steps leave GPU work (launched before the trace) that the first
     # profiled step's kernels wait behind: a CUDA event at its start fires when it ends.
-    events, spans = _cpu_ahead_loop([[1000], [1000]], backlog_ns=5000)
+    # Times in ms: the step's kernel waits 5 ms in the queue (past QUEUE_SLACK_NS).
+    ms = 1_000_000
+    events, spans = _cpu_ahead_loop([[1 * ms], [1 * ms]], backlog_ns=5 * ms)
     st = find_steps(make_trace(events))
-    assert st.start_ns.tolist() == [5000, 6000]
-    assert st.duration_ns.tolist() == [1000, 1000]
-    assert spans == [(5000, 6000), (6000, 7000)]
+    assert st.start_ns.tolist() == [5 * ms, 6 * ms]
+    assert st.duration_ns.tolist() == [1 * ms, 1 * ms]
+    assert spans == [(5 * ms, 6 * ms), (6 * ms, 7 * ms)]
+
+
+def test_a_side_stream_copy_that_did_not_wait_says_nothing_of_the_backlog() -> None:
+    # As above, with the first step also starting a prefetch copy on a side stream at once:
+    # before, its start (not its queued kernel's) capped the backlog, and the first step
+    # held the 5 ms of earlier work (adv_clean's first step read 39 ms for 22 ms steps).
+    ms = 1_000_000
+    events, _ = _cpu_ahead_loop([[1 * ms], [1 * ms]], backlog_ns=5 * ms)
+    events += [
+        ev(RT, 50, 5, "cudaMemcpyAsync", corr=99),
+        ev(C, 60, 100_000, "Memcpy HtoD (Pinned -> Device)", corr=99, stream=14),
+    ]
+    st = find_steps(make_trace(events))
+    assert st.start_ns.tolist() == [5 * ms, 6 * ms]
 
 
 def test_a_synchronous_loop_keeps_its_cpu_windows() -> None:
