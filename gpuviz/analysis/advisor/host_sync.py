@@ -90,12 +90,14 @@ def check(ctx: AdviceContext) -> list[Finding]:
     ]
     total = per.saving_ns[rank]
     idle = float(g.duration_ns[gaps].sum())
+    n_steps = max(ctx.step_count(rank), 1)
     sources = ", ".join(f"{name} ({n}×)" for name, n in top)
     detail = (
         f"{len(sync_rows)} synchronization{'s' if len(sync_rows) > 1 else ''}{ranks_phrase(ctx, rank, sorted(per.saving_ns))} blocked the CPU "
         f"({fmt_ms(blocked_ns)} in all) until GPU {per.device[rank]} drained; "
-        f"it then sat idle {fmt_ms(idle)} until the CPU queued more work "
-        f"({fmt_pct(idle / totals[rank])} of {fmt_ms(totals[rank])} of steps). "
+        f"it then sat idle {fmt_ms(idle / n_steps)} a step until the CPU queued more work "
+        f"({fmt_ms(idle)} over {n_steps} step{'s' if n_steps != 1 else ''} of "
+        f"{fmt_ms(totals[rank])}, {fmt_pct(idle / totals[rank])}). "
         f"They come from {sources}."
     )
     # Recurring syncs that cost little because the loop is CPU-bound (the CPU was blocked for
