@@ -94,43 +94,59 @@ def clipped_durations(trace: Trace, rows: I64, dur: I64) -> I64:
 def _find(trace: Trace) -> OpenRanges:
     s, t = trace.slices, trace.tracks
     none = OpenRanges(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), None)
-    cpu_track = np.isin(t.kind, [int(TrackKind.CPU_THREAD), int(TrackKind.CPU_ANNOTATION)])
-    on_cpu = np.flatnonzero(cpu_track[s.track])
-    if len(on_cpu) == 0:
-        return none
-    end = (s.start_ns[on_cpu] + s.dur_ns[on_cpu]).astype(np.int64)
-    rank = t.rank[s.track[on_cpu]].astype(np.int64)
-    last: dict[int, int] = {}
-    for r in np.unique(rank).tolist():
-        last[r] = int(end[rank == r].max())
-    last_of = np.array([last[r] for r in rank.tolist()], dtype=np.int64) if len(rank) else end
     marker = name_mask(
         trace.symbols,
         lambda n: PROFILER_STEP.match(n) is not None or HARNESS_STEP.match(n) is not None,
     )
     opt = name_mask(trace.symbols, lambda n: n.startswith(OPTIMIZER_STEP_PREFIX))
-    kind = s.kind[on_cpu]
-    cand = (
-        (end >= last_of - END_SLACK_NS)
-        & ((kind == Kind.CPU_OP) | (kind == Kind.USER_ANNOTATION))
-        & ~marker[s.name[on_cpu]]
-    )
+    o = trace.track_offsets
+    cpu_tracks = [
+        k
+        for k in np.flatnonzero(
+            np.isin(t.kind, [int(TrackKind.CPU_THREAD), int(TrackKind.CPU_ANNOTATION)])
+        ).tolist()
+        if o[k + 1] > o[k]
+    ]
+    # One track's slices at a time (slices are stored by track): arrays over every CPU slice
+    # were 8 bytes a slice each, hundreds of MB on a large folder, for a handful of rows.
+    last: dict[int, int] = {}
+    for k in cpu_tracks:
+        r = int(t.rank[k])
+        top = int((s.start_ns[o[k] : o[k + 1]] + s.dur_ns[o[k] : o[k + 1]]).max())
+        last[r] = max(last.get(r, top), top)
+    cand: list[int] = []
+    m_rank: list[int] = []
+    m_end: list[int] = []
+    for k in cpu_tracks:
+        r, lo, hi = int(t.rank[k]), int(o[k]), int(o[k + 1])
+        e = s.start_ns[lo:hi] + s.dur_ns[lo:hi]
+        names, kind = s.name[lo:hi], s.kind[lo:hi]
+        is_marker = marker[names] | opt[names]
+        m_rank += [r] * int(is_marker.sum())
+        m_end += e[is_marker].astype(np.int64).tolist()
+        ok = (e >= last[r] - END_SLACK_NS) & ~marker[names]
+        ok &= (kind == Kind.CPU_OP) | (kind == Kind.USER_ANNOTATION)
+        cand += (lo + np.flatnonzero(ok)).tolist()
     # Cheap before the steps are found: a candidate is suspect only where a step marker of
     # its rank ended inside it, before its end (every trace has ranges ending at its end).
-    is_marker = marker[s.name[on_cpu]] | opt[s.name[on_cpu]]
-    for i in np.flatnonzero(cand).tolist():
-        m = is_marker & (rank == rank[i])
-        inside = m & (end > s.start_ns[on_cpu[i]]) & (end < end[i] - END_SLACK_NS)
-        cand[i] = bool(inside.any())
-    if not cand.any():
+    mr, me = np.array(m_rank, dtype=np.int64), np.array(m_end, dtype=np.int64)
+    suspect = []
+    for row in cand:
+        r, c0 = int(t.rank[s.track[row]]), int(s.start_ns[row])
+        c1 = c0 + int(s.dur_ns[row])
+        mine = me[mr == r]
+        if ((mine > c0) & (mine < c1 - END_SLACK_NS)).any():
+            suspect.append(row)
+    if not suspect:
         return none
     from gpuviz.analysis.steps import find_steps
 
     steps = find_steps(trace)
     rows: list[int] = []
     ends: list[int] = []
-    for i in np.flatnonzero(cand).tolist():
-        row, r = int(on_cpu[i]), int(rank[i])
+    for row in suspect:
+        r = int(t.rank[s.track[row]])
+        row_end = int(s.start_ns[row]) + int(s.dur_ns[row])
         mine = steps.of_rank(r)
         if len(mine) == 0:
             continue
@@ -140,7 +156,7 @@ def _find(trace: Trace) -> OpenRanges:
         if k < 0:
             continue
         cpu_end = int(steps.cpu_end_ns[mine[k]])
-        if start >= cpu_end or cpu_end >= int(end[i]) - END_SLACK_NS:
+        if start >= cpu_end or cpu_end >= row_end - END_SLACK_NS:
             continue  # after its step's range (between steps), or its step ran on as long
         rows.append(row)
         ends.append(cpu_end)
