@@ -119,7 +119,7 @@ def _rank_steps_line(advice: Advice) -> str | None:
 
 def finding_brief(i: int, f: Finding, detail: bool) -> list[str]:
     """A finding in three lines: headline with its saving, its numbers, its fix."""
-    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+    from gpuviz.analysis.advisor.findings import finding_saving
 
     text = terminal_safe(f.detail, one_line=True)
     if not detail and len(text) > 400:
@@ -127,8 +127,7 @@ def finding_brief(i: int, f: Finding, detail: bool) -> list[str]:
     from gpuviz.commands.advise import code_names
 
     lines = [
-        f"{i}. [{f.severity}] {f.kind}: {name(f.title, 200)}; could save {fmt_ms(f.saving_ns)} "
-        f"({fmt_pct(f.share)} of the step time)",
+        f"{i}. [{f.severity}] {f.kind}: {name(f.title, 200)}; could save {finding_saving(f)}",
         f"   {text}",
         f"   Fix: {terminal_safe(f.fix, one_line=True)}",
     ]
@@ -210,11 +209,11 @@ def trace_overview(
     findings = advice.findings
     if findings:
         top = findings[0]
-        from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+        from gpuviz.analysis.advisor.findings import finding_saving
 
         lines.append(
-            f"Main problem: {top.kind} ({top.severity}), could save {fmt_ms(top.saving_ns)} "
-            f"({fmt_pct(top.share)} of the step time). {len(findings)} finding"
+            f"Main problem: {top.kind} ({top.severity}), could save {finding_saving(top)}. "
+            f"{len(findings)} finding"
             f"{'s' if len(findings) != 1 else ''} in all."
         )
     elif summary.has_gpu_events:

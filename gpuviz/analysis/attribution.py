@@ -37,6 +37,7 @@ import numpy.typing as npt
 from gpuviz.analysis.call_forest import CallForest, build_forest
 from gpuviz.analysis.names import HARNESS_STEP, PROFILER_STEP, name_mask
 from gpuviz.analysis.node_args import FIELDS, ArgColumns, decode_args
+from gpuviz.analysis.open_ranges import clipped_durations
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
@@ -356,7 +357,8 @@ def _forest(trace: Trace) -> tuple[CallForest, npt.NDArray[np.uint8]]:
     kinds = np.concatenate([p[1] for p in parts])
     group = group_of_track[s.track[rows]]
     start = s.start_ns[rows].astype(np.int64)
-    dur = s.dur_ns[rows].astype(np.int64)
+    # A range left open at the trace's end is clipped to its step (issue 47, item 10).
+    dur = clipped_durations(trace, rows, s.dur_ns[rows].astype(np.int64))
     forest = build_forest(rows, group, start, dur)
     kind = kinds[forest.given]
     # A Python frame that starts inside another and ends after it lost its exit (the tracer

@@ -15,7 +15,14 @@ Each gap gets one cause, tested in this order (so that no time is counted twice)
     a CPU thread of the rank was blocked in a synchronizing call (``cudaStreamSynchronize``,
     ``cudaDeviceSynchronize``, ``cudaEventSynchronize``, a blocking ``cudaMemcpy``, …) that
     began before the gap and returned as it began: the CPU waited for the GPU to drain, and the
-    GPU then waited for the CPU to queue more work.
+    GPU then waited for the CPU to queue more work. The ``launch`` gaps that follow such a gap
+    on its GPU (no other cause between) are the sync's too, as long as their time, with the
+    sync's own gap, stays within the time the CPU was blocked in the call: the sync emptied
+    the queue, so the GPU waits for each launch (a launch-bound symptom whose cause is the
+    sync; CUDA graphs, the launch-bound fix, cannot capture a sync). Without the sync the CPU
+    would have been that much further ahead, and no more: past it, the CPU is slower than the
+    GPU and the gaps stay ``launch`` (a CPU-bound loop with one ``.item()`` a step keeps its
+    launch-bound gaps). :attr:`IdleGaps.sync_ns` is the part of each gap the sync accounts for.
 ``starved``
     the gap lasts :data:`STARVED_MIN_NS` or more, and the rank's CPU threads ran no PyTorch op
     for most of it (less than :data:`STARVED_OP_SHARE`): Python, data loading or sleeping
@@ -87,6 +94,14 @@ class IdleGaps:
         Slice row of that work's launch call, or -1 (launched before the trace began).
     sync_row : int64
         For ``sync`` gaps, the slice row of the synchronizing call; else -1.
+    sync_ns : int64
+        For ``sync`` gaps, the part of the gap the sync accounts for: what the CPU, blocked in
+        the call, could have queued ahead (the blocked time, less the sync's earlier gaps);
+        else 0.
+    after_sync : bool
+        The gap follows a ``sync`` gap on its GPU with only ``launch`` gaps between (or is
+        one): the GPU waits for launches because a sync emptied its queue, whether or not the
+        sync's blocked time covers it.
     cpu_op_ns : int64
         Time inside the gap during which the rank's CPU threads ran a PyTorch op.
     cpu_comm_ns : int64
@@ -103,6 +118,8 @@ class IdleGaps:
     next_row: I64
     launch_row: I64
     sync_row: I64
+    sync_ns: I64
+    after_sync: npt.NDArray[np.bool_]
     cpu_op_ns: I64
     cpu_comm_ns: I64
     cause: npt.NDArray[np.uint8]
@@ -190,6 +207,7 @@ def idle_gaps(
         cause[(dur >= STARVED_MIN_NS) & (ops < STARVED_OP_SHARE * dur)] = STARVED
         cause[sync_row >= 0] = SYNC
         cause[comm >= COMM_SHARE * dur] = COMM
+        sync_ns, after_sync = _follow_syncs(cause, sync_row, dur, s.dur_ns[np.maximum(sync_row, 0)])
         parts.append(
             {
                 "rank": np.full(len(g0), rank, dtype=np.int64),
@@ -200,6 +218,8 @@ def idle_gaps(
                 "next_row": nxt.astype(np.int64),
                 "launch_row": launch.astype(np.int64),
                 "sync_row": sync_row,
+                "sync_ns": sync_ns,
+                "after_sync": after_sync,  # type: ignore[dict-item]
                 "cpu_op_ns": ops,
                 "cpu_comm_ns": comm,
                 "cause": cause,  # type: ignore[dict-item]
@@ -207,8 +227,47 @@ def idle_gaps(
         )
     if not parts:
         e = np.empty(0, dtype=np.int64)
-        return IdleGaps(e, e, e, e, e, e, e, e, e, e, np.empty(0, dtype=np.uint8))
+        return IdleGaps(
+            e, e, e, e, e, e, e, e, e, np.empty(0, dtype=bool), e, e, np.empty(0, dtype=np.uint8)
+        )
     return IdleGaps(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+
+
+def _follow_syncs(
+    cause: npt.NDArray[np.uint8], sync_row: I64, dur: I64, blocked: I64
+) -> tuple[I64, npt.NDArray[np.bool_]]:
+    """Give a sync the ``launch`` gaps that follow its gap (see the module docstring).
+
+    ``cause`` and ``sync_row`` (one device's gaps, in time order) are changed in place: a
+    ``launch`` gap after a ``sync`` gap, with only ``launch`` gaps between, becomes ``sync``
+    (with that sync's row) while the gaps before it since the sync's own gap add up to less
+    than ``blocked`` (the time the CPU was blocked in the call, per gap).
+
+    Returns
+    -------
+    sync_ns : int64
+        Per gap, the part the sync accounts for (0 for gaps of other causes).
+    after_sync : bool
+        Per gap: a ``sync`` gap, or a ``launch`` gap after one with only ``launch`` gaps
+        between (:attr:`IdleGaps.after_sync`).
+    """
+    n = len(cause)
+    idx = np.arange(n)
+    is_sync = cause == SYNC
+    last_sync = np.maximum.accumulate(np.where(is_sync, idx, -1)) if n else idx
+    breaks = (cause != SYNC) & (cause != LAUNCH)
+    last_break = np.maximum.accumulate(np.where(breaks, idx, -1)) if n else idx
+    head = np.maximum(last_sync, 0)
+    # The gaps' time from the sync's own gap up to each gap (not counting it).
+    cum = np.concatenate(([0], np.cumsum(dur)))
+    before = cum[idx] - cum[head]
+    credit = np.where(last_sync >= 0, blocked[head] - before, 0)
+    after = (cause == LAUNCH) & (last_sync > last_break)
+    follows = after & (credit > 0)
+    cause[follows] = SYNC
+    sync_row[follows] = sync_row[head[follows]]
+    sync_ns = np.where(cause == SYNC, np.clip(credit, 0, dur), 0).astype(np.int64)
+    return sync_ns, after | (cause == SYNC)
 
 
 def cpu_collective_coverages(trace: Trace) -> dict[int, Coverage]:

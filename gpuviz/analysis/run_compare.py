@@ -176,7 +176,14 @@ class RunComparison:
 
 
 def _brief(f: Finding) -> dict[str, Any]:
-    return {"kind": f.kind, "severity": f.severity, "saving_us": f.saving_ns / 1000.0}
+    """A finding in brief: ``saving_us`` per step (as the advisor's), ``saving_total_us`` over
+    the trace's steps."""
+    return {
+        "kind": f.kind,
+        "severity": f.severity,
+        "saving_us": f.saving_per_step_ns / 1000.0,
+        "saving_total_us": f.saving_ns / 1000.0,
+    }
 
 
 def _at_or_above(level: str) -> set[str]:

@@ -4,7 +4,8 @@ Steps are found per rank, from the first of these that the rank has:
 
 0. gpuviz's own step ranges (``gpuviz/<label>#N``, which ``gpuviz run`` records around each
    profiled step), numbered N. The time between them is gpuviz's harness, not the program:
-   these windows do not tile, each one ends when its range and the GPU work it launched end;
+   these windows do not tile, each one ends when its range and the GPU work it launched end
+   (and starts no earlier than the previous one's work ended);
 1. ``ProfilerStep#N`` ranges (what ``prof.step()`` records), numbered N;
 2. optimizer-step annotations (``Optimizer.step#SGD.step``): a step ends where one ends, and
    the first starts at the rank's first CPU event;
@@ -16,10 +17,26 @@ step nested in a wrapping one's, a repeated range) is one step: ranges of one nu
 overlap, or start together, are merged into their union. The same number on ranges apart in
 time (a profiler started twice) gives a step for each.
 
-A step's *window* starts at its CPU start and ends where the next step starts, so the windows
-tile the time and nothing is counted twice. The last window (and one followed by a gap in the
-step numbers, as a profiler schedule that skips steps makes) ends when both its CPU range and
-the GPU work launched inside it have ended: GPU work runs behind the CPU that launched it.
+A step's time is what users mean by one: from the start of its work to the start of the next
+step's, counting the GPU work it launched (a kernel, copy or set belongs to the step whose CPU
+range holds the launch with its correlation id). Let ``W_k``, the end of step k's own work, be
+the later of its CPU range's end and the end of the GPU work it launched. Step k's window starts
+at ``b_k = max(c0_k, W_{k-1}, b_{k-1})`` (``c0_k`` its CPU start) and ends where the next step
+starts, so the windows tile the time and nothing is counted twice:
+
+- a synchronous or CPU-bound loop (each step's GPU work done before the next step's CPU
+  starts) has the windows of its CPU ranges;
+- a loop whose CPU runs ahead of the GPU (no sync) has each step start when the previous
+  step's GPU work ends: a GPU-bound step lasts as long as its GPU work, as the time between
+  CUDA events recorded where each step starts its launches, and the steps add up to the wall
+  time (before, a window was the CPU range: 0.5 ms for a 14 ms step, and the last window held
+  all the GPU work);
+- the first step of a run (and one after a gap in the step numbers) whose GPU work waits
+  behind GPU work launched before it (a profiler's warm-up steps, whose launches the trace
+  does not hold) starts when that work ends, never after its first queued GPU work starts.
+
+The last window (and one followed by a gap in the step numbers, as a profiler schedule that
+skips steps makes) ends at ``W_k``: GPU work runs behind the CPU that launched it.
 
 Inside each window every GPU's time is split into exclusive parts, in this order of
 precedence: *compute* (any kernel but a communication kernel runs), *comm* (only NCCL kernels
@@ -57,6 +74,16 @@ I64 = npt.NDArray[np.int64]
 SOURCES = ("gpuviz", "ProfilerStep", "Optimizer.step", "DataParallel.forward", "trace")
 """Where steps came from, in the order they are looked for."""
 
+NO_GPU = np.iinfo(np.int64).max
+"""A step's first queued GPU start when none of its GPU work waited in the queue."""
+
+QUEUE_SLACK_NS = 50_000
+"""GPU work that starts more than this long after its launch returned waited in the queue
+(an empty stream starts it a few µs after)."""
+
+NO_LAUNCH = np.iinfo(np.int64).min
+"""The launch time of GPU work whose launch is not in the trace (before it began)."""
+
 PARTS = ("compute", "comm", "copy", "set", "idle")
 """The exclusive parts of a GPU's step time, in order of precedence."""
 
@@ -72,7 +99,10 @@ class Steps:
     number : int64
         N of ``ProfilerStep#N``; otherwise the step's index on its rank, from 0.
     start_ns, end_ns : int64
-        The window (relative to the trace zero); windows of one rank do not overlap.
+        The window (relative to the trace zero; see the module docstring): its start is the
+        CPU start, or later where the previous step's work (CPU range and the GPU work it
+        launched) ended later. Windows of one rank do not overlap. ``duration_ns`` is the
+        step's time for every per-step figure (MFU, savings, the Ranks view).
     cpu_start_ns, cpu_end_ns : int64
         The step's own CPU range (the ``ProfilerStep`` range, or its equivalent).
     source : list of str
@@ -257,8 +287,11 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
             c1 = np.array([int(ends.max())], dtype=np.int64)
             numbers = np.zeros(1, dtype=np.int64)
             source = "trace"
-        # The GPU work each step launched, to end the last window when that work ends.
-        gpu_end = c1.copy()
+        # The GPU work each step launched (its launch inside the step's CPU range), by
+        # correlation: when it ends (the step's own work ends at W = the later of that and
+        # its CPU range), and when the first of it that waited in the queue starts.
+        own_end = c1.copy()
+        first_gpu = np.full(len(c0), NO_GPU, dtype=np.int64)
         lo, hi = np.searchsorted(act_ranks, [rank, rank + 1])
         on_rank = (  # ascending, as a mask's rows were
             np.arange(lo, hi) if act_order is None else act_order[lo:hi]
@@ -266,25 +299,31 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         # Each rank's launches looked up apart: for every GPU row at once, the launch rows and
         # their starts took 16 bytes a row (100 MB of 64 ranks) through the whole loop.
         launch = trace.launches_of(a.rows[on_rank]) if on_rank.size else on_rank
-        found = launch >= 0
-        on_rank, launch = on_rank[found], launch[found]
+        launch_ns = np.where(launch >= 0, s.start_ns[np.maximum(launch, 0)], NO_LAUNCH)
+        launch_ns = launch_ns.astype(np.int64)
+        launch_end = launch_ns + np.where(launch >= 0, s.dur_ns[np.maximum(launch, 0)], 0)
         if on_rank.size:
-            ls = s.start_ns[launch]
-            idx = np.searchsorted(c0, ls, side="right") - 1
-            ok = (idx >= 0) & (ls < c1[np.maximum(idx, 0)])
-            np.maximum.at(gpu_end, idx[ok], a.end_ns[on_rank][ok])
+            idx = np.searchsorted(c0, launch_ns, side="right") - 1
+            ok = (launch >= 0) & (idx >= 0) & (launch_ns < c1[np.maximum(idx, 0)])
+            np.maximum.at(own_end, idx[ok], a.end_ns[on_rank][ok])
+            waited = ok & (a.start_ns[on_rank] > launch_end + QUEUE_SLACK_NS)
+            np.minimum.at(first_gpu, idx[waited], a.start_ns[on_rank][waited])
         # Consecutive steps tile the time; a step followed by a gap in the numbering (a
         # profiler schedule that skipped steps) ends with its own work instead.
-        end = gpu_end.copy()
-        if len(c0) > 1:
-            follows = (numbers[1:] == numbers[:-1] + 1) & tile
-            end[:-1] = np.where(follows, c0[1:], np.minimum(end[:-1], c0[1:]))
+        follows = np.zeros(len(c0), dtype=bool)  # row k follows row k - 1
+        follows[1:] = (numbers[1:] == numbers[:-1] + 1) & tile
+        queued = ~follows if tile else np.arange(len(c0)) == 0
+        start = _starts(c0, own_end, first_gpu, queued, a, on_rank, launch_ns)
+        end = own_end.copy()
+        end[:-1] = np.where(follows[1:], start[1:], np.minimum(own_end[:-1], start[1:]))
+        if not tile:  # the harness's windows: each one its own work, never overlapping
+            end[:-1] = np.minimum(own_end[:-1], start[1:])
         parts.append(
             {
                 "rank": np.full(len(c0), rank, dtype=np.int64),
                 "number": numbers,
-                "start_ns": c0,
-                "end_ns": np.maximum(end, c0),
+                "start_ns": start,
+                "end_ns": np.maximum(end, start),
                 "cpu_start_ns": c0,
                 "cpu_end_ns": c1,
                 "source": [source] * len(c0),
@@ -303,6 +342,49 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         cpu_end_ns=cols["cpu_end_ns"],
         source=[src for p in parts for src in p["source"]],
     )
+
+
+def _starts(
+    c0: I64,
+    own_end: I64,
+    first_gpu: I64,
+    queued: npt.NDArray[np.bool_],
+    a: GpuActivity,
+    on_rank: I64,
+    launch_ns: I64,
+) -> I64:
+    """Where each step of one rank starts: ``b_k = max(c0_k, W_{k-1}, Q_k, b_{k-1})``.
+
+    ``c0_k`` is the step's CPU start and ``W_{k-1}`` the end of the previous step's own work
+    (its CPU range and the GPU work it launched): a step whose CPU runs ahead starts when the
+    previous step's work is done, as a CUDA event recorded where it starts its launches would
+    fire. ``Q_k`` (only for the ``queued`` rows: the first step of a run, where no previous
+    step says what the GPU was busy with) is the end of the GPU work launched before the step
+    (or by an unrecorded launch) that runs before the step's first own GPU work that waited in
+    the queue (started more than :data:`QUEUE_SLACK_NS` after its launch returned) starts, and
+    never later than that start: the step's work waits behind it on the GPU. Work of the step
+    that did not wait (a prefetch copy on a side stream) says nothing of the backlog.
+
+    Parameters
+    ----------
+    c0, own_end, first_gpu : int64
+        Per step: CPU start, end of its own work (``W``), start of its first own GPU work
+        that waited in the queue (:data:`NO_GPU` when none did).
+    queued : bool
+        Per step: whether ``Q_k`` applies.
+    a : GpuActivity
+    on_rank, launch_ns : int64
+        The rank's activity rows and their launches' starts (:data:`NO_LAUNCH` when unknown).
+    """
+    x = c0.copy()
+    x[1:] = np.maximum(x[1:], own_end[:-1])
+    starts, ends = a.start_ns[on_rank], a.end_ns[on_rank]
+    for k in np.flatnonzero(queued & (first_gpu != NO_GPU)).tolist():
+        g0 = int(first_gpu[k])
+        before = (launch_ns < c0[k]) & (starts < g0) & (ends > c0[k])
+        if before.any():
+            x[k] = max(int(x[k]), min(int(ends[before].max()), g0))
+    return np.maximum.accumulate(x)
 
 
 def _rows_by_rank(trace: Trace) -> Iterator[tuple[int, I64]]:

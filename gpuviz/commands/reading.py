@@ -35,11 +35,19 @@ def read_trace(
     it among its import warnings instead. ``meanwhile``: as for ``load_trace``.
     """
     trace = _read(path, meanwhile)
-    if say_dropped and trace.dropped:
-        from gpuviz.display import echo, terminal_safe
+    from gpuviz.display import echo, terminal_safe
 
+    if say_dropped and trace.dropped:
         for w in trace.warnings.samples[:1]:
             echo(f"gpuviz: warning: {terminal_safe(w, one_line=True)}", file=sys.stderr)
+    # Ranges left open at the trace's end are clipped to their step by every analysis: the
+    # warning joins the import's (which text reports list), and goes to stderr where no
+    # report lists them.
+    from gpuviz.analysis.open_ranges import open_ranges
+
+    clipped = open_ranges(trace).message
+    if say_dropped and clipped is not None:
+        echo(f"gpuviz: warning: {terminal_safe(clipped, one_line=True)}", file=sys.stderr)
     return trace
 
 

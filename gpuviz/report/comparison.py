@@ -25,11 +25,11 @@ def _pct(share: float) -> str:
 
 
 def _finding_line(f: Finding) -> list[str]:
-    from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+    from gpuviz.analysis.advisor.findings import finding_saving
 
     return [
         f"  [{f.severity}] {f.kind}: {terminal_safe(f.title, one_line=True)}; could save "
-        f"{fmt_ms(f.saving_ns)} ({fmt_pct(f.share)} of the step time)",
+        f"{finding_saving(f)}",
         f"    fix: {terminal_safe(f.fix, one_line=True)}",
     ]
 
@@ -122,8 +122,8 @@ def format_comparison_brief(
         lines.append(
             "in both: "
             + ", ".join(
-                f"{fa.kind} {fa.severity} {fmt_ms(fa.saving_ns)} -> {fb.severity} "
-                f"{fmt_ms(fb.saving_ns)}"
+                f"{fa.kind} {fa.severity} {fmt_ms(fa.saving_per_step_ns)}/step -> {fb.severity} "
+                f"{fmt_ms(fb.saving_per_step_ns)}/step"
                 for fa, fb in kept
             )
         )

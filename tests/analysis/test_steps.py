@@ -366,3 +366,105 @@ def test_steps_are_the_same_whatever_the_order_of_the_gpu_rows(name: str) -> Non
     for col in ("rank", "number", "start_ns", "end_ns"):
         assert getattr(ordered, col).tolist() == getattr(other, col).tolist(), col
     assert len(ordered) > 2
+
+
+def _cpu_ahead_loop(
+    work: list[list[int]], backlog_ns: int = 0, sync: bool = False
+) -> tuple[list, list[tuple[int, int]]]:
+    """A loop of ``len(work)`` ProfilerSteps, each 100 ns of CPU that launches kernels of the
+    given durations at +10, +20, ... on one stream.
+
+    Without ``sync`` the CPU runs ahead: the kernels run back to back, the first 40 ns after
+    its launch (or after ``backlog_ns`` of GPU work launched before the trace). With ``sync``
+    each step waits for its kernels (its CPU range ends 5 ns after its last kernel). Returns
+    the events and each step's GPU work as (first kernel start, last kernel end), worked out
+    here by hand from the rules above, not by gpuviz.
+    """
+    events: list = []
+    spans: list[tuple[int, int]] = []
+    gpu_free, cpu, corr = 0, 0, 1
+    if backlog_ns:  # launched before the trace began: no launch recorded
+        events.append(ev(K, 0, backlog_ns, "backlog"))
+        gpu_free = backlog_ns
+    for n, durations in enumerate(work):
+        c0, first, t = cpu, None, cpu
+        for d in durations:
+            t += 10
+            events.append(ev(RT, t, 5, "cudaLaunchKernel", corr=corr))
+            k0 = max(gpu_free, t + 40)
+            events.append(ev(K, k0, d, f"gemm{n}", corr=corr))
+            first = k0 if first is None else first
+            gpu_free, corr = k0 + d, corr + 1
+        c1 = max(c0 + 100, gpu_free + 5) if sync else c0 + 100
+        events.append(ev(ANN, c0, c1 - c0, f"ProfilerStep#{n}"))
+        spans.append((int(first or c0), gpu_free))
+        cpu = c1
+    return events, spans
+
+
+def test_a_gpu_bound_step_lasts_as_long_as_its_gpu_work() -> None:
+    # Issue 47, item 1: the CPU runs ahead (each step's CPU 100 ns, its GPU work 1-3 µs).
+    # Before, each window was its CPU range: steps 1-3 had ~0 GPU time and the last had all.
+    work = [[1000, 500], [2000, 1000], [700, 300], [1500, 1500]]
+    events, spans = _cpu_ahead_loop(work)
+    b = step_breakdown(make_trace(events))
+    st = b.steps
+    gpu = [sum(w) for w in work]
+    # After the first, a step starts when the previous step's GPU work ends: its GPU work.
+    assert st.duration_ns.tolist()[1:] == gpu[1:]
+    # The first also holds the launch latency of its first kernel (CPU start 0, kernel at 50).
+    assert int(st.duration_ns[0]) == spans[0][1] - 0 == 50 + gpu[0]
+    # The windows tile the wall time, from the first CPU start to the last kernel's end.
+    assert int(st.duration_ns.sum()) == spans[-1][1]
+    assert (st.end_ns[:-1] == st.start_ns[1:]).all()
+    # Each step's GPU time is its own kernels, all of them compute.
+    assert b.devices.compute_ns.tolist() == gpu
+    assert st.cpu_end_ns.tolist() == [100, 200, 300, 400]  # the CPU ranges are kept
+
+
+def test_a_first_step_queued_behind_earlier_work_starts_when_that_ends() -> None:
+    # A profiler's warm-up steps leave GPU work (launched before the trace) that the first
+    # profiled step's kernels wait behind: a CUDA event at its start fires when it ends.
+    # Times in ms: the step's kernel waits 5 ms in the queue (past QUEUE_SLACK_NS).
+    ms = 1_000_000
+    events, spans = _cpu_ahead_loop([[1 * ms], [1 * ms]], backlog_ns=5 * ms)
+    st = find_steps(make_trace(events))
+    assert st.start_ns.tolist() == [5 * ms, 6 * ms]
+    assert st.duration_ns.tolist() == [1 * ms, 1 * ms]
+    assert spans == [(5 * ms, 6 * ms), (6 * ms, 7 * ms)]
+
+
+def test_a_side_stream_copy_that_did_not_wait_says_nothing_of_the_backlog() -> None:
+    # As above, with the first step also starting a prefetch copy on a side stream at once:
+    # before, its start (not its queued kernel's) capped the backlog, and the first step
+    # held the 5 ms of earlier work (adv_clean's first step read 39 ms for 22 ms steps).
+    ms = 1_000_000
+    events, _ = _cpu_ahead_loop([[1 * ms], [1 * ms]], backlog_ns=5 * ms)
+    events += [
+        ev(RT, 50, 5, "cudaMemcpyAsync", corr=99),
+        ev(C, 60, 100_000, "Memcpy HtoD (Pinned -> Device)", corr=99, stream=14),
+    ]
+    st = find_steps(make_trace(events))
+    assert st.start_ns.tolist() == [5 * ms, 6 * ms]
+
+
+def test_a_synchronous_loop_keeps_its_cpu_windows() -> None:
+    # Each step waits for its GPU work: the windows are the CPU ranges, as before item 1.
+    work = [[1000, 500], [2000, 1000], [700, 300]]
+    events, spans = _cpu_ahead_loop(work, sync=True)
+    trace = make_trace(events)
+    st = find_steps(trace)
+    s = trace.slices
+    marker = np.flatnonzero(s.kind == ANN)
+    marker = marker[np.argsort(s.start_ns[marker])]
+    assert st.start_ns.tolist() == s.start_ns[marker].tolist()
+    assert st.end_ns.tolist() == (s.start_ns[marker] + s.dur_ns[marker]).tolist()
+    assert all(a <= g0 and g1 <= b for (g0, g1), a, b in zip(spans, st.start_ns, st.end_ns))
+
+
+def test_a_cpu_bound_loop_keeps_its_cpu_windows() -> None:
+    # CPU 100 ns a step, GPU 20 ns: each kernel ends long before the next step starts.
+    events, _ = _cpu_ahead_loop([[20], [20], [20]])
+    st = find_steps(make_trace(events))
+    assert st.start_ns.tolist() == [0, 100, 200]
+    assert st.end_ns.tolist() == [100, 200, 300]

@@ -123,6 +123,14 @@ def advise(trace: Trace, kinds: list[str] | None = None) -> Advice:
     except Exception as exc:  # the findings stand without their code locations
         errors["where"] = f"{type(exc).__name__}: {exc}"
     order = {s: i for i, s in enumerate(SEVERITIES)}
-    findings.sort(key=lambda f: (-f.saving_ns, -order[f.severity], f.kind))
+    # Largest saving a step first (what every text states), then over the trace.
+    findings.sort(key=lambda f: (-f.saving_per_step_ns, -f.saving_ns, -order[f.severity], f.kind))
+    if kinds is None or {"host_sync", "launch_bound"} <= set(kinds):
+        from gpuviz.analysis.advisor.host_sync import cause_before_symptom
+
+        try:  # the syncs' launch-bound symptom after the syncs themselves
+            findings = cause_before_symptom(ctx, findings)
+        except Exception as exc:  # the findings stand in their order of saving
+            errors["host_sync"] = f"{type(exc).__name__}: {exc}"
     samples = list(getattr(trace.warnings, "samples", []) or [])
     return Advice(trace.sources, ctx.breakdown, findings, errors, ctx, samples)

@@ -4,14 +4,16 @@ A :class:`Finding` names a problem (``kind``, one of :data:`KINDS`), says how ba
 trace (``detail``), how to fix it (``fix``), what fixing it could save (``saving_ns`` and one
 sentence on how that was estimated), and where to look (``evidence``: time ranges on ranks,
 devices, streams or threads). ``gpuviz advise --json`` writes them as
-``{kind, severity, title, detail, fix, saving_us, saving_how, share, step_us,
+``{kind, severity, title, detail, fix, saving_us, saving_total_us, saving_how, share, step_us,
 saving_per_step_us, evidence[]}``.
 
-``saving_us`` sums the saving over the trace's steps. People read it per step: a launch-bound
-window of 5 profiled steps "could save 173 ms" when each step took 35 ms. So every text
-states :attr:`Finding.saving_per_step_ns`, the share of the mean step times that step, which
-is never more than the step; the steps it was measured on ran under the profiler, which
-slows them (:func:`per_step_ns` scales it to another pace).
+Every saving a reader sees is per step: ``saving_us`` (and ``saving_per_step_us``, the same
+figure) is :attr:`Finding.saving_per_step_ns`, the share of the mean step times that step,
+never more than the step. ``saving_total_us`` (:attr:`Finding.saving_ns`) sums it over the
+trace's steps, which no text states as a saving: an agent told "could save 211.5 ms (50% of
+the step time)" of an 85 ms step read a sum over 5 steps as a step's. The steps it was
+measured on ran under the profiler, which slows them (:func:`per_step_ns` scales it to
+another pace); :func:`saving_phrase` is the text every command uses.
 """
 
 from __future__ import annotations
@@ -149,7 +151,8 @@ class Finding:
     fix : str
         What to change, with a code hint.
     saving_ns : int
-        What fixing it could save, over the steps of the trace (see ``saving_how``).
+        What fixing it could save, summed over the steps of the trace (see ``saving_how``);
+        texts state :attr:`saving_per_step_ns` instead.
     saving_how : str
         One sentence: how ``saving_ns`` was estimated.
     share : float
@@ -184,7 +187,8 @@ class Finding:
             "title": self.title,
             "detail": self.detail,
             "fix": self.fix,
-            "saving_us": self.saving_ns / 1000.0,
+            "saving_us": self.saving_per_step_ns / 1000.0,
+            "saving_total_us": self.saving_ns / 1000.0,
             "saving_how": self.saving_how,
             "share": self.share,
             "step_us": self.step_ns / 1000.0,
@@ -220,7 +224,12 @@ def saving_phrase(
             f"{fmt_ms(per_step_ns(share, step_ns))} a step ({pct} of its {fmt_ms(step_ns)} "
             "step, measured under the profiler)"
         )
-    return f"{fmt_ms(saving_ns)} ({fmt_pct(share)} of the step time)"
+    return f"{fmt_ms(saving_ns)} over the trace ({fmt_pct(share)} of its time; it has no steps)"
+
+
+def finding_saving(f: Finding, pace_ns: float | None = None) -> str:
+    """:func:`saving_phrase` of a finding: ``1.2 ms a step (30% of its 4.0 ms step, …)``."""
+    return saving_phrase(f.saving_ns, f.share, f.step_ns, pace_ns)
 
 
 def fmt_ms(ns: float) -> str:

@@ -84,6 +84,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         loader = f" The DataLoader's `__next__` ran during {fmt_ms(loader_ns)} of them."
     else:
         loader = " No DataLoader range covers them: Python work between steps, or a sleep."
+    n_steps = max(ctx.step_count(rank), 1)
     detail = (
         f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, sorted(per.saving_ns))} sat idle in "
         + (
@@ -91,8 +92,9 @@ def check(ctx: AdviceContext) -> list[Finding]:
             if len(gaps) > 1
             else f"a gap of {fmt_ms(float(g.duration_ns[gaps].sum()))} "
         )
-        + f"({fmt_ms(saving)}, {fmt_pct(saving / totals[rank])} of {fmt_ms(totals[rank])} of "
-        f"steps) while the CPU ran PyTorch ops during only {fmt_pct(op_share)} of that time."
+        + f"({fmt_ms(saving / n_steps)} a step; {fmt_ms(saving)} over {n_steps} "
+        f"step{'s' if n_steps != 1 else ''} of {fmt_ms(totals[rank])}, "
+        f"{fmt_pct(saving / totals[rank])}) while the CPU ran PyTorch ops during only {fmt_pct(op_share)} of that time."
         + loader
     )
     f = ctx.finding(

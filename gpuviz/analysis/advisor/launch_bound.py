@@ -56,8 +56,9 @@ def check(ctx: AdviceContext) -> list[Finding]:
     busy = float(ctx.coverages[(rank, per.device[rank])]["busy"].total_ns)
     detail = (
         f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, sorted(hit))} waited for the CPU to launch "
-        f"work {len(gaps)} times ({len(gaps) / steps:.0f} per step): {fmt_ms(saving)} idle of "
-        f"{fmt_ms(totals[rank])} of steps ({fmt_pct(saving / totals[rank])}). The kernels that "
+        f"work {len(gaps)} times ({len(gaps) / steps:.0f} per step): {fmt_ms(saving / steps)} "
+        f"idle a step ({fmt_ms(saving)} over {steps} step{'s' if steps != 1 else ''} of "
+        f"{fmt_ms(totals[rank])}, {fmt_pct(saving / totals[rank])}). The kernels that "
         f"followed ran {fmt_ms(float(np.median(s.dur_ns[nxt])))} on median, while each launch "
         f"call took {fmt_ms(float(np.median(s.dur_ns[launches[launches >= 0]])))} on the CPU; "
         f"the GPU was busy {fmt_ms(busy)} in all."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuviz.analysis.advisor.findings import fmt_ms, fmt_pct
+from gpuviz.analysis.advisor.findings import finding_saving, fmt_ms, fmt_pct
 from gpuviz.display import terminal_safe
 
 if TYPE_CHECKING:
@@ -68,8 +68,7 @@ def advice_markdown(advice: Advice, title: str = "") -> str:
             f"### {i}. {_SEVERITY_MARK.get(f.severity, '')} {f.severity}: {_plain(f.title)} "
             f"({_code(f.kind)})",
             "",
-            f"**Could save {fmt_ms(f.saving_ns)}** ({fmt_pct(f.share)} of the step time). "
-            f"{_plain(f.saving_how)}",
+            f"**Could save {finding_saving(f)}**. {_plain(f.saving_how)}",
             "",
             _plain(f.detail),
             "",

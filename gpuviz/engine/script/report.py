@@ -131,7 +131,8 @@ def advisor_findings(trace: Any, top: int = 3) -> list[dict[str, Any]]:
             "kind": f.kind,
             "severity": f.severity,
             "title": f.title,
-            "saving_us": f.saving_ns / 1e3,
+            "saving_us": f.saving_per_step_ns / 1e3,  # per step, as the advisor's JSON
+            "saving_total_us": f.saving_ns / 1e3,
             "share": f.share,
             "step_us": f.step_ns / 1e3,
             "saving_per_step_us": f.saving_per_step_ns / 1e3,
