@@ -161,9 +161,7 @@ def sync_layers(dev: str, small: bool) -> tuple[Callable[[], Any], dict[str, Any
     return step, {"layers": 8, "width": width, "batch": batch}
 
 
-def _copy_train(
-    dev: str, small: bool, pinned: bool
-) -> tuple[Callable[[], Any], dict[str, Any]]:
+def _copy_train(dev: str, small: bool, pinned: bool) -> tuple[Callable[[], Any], dict[str, Any]]:
     rows, width = (64, 128) if small else (4096, 4096)  # 4096 x 4096 fp32 = 64 MiB
     model = nn.Sequential(nn.Linear(width, 1024), nn.ReLU(), nn.Linear(1024, 1)).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
