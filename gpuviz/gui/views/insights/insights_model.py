@@ -116,10 +116,31 @@ class StepMfu:
         MFU in percent; NaN where unknown (no FLOPs counted, or the device's peak unknown).
     peak : str
         The peaks it was measured against, in words (or why there are none).
+    lower_bound : bool
+        Some step's MFU counts only the ops whose FLOPs are known (the rest of its GPU time
+        is in ops without a formula): a floor, said with ">=".
+    coverage : float or None
+        The smallest share of a step's GPU time whose FLOPs are known.
+    note : str or None
+        Why no step has an MFU (the first step's reason), where none has.
     """
 
     percent: F64
     peak: str
+    lower_bound: bool = False
+    coverage: float | None = None
+    note: str | None = None
+
+    def text(self) -> str:
+        """The status line's words: ``MFU: mean >= 4.1% of the peak (...)`` or ``unknown (why)``,
+        as ``gpuviz summary`` says it."""
+        mean = self.mean()
+        if mean is None:
+            return f"MFU: unknown ({self.note or 'no step has one'})."
+        if not self.lower_bound:
+            return f"MFU: mean {mean:.1f}% of the peak ({self.peak})."
+        known = f"FLOPs known for {100 * self.coverage:.0f}% of GPU time; " if self.coverage else ""
+        return f"MFU: mean >= {mean:.1f}% of the peak ({known}{self.peak})."
 
     def mean(self) -> float | None:
         """The mean over the steps that have one, or None."""
@@ -142,13 +163,17 @@ def step_mfu(
     hw = hardware if hardware is not None else hardware_of(advice)
     if hw is None or not any(s.flops > 0 for s in hw.steps):
         return None
-    values = np.array([np.nan if s.mfu is None else 100.0 * s.mfu for s in hw.steps])
+    steps = list(hw.steps)
     if gpu is not None:
-        values = values[np.flatnonzero(advice.breakdown.steps.rank == gpu[0])]
+        steps = [steps[i] for i in np.flatnonzero(advice.breakdown.steps.rank == gpu[0])]
+    values = np.array([np.nan if s.mfu is None else 100.0 * s.mfu for s in steps])
+    covered = [s.coverage for s in steps if s.mfu is not None and s.coverage is not None]
+    lower = any(s.mfu is not None and s.lower_bound for s in steps)
+    note = next((s.mfu_note for s in steps if s.mfu_note), None) if not covered else None
     p = hw.peaks.peaks
     if p is None:
         peak = f"no peaks: {hw.peaks.reason}"
     else:
         used = sorted({s.precision for s in hw.steps if s.precision and p.tflops(s.precision)})
         peak = f"{p.label}: " + ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used)
-    return StepMfu(values, peak)
+    return StepMfu(values, peak, lower, min(covered) if covered else None, note)

@@ -342,8 +342,8 @@ class QtInsightsView(StagedBuild, QWidget):
             else "No findings: nothing costs a noticeable share of the step time."
         )
         mfu = self._step_mfu(None)
-        if mfu is not None and mfu.mean() is not None:
-            text += f"\nMFU: mean {mfu.mean():.1f}% of the peak ({mfu.peak})."
+        if mfu is not None:  # a floor says >=, an unknown says why: never a bare low figure
+            text += "\n" + mfu.text()
         # What the import warned of (two files claiming one rank) qualifies every figure
         # here; the Summary view lists them all.
         warned = getattr(a, "warning_samples", [])
