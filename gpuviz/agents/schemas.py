@@ -52,7 +52,10 @@ class Finding(_Open):
     severity: Literal["info", "warning", "critical"]
     title: str
     fix: str
-    saving_us: float = Field(description="What fixing it could save, over the trace's steps")
+    saving_us: float = Field(description="What fixing it could save a step (the mean step)")
+    saving_total_us: float | None = Field(
+        default=None, description="saving_us summed over the trace's steps"
+    )
     share: float = Field(description="saving_us over the step time it was measured against")
     evidence: list[Evidence]
 
@@ -62,7 +65,7 @@ class FindingBrief(_Open):
     severity: Literal["info", "warning", "critical"]
     title: str
     fix: str
-    saving_us: float
+    saving_us: float = Field(description="What fixing it could save a step (the mean step)")
     share: float
 
 

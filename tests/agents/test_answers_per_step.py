@@ -42,7 +42,11 @@ def test_overview_states_the_main_saving_per_step() -> None:
     for line in text.splitlines():
         if "could save" in line:
             assert " a step (" in line, line
-    answer = findings_answer("adv_launch_bound.json.gz", advice, None)
+    answer, data = findings_answer("adv_launch_bound.json.gz", advice, None)
+    # The structured figures say the same per step: saving_per_step_us is the text's figure.
+    assert data["findings"][0]["saving_per_step_us"] == pytest.approx(
+        _ms(m.group(1)) * 1000.0, rel=0.05
+    )
     for line in answer.splitlines():
         if "could save" in line:
             assert " a step (" in line, line
