@@ -28,6 +28,8 @@ FORBIDDEN = {
     # the agents' server (gpuviz mcp): Qt never (tests/test_mcp.py checks after every tool),
     # torch never at import (profile's engine runs in a child process)
     "gpuviz.agents": QT + TORCH,
+    # text and JSON of analysis results, below both commands and agents (DESIGN.md)
+    "gpuviz.report": QT + TORCH,
 }
 
 
@@ -63,7 +65,13 @@ def test_the_check_can_fail() -> None:
 
 def test_every_layer_is_checked() -> None:
     mods = _modules()
-    for layer in ("gpuviz.trace", "gpuviz.analysis", "gpuviz.cli", "gpuviz.agents"):
+    for layer in (
+        "gpuviz.trace",
+        "gpuviz.analysis",
+        "gpuviz.cli",
+        "gpuviz.agents",
+        "gpuviz.report",
+    ):
         assert any(m == layer or m.startswith(layer + ".") for m in mods)
 
 
@@ -213,6 +221,97 @@ def test_the_circle_check_can_fail(tmp_path: Path) -> None:
     assert graph["pkg.sub.b"] == {"pkg.sub.a": 2}
     assert graph["pkg.c"] == {}
     assert import_circles(graph) == [["pkg.sub.a", "pkg.sub.b"]]
+
+
+# --------------------------------------------------------------------------- siblings
+#
+# ``gpuviz.commands`` (the CLI) and ``gpuviz.agents`` (the MCP server) are siblings: what both
+# print lives in ``gpuviz.report`` below them (issue 48). Read from the source, so an import
+# inside a function, or one only for type checking, counts: the import-time check above sees
+# neither. ``commands/mcp.py`` alone may import the agents, to start the server.
+
+SIBLING_RULES = (
+    # (layer, what no module of it may import, modules of it that may)
+    ("agents", ("commands",), ()),
+    ("commands", ("agents",), ("commands.mcp",)),
+    ("report", ("commands", "agents", "PySide6", "pyqtgraph", "shiboken6", "torch"), ()),
+)
+
+
+def _all_imports(path: Path, module: str) -> dict[str, int]:
+    """Every module name ``path`` (the module ``module``) imports, anywhere in the file, made
+    absolute, with its first line: ``from a import b`` names both ``a`` and ``a.b``."""
+    here = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            names = [base, *(f"{base}.{a.name}" for a in node.names)]
+        for name in names:
+            found.setdefault(name, node.lineno)
+    return found
+
+
+def layer_breaches(root: Path, package: str) -> list[str]:
+    """``module imports name (line N)`` for each import :data:`SIBLING_RULES` forbids in the
+    package ``package`` at ``root``."""
+    out = []
+    for module, path in sorted(_module_files(root, package).items()):
+        for layer, banned, allowed in SIBLING_RULES:
+            prefix = f"{package}.{layer}"
+            if not (module == prefix or module.startswith(prefix + ".")):
+                continue
+            if module in {f"{package}.{a}" for a in allowed}:
+                continue
+            full = [f"{package}.{b}" if b in ("commands", "agents") else b for b in banned]
+            for name, line in _all_imports(path, module).items():
+                if any(name == b or name.startswith(b + ".") for b in full):
+                    out.append(f"{module} imports {name} (line {line})")
+    return out
+
+
+def test_commands_and_agents_are_siblings_above_report() -> None:
+    root = Path(gpuviz.__file__).parent
+    assert not layer_breaches(root, "gpuviz"), "\n".join(layer_breaches(root, "gpuviz"))
+    # it read the package: the server is started from commands/mcp.py, and both sides use report
+    files = _module_files(root, "gpuviz")
+    assert "gpuviz.agents.server" in _all_imports(
+        files["gpuviz.commands.mcp"], "gpuviz.commands.mcp"
+    )
+    answers = _all_imports(files["gpuviz.agents.answers"], "gpuviz.agents.answers")
+    assert "gpuviz.report.findings" in answers
+
+
+def test_the_sibling_check_can_fail(tmp_path: Path) -> None:
+    # A lazy import, a relative one and one for type checking are all found; commands/mcp.py
+    # may start the server; report may import analysis but not torch.
+    pkg = tmp_path / "pkg"
+    for sub in ("agents", "commands", "report", "analysis"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "agents" / "answers.py").write_text("def f():\n    from pkg.commands.advise import g\n")
+    (pkg / "agents" / "server.py").write_text("from pkg.report import tables\n")
+    (pkg / "commands" / "advise.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..agents import answers\n"
+    )
+    (pkg / "commands" / "mcp.py").write_text("from pkg.agents.server import build\n")
+    (pkg / "report" / "tables.py").write_text(
+        "from pkg.analysis import x\ndef f():\n    import torch.nn\n"
+    )
+    assert layer_breaches(pkg, "pkg") == [
+        "pkg.agents.answers imports pkg.commands.advise (line 2)",
+        "pkg.agents.answers imports pkg.commands.advise.g (line 2)",
+        "pkg.commands.advise imports pkg.agents (line 3)",
+        "pkg.commands.advise imports pkg.agents.answers (line 3)",
+        "pkg.report.tables imports torch.nn (line 3)",
+    ]
 
 
 # --------------------------------------------------------------------------- module size

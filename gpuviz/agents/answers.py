@@ -3,7 +3,8 @@
 Answers lead with the key numbers, then the detail, and stay under :data:`LIMIT` characters
 unless the agent asks for ``detail``. Every figure comes from the analyses the CLI uses
 (:func:`~gpuviz.analysis.advisor.advise`, :func:`~gpuviz.analysis.summary.summarize`), and the
-findings are written by ``gpuviz advise``'s own :func:`~gpuviz.commands.advise.format_finding`.
+findings are written by :func:`~gpuviz.report.findings.format_finding`, as ``gpuviz advise``
+writes them.
 Names from files are data: they pass through :func:`~gpuviz.display.terminal_safe`, as in the
 CLI (:func:`fit` escapes the whole answer once more; escaping twice changes nothing).
 """
@@ -124,7 +125,7 @@ def finding_brief(i: int, f: Finding, detail: bool) -> list[str]:
     text = terminal_safe(f.detail, one_line=True)
     if not detail and len(text) > 400:
         text = text[:399] + "…"
-    from gpuviz.commands.advise import code_names
+    from gpuviz.report.findings import code_names
 
     lines = [
         f"{i}. [{f.severity}] {f.kind}: {name(f.title, 200)}; could save {finding_saving(f)}",
@@ -294,7 +295,7 @@ def findings_answer(
 def _findings_text(
     label: str, advice: Advice, found: list[Finding], kind: str | None, detail: bool
 ) -> str:
-    from gpuviz.commands.advise import format_finding
+    from gpuviz.report.findings import format_finding
 
     what = f" of kind {kind}" if kind else ""
     if not found:

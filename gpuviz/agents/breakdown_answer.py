@@ -102,7 +102,7 @@ def breakdown_answer(
     """
     from gpuviz.agents.answers import DETAIL_LIMIT, LIMIT, mfu_json
     from gpuviz.agents.paging import Page, check_cursor, rows_that_fit
-    from gpuviz.commands.summary import _table
+    from gpuviz.report.tables import text_table
 
     by = table.by
     selected = table.rows if top == 0 else table.rows[:top]
@@ -110,7 +110,7 @@ def breakdown_answer(
     total = device_total_ns(trace, table)
     lines: list[str] = []
     if by in ("op-shape", "step") and hw is not None:
-        from gpuviz.commands.peak_options import peak_phrase
+        from gpuviz.report.peaks import peak_phrase
 
         lines.append(peak_phrase(hw) + ".")
     lines += _key_lines(table, total)
@@ -132,7 +132,7 @@ def breakdown_answer(
 
     # Whole rows while they fit beside the rest of the answer: the head at its longest, the
     # table's header row and the line on what is left (under 160 characters).
-    formatted = _table(headers, candidates, left=(len(headers) - 1,))
+    formatted = text_table(headers, candidates, left=(len(headers) - 1,))
     widest = Page(10**6, 10**6, 10**7, 10**7)
     fixed = sum(len(x) + 1 for x in [head_of(widest), formatted[0], *lines]) + 160
     n = rows_that_fit(formatted[1:], (DETAIL_LIMIT if detail else LIMIT) - fixed, 0)
@@ -140,7 +140,7 @@ def breakdown_answer(
     page = Page(cursor, n, len(selected), len(table.rows))
     head = head_of(page)
     lines.insert(0, head + ".")
-    lines += _table(headers, candidates[:n], left=(len(headers) - 1,)) if n else ["  (no rows)"]
+    lines += text_table(headers, candidates[:n], left=(len(headers) - 1,)) if n else ["  (no rows)"]
     if (more := page.more_line()) is not None:
         lines.append(more)
     elif len(selected) < len(table.rows):

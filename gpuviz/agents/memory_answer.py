@@ -36,8 +36,8 @@ def _at(t_us: int | None, t0_us: int | None) -> str:
 def _device(
     snap: AllocatorSnapshot, d: DeviceFigures, at_us: float | None, detail: bool
 ) -> tuple[list[str], dict[str, Any]]:
-    from gpuviz.commands.memory import site_lines
     from gpuviz.display import format_bytes
+    from gpuviz.report.memory import site_lines
 
     t0 = d.window_start_us
     lines = []
@@ -113,8 +113,8 @@ def _at_time(
     snap: AllocatorSnapshot, d: DeviceFigures, at_us: float, detail: bool
 ) -> tuple[list[str], dict[str, Any] | None]:
     from gpuviz.analysis.allocator import live_bytes_curve, sites_live_at
-    from gpuviz.commands.memory import site_lines
     from gpuviz.display import format_bytes
+    from gpuviz.report.memory import site_lines
 
     if not d.trace_entries or d.window_start_us is None:
         return [f"  at_us={at_us:g}: no history to look into."], None

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from gpuviz.display import echo, json_text, warning_lines
 from gpuviz.errors import BadInputError
+from gpuviz.report.findings import format_finding
+from gpuviz.report.tables import text_table
 
 if TYPE_CHECKING:
-    from gpuviz.analysis.advisor import Advice, Finding
+    from gpuviz.analysis.advisor import Advice
     from gpuviz.analysis.diff import NameDiff
     from gpuviz.analysis.run_changes import RunChanges
 
@@ -148,61 +149,10 @@ def format_breakdown(advice: Advice, max_rows: int = 24) -> list[str]:
                 ]
             )
     shown = rows[:max_rows]
-    lines += _table(head, shown, left=(1,))
+    lines += text_table(head, shown, left=(1,))
     if len(rows) > max_rows:
         lines.append(f"  … {len(rows) - max_rows} more rows (--json has them all)")
     return lines
-
-
-def _table(headers: Sequence[str], rows: list[list[str]], left: Sequence[int] = ()) -> list[str]:
-    cells = [list(headers), *rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    out = []
-    for r in cells:
-        parts = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
-        out.append("  " + "  ".join(parts).rstrip())
-    return out
-
-
-def format_finding(n: int, f: Finding, evidence: int = 5) -> list[str]:
-    """One finding as text: headline, numbers, fix, saving, evidence."""
-    from gpuviz.analysis.advisor.findings import saving_phrase
-
-    lines = [
-        f"{n}. [{f.severity}] {f.kind}: {_safe(f.title, one_line=True)}",
-        f"   could save {saving_phrase(f.saving_ns, f.share, f.step_ns)}",
-        f"   {_safe(f.detail)}",
-        f"   Fix: {_safe(f.fix)}",
-        f"   Saving: {_safe(f.saving_how)}",
-    ]
-    if f.evidence:
-        lines.append("   Evidence:")
-    for e in f.evidence[:evidence]:
-        what = ""
-        if e.names:
-            what = ": " + "; ".join(_short(x, 80) for x in e.names[:3])
-        count = f" ({e.count}×)" if e.count and e.count > 1 else ""
-        lines.append(
-            f"   - {e.where} at {e.start_ns / 1e6:.3f}–{e.end_ns / 1e6:.3f} ms{count}{what}"
-        )
-    if len(f.evidence) > evidence:
-        lines.append(f"   - … {len(f.evidence) - evidence} more")
-    for label, key in (("Ops", "ops"), ("Modules", "modules"), ("Lines", "lines")):
-        found = code_names(f, key)
-        if found:
-            lines.append(f"   {label}: " + "; ".join(_short(x, 80) for x in found))
-    return lines
-
-
-def code_names(f: Finding, key: str) -> list[str]:
-    """The top :data:`TOP` names of one kind (ops, modules, lines) over a finding's evidence,
-    most telling evidence first."""
-    out: list[str] = []
-    for e in f.evidence:
-        for name in getattr(e, key) or ():
-            if name not in out:
-                out.append(name)
-    return out[:TOP]
 
 
 def format_advice(advice: Advice) -> str:
@@ -246,7 +196,7 @@ def format_comparison(
         delta = mb[k] - ma[k]
         ratio = f"{mb[k] / ma[k]:.2f}x" if ma[k] else "-"
         rows.append([k, _ms(ma[k]), _ms(mb[k]), f"{delta / 1e6:+.3f}", ratio])
-    lines += _table(["", "A", "B", "B-A", "B/A"], rows, left=(0,))
+    lines += text_table(["", "A", "B", "B-A", "B/A"], rows, left=(0,))
     lines += ["", "Findings (severity, saving per step)"]
     fa = {f.kind: f for f in a.findings}
     fb = {f.kind: f for f in b.findings}
@@ -257,7 +207,7 @@ def format_comparison(
             for side in (fa, fb)
         ]
         rows.append([kind, *cell])
-    lines += _table(["kind", "A", "B"], rows, left=(0, 1, 2)) if rows else ["  none in either"]
+    lines += text_table(["kind", "A", "B"], rows, left=(0, 1, 2)) if rows else ["  none in either"]
     lines += [
         "",
         f"Kernels, ops and modules whose time changed most (top {DIFF_ROWS}; ms; op: host "
@@ -276,7 +226,7 @@ def format_comparison(
         ]
         for d in diff[:DIFF_ROWS]
     ]
-    lines += _table(
+    lines += text_table(
         ["what", "status", "count A", "count B", "total A", "total B", "B-A", "name"],
         rows,
         left=(0, 1, 7),

@@ -55,7 +55,8 @@ def main(args: argparse.Namespace) -> int:
                 "memory limit; raise --max-memory (or GPUVIZ_MAX_MEMORY) to keep them"
             ) from None
         raise BadInputError(f"{args.trace}: --by {args.by}: the trace {exc}") from None
-    from gpuviz.commands.peak_options import peak_override_of, peak_phrase
+    from gpuviz.commands.peak_options import peak_override_of
+    from gpuviz.report.peaks import peak_phrase
 
     hw = add_hardware_columns(table, trace, peak_override_of(args))
     peaks_line = peak_phrase(hw) if hw is not None else None
@@ -195,7 +196,7 @@ def format_breakdown(
 ) -> str:
     """The text form: a title, then a table of ``rows`` (times in ms), names escaped; the
     import's warnings ``warned`` under the ``trace:`` line."""
-    from gpuviz.commands.summary import _table
+    from gpuviz.report.tables import text_table
 
     by = table.by
     src = source if isinstance(source, str) else ", ".join(source)
@@ -252,7 +253,7 @@ def format_breakdown(
         cells.append(c)
     name_col = len(headers) - (2 if by == "op-shape" else 1)
     left = (name_col, name_col + 1) if by == "op-shape" else (name_col,)
-    lines += _table(headers, cells, left=left) if cells else ["  (no rows)"]
+    lines += text_table(headers, cells, left=left) if cells else ["  (no rows)"]
     lines += _flop_notes(by, rows)
     if table.unattributed_device_ns:
         lines += [

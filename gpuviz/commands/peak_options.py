@@ -1,5 +1,6 @@
-"""``--peak-tflops``/``--peak-bandwidth`` and the words about the peaks MFU and rooflines are
-measured against, shared by ``gpuviz breakdown`` and ``gpuviz summary``."""
+"""``--peak-tflops``/``--peak-bandwidth`` and the warning for a device with no peaks, shared by
+``gpuviz breakdown`` and ``gpuviz summary`` (the peaks line they print is
+:func:`gpuviz.report.peaks.peak_phrase`)."""
 
 from __future__ import annotations
 
@@ -60,15 +61,3 @@ def unknown_device_line(hw: Hardware) -> str | None:
         f"gpuviz: no peak figures: {terminal_safe(hw.peaks.reason, one_line=True)}; figures that "
         "need a peak are null (give --peak-tflops X --peak-bandwidth Y)"
     )
-
-
-def peak_phrase(hw: Hardware) -> str:
-    """``Peaks: NVIDIA H100 SXM5 80GB, bf16 989.4 TFLOP/s, 3.35 TB/s (source)``."""
-    p = hw.peaks.peaks
-    if p is None:
-        return f"Peaks: unknown ({terminal_safe(hw.peaks.reason, one_line=True)})"
-    # every precision a step does FLOPs in: each is measured against its own peak
-    used = sorted({p for s in hw.steps for p in s.precisions} | {"bf16"})
-    figures = ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used if p.tflops(k) is not None)
-    bw = "" if p.bandwidth_tb_s is None else f", {p.bandwidth_tb_s:g} TB/s"
-    return f"Peaks: {terminal_safe(p.label, one_line=True)}, dense {figures}{bw} ({p.source})"

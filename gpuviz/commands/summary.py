@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import counted, echo, json_text, terminal_safe, warning_lines
+from gpuviz.report.tables import text_table
 
 if TYPE_CHECKING:
     from gpuviz.analysis.activity import GpuActivity
@@ -201,7 +202,7 @@ def format_mfu(hw: Hardware) -> list[str]:
     :data:`MFU_ROWS`) and per rank. Unknown figures say why; a figure from FLOPs known for part
     of the GPU time is a lower bound (``>= X% (FLOPs known for Y% of GPU time)``)."""
     from gpuviz.analysis.hardware import mfu_brief, mfu_unknown_reason
-    from gpuviz.commands.peak_options import peak_phrase
+    from gpuviz.report.peaks import peak_phrase
 
     lines = [
         "MFU per step (FLOPs from the recorded shapes, each precision against its own dense peak)"
@@ -219,7 +220,7 @@ def format_mfu(hw: Hardware) -> list[str]:
     else:
         lines.append("  " + mfu_headline(brief))
     shown = hw.steps[:MFU_ROWS]
-    lines += _table(
+    lines += text_table(
         ["rank", "step", "ms", "GFLOP", "precisions", "FLOPs known", "MFU"],
         [
             [
@@ -240,7 +241,7 @@ def format_mfu(hw: Hardware) -> list[str]:
     lines += _notes(hw.steps)
     if len(hw.ranks) > 1:
         lines += ["", "MFU per rank (its steps together: their time at peak over their time)"]
-        lines += _table(
+        lines += text_table(
             ["rank", "steps", "ms", "GFLOP", "precisions", "FLOPs known", "MFU"],
             [
                 [
@@ -309,24 +310,6 @@ def _notes(steps: Sequence[Any], most: int = 3) -> list[str]:
     return out
 
 
-def _table(
-    headers: Sequence[str], rows: list[Sequence[Any]], left: Sequence[int] = ()
-) -> list[str]:
-    """Columns padded to fit; the columns ``left`` left-aligned, the rest right-aligned.
-
-    Each cell is made one safe line first (a kernel name is data: escapes shown, not run).
-    """
-    cells = [[str(h) for h in headers]] + [
-        [terminal_safe(str(c), one_line=True) for c in r] for r in rows
-    ]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = []
-    for r in cells:
-        parts = [c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
-        lines.append("  " + "  ".join(parts).rstrip())
-    return lines
-
-
 def _ms(ns: float) -> str:
     return f"{ns / 1e6:.3f}"
 
@@ -356,7 +339,7 @@ def format_summary(s: Summary) -> str:
         return "\n".join(lines)
 
     lines += ["", "GPU streams (times in ms)"]
-    lines += _table(
+    lines += text_table(
         ["rank", "device", "stream", "kernels", "kernel", "copies", "copied MiB", "sets", "busy"],
         [
             [
@@ -374,7 +357,7 @@ def format_summary(s: Summary) -> str:
         ],
     )
     lines += ["", "GPU devices"]
-    lines += _table(
+    lines += text_table(
         ["rank", "device", "busy ms", "utilization"],
         [
             [_rank(d.rank), d.device, _ms(d.busy_ns), f"{100 * d.utilization:.1f}%"]
@@ -382,7 +365,7 @@ def format_summary(s: Summary) -> str:
         ],
     )
     lines += ["", f"Top {counted(len(s.top_kernels), 'kernel')} by total time"]
-    lines += _table(
+    lines += text_table(
         ["total ms", "count", "mean us", "name"],
         [
             [_ms(k.total_ns), k.count, f"{k.mean_ns / 1e3:.2f}", _short(k.name)]
@@ -392,7 +375,7 @@ def format_summary(s: Summary) -> str:
     )
     lines += ["", "GPU memory (peaks, MiB)"]
     if s.memory:
-        lines += _table(
+        lines += text_table(
             ["rank", "device", "allocated", "reserved", "source"],
             [
                 [
@@ -416,7 +399,7 @@ def format_summary(s: Summary) -> str:
     ]
     if s.splits:
         lines += ["", "DataParallel splits"]
-        lines += _table(
+        lines += text_table(
             ["rank", "step", "device", "rows", "planned", "gpu ms"],
             [
                 [

@@ -312,7 +312,7 @@ class QtInsightsView(StagedBuild, QWidget):
 
     def markdown(self) -> str:
         """The findings as a Markdown report."""
-        from gpuviz.analysis.advisor.markdown import advice_markdown
+        from gpuviz.report.markdown import advice_markdown
 
         return advice_markdown(self.advice, self.title) if self.advice is not None else ""
 
