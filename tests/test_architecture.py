@@ -226,7 +226,6 @@ OVER_MAX_LINES = {
     "trace/kineto.py": "to split in issue 48's next pass (another helper was editing it)",
     "trace/kineto_worker.py": "to split in issue 48's next pass (another helper was editing it)",
     "trace/kineto_columns.py": "to split in issue 48's next pass (another helper was editing it)",
-    "analysis/hardware.py": "to split in issue 48's next pass (another helper was editing it)",
 }
 
 
