@@ -34,7 +34,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.analysis.mfu_brief import MfuBrief, mfu_brief, mfu_unknown_reason
+from gpuviz.analysis.mfu_brief import MfuBrief, _round, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.op_args import (
     CONV_BACKWARDS,
     CONV_LEAVES,
@@ -277,10 +277,6 @@ class Hardware:
             "ranks": [r.to_json() for r in self.ranks],
             "shapes_dropped": self.shapes_dropped,
         }
-
-
-def _round(x: float | None, digits: int) -> float | None:
-    return None if x is None or not math.isfinite(x) else round(float(x), digits)
 
 
 def _int_or_none(x: float | None) -> int | None:
