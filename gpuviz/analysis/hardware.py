@@ -12,6 +12,8 @@ and gives
 
 The CLI (``breakdown``, ``summary``), the advisor (``low_mfu``, ``memory_bound_hot``) and the
 app's Roofline view all read this one function.
+The one-line MFU of a trace (:class:`MfuBrief`, :func:`mfu_brief`) is in
+:mod:`gpuviz.analysis.mfu_brief`, re-exported here.
 
 The calls, their kernels and device time come from :func:`gpuviz.analysis.op_calls.count_calls`:
 the counted ops are the innermost ones that do the work, so their device time is their device
@@ -32,6 +34,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.analysis.mfu_brief import MfuBrief, _round, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.op_args import (
     CONV_BACKWARDS,
     CONV_LEAVES,
@@ -274,104 +277,6 @@ class Hardware:
             "ranks": [r.to_json() for r in self.ranks],
             "shapes_dropped": self.shapes_dropped,
         }
-
-
-@dataclass(frozen=True)
-class MfuBrief:
-    """A trace's MFU in a line: the mean and range over its steps, and the peak used.
-
-    Attributes
-    ----------
-    mean, low, high : float
-        The mean of the steps' MFU (as ``gpuviz summary`` states it), the lowest and highest.
-    steps : int
-        The steps with a known MFU (those figures are over them).
-    precisions : dict of str to float
-        The precision doing most of a step's FLOPs -> its dense peak (TFLOP/s), of every such
-        step.
-    peak_label : str or None
-        The device the peaks are of (``NVIDIA H100 SXM5 80GB``).
-    coverage : float or None
-        The lowest ``flops_coverage`` of those steps: below 1 the figures are lower bounds.
-    mixed : list of str
-        Every precision those steps do FLOPs in, each against its own peak.
-    """
-
-    mean: float
-    low: float
-    high: float
-    steps: int
-    precisions: dict[str, float]
-    peak_label: str | None
-    coverage: float | None = None
-    mixed: tuple[str, ...] = ()
-
-    @property
-    def lower_bound(self) -> bool:
-        """Whether the figures are lower bounds (FLOPs known for part of the GPU time)."""
-        return self.coverage is not None and self.coverage < 1.0 - 1e-9
-
-    def to_json(self) -> dict[str, Any]:
-        """``{mean, min, max, steps, peak_tflops: {precision: peak}, peak_label,
-        flops_coverage, is_lower_bound, precisions}``."""
-        return {
-            "mean": _round(self.mean, 5),
-            "min": _round(self.low, 5),
-            "max": _round(self.high, 5),
-            "steps": self.steps,
-            "peak_tflops": dict(self.precisions),
-            "peak_label": self.peak_label,
-            "flops_coverage": _round(self.coverage, 4),
-            "is_lower_bound": self.lower_bound,
-            "precisions": list(self.mixed),
-        }
-
-
-def mfu_brief(hw: Hardware) -> MfuBrief | None:
-    """The MFU of ``hw``'s steps in brief; None where no step's MFU is known (no FLOPs counted
-    or no peak: :func:`mfu_unknown_reason` says which)."""
-    known = [s for s in hw.steps if s.mfu is not None and math.isfinite(s.mfu)]
-    if not known or not any(s.flops > 0 for s in known):
-        return None
-    values = [float(s.mfu) for s in known if s.mfu is not None]
-    peaks: dict[str, float] = {}
-    for s in known:
-        peaks.update(s.peaks_by_precision)
-    covs = [c for c in (s.coverage for s in known) if c is not None]
-    mixed = sorted(
-        {p for s in known for p in s.precisions},
-        key=lambda p: -sum(s.by_precision.get(p, 0.0) for s in known),
-    )
-    return MfuBrief(
-        mean=sum(values) / len(values),
-        low=min(values),
-        high=max(values),
-        steps=len(values),
-        precisions=peaks,
-        peak_label=hw.peaks.peaks.label if hw.peaks.peaks is not None else None,
-        coverage=min(covs) if covs else None,
-        mixed=tuple(mixed),
-    )
-
-
-def mfu_unknown_reason(hw: Hardware) -> str:
-    """Why :func:`mfu_brief` has no figure, in a few words."""
-    if hw.shapes_dropped:
-        return SHAPES_LEFT_OUT
-    if not any(s.flops > 0 for s in hw.steps):
-        if hw.warnings:  # shapes there, but none a real tensor has
-            return f"no FLOPs counted: {hw.warnings[0]}"
-        if len(hw.calls.rows):  # shapes recorded (byte-only ops were counted): no formula
-            return f"no FLOPs counted: {NO_FORMULA}"
-        return NO_SHAPES
-    if hw.peaks.peaks is None:
-        return f"no peak figures for the device ({hw.peaks.reason})"
-    notes = [s.mfu_note for s in hw.steps if s.mfu_note]
-    return notes[0] if notes else f"no peak figures for the device ({hw.peaks.reason})"
-
-
-def _round(x: float | None, digits: int) -> float | None:
-    return None if x is None or not math.isfinite(x) else round(float(x), digits)
 
 
 def _int_or_none(x: float | None) -> int | None:

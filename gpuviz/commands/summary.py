@@ -119,6 +119,7 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.coverage",
     "gpuviz.analysis.steps",
     "gpuviz.analysis.step_flops",
+    "gpuviz.analysis.mfu_brief",
     "gpuviz.analysis.hardware",
     "gpuviz.commands.peak_options",
 )

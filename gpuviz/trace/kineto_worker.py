@@ -29,9 +29,11 @@ and raw array bytes, comes back through a scratch file too; the pipes carry only
 frames saying which file and slot (:mod:`gpuviz.trace.kineto_wire`). Neither
 side ever waits for the other to drain a pipe. Nothing is pickled, and no code travels.
 
-This module holds the processes: how many (:func:`worker_count`), how they start, the
-importer's handle on each (:class:`Worker`) and the child's loop (:func:`serve`). The decoding
-itself is :class:`~gpuviz.trace.kineto_chunk_decoder.ChunkDecoder`'s.
+This module holds the processes: the importer's handle on each (:class:`Worker`), how a
+forked one starts and ends, and the pool of them. How many (:func:`worker_count`) and how
+they start (:func:`start_method`) are :mod:`gpuviz.trace.kineto_worker_sizing`'s; the child's
+loop (:func:`serve`) is :mod:`gpuviz.trace.kineto_worker_child`'s; both are re-exported here.
+The decoding itself is :class:`~gpuviz.trace.kineto_chunk_decoder.ChunkDecoder`'s.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import msgspec
 import numpy as np
 
-from gpuviz.trace import args_text, gcpause, memory_budget
+from gpuviz.trace import args_text, memory_budget
 from gpuviz.trace.kineto_chunk_decoder import ChunkDecoder
 from gpuviz.trace.kineto_wire import (
     CHUNK,
@@ -60,14 +62,29 @@ from gpuviz.trace.kineto_wire import (
     SPAN,
     SPAN_HEAD,
     WHOLE_FILE,
-    RecordWriter,
     read_at,
     read_exact,
     read_records,
     scratch,
-    to_wire,
     write_all,
     write_at,
+)
+
+# Re-exported since the split of issue 48 (__all__; the private ones for the allocator and tests).
+from gpuviz.trace.kineto_worker_child import _read_whole_file, _SpanReader, serve  # noqa: F401
+from gpuviz.trace.kineto_worker_sizing import (
+    BYTES_PER_WORKER,
+    MAX_WORKERS,
+    MIN_BYTES_DEFAULT,
+    SPAWNED_BYTES_PER_WORKER,
+    START_ENV,
+    WHOLE_FILE_MAX_BYTES,
+    _load_average,  # noqa: F401
+    estimated_bytes,
+    start_method,
+    usable_cores,
+    whole_file_max_bytes,
+    worker_count,
 )
 
 if TYPE_CHECKING:  # subprocess loads where a child is spawned
@@ -75,139 +92,6 @@ if TYPE_CHECKING:  # subprocess loads where a child is spawned
 
 FILE_DEPTH = 2
 """Whole files handed to a child ahead of its replies."""
-WHOLE_FILE_MAX_BYTES = 64 << 20
-"""In an import of several files, a file at most this large (estimated), or at most half a
-decoder's share of the bytes (:func:`whole_file_max_bytes`), is read by one child from start
-to end, instead of chunk by chunk by the importer: the importer's own share of a 64-rank
-folder (scanning, shipping and merging 900 chunks) kept 15 children waiting.
-``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES`` sets the limit instead."""
-MIN_BYTES_DEFAULT = 64 << 20
-"""Imports this large (uncompressed, estimated, all files together) use child processes."""
-MAX_WORKERS = 15
-"""Children beyond this many would wait on the importer, which merges every reply."""
-BYTES_PER_WORKER = 12 << 20
-"""At most one forked child per this many bytes to import. A forked child starts in a few
-ms and shares the importer's modules, so it costs only its working memory: about 14 MB of
-proportional set each on a 16-core host (a chunk's events and columns, the pages it dirties
-of those it shares, its reply). A 100k-kernel trace (166 MB) gets 14 of them. On a 16-core
-H200 (2026-11-29, 4 rounds each, side by side) its decoding took 0.241 s with 14, 0.261 s
-with 10 and 0.342 s with 7 (one per 24 MB, as before), for 0.37x json.load's memory (PSS)
-with 14 against 0.27x with 7."""
-SPAWNED_BYTES_PER_WORKER = 64 << 20
-"""The same for children spawned as fresh interpreters (see :func:`start_method`): each
-costs its start (0.3-0.5 s of a core) and its own memory (30-40 MB resident), worth it only
-for that much work. On a 16-core host, 15 spawned children for a 166 MB file took 10 s of
-CPU and 1.4x json.load's memory."""
-
-
-def estimated_bytes(path: str) -> int:
-    """The uncompressed size of a trace file, estimated (a gzip file's size times 8)."""
-    try:
-        size = os.stat(path).st_size
-        with open(path, "rb") as f:
-            if f.read(2) == b"\x1f\x8b":
-                size *= 8  # a Kineto trace compresses about tenfold
-    except OSError:
-        return 0
-    return size
-
-
-def usable_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
-def worker_count(total_bytes: int) -> int:
-    """How many children to import ``total_bytes`` (uncompressed) with: 0 for a small import.
-
-    By default, from :data:`MIN_BYTES_DEFAULT` on, one for each core that is idle besides the
-    importer's own (the importer decodes too): the usable cores less those busy with other
-    work (:func:`_load_average`), rounded, at most one fewer than the usable cores, and at
-    most one per :data:`BYTES_PER_WORKER` (:data:`SPAWNED_BYTES_PER_WORKER` where children
-    spawn). On a machine whose cores are
-    all busy, children only add their own start-up and the shipping of columns (measured on
-    a shared 2-core box: 20 % more CPU time and no speed-up), so there are none.
-    ``GPUVIZ_IMPORT_WORKERS`` sets the count (0 turns them off),
-    ``GPUVIZ_IMPORT_WORKER_MIN_BYTES`` the size from which they are used.
-    """
-    try:
-        min_bytes = int(os.environ.get("GPUVIZ_IMPORT_WORKER_MIN_BYTES", str(MIN_BYTES_DEFAULT)))
-        n = int(os.environ.get("GPUVIZ_IMPORT_WORKERS", "-1"))
-    except ValueError:
-        return 0
-    if total_bytes < min_bytes:
-        return 0
-    if n >= 0:
-        return n
-    cores = usable_cores()
-    per = BYTES_PER_WORKER if start_method() == "fork" else SPAWNED_BYTES_PER_WORKER
-    by_size = -(-total_bytes // per)
-    return max(0, min(cores - 1, MAX_WORKERS, by_size, round(cores - _load_average())))
-
-
-def whole_file_max_bytes(total_bytes: int = 0, decoders: int = 1) -> int:
-    """The largest file of an import of ``total_bytes`` by ``decoders`` (children and the
-    importer) that one decoder reads whole: ``GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES`` where set,
-    else :data:`WHOLE_FILE_MAX_BYTES` or half a decoder's share of the bytes, the larger.
-
-    Half a share keeps the files in flight at the end short next to the whole (a folder of
-    two large files is still read chunk by chunk, by every decoder). Chunk by chunk, a
-    64-rank folder of 166 MB files was 10,000 replies that the importer scanned, shipped and
-    merged, and as many column parts that the assembly joined: on the 2-core VM whole files
-    took 82 s against 108 s, and 3.4 GB of PSS against 3.6.
-    """
-    try:
-        return int(os.environ["GPUVIZ_IMPORT_WHOLE_FILE_MAX_BYTES"])
-    except (KeyError, ValueError):
-        return max(WHOLE_FILE_MAX_BYTES, total_bytes // (2 * max(decoders, 1)))
-
-
-_LOADAVG = "/proc/loadavg"  # "0.52 0.58 0.59 3/345 12345": the 4th field is running/all tasks
-
-
-def _load_average() -> float:
-    """Cores busy with other work: the 1-minute load average, or, where Linux tells it and it
-    is lower, the tasks running right now besides this one.
-
-    The load average lags: a run of imports (a benchmark, a user opening trace after trace)
-    raises it by several cores for a minute after their children are gone, and it is the
-    whole machine's in a container. The count of running tasks is of this moment.
-    """
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # not available (Windows): count the cores as idle
-        return 0.0
-    try:
-        with open(_LOADAVG, "rb") as f:
-            running = int(f.read().split()[3].split(b"/")[0])
-    except (OSError, ValueError, IndexError):
-        return load
-    return min(load, max(running - 1, 0))
-
-
-START_ENV = "GPUVIZ_IMPORT_START"
-"""Set to ``fork`` or ``spawn`` to choose how import children start (see :func:`start_method`)."""
-
-
-def start_method() -> str:
-    """How the import's children start: ``"fork"`` on Linux, else ``"spawn"``.
-
-    A forked child is ready at once, and shares the importer's modules (their pages are
-    copied only where written). A spawned one (``python -m gpuviz.trace.kineto_worker``)
-    first imports Python, numpy and msgspec: on a 16-core host its first reply came 0.34-0.6 s
-    into a 100k-kernel import that took 0.8-1.2 s in all, with 3 to 15 children starting
-    side by side, while the importer decoded alone. macOS's system libraries are not safe to
-    use after a fork, so children spawn there, as wherever fork is missing.
-    :data:`START_ENV` chooses.
-    """
-    want = os.environ.get(START_ENV, "")
-    can_fork = hasattr(os, "fork")
-    if want in ("fork", "spawn"):
-        return want if can_fork or want == "spawn" else "spawn"
-    return "fork" if can_fork and sys.platform.startswith("linux") else "spawn"
 
 
 class Decoder:
@@ -667,120 +551,26 @@ def main(argv: list[str] | None = None) -> int:
     return serve(sys.stdin.fileno(), sys.stdout.fileno(), fds[:DEPTH], fds[DEPTH:], ChunkDecoder())
 
 
-def serve(
-    stdin: int, stdout: int, chunks: list[int], replies: list[int], state: ChunkDecoder
-) -> int:
-    """The child's loop: a chunk in, its columns out, until a stop frame or end of input.
-
-    Parameters
-    ----------
-    stdin, stdout : int
-        The pipes' ends: frames from the importer, frames to it.
-    chunks, replies : list of int
-        The scratch files, :data:`DEPTH` each: the importer's chunks, the replies.
-    state : ChunkDecoder
-        The decoder (its numbering lasts as long as the child).
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
-    import gc
-
-    gc.disable()  # as in the importer: many short-lived objects, no cycles
-    # Ctrl-C reaches the whole process group: the importer decides, and stops us.
-    with contextlib.suppress(ValueError):  # not the main thread (an embedding's fork)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    encoder = msgspec.msgpack.Encoder()
-    spans = _SpanReader()
-    try:
-        while True:
-            head = read_exact(stdin, SEND.size)
-            if head is None:
-                return 0
-            n, file, slot, what = SEND.unpack(head)
-            if not n:
-                return 0
-            data = read_at(chunks[slot], n)
-            if what == WHOLE_FILE:
-                size, state = _read_whole_file(
-                    state, file, os.fsdecode(data), replies[slot], encoder
-                )
-            else:
-                chunk = spans.read(data) if what == SPAN else data
-                reply = (
-                    to_wire(state.process(file, chunk))
-                    if chunk is not None
-                    else {"ok": False, "why": "error"}  # the importer reads it itself
-                )
-                size = write_at(replies[slot], [encoder.encode(reply)])
-            write_all(stdout, REPLY.pack(size, slot))
-    finally:
-        spans.close()
-
-
-class _SpanReader:
-    """A child's reads of chunks from the trace file itself (:data:`SPAN` jobs)."""
-
-    def __init__(self) -> None:
-        self.path = b""
-        self.fd = -1
-
-    def read(self, job: bytes) -> bytearray | None:
-        """The chunk a SPAN job names, as a JSON array; None if the file is shorter (it
-        changed: the importer reads that chunk itself, from the text it scanned)."""
-        offset, length = SPAN_HEAD.unpack_from(job)
-        path = job[SPAN_HEAD.size :]
-        try:
-            if path != self.path:
-                self.close()
-                self.fd = os.open(path, os.O_RDONLY)
-                self.path = path
-            buf = bytearray(length + 2)
-            buf[0], buf[-1] = ord("["), ord("]")
-            view = memoryview(buf)[1:-1]
-            done = 0
-            while done < length:
-                got = os.preadv(self.fd, [view[done:]], offset + done)
-                if not got:
-                    return None
-                done += got
-        except OSError:
-            return None
-        return buf
-
-    def close(self) -> None:
-        """Close the file (the child is done)."""
-        if self.fd >= 0:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-        self.fd = -1
-        self.path = b""
-
-
-def _read_whole_file(
-    state: ChunkDecoder, file: int, path: str, fd: int, encoder: msgspec.msgpack.Encoder
-) -> tuple[int, ChunkDecoder]:
-    """A child's whole-file job: its records written to ``fd`` (see :func:`read_records`) as
-    they are made; their size, and the decoder to go on with."""
-    out = RecordWriter(fd)
-
-    def emit(part: dict[str, Any]) -> None:
-        out.add(encoder.encode(to_wire(part) if part["ok"] else part))
-
-    try:
-        out.add(encoder.encode(state.read_file(file, path, emit=emit)))
-    except (TypeError, OverflowError, ValueError):  # metadata msgpack cannot carry
-        # What this child numbered for the file is lost with it: both sides start their
-        # numbering afresh (``reset``), and the importer reads the file itself.
-        state = ChunkDecoder(state.compress, state.drop)
-        out.size = 0
-        out.add(encoder.encode({"ok": False, "why": "error", "reset": True}))
-    # A file's structs leave freed heap pages that glibc keeps: about 8 MB a child on a
-    # 64-rank folder (13 MB files), held to the end of the import.
-    gcpause.release_freed_memory()
-    return out.size, state
+__all__ = [
+    "BYTES_PER_WORKER",
+    "FILE_DEPTH",
+    "MAX_WORKERS",
+    "MIN_BYTES_DEFAULT",
+    "SPAWNED_BYTES_PER_WORKER",
+    "START_ENV",
+    "WHOLE_FILE_MAX_BYTES",
+    "Decoder",
+    "LocalDecoder",
+    "Worker",
+    "WorkerPool",
+    "estimated_bytes",
+    "main",
+    "serve",
+    "start_method",
+    "usable_cores",
+    "whole_file_max_bytes",
+    "worker_count",
+]
 
 
 if __name__ == "__main__":

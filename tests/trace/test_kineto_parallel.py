@@ -31,6 +31,7 @@ from gpuviz.trace import (
     kineto_parallel,
     kineto_wire,
     kineto_worker,
+    kineto_worker_sizing,
 )
 from gpuviz.trace.errors import ImportCancelledError, TraceFormatError
 from gpuviz.trace.kineto import load_trace
@@ -350,8 +351,9 @@ def test_worker_count(
     monkeypatch.setenv("GPUVIZ_IMPORT_START", "fork")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    monkeypatch.setattr(kineto_worker, "usable_cores", lambda: cores)
-    monkeypatch.setattr(kineto_worker, "_load_average", lambda: load)
+    # The sizing lives in kineto_worker_sizing (re-exported by kineto_worker): patch it there.
+    monkeypatch.setattr(kineto_worker_sizing, "usable_cores", lambda: cores)
+    monkeypatch.setattr(kineto_worker_sizing, "_load_average", lambda: load)
     assert kineto_worker.worker_count(size) == want
 
 
@@ -369,13 +371,13 @@ def test_busy_cores_are_those_running_now_when_fewer_than_the_load_average(
 ) -> None:
     loadavg = tmp_path / "loadavg"
     loadavg.write_bytes(text)
-    monkeypatch.setattr(kineto_worker, "_LOADAVG", str(loadavg))
+    monkeypatch.setattr(kineto_worker_sizing, "_LOADAVG", str(loadavg))
     monkeypatch.setattr(kineto_worker.os, "getloadavg", lambda: (average, 0.0, 0.0))
     assert kineto_worker._load_average() == pytest.approx(want)
 
 
 def test_busy_cores_without_a_loadavg_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(kineto_worker, "_LOADAVG", str(tmp_path / "missing"))
+    monkeypatch.setattr(kineto_worker_sizing, "_LOADAVG", str(tmp_path / "missing"))
     monkeypatch.setattr(kineto_worker.os, "getloadavg", lambda: (3.25, 0.0, 0.0))
     assert kineto_worker._load_average() == pytest.approx(3.25)
 
