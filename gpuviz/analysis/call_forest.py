@@ -181,12 +181,6 @@ def _order(group: I64, start_ns: I64, end_ns: I64) -> I64:
     return order[np.argsort(group[order], kind="stable")]
 
 
-def start_enclosing(forest: CallForest) -> I64:
-    """For each node, the last earlier node of its thread still running when it starts (whether
-    or not it ends after it): its parent, unless the two overlap without nesting."""
-    return _enclosing(forest.group, forest.start_ns, forest.end_ns, contain=False)
-
-
 def _enclosing(group: I64, start_ns: I64, end_ns: I64, contain: bool = True) -> I64:
     """For slices sorted by (group, start, longest first): the last earlier slice of the same
     group that ends at or after the slice's end, and after its start; -1 for none.

@@ -132,10 +132,6 @@ class IdleGaps:
         """``end_ns - start_ns``."""
         return self.end_ns - self.start_ns
 
-    def of_cause(self, cause: int) -> npt.NDArray[np.bool_]:
-        """Mask of the gaps with one cause code."""
-        return self.cause == cause
-
 
 def idle_gaps(
     trace: Trace,

@@ -121,12 +121,6 @@ def is_pytorch_op(name: str) -> bool:
     return not name.startswith(_WRAPPER_PREFIXES)
 
 
-def profiler_step_number(name: str) -> int | None:
-    """N of ``ProfilerStep#N``, or None."""
-    m = PROFILER_STEP.match(name)
-    return int(m.group(1)) if m else None
-
-
 def collective_name(kernel_name: str) -> str:
     """The collective of an NCCL kernel name: ``ncclDevKernel_AllReduce_Sum_f32_RING_LL`` -> ``AllReduce``."""
     m = re.search(r"nccl(?:Dev)?Kernel_([A-Za-z]+)", kernel_name)

@@ -472,11 +472,6 @@ def pytorch_op_coverages(trace: Trace) -> dict[int, Coverage]:
     return coverage_by_rank(trace, rows[ok[s.name[rows]]])
 
 
-def pytorch_op_coverage(trace: Trace, rank: int) -> Coverage:
-    """The time any thread of ``rank`` spends inside a PyTorch op (``cpu_op`` slices)."""
-    return pytorch_op_coverages(trace).get(rank) or Coverage([], [])
-
-
 def device_coverages(
     activity: GpuActivity, comm: npt.NDArray[np.bool_]
 ) -> dict[tuple[int, int], dict[str, Coverage]]:

@@ -25,7 +25,6 @@ finding an element's end are :mod:`gpuviz.trace.json_boundaries`'s.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -557,8 +556,3 @@ def decode_error_offset(err: Exception, chunk_offset: int, prefix: int = 1) -> s
     if not m:
         return ""
     return f"byte {max(chunk_offset + int(m.group(1)) - prefix, chunk_offset)}"
-
-
-def file_size(path: str) -> int:
-    """The size of a file in bytes."""
-    return os.stat(path).st_size

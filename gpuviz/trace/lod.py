@@ -523,14 +523,6 @@ class TimelineLod:
         return int(r[int(np.argmax(e - s))]), len(r)
 
 
-def visible_slices(trace: Trace, rows: npt.ArrayLike, t0_ns: int, t1_ns: int) -> I64:
-    """The slice rows among ``rows`` that overlap ``[t0_ns, t1_ns)``."""
-    rows = np.asarray(rows, dtype=np.int64)
-    s = trace.slices.start_ns[rows]
-    e = s + trace.slices.dur_ns[rows]
-    return rows[(e > t0_ns) & (s < t1_ns)]
-
-
 __all__ = [
     "CPU_KEY0",
     "KERNEL_KEY0",

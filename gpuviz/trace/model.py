@@ -19,7 +19,7 @@ The tables' classes (:class:`Slices`, :class:`Tracks`, :class:`Flows`, :class:`M
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -459,11 +459,6 @@ class Trace:
             *(rt, key, s.start_ns[rt]),
             *(gpu, correlation_key(t.rank[s.track[gpu]], s.correlation[gpu]), s.start_ns[gpu]),
         )
-
-    def iter_rank_traces(self) -> Iterator[tuple[RankInfo, npt.NDArray[np.bool_]]]:
-        """Each rank with the mask of its tracks (for per-rank export)."""
-        for info in self.ranks:
-            yield info, self.tracks.rank == rank_code(info.rank)
 
 
 LOOKUP_BLOCK = 1 << 18

@@ -109,11 +109,6 @@ class QtRunWorker(QThread):
         if source is not None:
             source.cancel()
 
-    @property
-    def cancel_requested(self) -> bool:
-        """Whether :meth:`cancel` was called."""
-        return self._cancel_requested
-
     def child_pid(self) -> int | None:
         """The child process's pid while a child-process run is going, else None."""
         proc = getattr(self.source, "proc", None)
