@@ -162,7 +162,9 @@ def test_ctrl_c_stops_every_child(tmp_path: Path) -> None:
 
     with pytest.raises(KeyboardInterrupt):
         summary_ranks._parts(files, None, 3, progress)
-    assert seen == [pytest.approx(1 / 12, rel=0.5)]
+    # Stopped at the first report, long before the end. How many parts were done by then
+    # depends on the machine's load (3 children read at once): 1 or 2 of 12 were seen.
+    assert len(seen) == 1 and 0 < seen[0] <= 3 / 12
     assert not multiprocessing.active_children()
 
 
