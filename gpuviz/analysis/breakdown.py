@@ -16,6 +16,7 @@ import numpy as np
 
 from gpuviz.analysis.attribution import Attribution, attribute
 from gpuviz.analysis.breakdown_table import BY_VALUES, Breakdown, BreakdownRow
+from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins, refine
 from gpuviz.analysis.modules import module_table
 from gpuviz.analysis.op_table import node_times, op_table
 from gpuviz.analysis.source_lines import line_table
@@ -60,17 +61,21 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
     att = attribute(trace)
     if by in ("module", "line") and not att.has_stacks():
         raise NoStacksError(NO_STACKS)
+    if by == "step":
+        return step_breakdown_table(att)
     if by == "op":
-        return op_table(att)
-    if by == "op-shape":
-        return op_table(att, by_shape=True)
-    if by == "module":
-        return module_table(att)
-    if by == "line":
-        return line_table(att, mine=mine)
-    if by == "kernel":
-        return kernel_breakdown(att)
-    return step_breakdown_table(att)
+        table = op_table(att)
+    elif by == "op-shape":
+        table = op_table(att, by_shape=True)
+    elif by == "module":
+        table = module_table(att)
+    elif by == "line":
+        table = line_table(att, mine=mine)
+    else:
+        table = kernel_breakdown(att)
+    # Compiled code's kernels to the modules and lines that wrote them (issue 49): from the
+    # compile-info folder a command attached to the trace, else from kernel names.
+    return refine(table, att, compiled_origins(att, compile_info_of(trace)))
 
 
 def kernel_breakdown(att: Attribution) -> Breakdown:

@@ -62,6 +62,19 @@ def add_peak_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_compile_info(p: argparse.ArgumentParser) -> None:
+    """``--compile-info DIR`` for a command whose tables place kernels on modules and lines."""
+    p.add_argument(
+        "--compile-info",
+        metavar="DIR",
+        help="torch.compile'd runs: Inductor's debug/provenance folder of the run (what "
+        "`gpuviz profile --compile-info` writes beside the trace as NAME.compile/, found there "
+        "without this option; or TORCH_COMPILE_DEBUG=1 with INDUCTOR_PROVENANCE=1), so that "
+        "compiled kernels count on the modules and lines that wrote them; without it their "
+        "names say which ops they fuse (docs/attribution.md)",
+    )
+
+
 def add_no_cache(p: argparse.ArgumentParser) -> None:
     """``--no-cache`` for a command that loads traces (``main`` turns it into the env var)."""
     p.add_argument(

@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
     # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
-    trace = read_trace(path, say_dropped=True)
+    trace = read_trace(path, say_dropped=True, compile_info=args.compile_info)
     try:
         table = breakdown(trace, args.by, mine=args.mine)
     except NoStacksError as exc:
@@ -231,7 +231,10 @@ def format_breakdown(
             c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns), _ms(r.other_device_ns)]
         if by == "step":
             c += [_ms(r.duration_ns)]
-        c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
+        if r.extra.get("cpu_note"):  # a compiled model's module or line: no frames of its own
+            c += ["unknown", "unknown", r.calls]
+        else:
+            c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
         if by == "op":
             f = r.sane_flops
             c += [("-" if r.flops is None else "inconsistent") if f is None else f"{f / 1e9:.3f}"]
@@ -255,6 +258,8 @@ def format_breakdown(
     left = (name_col, name_col + 1) if by == "op-shape" else (name_col,)
     lines += text_table(headers, cells, left=left) if cells else ["  (no rows)"]
     lines += _flop_notes(by, rows)
+    notes = sorted({str(r.extra["cpu_note"]) for r in rows if r.extra.get("cpu_note")})
+    lines += [f"  cpu time {n}" for n in notes]
     if table.unattributed_device_ns:
         lines += [
             "",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from gpuviz.analysis.inductor_provenance import CompileInfo
     from gpuviz.trace.model import Trace
 
 T = TypeVar("T")
@@ -27,14 +28,28 @@ def read_trace(
     *,
     say_dropped: bool = False,
     meanwhile: Sequence[Callable[[], object]] = (),
+    compile_info: str | os.PathLike[str] | None = None,
 ) -> Trace:
     """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
 
     With ``say_dropped`` (for output with no place for it: JSON, ``check``'s brief report),
     what the import left out to fit the memory limit is said on stderr; a text report lists
     it among its import warnings instead. ``meanwhile``: as for ``load_trace``.
+    ``compile_info``: Inductor's compile-info folder of the run (``--compile-info``), else the
+    one beside the trace (``run.compile/``) if any; every table of the trace then places
+    compiled kernels on the modules and lines that wrote them (BadInputError if the given
+    folder is not one).
     """
+    if compile_info is not None:
+        info = _compile_info(compile_info, given=True)
     trace = _read(path, meanwhile)
+    from gpuviz.analysis.compiled_regions import attach_compile_info
+    from gpuviz.analysis.inductor_provenance import sibling_folder
+
+    if compile_info is None:
+        beside = sibling_folder(path)
+        info = None if beside is None else _compile_info(beside, given=False)
+    attach_compile_info(trace, info)
     from gpuviz.display import echo, terminal_safe
 
     if say_dropped and trace.dropped:
@@ -49,6 +64,22 @@ def read_trace(
     if say_dropped and clipped is not None:
         echo(f"gpuviz: warning: {terminal_safe(clipped, one_line=True)}", file=sys.stderr)
     return trace
+
+
+def _compile_info(folder: str | os.PathLike[str], given: bool) -> CompileInfo | None:
+    """The compile-info folder read; a bad one given by ``--compile-info`` is bad input, one
+    found beside the trace is passed over with a warning."""
+    from gpuviz.analysis.inductor_provenance import CompileInfoError, read_compile_info
+    from gpuviz.display import echo, terminal_safe
+    from gpuviz.errors import BadInputError
+
+    try:
+        return read_compile_info(folder)
+    except (CompileInfoError, OSError) as exc:
+        if given:
+            raise BadInputError(f"--compile-info {exc}") from None
+        echo(f"gpuviz: warning: {terminal_safe(str(exc), one_line=True)}", file=sys.stderr)
+        return None
 
 
 def import_warnings(trace: Trace) -> list[str]:
