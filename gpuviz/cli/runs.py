@@ -127,6 +127,14 @@ def add_profile(sub: Any) -> None:
     rec.add_argument(
         "--snapshot-entries", type=int, default=100_000, metavar="N", help="its ring buffer size"
     )
+    rec.add_argument(
+        "--compile-info",
+        action="store_true",
+        help="torch.compile: Inductor writes which modules and lines each compiled kernel comes "
+        "from to NAME.compile/ beside the trace (its debug trace with provenance tracking, "
+        "caches off: graphs compile afresh), so breakdown, advise and the app place compiled "
+        "kernels on the model's modules and lines",
+    )
     out = pr.add_argument_group("output")
     out.add_argument(
         "--out",

@@ -42,6 +42,7 @@ def options_from_args(args: argparse.Namespace) -> object:
         memory=args.memory,
         memory_snapshot=args.memory_snapshot,
         snapshot_entries=args.snapshot_entries,
+        compile_info=getattr(args, "compile_info", False),
         json=args.json,
     )
 

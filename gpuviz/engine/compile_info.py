@@ -148,6 +148,18 @@ def _patch_kernel_dump() -> Callable[[], None]:
     return undo
 
 
+def compile_info_folder(trace_base: str | os.PathLike[str]) -> Path:
+    """The compile-info folder beside a trace file or rank folder: ``run.json.gz`` ->
+    ``run.compile/`` (what :func:`gpuviz.analysis.inductor_provenance.sibling_folder` finds)."""
+    p = Path(trace_base)
+    name = p.name
+    for ext in (".json.gz", ".json"):
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    return p.with_name(name + ".compile")
+
+
 def enable_compile_info(out_dir: str | os.PathLike[str]) -> Callable[[], None]:
     """Make Inductor write its provenance for every graph compiled from now on under
     ``out_dir`` (see the module's docstring), in this process.

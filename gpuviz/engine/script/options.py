@@ -55,6 +55,7 @@ class ProfileOptions:
     memory: bool = False
     memory_snapshot: bool = False
     snapshot_entries: int = DEFAULT_SNAPSHOT_ENTRIES
+    compile_info: bool = False
     json: bool = False
 
     @property
@@ -107,6 +108,7 @@ def profile_argv(options: ProfileOptions) -> list[str]:
         ("--stack", options.stack and options.stack_no_step),
         ("--memory", options.memory),
         ("--memory-snapshot", options.memory_snapshot),
+        ("--compile-info", options.compile_info),
     ):
         if on:
             argv.append(flag)

@@ -268,6 +268,12 @@ class ScriptSession(NoStepRecordingMixin, ProfilerHooksMixin):
         self._undo.append(forking.unwatch)
         self._sources.install()
         self._undo.append(self._sources.uninstall)
+        if self.options.compile_info:
+            from gpuviz.engine.compile_info import compile_info_folder, enable_compile_info
+
+            # Before the script compiles anything: Inductor writes each graph's provenance
+            # beside the trace (NAME.compile/), where every command that reads it looks.
+            self._undo.append(enable_compile_info(compile_info_folder(self.plan.base)))
         self._patch_profiler_start()
         # The app's child (its pipe given): its Cancel is SIGINT, whatever the app inherited.
         self._signals.install(take_sigint=self.options.events_fd is not None)
