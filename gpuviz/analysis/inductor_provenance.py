@@ -21,11 +21,12 @@ Module paths are named as the profiler names module frames, ``Class_N``, N count
 instances of a class in the order the forward graphs first use them (the order eager calls
 them, for a model whose forward runs its modules once each), so that a compiled model's rows
 read like the eager model's (``GPT_0.Block_1.Mlp_1``). Nothing here runs code from the folder:
-the files are read as text and JSON.
+the files are read as text and JSON (each may be gzipped: ``output_code.py.gz``).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -173,7 +174,8 @@ def read_compile_info(root: str | os.PathLike[str]) -> CompileInfo:
     base = Path(root)
     if not base.is_dir():
         raise CompileInfoError(f"{root}: not a folder")
-    folders = sorted({p.parent for p in base.rglob(OUTPUT_CODE)}, key=_compile_order)
+    found = [*base.rglob(OUTPUT_CODE), *base.rglob(OUTPUT_CODE + ".gz")]
+    folders = sorted({p.parent for p in found}, key=_compile_order)
     if not folders:
         raise CompileInfoError(
             f"{root}: no compiled graph (no {OUTPUT_CODE} below it); record with "
@@ -187,7 +189,7 @@ def read_compile_info(root: str | os.PathLike[str]) -> CompileInfo:
 
 def read_graph(folder: Path) -> CompiledGraph:
     """One graph's folder (see the module docstring)."""
-    text = (folder / OUTPUT_CODE).read_text(encoding="utf-8", errors="replace")
+    text = _read_text(folder / OUTPUT_CODE) or ""
     hashes, mapped = _kernel_defs(text)
     kernels = _kernel_nodes(folder)
     calls = []
@@ -272,10 +274,8 @@ def _base(name: str) -> str:
 def _node_lines(path: Path) -> dict[str, str]:
     """Node -> ``path:line`` of the ``# File:`` comment above it in the readable graph."""
     out: dict[str, str] = {}
-    if not path.is_file():
-        return out
     current: str | None = None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in (_read_text(path) or "").splitlines():
         f = _FILE.match(line)
         if f is not None:
             current = f"{f.group(1)}:{f.group(2)}"
@@ -289,11 +289,24 @@ def _node_lines(path: Path) -> dict[str, str]:
     return out
 
 
+def _read_text(path: Path) -> str | None:
+    """The file's text, or its gzip copy's (``output_code.py.gz``: test data kept small);
+    None where neither is."""
+    if path.is_file():
+        return path.read_text(encoding="utf-8", errors="replace")
+    gz = path.with_name(path.name + ".gz")
+    if gz.is_file():
+        with gzip.open(gz, "rt", encoding="utf-8", errors="replace") as f:
+            return f.read()
+    return None
+
+
 def _load_json(path: Path) -> Any:
-    if not path.is_file():
+    text = _read_text(path)
+    if text is None:
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return json.loads(text)
     except ValueError:
         return None
 

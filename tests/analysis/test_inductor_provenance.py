@@ -135,3 +135,19 @@ def test_sibling_folder(tmp_path: Path) -> None:
     assert sibling_folder(trace) is None
     (tmp_path / "run.compile").mkdir()
     assert sibling_folder(trace) == tmp_path / "run.compile"
+
+
+def test_gzipped_files_read_alike(tmp_path: Path) -> None:
+    import gzip
+
+    plain = read_compile_info(DATA)
+    for src in DATA.rglob("*"):
+        if src.is_file():
+            dst = tmp_path / src.relative_to(DATA)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            with gzip.open(dst.with_name(dst.name + ".gz"), "wb") as f:
+                f.write(src.read_bytes())
+    packed = read_compile_info(tmp_path)
+    assert [g.calls for g in packed.graphs] == [g.calls for g in plain.graphs]
+    assert [g.lines for g in packed.graphs] == [g.lines for g in plain.graphs]
+    assert packed.instance == plain.instance
