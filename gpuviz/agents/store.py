@@ -175,10 +175,14 @@ class Store:
         """The trace of a file or rank folder."""
 
         def load() -> Trace:
+            from gpuviz.analysis.compiled_regions import attach_sibling_compile_info
             from gpuviz.trace.kineto import load_trace
 
             self._count_load()
-            return load_trace(path)
+            trace = load_trace(path)
+            # A compiled model's NAME.compile/ beside it: kernels on the model's modules/lines.
+            attach_sibling_compile_info(trace, path)
+            return trace
 
         return self._get(path, "trace", load)
 

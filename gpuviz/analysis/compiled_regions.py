@@ -30,6 +30,7 @@ A moved row's host time is unknown (the compiled code has no frames of it): ``nu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -39,7 +40,13 @@ import numpy.typing as npt
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.inductor_names import fused_ops, is_inductor_kernel
-from gpuviz.analysis.inductor_provenance import CompiledGraph, CompileInfo
+from gpuviz.analysis.inductor_provenance import (
+    CompiledGraph,
+    CompileInfo,
+    CompileInfoError,
+    read_compile_info,
+    sibling_folder,
+)
 from gpuviz.analysis.names import name_mask
 from gpuviz.trace.model import Trace
 
@@ -107,6 +114,26 @@ def attach_compile_info(trace: Trace, info: CompileInfo | None) -> None:
         trace.derived.pop(COMPILE_INFO_KEY, None)
     else:
         trace.derived[COMPILE_INFO_KEY] = info
+
+
+def attach_sibling_compile_info(trace: Trace, path: str | os.PathLike[str]) -> str | None:
+    """Attach the compile-info folder beside the trace file or folder ``path``
+    (``run.json.gz`` -> ``run.compile/``) if there is one: what the app and the agents' server
+    do on opening a trace, as the CLI's commands do.
+
+    Returns
+    -------
+    str or None
+        Why a folder that is there could not be read (a warning to show); None otherwise.
+    """
+    folder = sibling_folder(path)
+    if folder is None:
+        return None
+    try:
+        attach_compile_info(trace, read_compile_info(folder))
+    except (CompileInfoError, OSError) as exc:
+        return str(exc)
+    return None
 
 
 def compile_info_of(trace: Trace) -> CompileInfo | None:

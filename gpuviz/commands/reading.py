@@ -40,18 +40,17 @@ def read_trace(
     compiled kernels on the modules and lines that wrote them (BadInputError if the given
     folder is not one).
     """
-    if compile_info is not None:
-        info = _compile_info(compile_info, given=True)
+    info = None if compile_info is None else _given_compile_info(compile_info)
     trace = _read(path, meanwhile)
-    from gpuviz.analysis.compiled_regions import attach_compile_info
-    from gpuviz.analysis.inductor_provenance import sibling_folder
-
-    if compile_info is None:
-        beside = sibling_folder(path)
-        info = None if beside is None else _compile_info(beside, given=False)
-    attach_compile_info(trace, info)
+    from gpuviz.analysis.compiled_regions import attach_compile_info, attach_sibling_compile_info
     from gpuviz.display import echo, terminal_safe
 
+    if info is not None:
+        attach_compile_info(trace, info)
+    else:
+        why = attach_sibling_compile_info(trace, path)
+        if why is not None:  # a folder beside the trace that is not one: said, passed over
+            echo(f"gpuviz: warning: {terminal_safe(why, one_line=True)}", file=sys.stderr)
     if say_dropped and trace.dropped:
         for w in trace.warnings.samples[:1]:
             echo(f"gpuviz: warning: {terminal_safe(w, one_line=True)}", file=sys.stderr)
@@ -66,20 +65,15 @@ def read_trace(
     return trace
 
 
-def _compile_info(folder: str | os.PathLike[str], given: bool) -> CompileInfo | None:
-    """The compile-info folder read; a bad one given by ``--compile-info`` is bad input, one
-    found beside the trace is passed over with a warning."""
+def _given_compile_info(folder: str | os.PathLike[str]) -> CompileInfo:
+    """``--compile-info DIR`` read; a folder that is not one is bad input."""
     from gpuviz.analysis.inductor_provenance import CompileInfoError, read_compile_info
-    from gpuviz.display import echo, terminal_safe
     from gpuviz.errors import BadInputError
 
     try:
         return read_compile_info(folder)
     except (CompileInfoError, OSError) as exc:
-        if given:
-            raise BadInputError(f"--compile-info {exc}") from None
-        echo(f"gpuviz: warning: {terminal_safe(str(exc), one_line=True)}", file=sys.stderr)
-        return None
+        raise BadInputError(f"--compile-info {exc}") from None
 
 
 def import_warnings(trace: Trace) -> list[str]:

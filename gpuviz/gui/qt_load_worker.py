@@ -186,6 +186,11 @@ def load_and_analyze(
         if progress is not None:
             progress(0.9 + 0.1 * frac, what)
 
+    from gpuviz.analysis.compiled_regions import attach_sibling_compile_info
+
+    # A compiled model's NAME.compile/ beside the trace: the Modules, Source and Operators
+    # views place its kernels on the model's modules and lines (docs/attribution.md).
+    attach_sibling_compile_info(trace, path)
     out = analyze(trace, analysis_progress, cancelled)
     attach_snapshots(out, path)
     _prepare_timeline(trace)

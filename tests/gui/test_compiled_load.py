@@ -1,0 +1,22 @@
+"""The app opens a compiled model's trace with the NAME.compile/ folder beside it (issue 49):
+the Modules view's table places the compiled kernels on the model's modules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gpuviz.analysis.breakdown import breakdown
+from gpuviz.analysis.compiled_regions import compile_info_of
+from gpuviz.gui.qt_load_worker import load_and_analyze
+from tests.analysis import compiled_case as case
+
+
+def test_load_attaches_the_sibling_folder(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": case.events()}))
+    case.write_compile_info(tmp_path / "run.compile")
+    out = load_and_analyze(str(path))
+    assert compile_info_of(out.trace) is not None
+    keys = {r.key for r in breakdown(out.trace, "module").rows}
+    assert "OptimizedModule_0.Tiny_0.Block_1.Mlp_1.Linear_1" in keys
