@@ -307,6 +307,48 @@ def _node_ops(graph: CompiledGraph, nodes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(ops)
 
 
+def place_kernels(
+    att: Attribution,
+    kernels: npt.ArrayLike,
+    modules: list[str],
+    lines: list[str],
+    in_module: npt.ArrayLike,
+) -> tuple[list[str], list[str]]:
+    """Kernels' module paths and lines as the trace gives them, with the compiled ones placed
+    (as :func:`refine` places them in the tables): what the Timeline's details and the
+    advisor's evidence name.
+
+    Parameters
+    ----------
+    att : Attribution
+    kernels : array_like of int
+        Indices into ``att.gpu_rows`` (-1: not a kernel; left as it is).
+    modules, lines : list of str
+        Each one's module path (or row outside modules) and line by the trace (``""``: none).
+    in_module : array_like of bool
+        Whether each of ``modules`` is a module path (not a row outside modules).
+
+    Returns
+    -------
+    (list of str, list of str)
+        New lists; a compiled kernel's module is its compiled module's path followed by the
+        module it came from, its line the model's line.
+    """
+    origins = compiled_origins(att, compile_info_of(att.trace))
+    mods, lns = list(modules), list(lines)
+    inside = np.asarray(in_module, dtype=bool)
+    for i, k in enumerate(np.asarray(kernels, dtype=np.int64).tolist()):
+        if k < 0 or origins.source[k] != COMPILE_INFO:
+            continue
+        m, li = int(origins.module[k]), int(origins.line[k])
+        if m >= 0:
+            sub = origins.modules[m]
+            mods[i] = f"{mods[i]}.{sub}" if inside[i] else sub
+        if li >= 0:
+            lns[i] = origins.lines[li]
+    return mods, lns
+
+
 def refine(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakdown:
     """``table`` with the compiled kernels' origins applied (see the module docstring).
 

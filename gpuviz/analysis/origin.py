@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, attribute
+from gpuviz.analysis.compiled_regions import place_kernels
 from gpuviz.analysis.modules import module_paths, outside_keys
 from gpuviz.analysis.source_lines import line_frames
 from gpuviz.trace.model import Trace
@@ -121,8 +122,10 @@ def kernel_origins(trace: Trace, rows: npt.ArrayLike) -> list[KernelOrigin | Non
         outside = False
         if origin.stacks:
             at = np.array([holder], dtype=np.int64)
-            module = origin.modules(at)[0]
-            outside = bool(origin.mod_inner[holder] < 0)
-            line = origin.lines(at)[0] or None
+            # A compiled model's kernel: the module and line that wrote it (issue 49).
+            inside = origin.mod_inner[at] >= 0
+            mods, lines = place_kernels(att, [p], origin.modules(at), origin.lines(at), inside)
+            module, line = mods[0], lines[0] or None
+            outside = not bool(inside[0]) and module == origin.modules(at)[0]
         out.append(KernelOrigin(op_name, module, line, back, outside))
     return out

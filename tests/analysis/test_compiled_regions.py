@@ -145,3 +145,24 @@ def test_kernel_name_fallback_ops_on_mi300x_trace() -> None:
     ]
     # Extern GEMMs in the compiled region keep their shapes' FLOPs.
     assert ops["aten::mm"]["flops"] and ops["aten::mm"]["flops"] > 0
+
+
+def test_timeline_details_and_advisor_evidence_name_the_block(compiled) -> None:  # type: ignore[no-untyped-def]
+    from gpuviz.analysis.advisor.findings import Evidence, Finding
+    from gpuviz.analysis.advisor.where import with_code
+    from gpuviz.analysis.origin import kernel_origins
+
+    att = attribute(compiled)
+    names = compiled.symbols.lookup(compiled.slices.name[att.gpu_rows])
+    mm1 = [int(att.gpu_rows[i]) for i, n in enumerate(names) if n == "nvjet_gemm"][1]
+    got = kernel_origins(compiled, [mm1])[0]
+    assert got is not None
+    assert got.module == f"{TOP}.Block_1.Mlp_1.Linear_1"
+    assert got.line == f"{case.MODEL}:5" and not got.outside
+    # Evidence over the time of block 1's GEMM names its module and line.
+    start = int(compiled.slices.start_ns[mm1])
+    ev = Evidence(rank=None, device=0, start_ns=start, end_ns=start + 1)
+    f = Finding("gemm", "info", "t", "d", "f", 0, "", 0.0, evidence=(ev,))
+    filled = with_code(compiled, [f])[0].evidence[0]
+    assert filled.modules == (f"{TOP}.Block_1.Mlp_1.Linear_1",)
+    assert filled.lines == (f"{case.MODEL}:5",)

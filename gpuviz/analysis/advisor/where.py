@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.advisor.findings import Evidence, Finding
 from gpuviz.analysis.attribution import Attribution, NodeKind, attribute
+from gpuviz.analysis.compiled_regions import place_kernels
 from gpuviz.analysis.origin import CodeOrigin
 from gpuviz.trace.model import NONE, Trace
 
@@ -92,9 +93,9 @@ class _Index:
             self.origin = CodeOrigin(att)
 
     def fill(self, kind: str, e: Evidence) -> Evidence:
-        nodes, weight = self._work(kind, e)
+        nodes, weight, kernels = self._work(kind, e)
         ok = nodes >= 0
-        nodes, weight = nodes[ok], weight[ok]
+        nodes, weight, kernels = nodes[ok], weight[ok], kernels[ok]
         if len(nodes) == 0:
             return e
         att = self.att
@@ -103,8 +104,14 @@ class _Index:
         op_names = att.trace.symbols.lookup(att.name[ops[has_op]])
         out = dataclasses.replace(e, ops=_top(op_names, weight[has_op]))
         if self.stacks:
-            mods = self.origin.modules(nodes)
-            lines = self.origin.lines(nodes)
+            # A compiled model's kernels: the modules and lines that wrote them (issue 49).
+            mods, lines = place_kernels(
+                att,
+                kernels,
+                self.origin.modules(nodes),
+                self.origin.lines(nodes),
+                self.origin.mod_inner[nodes] >= 0,
+            )
             keep = [i for i, x in enumerate(lines) if x]
             out = dataclasses.replace(
                 out,
@@ -113,8 +120,9 @@ class _Index:
             )
         return out
 
-    def _work(self, kind: str, e: Evidence) -> tuple[I64, F64]:
-        """The nodes of the work an evidence range stands for, and their weights."""
+    def _work(self, kind: str, e: Evidence) -> tuple[I64, F64, I64]:
+        """The nodes of the work an evidence range stands for, their weights, and the kernel
+        (index into ``gpu_rows``) each one holds, -1 for CPU work."""
         rank = NONE if e.rank is None else e.rank
         sym = self.att.trace.symbols
         names = e.names if kind in NAMED_KINDS else ()
@@ -128,7 +136,7 @@ class _Index:
                 sel &= np.isin(self.k_name, named)
             rows = np.flatnonzero(sel)
             w = np.ones(len(rows)) if kind == "launch_bound" else self.att.gpu_dur_ns[rows]
-            return self.k_holder[rows], np.asarray(w, dtype=np.float64)
+            return self.k_holder[rows], np.asarray(w, dtype=np.float64), rows.astype(np.int64)
         att = self.att
         f = att.forest
         sel = (att.kind == NodeKind.RUNTIME) & (self.n_rank == rank)
@@ -138,7 +146,8 @@ class _Index:
         if named and np.isin(att.name[sel], named).any():
             sel &= np.isin(att.name, named)
         nodes = np.flatnonzero(sel)
-        return nodes, (f.end_ns - f.start_ns)[nodes].astype(np.float64)
+        none = np.full(len(nodes), -1, dtype=np.int64)
+        return nodes, (f.end_ns - f.start_ns)[nodes].astype(np.float64), none
 
 
 def _top(names: list[str], weight: F64) -> tuple[str, ...] | None:
