@@ -376,6 +376,51 @@ def refine(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakd
     return table
 
 
+def compiled_row_flops(
+    table: Breakdown, att: Attribution, node_flops: dict[str, npt.NDArray[np.float64]]
+) -> dict[int, dict[str, float]]:
+    """Per precision, the FLOPs of the rows :func:`refine` added to a module table: those of
+    the op calls (``aten::mm`` of ``extern_kernels.mm``) whose kernels a row holds, its child
+    rows' included. Inductor's own kernels have no FLOPs recorded: a row of only those has
+    none (absent from the result).
+
+    Parameters
+    ----------
+    table : Breakdown
+        A refined module table.
+    att : Attribution
+    node_flops : dict
+        Precision -> FLOPs held at each forest node (each call at its own node).
+
+    Returns
+    -------
+    dict
+        Row index -> precision -> FLOPs, for rows with FLOPs.
+    """
+    origins = compiled_origins(att, compile_info_of(att.trace))
+    index = {r.key: i for i, r in enumerate(table.rows)}
+    out: dict[int, dict[str, float]] = {}
+    seen: set[tuple[int, int]] = set()
+    for k in np.flatnonzero((origins.call >= 0) & (table.kernel_row >= 0)).tolist():
+        leaf, call = int(table.kernel_row[k]), int(origins.call[k])
+        row = table.rows[leaf]
+        if "compiled_in" not in row.extra or (leaf, call) in seen:
+            continue
+        seen.add((leaf, call))  # a call's FLOPs once, however many kernels it ran
+        top = str(row.extra["compiled_in"])
+        key = row.key
+        while True:
+            i = index.get(key)
+            if i is None or key == top:
+                break
+            for p, w in node_flops.items():
+                if w[call] > 0:
+                    out.setdefault(i, {})
+                    out[i][p] = out[i].get(p, 0.0) + float(w[call])
+            key = key.rpartition(".")[0]
+    return out
+
+
 def _line_key(line: str, table: Breakdown) -> str:
     """``/abs/path/gpt_train.py:31`` as the trace writes that file's lines (paths relative
     to their ``sys.path`` entry: ``gpt_train.py:31``) where the table has a line of it."""

@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution
 from gpuviz.analysis.breakdown_table import Breakdown
+from gpuviz.analysis.compiled_regions import compiled_row_flops
 from gpuviz.analysis.frame_rows import key_totals
 from gpuviz.analysis.hardware import Hardware, OpCalls
 from gpuviz.analysis.modules import module_paths, outside_keys
@@ -28,6 +29,8 @@ from gpuviz.analysis.op_args import MAX_CALL_FLOPS
 from gpuviz.analysis.step_flops import MAX_MFU, NO_SHAPES, SHAPES_LEFT_OUT
 
 F64 = npt.NDArray[np.float64]
+
+NO_COMPILED_FLOPS = "unknown (Inductor's generated kernels: no FLOPs recorded)"
 
 
 def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
@@ -44,6 +47,19 @@ def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
         out[p] = np.bincount(at[sel], weights=flops[sel], minlength=len(att.forest)).astype(
             np.float64, copy=False
         )
+    return out
+
+
+def _call_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
+    """Per precision, the FLOPs of each op call at its own node (backward ones too)."""
+    node = att.forest.node_of(calls.rows)
+    ok = (node >= 0) & np.isfinite(calls.flops)
+    out: dict[str, F64] = {}
+    for p in sorted(set(calls.precision[ok].tolist())):
+        sel = calls.precision[ok] == p
+        out[p] = np.bincount(
+            node[ok][sel], weights=calls.flops[ok][sel], minlength=len(att.forest)
+        ).astype(np.float64, copy=False)
     return out
 
 
@@ -84,12 +100,23 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
     module_index = {name: i for i, name in enumerate(paths)}
     outside_index = {name: i for i, name in enumerate(out_names)}
     peaks = hw.peaks.peaks
-    for row in table.rows:
-        if row.kind == "outside":
+    # A compiled model's rows (issue 49): the FLOPs of the calls whose kernels they hold.
+    compiled = compiled_row_flops(table, att, _call_flops(att, hw.calls))
+    for j, row in enumerate(table.rows):
+        if "compiled_in" in row.extra:
+            by = compiled.get(j, {})
+            i = None
+        elif row.kind == "outside":
             i, source = outside_index.get(row.key), per_outside
         else:
             i, source = module_index.get(row.key), per_module
-        by = {p: float(v[i]) for p, v in source.items() if i is not None and v[i] > 0}
+        if i is not None:
+            by = {p: float(v[i]) for p, v in source.items() if v[i] > 0}
+        elif "compiled_in" not in row.extra:
+            by = {}
+        if not by and "compiled_in" in row.extra:
+            row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=NO_COMPILED_FLOPS)
+            continue
         total = sum(by.values())
         # each precision at its own peak: time at peak over the row's device time
         at_peak = [

@@ -20,6 +20,12 @@ GELU_HASH = "cgelu0hashxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 KEY = "fkeyabc"
 DUR = {"gelu0": 10, "mm0": 40, "gelu1": 7, "mm1": 25}
 MODEL = "/home/user/proj/model.py"
+#: (64 x 64) @ (64 x 64) in bf16: 2 * 64^3 = 524288 FLOPs a GEMM, by hand.
+MM_ARGS = {
+    "Input Dims": [[64, 64], [64, 64]],
+    "Input type": ["c10::BFloat16", "c10::BFloat16"],
+}
+MM_FLOPS = 2 * 64**3
 
 OUTPUT_CODE = f'''# AOT ID: ['0_forward']
 from torch._inductor.async_compile import AsyncCompile
@@ -114,10 +120,10 @@ def events() -> list[dict[str, Any]]:
     ]
     calls = [
         (GELU, "gelu0", 50, {"kernel_hash": GELU_HASH, "kernel_backend": "triton"}),
-        ("aten::mm", "mm0", 100, {}),
+        ("aten::mm", "mm0", 100, MM_ARGS),
         ("aten::empty_strided", None, 140, {}),  # a buffer: not a call of the graph
         (GELU, "gelu1", 150, {"kernel_hash": GELU_HASH, "kernel_backend": "triton"}),
-        ("aten::mm", "mm1", 210, {}),
+        ("aten::mm", "mm1", 210, MM_ARGS),
     ]
     for corr, (name, what, ts, args) in enumerate(calls, start=1):
         ev.append(k_op(name, ts, 30, **args))

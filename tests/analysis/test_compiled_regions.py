@@ -166,3 +166,32 @@ def test_timeline_details_and_advisor_evidence_name_the_block(compiled) -> None:
     filled = with_code(compiled, [f])[0].evidence[0]
     assert filled.modules == (f"{TOP}.Block_1.Mlp_1.Linear_1",)
     assert filled.lines == (f"{case.MODEL}:5",)
+
+
+def test_module_flops_of_compiled_rows(compiled) -> None:  # type: ignore[no-untyped-def]
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.module_flops import annotate_modules
+
+    t = breakdown(compiled, "module")
+    annotate_modules(t, hardware(compiled), attribute(compiled))
+    # Each Linear holds its one GEMM; the Mlp and Block above it the same (their gelu kernel
+    # has no FLOPs recorded); the compiled module all of them.
+    for key in ("Block_0.Mlp_0.Linear_0", "Block_0.Mlp_0", "Block_0", "Block_1.Mlp_1.Linear_1"):
+        assert row(t, f"{TOP}.{key}").extra["flops"] == case.MM_FLOPS, key
+    assert row(t, TOP).extra["flops"] == 2 * case.MM_FLOPS
+
+
+def test_compiled_row_without_counted_calls_has_unknown_flops(tmp_path: Path) -> None:
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.module_flops import NO_COMPILED_FLOPS, annotate_modules
+
+    ev = case.events()
+    mms = [e for e in ev if e["name"] == "aten::mm"]
+    mms[1]["args"] = {}  # block 1's GEMM recorded without shapes
+    trace = kineto_trace(ev, tmp_path)
+    attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
+    t = breakdown(trace, "module")
+    annotate_modules(t, hardware(trace), attribute(trace))
+    b1 = row(t, f"{TOP}.Block_1").extra
+    assert b1["flops"] is None and b1["mfu_note"] == NO_COMPILED_FLOPS
+    assert row(t, f"{TOP}.Block_0").extra["flops"] == case.MM_FLOPS
