@@ -59,16 +59,22 @@ SIBLING_SUFFIX = ".compile"
 beside a trace, found there by every command that reads the trace."""
 
 
-def sibling_folder(trace_path: str | os.PathLike[str]) -> Path | None:
-    """The compile-info folder beside a trace file or folder (``run.json.gz`` ->
-    ``run.compile/``, ``ranks/`` -> ``ranks.compile/``), None where there is none."""
+def sibling_path(trace_path: str | os.PathLike[str]) -> Path:
+    """Where the compile-info folder of a trace file or folder goes: ``run.json.gz`` ->
+    ``run.compile/``, ``ranks/`` -> ``ranks.compile/``."""
     p = Path(trace_path)
     name = p.name
     for ext in (".json.gz", ".json"):
         if name.endswith(ext):
             name = name[: -len(ext)]
             break
-    folder = p.with_name(name + SIBLING_SUFFIX)
+    return p.with_name(name + SIBLING_SUFFIX)
+
+
+def sibling_folder(trace_path: str | os.PathLike[str]) -> Path | None:
+    """The compile-info folder beside a trace file or folder (:func:`sibling_path`), None
+    where there is none."""
+    folder = sibling_path(trace_path)
     return folder if folder.is_dir() else None
 
 

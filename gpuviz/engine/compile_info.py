@@ -34,11 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-NODES_FILE = "gpuviz_nodes.json"
-"""The file gpuviz's post-grad pass writes into each compiled graph's debug folder."""
-
-KERNELS_FILE = "gpuviz_kernels.json"
-"""The file that maps each kernel of a graph (``name:handle``) to its post-grad nodes."""
+# The files' names are the reader's: one place for the writer and the reader.
+from gpuviz.analysis.inductor_provenance import KERNELS_FILE, NODES_FILE
 
 NODES_VERSION = 1
 
@@ -150,14 +147,10 @@ def _patch_kernel_dump() -> Callable[[], None]:
 
 def compile_info_folder(trace_base: str | os.PathLike[str]) -> Path:
     """The compile-info folder beside a trace file or rank folder: ``run.json.gz`` ->
-    ``run.compile/`` (what :func:`gpuviz.analysis.inductor_provenance.sibling_folder` finds)."""
-    p = Path(trace_base)
-    name = p.name
-    for ext in (".json.gz", ".json"):
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-            break
-    return p.with_name(name + ".compile")
+    ``run.compile/``, where every command that reads the trace looks."""
+    from gpuviz.analysis.inductor_provenance import sibling_path
+
+    return sibling_path(trace_base)
 
 
 def enable_compile_info(out_dir: str | os.PathLike[str]) -> Callable[[], None]:
