@@ -20,3 +20,26 @@ def test_load_attaches_the_sibling_folder(tmp_path: Path) -> None:
     assert compile_info_of(out.trace) is not None
     keys = {r.key for r in breakdown(out.trace, "module").rows}
     assert "OptimizedModule_0.Tiny_0.Block_1.Mlp_1.Linear_1" in keys
+
+
+def test_operators_row_tooltip_opens_the_compiled_kernel(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    from gpuviz.gui.views.ops.qt_breakdown_table import QtBreakdownTableModel
+    from gpuviz.gui.views.ops.qt_operators import COLUMNS
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": case.events()}))
+    case.write_compile_info(tmp_path / "run.compile")
+    out = load_and_analyze(str(path))
+    table = breakdown(out.trace, "op")
+    model = QtBreakdownTableModel(COLUMNS)
+    model.set_rows(table.rows, 1)
+    keys = [r.key for r in table.rows]
+    key_col = next(i for i, c in enumerate(COLUMNS) if c.fmt == "text")
+    tip = model.data(model.index(keys.index(case.GELU), key_col), Qt.ItemDataRole.ToolTipRole)
+    assert "fused ops: erf, mul" in tip and "Block_1.Mlp_1" in tip and "compile-info" in tip
+    other = model.data(
+        model.index(keys.index("aten::empty_strided"), key_col), Qt.ItemDataRole.ToolTipRole
+    )
+    assert "compiled" not in other

@@ -157,10 +157,30 @@ class QtBreakdownTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _format(value, col)
         if role == Qt.ItemDataRole.ToolTipRole and col.fmt == "text" and value:
-            return tooltip_html(str(value))
+            return tooltip_html("\n".join([str(value), *compiled_lines(self.rows[index.row()])]))
         if role == Qt.ItemDataRole.TextAlignmentRole and col.fmt != "text":
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def compiled_lines(row: Any) -> list[str]:
+    """What a row of compiled code fuses and where it came from (issue 49): the hover text
+    that opens a compiled region's kernel to its fused ops, FX nodes and modules."""
+    x = getattr(row, "extra", {}) or {}
+    source = x.get("attribution_source")
+    if not source:
+        return []
+    out = [f"compiled code (attribution: {source})"]
+    if x.get("compiled_in"):
+        out.append(f"compiled in: {x['compiled_in']}; host time unknown")
+    for label, key in (
+        ("fused ops", "fused_ops"),
+        ("FX nodes", "fused_nodes"),
+        ("modules", "modules"),
+    ):
+        if x.get(key):
+            out.append(f"{label}: {', '.join(str(v) for v in x[key])}")
+    return out
 
 
 def _format(value: Any, col: Column) -> str:
