@@ -446,12 +446,20 @@ def _move(
     index = {r.key: i for i, r in enumerate(rows)}
     kernel_row = table.kernel_row.copy()
     regions: dict[int, set[int]] = {}
-    dur = att.gpu_dur_ns
     back = att.backward[np.maximum(att.gpu_launch, 0)] & (att.gpu_launch >= 0)
     region_of = att.op_parent[np.maximum(origins.call, 0)]
-    for k in np.flatnonzero((key_id >= 0) & (kernel_row >= 0)).tolist():
-        old = rows[int(kernel_row[k])]
-        sub = keys[int(key_id[k])]
+    sel = np.flatnonzero((key_id >= 0) & (kernel_row >= 0))
+    # One step per (old row, key, phase), not per kernel: a trace holds millions of kernels.
+    combo = (kernel_row[sel] * (len(keys) + 1) + key_id[sel]) * 2 + back[sel]
+    uniq, inv = np.unique(combo, return_inverse=True)
+    inv = inv.reshape(-1)
+    sums = np.bincount(inv, weights=att.gpu_dur_ns[sel].astype(np.float64), minlength=len(uniq))
+    pairs = np.unique(np.stack([inv, region_of[sel]], axis=1), axis=0)
+    leaf_of = np.full(len(uniq), -1, dtype=np.int64)
+    for c, (code, total) in enumerate(zip(uniq.tolist(), sums.tolist(), strict=True)):
+        is_back, rest = code % 2, code // 2
+        old_i, sub = rest // (len(keys) + 1), keys[rest % (len(keys) + 1)]
+        old = rows[old_i]
         if nested and old.kind == "module":
             chain = [f"{old.key}.{p}" for p in _prefixes(sub)]
         elif nested:
@@ -459,9 +467,11 @@ def _move(
         else:
             chain = [sub]
         if chain[-1] == old.key:
+            leaf_of[c] = old_i
             continue
-        d = int(dur[k])
+        d = round(total)
         old.device_self_ns -= d
+        seen = set(pairs[pairs[:, 0] == c, 1].tolist())
         for depth, key in enumerate(chain):
             i = index.get(key)
             if i is None:
@@ -469,15 +479,16 @@ def _move(
                 rows.append(_new_row(key, "module" if nested else "line", old.key))
             row = rows[i]
             row.device_total_ns += d
-            if back[k]:
+            if is_back:
                 row.backward_device_ns = (row.backward_device_ns or 0) + d
             else:
                 row.forward_device_ns = (row.forward_device_ns or 0) + d
             if depth == len(chain) - 1:
                 row.device_self_ns += d
-                kernel_row[k] = i
+                leaf_of[c] = i
             if row.extra.get("attribution_source") == "compile-info":
-                regions.setdefault(i, set()).add(int(region_of[k]))
+                regions.setdefault(i, set()).update(seen)
+    kernel_row[sel] = leaf_of[inv]
     for i, seen in regions.items():
         rows[i].calls = len(seen)
     out = Breakdown(
@@ -522,20 +533,31 @@ def _new_row(key: str, kind: str, inside: str) -> BreakdownRow:
     )
 
 
+def _ids(ids: I64) -> list[int]:
+    """The distinct ids (-1 left out)."""
+    u = np.unique(ids)
+    return [int(i) for i in u[u >= 0]]
+
+
 def _annotate(table: Breakdown, origins: KernelOrigins) -> Breakdown:
     """Op and kernel rows of compiled kernels: what they fuse, where from, and how known."""
     rows = [_copy(r) for r in table.rows]
-    for i, row in enumerate(rows):
-        ks = np.flatnonzero((table.kernel_row == i) & (origins.source > 0))
+    compiled = np.flatnonzero((origins.source > 0) & (table.kernel_row >= 0))
+    order = np.argsort(table.kernel_row[compiled], kind="stable")
+    compiled = compiled[order]
+    at = table.kernel_row[compiled]
+    cut = np.flatnonzero(np.diff(at)) + 1
+    for ks in np.split(compiled, cut):
         if not len(ks):
             continue
+        row = rows[int(table.kernel_row[ks[0]])]
         src = origins.source[ks]
         row.extra["attribution_source"] = SOURCES[int(src.min())]
-        ops = {o for j in origins.ops[ks].tolist() if j >= 0 for o in origins.op_sets[j]}
+        ops = {o for j in _ids(origins.ops[ks]) for o in origins.op_sets[j]}
         row.extra["fused_ops"] = sorted(ops)
         if (src == COMPILE_INFO).any():
-            nodes = {x for j in origins.nodes[ks].tolist() if j >= 0 for x in origins.node_sets[j]}
-            mods = {origins.modules[j] for j in origins.module[ks].tolist() if j >= 0}
+            nodes = {x for j in _ids(origins.nodes[ks]) for x in origins.node_sets[j]}
+            mods = {origins.modules[j] for j in _ids(origins.module[ks])}
             row.extra["fused_nodes"] = sorted(nodes)
             row.extra["modules"] = sorted(mods)
         if row.flops is None and table.by in ("op", "op-shape"):
