@@ -68,3 +68,14 @@ def test_advise_takes_compile_info(tmp_path: Path) -> None:
     assert main(["advise", str(trace), "--compile-info", str(info), "--json"]) == 0
     shutil.rmtree(info)
     assert main(["advise", str(trace), "--compile-info", str(info)]) == 2
+
+
+def test_text_says_how_compiled_kernels_were_placed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = _trace(tmp_path)
+    assert main(["breakdown", str(trace), "--by", "kernel"]) == 0
+    assert "by kernel names only" in capsys.readouterr().out
+    case.write_compile_info(tmp_path / "run.compile")
+    assert main(["breakdown", str(trace), "--by", "op"]) == 0
+    assert "from the run's compile-info folder" in capsys.readouterr().out

@@ -108,6 +108,24 @@ def add_hardware_columns(
     return hw
 
 
+def _compiled_note(rows: Sequence[BreakdownRow]) -> list[str]:
+    """Under an op or kernel table with compiled code: how its rows were placed (issue 49)."""
+    sources = {r.extra.get("attribution_source") for r in rows if "fused_ops" in r.extra}
+    if not sources:
+        return []
+    if "compile-info" in sources:
+        how = "from the run's compile-info folder"
+    else:
+        how = (
+            "by kernel names only (which ops, not which layer): record with `gpuviz profile "
+            "--compile-info` or pass --compile-info DIR"
+        )
+    return [
+        f"  compiled code (torch.compile): Inductor kernels placed {how}; --json lists each "
+        "row's fused_ops, fused_nodes and modules"
+    ]
+
+
 def _ms(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1e6:.3f}"
 
@@ -260,6 +278,7 @@ def format_breakdown(
     lines += _flop_notes(by, rows)
     notes = sorted({str(r.extra["cpu_note"]) for r in rows if r.extra.get("cpu_note")})
     lines += [f"  cpu time {n}" for n in notes]
+    lines += _compiled_note(rows)
     if table.unattributed_device_ns:
         lines += [
             "",
