@@ -155,7 +155,11 @@ def compiled_origins(att: Attribution, info: CompileInfo | None = None) -> Kerne
     -------
     KernelOrigins
     """
-    return att.memo(f"compiled_origins:{id(info)}", lambda: _origins(att, info))
+    # The memo holds ``info`` too: while it lives, its id names no other folder's info.
+    kept: tuple[CompileInfo | None, KernelOrigins] = att.memo(
+        f"compiled_origins:{id(info)}", lambda: (info, _origins(att, info))
+    )
+    return kept[1]
 
 
 def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:

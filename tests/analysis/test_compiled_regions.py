@@ -195,3 +195,15 @@ def test_compiled_row_without_counted_calls_has_unknown_flops(tmp_path: Path) ->
     b1 = row(t, f"{TOP}.Block_1").extra
     assert b1["flops"] is None and b1["mfu_note"] == NO_COMPILED_FLOPS
     assert row(t, f"{TOP}.Block_0").extra["flops"] == case.MM_FLOPS
+
+
+def test_a_call_missing_from_the_trace_leaves_the_others_in_place(tmp_path: Path) -> None:
+    # The profiler lost block 0's gelu op (and its kernel): the rest still match in order.
+    ev = [e for e in case.events() if not (e["name"] == case.GELU and e["ts"] in (50, 350))]
+    trace = kineto_trace(ev, tmp_path)
+    attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
+    t = breakdown(trace, "module")
+    d = case.DUR
+    assert row(t, f"{TOP}.Block_0").device_total_ns == d["mm0"] * US
+    assert row(t, f"{TOP}.Block_1.Mlp_1").device_self_ns == d["gelu1"] * US
+    assert row(t, f"{TOP}.Block_1.Mlp_1.Linear_1").device_self_ns == d["mm1"] * US
