@@ -44,6 +44,7 @@ READABLE_FILE = "fx_graph_readable.py"
 _DEF = re.compile(r"^(\w+) = async_compile\.(?:triton|cpp_pybinding|cpp|cuda|halide)\(")
 _KERNEL_PATH = re.compile(r"^# kernel path: (.+)$")
 _MAPPING = re.compile(r"^#\s+(\w+) => (.+)$")
+_SOURCE_NODES = re.compile(r"^\s*# (?:Topologically Sorted|Unsorted) Source Nodes: \[([^\]]*)\]")
 _HANDLE = re.compile(r"^\s*# \[Provenance debug handles\] (\S+):(\d+)\s*$")
 _FILE = re.compile(r"^\s*# File: (.+?):(\d+) in (\S+)")
 _NODE = re.compile(r"^\s*(\w+)(?:: \"[^\"]*\")? = ")
@@ -199,8 +200,10 @@ def read_graph(folder: Path) -> CompiledGraph:
     hashes, mapped = _kernel_defs(text)
     kernels = _kernel_nodes(folder)
     calls = []
-    for name, handle in _handles(text):
-        fx = kernels.get(f"{name}:{handle}") or mapped.get(name) or []
+    for name, handle, at_call in _handles(text):
+        # Per call, post-grad nodes first; then the call's own comment (the nodes it comes
+        # from: one kernel called for two layers has two); the definition's, shared, last.
+        fx = kernels.get(f"{name}:{handle}") or at_call or mapped.get(name) or []
         extern = not (name.startswith(("triton_", "cpp_")) or name in hashes)
         calls.append(KernelCall(name, _base(name) if extern else name, extern, tuple(fx)))
     nodes_json = _load_json(folder / NODES_FILE)
@@ -255,9 +258,20 @@ def _kernel_defs(text: str) -> tuple[dict[str, str], dict[str, list[str]]]:
     return hashes, mapped
 
 
-def _handles(text: str) -> list[tuple[str, int]]:
-    """The calls of ``call()`` in order, by their provenance comments."""
-    return [(m.group(1), int(m.group(2))) for m in map(_HANDLE.match, text.splitlines()) if m]
+def _handles(text: str) -> list[tuple[str, int, list[str]]]:
+    """The calls of ``call()`` in order, by their provenance comments, each with the nodes of
+    the ``# Topologically Sorted Source Nodes: [...]`` comment just above it (if any)."""
+    out: list[tuple[str, int, list[str]]] = []
+    source: list[str] = []
+    for line in text.splitlines():
+        m = _HANDLE.match(line)
+        if m is not None:
+            out.append((m.group(1), int(m.group(2)), source))
+            source = []
+            continue
+        s = _SOURCE_NODES.match(line)
+        source = [n.strip() for n in s.group(1).split(",") if n.strip()] if s else []
+    return out
 
 
 def _kernel_nodes(folder: Path) -> dict[str, list[str]]:

@@ -1,11 +1,13 @@
-"""A compiled model's kernels on its modules, against the same model run eagerly (issue 49).
+"""A compiled model's kernels on its lines and modules, on the H100 recording (issue 49).
 
-Data the lead records on the device machine (tests/data/compile/gpu/; README there):
-``gpt_compile.json.gz`` (the TinyLM of scripts/gpu/record_attribution.py trained under
-``torch.compile``, default mode, ``record_shapes``/``with_stack``/``with_modules``) with its
-compile-info folder ``gpt_compile.compile/`` beside it, and ``gpt_eager.json.gz`` (the same
-model and steps, eager). The eager run is the independent truth: its module frames are the
-profiler's own. Skipped while the files are absent.
+Data recorded by the lead on the device machine (scripts/gpu/record_round4.py, tests/data/
+compile/gpu/README.md): ``compile/gpu/gpt_compile.json.gz`` (the TinyLM of
+scripts/gpu/record_attribution.py trained under ``torch.compile``, default mode, stacks and
+module frames on) with Inductor's compile-info folder (``gpt_compile.compile/`` or
+``gpt_compile_info/``), and the same model eager (``gpt_eager.json.gz`` here or in
+``graphs/gpu/``). The eager run is the independent truth for modules: its module frames are
+the profiler's own. Skipped while the files are absent; the module checks also while the
+folder has no module stacks (recorded without gpuviz's pass: ``enable_compile_info``).
 """
 
 from __future__ import annotations
@@ -19,36 +21,74 @@ import pytest
 from gpuviz.analysis.attribution import attribute
 from gpuviz.analysis.breakdown import breakdown
 from gpuviz.analysis.breakdown_table import Breakdown
-from gpuviz.analysis.compiled_regions import (
-    COMPILE_INFO,
-    attach_compile_info,
-    compiled_origins,
-)
-from gpuviz.analysis.inductor_provenance import read_compile_info, sibling_folder
+from gpuviz.analysis.compiled_regions import COMPILE_INFO, attach_compile_info, compiled_origins
+from gpuviz.analysis.inductor_provenance import CompileInfo, read_compile_info
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Trace
 
-GPU = Path(__file__).resolve().parents[1] / "data" / "compile" / "gpu"
+DATA = Path(__file__).resolve().parents[1] / "data"
+GPU = DATA / "compile" / "gpu"
 COMPILED = GPU / "gpt_compile.json.gz"
-EAGER = GPU / "gpt_eager.json.gz"
+INFO = next(
+    (p for p in (GPU / "gpt_compile.compile", GPU / "gpt_compile_info") if p.is_dir()), None
+)
+EAGER = next(
+    (
+        p
+        for p in (GPU / "gpt_eager.json.gz", DATA / "graphs" / "gpu" / "gpt_eager.json.gz")
+        if p.is_file()
+    ),
+    None,
+)
+MODEL_FILE = "record_attribution.py"
 BLOCK = re.compile(r"(?:^|\.)(Block_\d+)$")
 
 pytestmark = pytest.mark.skipif(
-    not (COMPILED.is_file() and EAGER.is_file() and sibling_folder(COMPILED) is not None),
-    reason="needs tests/data/compile/gpu/ (gpt_compile.json.gz, gpt_compile.compile/, "
-    "gpt_eager.json.gz), recorded on the device machine by the lead",
+    not COMPILED.is_file() or INFO is None,
+    reason="needs tests/data/compile/gpu/gpt_compile.json.gz and its compile-info folder, "
+    "recorded on the device machine by the lead (scripts/gpu/record_round4.py)",
 )
 
 
-def _compiled():  # type: ignore[no-untyped-def]
-    trace = load_trace(COMPILED)
-    folder = sibling_folder(COMPILED)
-    assert folder is not None
-    attach_compile_info(trace, read_compile_info(folder))
-    return trace
+def _compiled() -> tuple[Trace, CompileInfo]:
+    assert INFO is not None
+    trace, info = load_trace(COMPILED), read_compile_info(INFO)
+    attach_compile_info(trace, info)
+    return trace, info
+
+
+def _has_modules(info: CompileInfo) -> bool:
+    return bool(info.instance)
+
+
+def test_compiled_kernels_land_on_model_lines() -> None:
+    trace, info = _compiled()
+    att = attribute(trace)
+    origins = compiled_origins(att, info)
+    compiled = origins.call >= 0  # launched inside a compiled graph's range
+    dur = att.gpu_dur_ns.astype(np.float64)
+    assert compiled.any()
+    on_line = compiled & (origins.source == COMPILE_INFO) & (origins.line >= 0)
+    model = np.array(
+        [
+            origins.lines[i].rpartition(":")[0].endswith(MODEL_FILE) if i >= 0 else False
+            for i in origins.line.tolist()
+        ]
+    )
+    share = dur[on_line & model].sum() / dur[compiled].sum()
+    assert share >= 0.95, f"{share:.1%} of the compiled graphs' device time on a model line"
+    # The line table: what the calling line kept is what no line was found for.
+    lines = breakdown(trace, "line")
+    model_rows = [
+        r for r in lines.rows if r.key.startswith(MODEL_FILE) and "compiled_in" in r.extra
+    ]
+    assert sum(r.device_self_ns for r in model_rows) == pytest.approx(
+        dur[on_line & model].sum(), rel=1e-6
+    )
 
 
 def _block_share(table: Breakdown) -> dict[str, float]:
-    """Each block's forward + backward device time over all the blocks' (model) time."""
+    """Each block's forward + backward device time over all the blocks' time."""
     blocks = {}
     for r in table.rows:
         m = BLOCK.search(r.key)
@@ -60,19 +100,23 @@ def _block_share(table: Breakdown) -> dict[str, float]:
 
 
 def test_compiled_kernels_land_on_model_modules() -> None:
-    trace = _compiled()
+    trace, info = _compiled()
+    if not _has_modules(info):
+        pytest.skip("the compile-info folder has no module stacks: record with gpuviz's pass")
     att = attribute(trace)
-    origins = compiled_origins(att, read_compile_info(sibling_folder(COMPILED)))  # type: ignore[arg-type]
-    compiled = origins.call >= 0  # launched inside a compiled graph's range
+    origins = compiled_origins(att, info)
+    compiled = origins.call >= 0
     dur = att.gpu_dur_ns.astype(np.float64)
-    assert compiled.any()
     placed = compiled & (origins.source == COMPILE_INFO) & (origins.module >= 0)
     share = dur[placed].sum() / dur[compiled].sum()
     assert share >= 0.95, f"{share:.1%} of the compiled graphs' device time on a model module"
 
 
 def test_each_block_like_eager() -> None:
-    compiled = _block_share(breakdown(_compiled(), "module"))
+    trace, info = _compiled()
+    if not _has_modules(info) or EAGER is None:
+        pytest.skip("needs module stacks in the compile-info folder and the eager recording")
+    compiled = _block_share(breakdown(trace, "module"))
     eager = _block_share(breakdown(load_trace(EAGER), "module"))
     assert compiled.keys() == eager.keys()
     for block, e in eager.items():
