@@ -151,3 +151,22 @@ def test_gzipped_files_read_alike(tmp_path: Path) -> None:
     assert [g.calls for g in packed.graphs] == [g.calls for g in plain.graphs]
     assert [g.lines for g in packed.graphs] == [g.lines for g in plain.graphs]
     assert packed.instance == plain.instance
+
+
+def test_call_site_comments_serve_backward_graphs_alone(tmp_path: Path) -> None:
+    # TORCH_COMPILE_DEBUG=1 alone: a backward graph has no mappings file; each call's own
+    # "Source Nodes" comment names its nodes, and the readable graph their lines.
+    g = tmp_path / "torchinductor" / "model__0_backward_3.1"
+    g.mkdir(parents=True)
+    src = DATA / "torchinductor" / "model__0_backward_3.1"
+    for f in ("output_code.py", "fx_graph_readable.py"):
+        shutil.copy(src / f, g / f)
+    bwd = read_compile_info(tmp_path).graphs[0]
+    externs = [c for c in bwd.calls if c.extern]
+    assert len(externs) == 10 and all(c.nodes for c in externs)
+    # The first two GEMMs are the head's (the last Linear runs first backward).
+    assert [str(bwd.line_of(c)).endswith(SCRIPT_LINE.format(HEAD_LINE)) for c in externs[:2]] == [
+        True,
+        True,
+    ]
+    assert str(bwd.line_of(externs[2])).endswith(SCRIPT_LINE.format(MLP_LINE))
