@@ -191,8 +191,13 @@ def _cells(r: BreakdownRow, by: str, total: int, detail: bool, width: int) -> li
         c += [_ms(r.forward_device_ns), _ms(r.backward_device_ns), _ms(r.other_device_ns)]
     if by == "step":
         c += [_ms(r.duration_ns)]
-    c += [r.calls] if by == "kernel" else [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
     x = r.extra
+    if by == "kernel":
+        c += [r.calls]
+    elif x.get("cpu_note"):  # a compiled model's module or line: its host time is unknown
+        c += ["unknown", "unknown", r.calls]
+    else:
+        c += [_ms(r.cpu_total_ns), _ms(r.cpu_self_ns), r.calls]
     if by == "op":
         c += [_num(r.sane_flops, 1e-9, 3)]
     if by == "op-shape":
