@@ -43,3 +43,30 @@ def test_operators_row_tooltip_opens_the_compiled_kernel(tmp_path: Path, qtbot) 
         model.index(keys.index("aten::empty_strided"), key_col), Qt.ItemDataRole.ToolTipRole
     )
     assert "compiled" not in other
+
+
+def test_modules_and_source_views_show_unknown_host_time(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    from gpuviz.gui.views.ops.breakdown_model import module_tree
+    from gpuviz.gui.views.ops.qt_breakdown_table import QtBreakdownTableModel
+    from gpuviz.gui.views.ops.qt_source import COLUMNS
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": case.events()}))
+    case.write_compile_info(tmp_path / "run.compile")
+    trace = load_and_analyze(str(path)).trace
+    tree = module_tree(breakdown(trace, "module"))
+    node = tree[0]
+    while node.label != "Block_0":
+        node = node.children[0]
+    assert node.cpu_ns is None and node.device_ns == (case.DUR["gelu0"] + case.DUR["mm0"]) * 1000
+    lines = breakdown(trace, "line")
+    model = QtBreakdownTableModel(COLUMNS)
+    model.set_rows(lines.rows, 1)
+    cpu_col = next(i for i, c in enumerate(COLUMNS) if c.attr == "cpu_total_ns")
+    keys = [r.key for r in lines.rows]
+    cell = model.index(keys.index(f"{case.MODEL}:6"), cpu_col)
+    assert model.data(cell, Qt.ItemDataRole.DisplayRole) == "unknown"
+    caller = model.index(keys.index("train.py:10"), cpu_col)
+    assert model.data(caller, Qt.ItemDataRole.DisplayRole) != "unknown"

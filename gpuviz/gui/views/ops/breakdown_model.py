@@ -245,7 +245,7 @@ class TreeNode:
     forward_ns: int
     backward_ns: int
     calls: int
-    cpu_ns: int
+    cpu_ns: int | None  # None: unknown (a compiled model's module: no frames of its own)
     children: list[TreeNode] = field(default_factory=list)
     kind: str = "module"
     flops: float | None = None
@@ -300,7 +300,7 @@ def module_tree(table: Any) -> list[TreeNode]:
         group.backward_ns = sum(c.backward_ns for c in group.children)
         group.other_ns = sum(c.other_ns for c in group.children)
         group.calls = sum(c.calls for c in group.children)
-        group.cpu_ns = sum(c.cpu_ns for c in group.children)
+        group.cpu_ns = sum(c.cpu_ns or 0 for c in group.children)
     _sort(roots)
     if outside:
         roots.append(group)
@@ -318,7 +318,7 @@ def _row_node(r: Any, i: int, label: str, kind: str = "module") -> TreeNode:
         forward_ns=int(r.forward_device_ns or 0),
         backward_ns=int(r.backward_device_ns or 0),
         calls=int(r.calls),
-        cpu_ns=int(r.cpu_total_ns),
+        cpu_ns=None if r.extra.get("cpu_note") else int(r.cpu_total_ns),
         kind=kind,
         other_ns=int(r.other_device_ns or 0),
     )

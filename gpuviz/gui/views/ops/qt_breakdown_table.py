@@ -135,6 +135,8 @@ class QtBreakdownTableModel(QAbstractTableModel):
             return shapes_text(r)
         if col.fmt == "share":
             return r.device_total_ns / self.total_ns if self.total_ns else 0.0
+        if col.attr.startswith("cpu_") and getattr(r, "extra", {}).get("cpu_note"):
+            return None  # a compiled model's module or line: host time unknown, not 0
         if hasattr(r, col.attr):
             return getattr(r, col.attr)
         return getattr(r, "extra", {}).get(col.attr)
@@ -155,6 +157,8 @@ class QtBreakdownTableModel(QAbstractTableModel):
         if role == ROW_ROLE:
             return index.row()
         if role == Qt.ItemDataRole.DisplayRole:
+            if value is None and col.attr.startswith("cpu_"):
+                return "unknown"
             return _format(value, col)
         if role == Qt.ItemDataRole.ToolTipRole and col.fmt == "text" and value:
             return tooltip_html("\n".join([str(value), *compiled_lines(self.rows[index.row()])]))

@@ -86,7 +86,12 @@ COLUMNS = (
         "computed outside a module, copies",
     ),
     ModuleColumn("Calls", lambda n: n.calls, lambda v: f"{v:,}"),
-    ModuleColumn("CPU (µs)", lambda n: n.cpu_ns, format_us, "host time of its calls"),
+    ModuleColumn(
+        "CPU (µs)",
+        lambda n: n.cpu_ns,
+        _num(format_us),
+        f"host time of its calls; {UNKNOWN} for a compiled model's modules (no frames of theirs)",
+    ),
     ModuleColumn(
         "FLOPs",
         lambda n: n.flops,
