@@ -62,7 +62,12 @@ def _gzip(plain: Path) -> Path:
     return out
 
 
-def _profile(dev: str, **kw: Any) -> Any:
+def _profile(dev: str, sync_events: bool = False, **kw: Any) -> Any:
+    if sync_events:
+        # cuda_sync events (stream waits, synchronize calls): the edges of a critical path.
+        kw["experimental_config"] = torch._C._profiler._ExperimentalConfig(
+            enable_cuda_sync_events=True
+        )
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.startswith("cuda") else [])
     return profile(
         activities=acts,
@@ -303,7 +308,7 @@ def whatif(out: Path, dev: str, small: bool) -> dict[str, Any]:
         for _ in range(3):
             step()
         plain = out / f"{name}.json"
-        with _profile(dev, schedule=schedule(wait=1, warmup=1, active=4)) as prof:
+        with _profile(dev, True, schedule=schedule(wait=1, warmup=1, active=4)) as prof:
             ms = _timed_steps(step, 6, dev, prof)
         prof.export_chrome_trace(str(plain))
         _gzip(plain)
@@ -362,7 +367,7 @@ def gloo_worker(folder: Path, dev: str, slow: bool) -> int:
         step()
     dist.barrier()
     plain = folder / f"rank-{rank}.json"
-    with _profile(dev, schedule=schedule(wait=1, warmup=1, active=4)) as prof:
+    with _profile(dev, True, schedule=schedule(wait=1, warmup=1, active=4)) as prof:
         ms = _timed_steps(step, 6, dev, prof)
     prof.export_chrome_trace(str(plain))
     _gzip(plain)
