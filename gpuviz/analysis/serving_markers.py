@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.names import name_mask
 from gpuviz.analysis.serving_annotations import parse_step
+from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
@@ -40,10 +41,10 @@ def cpu_rows(trace: Trace, kind: Kind, mask: npt.NDArray[np.bool_]) -> I64:
 
 def by_rank(trace: Trace, rows: I64) -> dict[int, I64]:
     rank = trace.tracks.rank[trace.slices.track[rows]].astype(np.int64)
-    return {int(r): rows[rank == r] for r in np.unique(rank).tolist()}
+    return {int(r): rows[rank == r] for r in unique(rank).tolist()}
 
 
-def _outermost(trace: Trace, rows: I64) -> I64:
+def outermost(trace: Trace, rows: I64) -> I64:
     """The rows (by start) not inside an earlier one: top-level calls of one thread."""
     s = trace.slices
     keep: list[int] = []
@@ -75,7 +76,7 @@ def serving_markers(trace: Trace) -> dict[int, tuple[I64, str]]:
         if not mask.any():
             continue
         for rank, rows in by_rank(trace, cpu_rows(trace, Kind.PYTHON_FUNCTION, mask)).items():
-            out.setdefault(rank, (_outermost(trace, rows), source))
+            out.setdefault(rank, (outermost(trace, rows), source))
     gen = name_mask(sym, _matcher(HF_GENERATE))
     if gen.any():
         module = name_mask(sym, lambda n: n.startswith(MODULE))
@@ -83,7 +84,7 @@ def serving_markers(trace: Trace) -> dict[int, tuple[I64, str]]:
         for rank, calls in by_rank(trace, cpu_rows(trace, Kind.PYTHON_FUNCTION, gen)).items():
             if rank in out or rank not in mods:
                 continue
-            fwd = _inside(trace, mods[rank], _outermost(trace, calls))
+            fwd = _inside(trace, mods[rank], outermost(trace, calls))
             if fwd.size:
                 out[rank] = (fwd, "generate")
     return out
@@ -107,4 +108,4 @@ def _inside(trace: Trace, rows: I64, outer: I64) -> I64:
     at = np.searchsorted(o0, s.start_ns[rows], side="right") - 1
     ok = (at >= 0) & (s.start_ns[rows] < o1[np.maximum(at, 0)])
     ok &= s.track[rows] == s.track[outer[np.maximum(at, 0)]]
-    return _outermost(trace, rows[ok])
+    return outermost(trace, rows[ok])

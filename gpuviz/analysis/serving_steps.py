@@ -43,6 +43,7 @@ from gpuviz.analysis.serving_markers import (
     maybe_step,
 )
 from gpuviz.analysis.steps import Steps
+from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -134,7 +135,7 @@ def serving_steps(trace: Trace, steps: Steps, activity: GpuActivity | None = Non
     out.busy_ns = np.zeros(n, dtype=np.int64)
     out.gap_before_ns = np.full(n, -1, dtype=np.int64)
     looked = _Lookups(trace)
-    for rank in np.unique(steps.rank).tolist():
+    for rank in unique(steps.rank).tolist():
         idx = steps.of_rank(rank)
         on = a.rank == rank
         cov = Coverage(a.start_ns[on], a.end_ns[on])

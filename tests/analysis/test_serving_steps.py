@@ -105,6 +105,12 @@ def _generate_events(
             )
         )
         for j in range(2):
+            # GPT-2's Conv1D: addmm(bias, x, weight), the weight 768 x 2304 fp32
+            dims = [[2304], [ids[0] * ids[1], 768], [768, 2304], [], []]
+            types = ["float", "float", "float", "Scalar", "Scalar"]
+            ev.append(
+                k_op("aten::addmm", t + 18 + 30 * j, 8, **{"Input Dims": dims, "Input type": types})
+            )
             ev.append(k_launch(t + 20 + 30 * j, corr))
             ev.append(k_kernel("gemm", t + 25 + 30 * j, 20, corr))
             corr += 1

@@ -1,0 +1,64 @@
+"""Serving phases: TTFT, TPOT, tokens/s and MBU counted by hand on a hand-made ``generate()``
+trace; unknown figures None with a reason, never 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuviz.analysis.mbu import mbu, step_bytes
+from gpuviz.analysis.serving_phases import serving_report
+from gpuviz.analysis.steps import find_steps
+from gpuviz.trace.kineto import load_trace
+from tests.analysis.synthetic_trace import kineto_trace
+from tests.analysis.test_serving_steps import VLLM, _generate_events
+
+WEIGHT = 768 * 2304 * 4  # one addmm's weight, fp32
+
+
+def test_phases_by_hand(tmp_path: Path) -> None:
+    events, _ = _generate_events(new_tokens=3, gap=30.0)
+    trace = kineto_trace(events, tmp_path)
+    steps = find_steps(trace)
+    r = serving_report(trace, steps)
+    assert r is not None
+    pre, dec = r.phase("prefill"), r.phase("decode")
+    assert pre is not None and dec is not None
+    assert (pre.steps, dec.steps) == (1, 3)
+    assert pre.tokens == 10 and dec.tokens == 6
+    assert r.ttft_ns == pytest.approx(100_000)  # the forward over the prompt: 100 µs
+    assert r.tpot_ns == pytest.approx(130_000)  # each decode forward and the 30 µs before it
+    assert dec.tokens_per_s == pytest.approx(6 / 300e-6)
+    assert dec.gap_mean_ns == pytest.approx(30_000)
+    # two addmm a forward, each reading its 768 x 2304 fp32 weight
+    assert r.step_bytes == [2 * WEIGHT] * 4
+    # no device properties: no peak bandwidth, so MBU is unknown, with why
+    assert dec.mbu is None and "bandwidth" in dec.mbu_note
+    assert r.to_json()["phases"][1]["mbu"] is None
+
+
+def test_mbu_against_a_given_bandwidth() -> None:
+    share, why = mbu(2 * WEIGHT, 100_000, 3.35)  # H100 SXM: 3.35 TB/s
+    assert why == "" and share == pytest.approx(2 * WEIGHT / (100e-6 * 3.35e12))
+    over, why = mbu(10**12, 1_000, 3.35)
+    assert over is None and why.startswith("inconsistent")
+    assert mbu(None, 1_000, 3.35)[0] is None
+    assert mbu(10, 1_000, None)[0] is None
+
+
+def test_graph_replay_bytes_are_unknown_not_a_floor() -> None:
+    trace = load_trace(VLLM)
+    steps = find_steps(trace)
+    r = serving_report(trace, steps)
+    assert r is not None
+    assert step_bytes(trace, steps).nbytes[0] is not None  # the ops around the replay
+    assert r.step_bytes == [None]  # but the replay's own GEMMs are not in this trace
+    dec = r.phase("decode")
+    assert dec is not None and dec.mbu is None and "graph" in dec.mbu_note
+    assert dec.graph_steps == 1 and r.ttft_ns is None and r.tpot_ns is not None
+
+
+def test_training_trace_has_no_report() -> None:
+    trace = load_trace(Path(__file__).parent.parent / "data" / "streams_overlap.json.gz")
+    assert serving_report(trace, find_steps(trace)) is None
