@@ -41,3 +41,21 @@ def test_summary_serving_vllm_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Serving steps (vLLM): 1 step" in out
     assert "decode MBU unknown (the step replayed a graph" in out
     assert "TTFT unknown (no prefill step in the trace)" in out
+
+
+def test_breakdown_by_step_has_phase_and_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    j = _json(capsys, "breakdown", str(VLLM), "--by", "step")
+    (row,) = j["rows"]
+    # execute_32_context_0(…)_generation_32(sq32…): 32 decode requests, one token each
+    assert (row["phase"], row["requests"], row["tokens"], row["graph"]) == ("decode", 32, 32, True)
+    assert main(["breakdown", str(SGLANG), "--by", "step"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "duration" in line)
+    assert "phase" in header and "tokens" in header and "prefill" in out and "15360" in out
+
+
+def test_training_breakdown_by_step_has_no_phase(capsys: pytest.CaptureFixture[str]) -> None:
+    j = _json(capsys, "breakdown", str(DATA / "streams_overlap.json.gz"), "--by", "step")
+    assert all("phase" not in r for r in j["rows"])
+    assert main(["breakdown", str(DATA / "streams_overlap.json.gz"), "--by", "step"]) == 0
+    assert "phase" not in capsys.readouterr().out
