@@ -109,6 +109,10 @@ class ServingReport:
         Per step row.
     step_bytes : list of int or None
         Bytes each step must read (:mod:`gpuviz.analysis.mbu`).
+    attention : AttentionFlops
+        The attention FLOPs the annotations give (:mod:`gpuviz.analysis.serving_attention`).
+    step_mfu_attention : list of float or None
+        The step's MFU with those FLOPs added (a lower bound where the step's MFU is).
     ttft_ns, tpot_ns : float or None
     notes : list of str
         Why a headline figure is unknown.
@@ -123,6 +127,8 @@ class ServingReport:
     ttft_ns: float | None
     tpot_ns: float | None
     notes: list[str] = field(default_factory=list)
+    attention: Any = None
+    step_mfu_attention: list[float | None] = field(default_factory=list)
 
     def phase(self, name: str) -> PhaseFigures | None:
         """The figures of one phase, or None."""
@@ -156,6 +162,10 @@ class ServingReport:
                     "mfu": _round(self.step_mfu[i]),
                     "bytes_read": self.step_bytes[i],
                     "mbu": _round(self.step_mbu[i]),
+                    "attention_flops": self.attention.flops[i],
+                    "attention_calls": self.attention.calls[i],
+                    "attention_note": self.attention.why[i] or None,
+                    "mfu_with_attention": _round(self.step_mfu_attention[i]),
                     "unknown": sv.why[i] or None,
                 }
             )
@@ -245,7 +255,19 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
         )
     else:
         notes.append("TPOT unknown (no decode step in the trace)")
-    return ServingReport(steps, sv, phases, step_mfu, step_mbu, nb.nbytes, ttft, tpot, notes)
+    from gpuviz.analysis.serving_attention import attention_flops
+
+    att = attention_flops(trace, steps, sv.annotation)
+    with_att: list[float | None] = []
+    for i in range(n):
+        f = figs[i] if i < len(figs) else None
+        peak = getattr(f, "peak_tflops", None)
+        a, m, d = att.flops[i], step_mfu[i], int(steps.duration_ns[i])
+        ok = a is not None and m is not None and peak and d > 0
+        with_att.append(m + a / (d * 1e-9 * peak * 1e12) if ok else None)  # type: ignore[operator]
+    return ServingReport(
+        steps, sv, phases, step_mfu, step_mbu, nb.nbytes, ttft, tpot, notes, att, with_att
+    )
 
 
 def _phase(

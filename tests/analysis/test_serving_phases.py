@@ -62,3 +62,29 @@ def test_graph_replay_bytes_are_unknown_not_a_floor() -> None:
 def test_training_trace_has_no_report() -> None:
     trace = load_trace(Path(__file__).parent.parent / "data" / "streams_overlap.json.gz")
     assert serving_report(trace, find_steps(trace)) is None
+
+
+def test_sglang_attention_flops_from_the_annotation() -> None:
+    from tests.analysis.test_serving_steps import SGLANG
+
+    trace = load_trace(SGLANG)
+    steps = find_steps(trace)
+    r = serving_report(trace, steps)
+    assert r is not None
+    # 15 prompts of 1024 tokens, causal: per head QKᵀ and PV each 2·N·N·d / 2 FLOPs; the
+    # op's query is [15360, 32, 128], its value [..., 8, 128]; 36 layers (Qwen3-8B)
+    per_request = 32 * (1024 * 1024 * 128 + 1024 * 1024 * 128)
+    assert r.attention.calls == [36]
+    assert r.attention.flops[0] == pytest.approx(15 * 36 * per_request)
+
+
+def test_request_flops_decode_and_unknown() -> None:
+    from gpuviz.analysis.serving_annotations import parse_step
+    from gpuviz.analysis.serving_attention import request_flops
+
+    # 2 decode requests attending to 60 and 40 cached tokens, non-causal: 2·N_KV·d per head
+    a = parse_step("execute_2_context_0(sq0sk0sqsq0sqsk0)_generation_2(sq2sk100sqsq2sqsk100)")
+    assert a is not None
+    assert request_flops(a, heads=2, d_qk=4, d_v=4) == 2 * 2 * (60 + 40) * (4 + 4)
+    b = parse_step("step[DECODE bs=2]")  # no sums: unknown, not 0
+    assert b is not None and request_flops(b, 2, 4, 4) is None
