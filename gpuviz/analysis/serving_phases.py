@@ -82,7 +82,7 @@ class PhaseFigures:
             "mean_step_us": _us(self.mean_ns),
             "median_step_us": _us(self.median_ns),
             "tokens": self.tokens,
-            "tokens_per_s": None if self.tokens_per_s is None else round(self.tokens_per_s, 1),
+            "tokens_per_s": None if self.tokens_per_s is None else round(self.tokens_per_s, 3),
             "requests_mean": self.requests_mean,
             "graph_steps": self.graph_steps,
             "gap_mean_us": None if self.gap_mean_ns is None else _us(self.gap_mean_ns),
