@@ -67,7 +67,10 @@ def serving_markers(trace: Trace) -> dict[int, tuple[I64, str]]:
     parsed = {i: parse_step(n) for i, n in enumerate(sym.strings) if maybe_step(n)}
     ann = np.zeros(len(sym), dtype=bool)
     ann[[i for i, a in parsed.items() if a is not None]] = True
-    for rank, rows in by_rank(trace, cpu_rows(trace, Kind.USER_ANNOTATION, ann)).items():
+    # Each look over the slices only where the symbols hold a name it looks for: a training
+    # trace (none of them) pays a pass over its symbols, not over its slices.
+    found = cpu_rows(trace, Kind.USER_ANNOTATION, ann) if ann.any() else np.empty(0, np.int64)
+    for rank, rows in by_rank(trace, found).items():
         frameworks = {getattr(parsed[int(n)], "framework", "") for n in trace.slices.name[rows]}
         source = next(f for f in ("SGLang", "ATOM", "vLLM") if f in frameworks)
         out[rank] = (rows, source)
