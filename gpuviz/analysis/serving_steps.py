@@ -10,8 +10,8 @@ forward pass over a batch of requests. :func:`serving_markers` finds, per rank, 
    ``step[…]``) are one step;
 2. the engine's step function in the Python stack (``with_stack=True``): vLLM's
    ``execute_model``, SGLang's ``forward_batch_generation``, TGI's ``generate_token``; their
-   phase comes from the call inside them (SGLang's ``forward_extend``/``forward_decode``, TGI's
-   ``prefill``/``decode``) and is unknown otherwise;
+   phase comes from the call inside them (SGLang's ``forward_extend``/``forward_decode``) or
+   the handler holding them (TGI's ``Prefill``/``Decode``) and is unknown otherwise;
 3. Hugging Face ``generate()``: each top-level module call (``nn.Module: …`` range not inside
    another) inside a ``generate`` call; the first is the prefill over the prompt, each later one
    a decode step over one new token a sequence.
@@ -48,12 +48,13 @@ from gpuviz.trace.model import Kind, Trace
 
 I64 = npt.NDArray[np.int64]
 
-# The call inside a step function that tells its phase (SGLang's model runner, TGI's model).
+# The call inside a step function, or the handler holding it, that tells its phase.
 _PHASE_CALLS = (
     (re.compile(r".*\): forward_extend$"), PREFILL),
     (re.compile(r".*\): forward_decode$"), DECODE),
-    (re.compile(r".*text_generation_server/.*\): prefill$"), PREFILL),
-    (re.compile(r".*text_generation_server/.*\): decode$"), DECODE),
+    # TGI's gRPC handlers hold its step (server.py's Prefill and Decode call generate_token)
+    (re.compile(r".*text_generation_server/server\.py\(\d+\): Prefill$"), PREFILL),
+    (re.compile(r".*text_generation_server/server\.py\(\d+\): Decode$"), DECODE),
 )
 EMBEDDING_OPS = ("aten::embedding", "aten::index_select")
 
@@ -239,9 +240,12 @@ class _Lookups:
         return max(found, key=_known, default=None)
 
     def phase_call(self, rank: int, c0: int, c1: int) -> str | None:
-        names = self.trace.symbols.lookup(
-            self.trace.slices.name[self._within(self.phase_rows, rank, c0, c1)]
-        )
+        """The phase the calls inside the step (or a handler holding it) tell, or None."""
+        s = self.trace.slices
+        rows = self.phase_rows.get(rank, np.empty(0, dtype=np.int64))
+        holding = rows[(s.start_ns[rows] <= c0) & (s.start_ns[rows] + s.dur_ns[rows] >= c1)]
+        inside = self._within(self.phase_rows, rank, c0, c1)
+        names = self.trace.symbols.lookup(s.name[np.concatenate([inside, holding])])
         phases = {ph for n in names for p, ph in _PHASE_CALLS if p.match(n)}
         return phases.pop() if len(phases) == 1 else None
 

@@ -201,3 +201,56 @@ def test_hf_generate_decode_reads_the_weights_of_gpt2_small() -> None:
         assert nbytes is not None
         size = 4 if nbytes >= 4 * params else 2  # fp32 from the config, or a half cast
         assert size * params <= nbytes <= size * (params + kv), i
+
+
+def _step_function_events(
+    outer: list[tuple[str, str]], inner: str, extra: str | None
+) -> list[dict[str, Any]]:
+    """Steps found by their Python frames only: each ``inner`` frame (the step) 100 µs, held by
+    the ``outer`` handler of its phase and holding the ``extra`` call, a kernel each."""
+    ev: list[dict[str, Any]] = []
+    t = 10.0
+    for corr, (handler, _) in enumerate(outer, start=1):
+        if handler:
+            ev.append(k_py(handler, t - 5, 110))
+        ev.append(k_py(inner, t, 100))
+        if extra is not None:
+            ev.append(k_py(extra.format(phase=_), t + 10, 50))
+        ev.append(k_launch(t + 20, corr))
+        ev.append(k_kernel("k", t + 25, 30, corr))
+        t += 200
+    return ev
+
+
+def test_tgi_sglang_and_vllm_step_functions(tmp_path: Path) -> None:
+    tgi = _step_function_events(
+        [
+            ("text_generation_server/server.py(180): Prefill", "prefill"),
+            ("text_generation_server/server.py(210): Decode", "decode"),
+        ],
+        "text_generation_server/models/flash_causal_lm.py(1700): generate_token",
+        None,
+    )
+    trace = kineto_trace(tgi, tmp_path, "tgi.json")
+    steps = find_steps(trace)
+    sv = serving_steps(trace, steps)
+    assert steps.source == ["TGI", "TGI"] and sv.phase == ["prefill", "decode"]
+    assert sv.tokens == [None, None] and "token counts" in sv.why[0]  # not recorded: unknown
+
+    sgl = _step_function_events(
+        [("", "extend"), ("", "decode")],
+        "sglang/srt/managers/tp_worker.py(445): forward_batch_generation",
+        "sglang/srt/model_executor/model_runner.py(3003): forward_{phase}",
+    )
+    trace = kineto_trace(sgl, tmp_path, "sgl.json")
+    sv = serving_steps(trace, find_steps(trace))
+    assert sv.phase == ["prefill", "decode"]
+
+    vllm = _step_function_events(
+        [("", ""), ("", "")], "vllm/v1/worker/gpu_model_runner.py(3380): execute_model", None
+    )
+    trace = kineto_trace(vllm, tmp_path, "vllm.json")
+    steps = find_steps(trace)
+    sv = serving_steps(trace, steps)
+    assert steps.source == ["vLLM", "vLLM"] and sv.phase == [None, None]
+    assert "not annotated" in sv.why[0]
