@@ -88,3 +88,32 @@ def test_request_flops_decode_and_unknown() -> None:
     assert request_flops(a, heads=2, d_qk=4, d_v=4) == 2 * 2 * (60 + 40) * (4 + 4)
     b = parse_step("step[DECODE bs=2]")  # no sums: unknown, not 0
     assert b is not None and request_flops(b, 2, 4, 4) is None
+
+
+def test_sdpa_reads_its_keys_and_values_once(tmp_path: Path) -> None:
+    from tests.analysis.synthetic_trace import k_op, k_py
+
+    kv = [4, 12, 130, 64]  # [batch, heads, cached tokens, head dim], bf16
+    dims = [[4, 12, 1, 64], kv, kv, [], [], []]
+    types = ["c10::BFloat16"] * 3 + ["", "", ""]
+    events = [
+        k_py("transformers/generation/utils.py(2215): generate", 0, 300),
+        k_py("nn.Module: M_0", 10, 100),
+        k_op("aten::embedding", 11, 2, **{"Input Dims": [[100, 8], [4, 1]]}),
+        k_op(
+            "aten::scaled_dot_product_attention",
+            20,
+            30,
+            **{"Input Dims": dims, "Input type": types},
+        ),
+        # the flash op SDPA calls, nested: the same K and V, not read twice
+        k_op(
+            "aten::_scaled_dot_product_flash_attention",
+            22,
+            20,
+            **{"Input Dims": dims[:3], "Input type": types[:3]},
+        ),
+    ]
+    trace = kineto_trace(events, tmp_path)
+    nb = step_bytes(trace, find_steps(trace))
+    assert nb.kv_bytes == [2 * 4 * 12 * 130 * 64 * 2] and nb.weight_bytes == [0] and nb.ops == [1]
