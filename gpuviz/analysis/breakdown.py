@@ -100,9 +100,13 @@ def kernel_breakdown(att: Attribution) -> Breakdown:
 def step_breakdown_table(att: Attribution) -> Breakdown:
     """Steps (``gpuviz.analysis.steps.find_steps``) in order: wall time, host time, and the
     device time of the kernels launched inside each step's host window."""
+    from gpuviz.analysis.serving_steps import is_serving, serving_steps
+
     trace = att.trace
     steps = find_steps(trace)
     n = len(steps.number)
+    # A serving step's phase, requests and tokens (docs/serving.md); training rows keep theirs.
+    sv = serving_steps(trace, steps) if is_serving(steps) else None
     launch = att.gpu_launch
     ok = launch >= 0
     launch_ns = np.where(ok, att.forest.start_ns[np.maximum(launch, 0)], -1)
@@ -145,7 +149,20 @@ def step_breakdown_table(att: Attribution) -> Breakdown:
                 device_total_ns=dev,
                 kind="step",
                 duration_ns=int(steps.end_ns[i] - steps.start_ns[i]),
-                extra={"rank": None if rank < 0 else rank, "step": int(steps.number[i])},
+                extra={
+                    "rank": None if rank < 0 else rank,
+                    "step": int(steps.number[i]),
+                    **(
+                        {}
+                        if sv is None
+                        else {
+                            "phase": sv.phase[i],
+                            "requests": sv.requests[i],
+                            "tokens": sv.tokens[i],
+                            "graph": sv.graph[i],
+                        }
+                    ),
+                },
             )
         )
     return Breakdown(

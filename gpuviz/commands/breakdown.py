@@ -221,6 +221,9 @@ def format_breakdown(
         headers += ["TFLOP/s", "FLOP/B", "bound", "roof"]
     if by in ("step", "module"):
         headers += ["GFLOP", "MFU"]
+    phased = by == "step" and any("phase" in r.extra for r in rows)
+    if phased:  # a serving trace's steps (docs/serving.md)
+        headers += ["phase", "tokens"]
     headers += ["name" if by != "step" else "step"]
     if by == "op-shape":
         headers += ["input shapes"]
@@ -246,6 +249,9 @@ def format_breakdown(
             ]
         if by in ("step", "module"):
             c += [_gflop_cell(r.extra), _mfu_cell(r.extra)]
+        if phased:
+            tokens = r.extra.get("tokens")
+            c += [r.extra.get("phase") or "unknown", "unknown" if tokens is None else tokens]
         key = ("* " if r.kind == "outside" else "") + r.key
         c += [_short(terminal_safe(key, one_line=True))]
         if by == "op-shape":

@@ -70,21 +70,29 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     # A rank folder without the cache, or too large for the memory limit: a rank at a time.
     by_rank = summarize_ranks(path, args)
     dropped = False
+    serving = None
     if by_rank is not None:
         summary, hw, err = by_rank
     else:
         trace = read_trace(path, say_dropped=args.json, meanwhile=analysis_imports())
         summary, hw, err = _analyse(trace, args)
+        serving = _serving(trace, hw)
         dropped = bool(trace.dropped)
         del trace
     if args.json:
         out = summary.to_json()
         out["mfu"] = hw.mfu_json()
+        if serving is not None:
+            out["serving"] = serving
         text = json_text(out)
     else:
         text = format_summary(summary)
         if summary.has_gpu_events:
             text += "\n\n" + "\n".join(format_mfu(hw))
+        if serving is not None:
+            from gpuviz.report.serving import serving_lines
+
+            text += "\n\n" + "\n".join(serving_lines(serving))
     output = Output(text, err)
     if dropped:  # not the whole trace: print it, keep nothing
         for line in err:
@@ -92,6 +100,19 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
         echo(text)
         return None
     return output
+
+
+def _serving(trace: Any, hw: Hardware) -> dict[str, Any] | None:
+    """The ``serving`` object (docs/serving.md) of a trace with serving steps, else None."""
+    from gpuviz.analysis.serving_markers import serving_markers
+
+    if not serving_markers(trace):
+        return None
+    from gpuviz.analysis.serving_phases import serving_report
+    from gpuviz.analysis.steps import find_steps
+
+    report = serving_report(trace, find_steps(trace), hw)
+    return None if report is None else report.to_json()
 
 
 ANALYSIS_MODULES = (
@@ -117,6 +138,8 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.roofline",
     "gpuviz.analysis.op_calls",
     "gpuviz.analysis.coverage",
+    "gpuviz.analysis.serving_annotations",
+    "gpuviz.analysis.serving_markers",
     "gpuviz.analysis.steps",
     "gpuviz.analysis.step_flops",
     "gpuviz.analysis.mfu_brief",

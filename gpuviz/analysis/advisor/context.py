@@ -23,6 +23,7 @@ from gpuviz.analysis.advisor.findings import (
 from gpuviz.analysis.coverage import Coverage
 from gpuviz.analysis.gaps import IdleGaps, idle_gaps
 from gpuviz.analysis.names import name_mask
+from gpuviz.analysis.serving_markers import SOURCES as SERVING_SOURCES
 from gpuviz.analysis.steps import (
     StepBreakdown,
     Steps,
@@ -103,6 +104,16 @@ class AdviceContext:
         from gpuviz.analysis.hardware import hardware
 
         return hardware(self.trace, steps=self.steps)
+
+    @cached_property
+    def serving(self) -> Any:
+        """A serving trace's phases (:class:`~gpuviz.analysis.serving_phases.ServingReport`),
+        or None for a training trace."""
+        from gpuviz.analysis.serving_phases import serving_report
+
+        if not any(src in SERVING_SOURCES for src in self.steps.source):
+            return None
+        return serving_report(self.trace, self.steps, self.hardware)
 
     @cached_property
     def splits(self) -> list[Any]:

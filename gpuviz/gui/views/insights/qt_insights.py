@@ -50,6 +50,7 @@ from gpuviz.gui.views.insights.insights_model import (
     StepMfu,
     evidence_text,
     gpu_choices,
+    serving_status,
     step_bars,
     step_mfu,
 )
@@ -344,6 +345,9 @@ class QtInsightsView(StagedBuild, QWidget):
         mfu = self._step_mfu(None)
         if mfu is not None:  # a floor says >=, an unknown says why: never a bare low figure
             text += "\n" + mfu.text()
+        phases = serving_status(a)  # a serving trace: its steps by phase
+        if phases:
+            text += "\n" + phases
         # What the import warned of (two files claiming one rank) qualifies every figure
         # here; the Summary view lists them all.
         warned = getattr(a, "warning_samples", [])
