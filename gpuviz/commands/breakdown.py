@@ -128,15 +128,16 @@ def _gflop_cell(x: dict[str, Any]) -> str:
 def _mfu_cell(x: dict[str, Any]) -> str:
     """``12.3%``, ``>= 12.3%`` (FLOPs known for part of the GPU time), ``unknown
     (inconsistent)`` or ``unknown``; the notes under the table say why."""
+    from gpuviz.report.shares import pct
+
     mfu = x.get("mfu")
     if mfu is None:
         floor = x.get("mfu_lower_bound")
         if x.get("inconsistent"):
             return "unknown (inconsistent)"
-        from gpuviz.commands.summary import pct
-
         return "unknown" if floor is None else f"unknown (>= {pct(floor)})"
-    return f"{'>= ' if x.get('mfu_is_lower_bound') else ''}{100 * mfu:.1f}%"
+    # pct: a decode step's 0.03% must not read as 0.0%.
+    return f"{'>= ' if x.get('mfu_is_lower_bound') else ''}{pct(mfu)}"
 
 
 def _flop_notes(by: str, rows: list[BreakdownRow], most: int = 3) -> list[str]:

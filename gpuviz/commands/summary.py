@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import counted, echo, json_text, terminal_safe, warning_lines
+from gpuviz.report.shares import pct
 from gpuviz.report.tables import text_table
 
 if TYPE_CHECKING:
@@ -289,7 +290,7 @@ def mfu_headline(brief: Any) -> str:
     each against its own peak``."""
     ge = ">= " if brief.lower_bound else ""
     n = f"{brief.steps} step{'s' if brief.steps != 1 else ''}"
-    line = f"MFU: mean {ge}{100 * brief.mean:.1f}% over {n}"
+    line = f"MFU: mean {ge}{pct(brief.mean)} over {n}"
     if brief.lower_bound and brief.coverage is not None:  # the least of the steps'
         line += f" (FLOPs known for {100 * brief.coverage:.0f}% of GPU time)"
     if len(brief.mixed) > 1:
@@ -307,12 +308,8 @@ def mfu_cell(fig: Any, digits: int = 1) -> str:
         if fig.floor is not None:
             return f"unknown (>= {pct(fig.floor)})"
         return "unknown"
-    return f"{'>= ' if fig.lower_bound else ''}{100 * fig.mfu:.{digits}f}%"  # >= 50% known
-
-
-def pct(x: float) -> str:
-    """A share as a percentage that a small one does not read as 0.0% (0.02%)."""
-    return f"{100 * x:.1f}%" if x >= 0.01 else f"{100 * x:.2g}%"
+    mfu = pct(fig.mfu) if fig.mfu < 0.01 else f"{100 * fig.mfu:.{digits}f}%"
+    return f"{'>= ' if fig.lower_bound else ''}{mfu}"  # >= 50% known
 
 
 def _gflop(fig: Any) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuviz.report.shares import pct
 from gpuviz.report.tables import text_table
 
 
@@ -14,7 +15,7 @@ def _ms(us: float | None) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "unknown" if x is None else f"{x * 100:.1f}%"
+    return "unknown" if x is None else pct(x)
 
 
 def serving_lines(serving: dict[str, Any]) -> list[str]:
