@@ -166,6 +166,7 @@ def graph_op_rows(att: Attribution, n_rows: int, kernel_row: I64) -> tuple[list[
     """
     replays = graph_replays(att)
     free = (replays.kernel_replay >= 0) & (att.gpu_op < 0) & (kernel_row < 0)
+    free &= att.gpu_launch >= 0  # kernels a capture merge placed elsewhere are not the unit's
     if not free.any():
         return [], kernel_row
     labels = [replays.label(r) for r in range(len(replays))]
