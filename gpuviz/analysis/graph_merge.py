@@ -81,7 +81,7 @@ class GraphMerge:
         return None if self.graph_kernels == 0 else len(self.kernel) / self.graph_kernels
 
 
-def graph_merge(att: Attribution, captures: list[Trace]) -> GraphMerge:
+def graph_merge(att: Attribution, captures: list[Trace], include_self: bool = False) -> GraphMerge:
     """Match the replayed kernels of ``att`` to the launches of the captures in ``captures``.
 
     Parameters
@@ -90,13 +90,15 @@ def graph_merge(att: Attribution, captures: list[Trace]) -> GraphMerge:
         The run's attribution.
     captures : list of Trace
         Traces of the captures (each may hold several).
+    include_self : bool
+        Look for captures in ``att``'s own trace too (first).
 
     Returns
     -------
     GraphMerge
     """
     replays = graph_replays(att)
-    c_atts = [attribute(c) for c in captures]
+    c_atts = ([att] if include_self else []) + [attribute(c) for c in captures]
     graphs = [(i, g) for i, a in enumerate(c_atts) for g in captured_graphs(a)]
     kernels: list[I64] = []
     cap: list[I64] = []
@@ -205,9 +207,11 @@ def merge_of(att: Attribution) -> GraphMerge | None:
 
     def make() -> GraphMerge | None:
         captures = captures_of(att.trace)
-        if not captures or not len(graph_replays(att)):
+        # A trace may hold its own captures (torch.cuda.graph captured inside the window).
+        own = bool(captured_graphs(att))
+        if not (captures or own) or not len(graph_replays(att)):
             return None
-        m = graph_merge(att, captures)
+        m = graph_merge(att, captures, include_self=own)
         return m if len(m.kernel) else None
 
     return att.memo("graph_merge", make)

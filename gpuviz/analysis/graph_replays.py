@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
-from gpuviz.analysis.breakdown_table import BreakdownRow
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.names import name_mask
 
 I64 = npt.NDArray[np.int64]
@@ -131,6 +131,30 @@ def _graph_numbers(att: Attribution, replays: GraphReplays) -> I64:
         )
         out[r] = seen.setdefault(key, len(seen) + 1)
     return out
+
+
+GRAPH_FLOPS = "unknown: holds graph replays, whose ops ran at capture, not in this trace"
+"""Why a row holding graph-replayed kernels has no FLOPs."""
+
+
+def graph_held_rows(table: Breakdown, att: Attribution) -> list[int]:
+    """The rows of a module or line ``table`` whose device time holds graph-replayed kernels:
+    those they hold as their own, those the capture merge added to (``graph_device_us``), and
+    the module paths above them."""
+    replays = graph_replays(att)
+    if not len(replays):
+        return []
+    own = table.kernel_row[(replays.kernel_replay >= 0) & (table.kernel_row >= 0)]
+    held = set(np.unique(own).tolist())
+    held |= {i for i, r in enumerate(table.rows) if "graph_device_us" in r.extra}
+    if table.by == "module":
+        paths = {table.rows[i].key for i in held if table.rows[i].kind == "module"}
+        held |= {
+            i
+            for i, r in enumerate(table.rows)
+            if r.kind == "module" and any(p.startswith(r.key + ".") for p in paths)
+        }
+    return sorted(held)
 
 
 def loose_graph_launch(att: Attribution) -> I64:

@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpuviz.cli.options import add_max_memory, add_no_cache, add_peak_options, percent
+from gpuviz.cli.options import (
+    add_capture_trace,
+    add_max_memory,
+    add_no_cache,
+    add_peak_options,
+    percent,
+)
 
 
 def add_summary(sub: Any) -> None:
@@ -74,6 +80,7 @@ def add_breakdown(sub: Any) -> None:
     b.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
     )
+    add_capture_trace(b)
     add_peak_options(b)
     add_no_cache(b)
     add_max_memory(b)

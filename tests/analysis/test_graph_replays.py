@@ -142,3 +142,20 @@ def test_vllm_replay_is_one_unit_and_no_device_time_is_in_no_row() -> None:
     assert t.unattributed_device_ns == 0
     total = sum(round(e["dur"] * 1000) for e in gpu)
     assert abs(sum(r.device_self_ns for r in t.rows) - total) <= len(gpu)
+
+
+def test_advisor_evidence_names_the_replay_unit(tmp_path: Path) -> None:
+    from gpuviz.analysis.advisor.findings import Evidence, Finding
+    from gpuviz.analysis.advisor.where import with_code
+
+    trace = kineto_trace(two_graphs_in_turn(), tmp_path)
+    s = trace.slices
+    # A GPU range over the first replay of graph 1 (its kernels start at 110 µs).
+    gemm = next(i for i in range(len(s)) if trace.name_of(i) == "gemm")
+    start = int(s.start_ns[gemm])
+    ev = Evidence(rank=None, device=0, start_ns=start, end_ns=start + 60_000, stream=7)
+    f = Finding("gpu_bound", "warning", "t", "d", "f", 1, "how", 0.5, evidence=(ev,))
+    (out,) = with_code(trace, [f])
+    assert out.evidence[0].ops == ("graph 1: 3 kernels",)
+    assert out.evidence[0].modules == ("decode",)  # the record_function range around it
+    assert out.evidence[0].lines == ("runner.py:10",)

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.advisor.findings import Evidence, Finding
 from gpuviz.analysis.attribution import Attribution, NodeKind, attribute
+from gpuviz.analysis.graph_replays import graph_replays
 from gpuviz.analysis.origin import CodeOrigin
 from gpuviz.trace.model import NONE, Trace
 
@@ -87,6 +88,13 @@ class _Index:
         src = np.where(back, att.forward_op[launch], -1)
         self.k_holder = np.where(att.gpu_launch < 0, -1, np.where(src >= 0, src, launch))
         self.op_of = f.nearest(att.is_op)
+        # A graph replay outside every op is named as its unit ("graph 1: 421 kernels").
+        replays = graph_replays(att)
+        self.unit_of = {
+            int(n): replays.label(r)
+            for r, n in enumerate(replays.launch_node.tolist())
+            if self.op_of[n] < 0
+        }
         self.stacks = att.has_stacks()
         if self.stacks:
             self.origin = CodeOrigin(att)
@@ -101,7 +109,12 @@ class _Index:
         ops = self.op_of[nodes]
         has_op = ops >= 0
         op_names = att.trace.symbols.lookup(att.name[ops[has_op]])
-        out = dataclasses.replace(e, ops=_top(op_names, weight[has_op]))
+        op_weight = weight[has_op]
+        if self.unit_of:
+            unit = [(self.unit_of.get(int(n)), w) for n, w in zip(nodes[~has_op], weight[~has_op])]
+            op_names += [u for u, _ in unit if u is not None]
+            op_weight = np.concatenate([op_weight, [w for u, w in unit if u is not None]])
+        out = dataclasses.replace(e, ops=_top(op_names, op_weight))
         if self.stacks:
             mods = self.origin.modules(nodes)
             lines = self.origin.lines(nodes)
