@@ -56,11 +56,11 @@ def capture_events(graphs: list[list[tuple[str, str]]], named: bool = True) -> l
     return ev
 
 
-def replay_events(replays: list[list[str]]) -> list[dict[str, Any]]:
+def replay_events(replays: list[list[str]], t0: float = 0) -> list[dict[str, Any]]:
     """Each replay: one ``hipGraphLaunch`` (under ``runner.py(5): replay``) and its kernels,
     10 µs each plus 1 µs per position (so each kernel's time is known)."""
     ev: list[dict[str, Any]] = []
-    t = 0
+    t = t0
     for r, kernels in enumerate(replays):
         ev.append(k_py("runner.py(5): replay", t, 20))
         ev.append(runtime("hipGraphLaunch", t + 2, 5, correlation=1000 + r))
@@ -195,3 +195,14 @@ def test_no_capture_no_change(tmp_path: Path) -> None:
     run = kineto_trace(replay_events([["gemm", "relu"]]), tmp_path, "run.json")
     assert merge_of(attribute(run)) is None
     assert rows(breakdown(run, "op")) == {"graph 1: 2 kernels": (21_000, 21_000)}
+
+
+def test_a_trace_holding_its_own_capture(tmp_path: Path) -> None:
+    # torch.cuda.graph captured inside the profiled window, then replayed twice: one file.
+    ev = capture_events([GRAPH]) + replay_events([["gemm", "relu", "add"]] * 2, t0=10_000)
+    trace = kineto_trace(ev, tmp_path)
+    m = merge_of(attribute(trace))
+    assert m is not None and (len(m.kernel), m.graph_kernels) == (6, 6)
+    mods = rows(breakdown(trace, "module"))
+    assert mods["Attn_0"] == (20_000, 20_000)
+    assert mods["Mlp_0"] == (46_000, 46_000)
