@@ -57,6 +57,8 @@ class GraphReplays:
     graph: I64
     kernels: I64
     kernel_replay: I64
+    _order: I64 | None = None
+    _offsets: I64 | None = None
 
     def __len__(self) -> int:
         return len(self.launch_node)
@@ -68,11 +70,15 @@ class GraphReplays:
 
     def kernel_order(self, replay: int, att: Attribution) -> I64:
         """The ``gpu_rows`` indices of ``replay``'s kernels, in start order (then stream)."""
-        idx = np.flatnonzero(self.kernel_replay == replay)
-        rows = att.gpu_rows[idx]
-        s = att.trace.slices
-        order = np.lexsort((s.track[rows], s.start_ns[rows]))
-        return idx[order]
+        if self._order is None or self._offsets is None:
+            # Every replay's at once: one sort, not a pass over all kernels per replay.
+            idx = np.flatnonzero(self.kernel_replay >= 0)
+            rows = att.gpu_rows[idx]
+            s = att.trace.slices
+            by = np.lexsort((s.track[rows], s.start_ns[rows], self.kernel_replay[idx]))
+            self._order = idx[by]
+            self._offsets = np.concatenate([[0], np.cumsum(self.kernels)]).astype(np.int64)
+        return self._order[self._offsets[replay] : self._offsets[replay + 1]]
 
 
 def graph_replays(att: Attribution) -> GraphReplays:
