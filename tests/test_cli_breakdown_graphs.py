@@ -85,3 +85,17 @@ def test_missing_capture_trace_is_bad_input(capsys: pytest.CaptureFixture[str]) 
     assert main(["breakdown", str(RUN), "--capture-trace", "/no/such/capture"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--capture-trace /no/such/capture" in err[0]
+
+
+def test_merged_tables_keep_every_kernel_once(capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    raw = json.load(gzip.open(RUN))["traceEvents"]
+    gpu = [e for e in raw if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    total_us = sum(e["dur"] for e in gpu)  # the JSON's own durations, in µs
+    for by in ("op", "module", "line"):
+        j = _json(capsys, str(RUN), "--by", by)
+        selfs = sum(r["device_self_us"] for r in j["rows"]) + j["unattributed_device_us"]
+        assert selfs == pytest.approx(total_us, abs=0.001 * len(j["rows"]) + 0.01), by
+        for r in j["rows"]:
+            assert r["device_self_us"] <= r["device_total_us"] + 0.001, (by, r["key"])
