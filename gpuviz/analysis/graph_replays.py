@@ -10,6 +10,10 @@ replays and the graphs they run:
 
 - a graph is told apart by the ``graph id`` its kernels carry where Kineto writes one, else by
   the sequence of its kernels' names (two replays of one graph run the same kernels, in order);
+- a replay's kernels are in the order of their ``graph node id`` where Kineto writes it (newer
+  CUPTI: nodes are numbered in capture order, across streams; torch's
+  ``torch.cuda._annotate_cuda_graph_trace`` matches ``mark_kernels`` annotations by it), else
+  in start order;
 - graphs are numbered from 1 in order of their first replay, and each replay is one unit,
   ``graph N: K kernels``, attributed to the replay's own launching op, module and line: the
   operator table gives replays outside any op a row of that name
@@ -23,7 +27,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -51,12 +57,16 @@ class GraphReplays:
         Per replay, the kernels, copies and sets it ran.
     kernel_replay : int64
         Per entry of ``Attribution.gpu_rows``, the replay that ran it, -1 for none.
+    node_id : int64 or None
+        Per entry of ``Attribution.gpu_rows``, the ``graph node id`` Kineto writes on graphed
+        kernels (newer CUPTI; 0 where absent); None where no replay's kernel has one.
     """
 
     launch_node: I64
     graph: I64
     kernels: I64
     kernel_replay: I64
+    node_id: I64 | None = None
     _order: I64 | None = None
     _offsets: I64 | None = None
 
@@ -75,7 +85,11 @@ class GraphReplays:
             idx = np.flatnonzero(self.kernel_replay >= 0)
             rows = att.gpu_rows[idx]
             s = att.trace.slices
-            by = np.lexsort((s.track[rows], s.start_ns[rows], self.kernel_replay[idx]))
+            keys: list[npt.NDArray[Any]] = [s.track[rows], s.start_ns[rows]]
+            if self.node_id is not None:
+                # Node ids count the graph's nodes in capture order: across streams too.
+                keys.append(self.node_id[idx])
+            by = np.lexsort((*keys, self.kernel_replay[idx]))
             self._order = idx[by]
             self._offsets = np.concatenate([[0], np.cumsum(self.kernels)]).astype(np.int64)
         return self._order[self._offsets[replay] : self._offsets[replay + 1]]
@@ -113,28 +127,50 @@ def _find(att: Attribution) -> GraphReplays:
     kernel_replay = np.where(hit, where[np.maximum(launch, 0)], -1)
     kernels = np.bincount(kernel_replay[hit], minlength=len(nodes)).astype(np.int64)
     replays = GraphReplays(nodes, np.zeros(len(nodes), dtype=np.int64), kernels, kernel_replay)
-    replays.graph = _graph_numbers(att, replays)
+    # The graph ids of each replay's first kernel tell whether Kineto wrote graph args at all:
+    # only then are every graphed kernel's args decoded.
+    first = np.flatnonzero(hit)[np.unique(kernel_replay[hit], return_index=True)[1]]
+    ids = _graph_args(att, first)
+    if (ids[:, 1] > 0).any():
+        graphed = np.flatnonzero(hit)
+        node_id = np.zeros(n_k, dtype=np.int64)
+        node_id[graphed] = _graph_args(att, graphed)[:, 1]
+        replays.node_id = node_id
+    replays.graph = _graph_numbers(att, replays, ids[:, 0])
     return replays
 
 
-def _graph_numbers(att: Attribution, replays: GraphReplays) -> I64:
-    """Each replay's graph, numbered from 1: by the ``graph id`` arg of its first kernel where
-    Kineto writes one, else by the sequence of its kernels' names."""
+class _GraphArgs(msgspec.Struct):
+    graph_id: Any = msgspec.field(default=None, name="graph id")
+    node_id: Any = msgspec.field(default=None, name="graph node id")
+
+
+def _graph_args(att: Attribution, idx: I64) -> I64:
+    """``(graph id, graph node id)`` of the kernels ``idx`` (``gpu_rows`` indices), 0 where
+    absent; decoded in one msgspec call that skips every other arg."""
+    store, s = att.trace.args, att.trace.slices
+    texts = [store.raw(int(a)) if a >= 0 else b"{}" for a in s.args[att.gpu_rows[idx]].tolist()]
+    got = msgspec.json.decode(b"[" + b",".join(texts) + b"]", type=list[_GraphArgs])
+    out = np.zeros((len(idx), 2), dtype=np.int64)
+    for i, g in enumerate(got):
+        out[i, 0] = g.graph_id if isinstance(g.graph_id, int) else 0
+        out[i, 1] = g.node_id if isinstance(g.node_id, int) else 0
+    return out
+
+
+def _graph_numbers(att: Attribution, replays: GraphReplays, graph_id: I64) -> I64:
+    """Each replay's graph, numbered from 1: by the ``graph id`` of its kernels where Kineto
+    writes one (``graph_id``: per replay, 0 where absent), else by the sequence of its
+    kernels' names."""
     s = att.trace.slices
     seen: dict[object, int] = {}
     out = np.zeros(len(replays), dtype=np.int64)
     for r in range(len(replays)):
-        order = replays.kernel_order(r, att)
-        first = int(att.gpu_rows[order[0]])
-        gid = att.trace.args.get(int(s.args[first])).get("graph id")
-        key: object = (
-            ("id", gid)
-            if isinstance(gid, int) and gid > 0
-            else (
-                "names",
-                s.name[att.gpu_rows[order]].tobytes(),
-            )
-        )
+        gid = int(graph_id[r])
+        if gid > 0:
+            key: object = ("id", gid)
+        else:
+            key = ("names", s.name[att.gpu_rows[replays.kernel_order(r, att)]].tobytes())
         out[r] = seen.setdefault(key, len(seen) + 1)
     return out
 

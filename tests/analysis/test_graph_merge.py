@@ -206,3 +206,40 @@ def test_a_trace_holding_its_own_capture(tmp_path: Path) -> None:
     mods = rows(breakdown(trace, "module"))
     assert mods["Attn_0"] == (20_000, 20_000)
     assert mods["Mlp_0"] == (46_000, 46_000)
+
+
+def graphed_kernel(
+    name: str, ts: float, dur: float, corr: int, stream: int, node: int, graph: int
+) -> dict[str, Any]:
+    """A replayed kernel as newer Kineto writes it: with ``graph id`` and ``graph node id``."""
+    k = k_kernel(name, ts, dur, corr=corr, stream=stream)
+    k["args"].update({"graph id": graph, "graph node id": node})
+    return k
+
+
+def test_graph_node_ids_give_the_capture_order_across_streams(tmp_path: Path) -> None:
+    # Captured gemm, relu, add; replayed on two streams so that by start time add runs first.
+    capture = kineto_trace(capture_events([GRAPH]), tmp_path, "capture.json")
+    ev = [
+        runtime("hipGraphLaunch", 0, 5, correlation=900),
+        graphed_kernel("gemm", 30, 10, 900, stream=7, node=1, graph=3),
+        graphed_kernel("relu", 45, 11, 900, stream=7, node=2, graph=3),
+        graphed_kernel("add", 10, 12, 900, stream=9, node=3, graph=3),
+    ]
+    run = attach_captures(kineto_trace(ev, tmp_path, "run.json"), [capture])
+    m = merge_of(attribute(run))
+    assert m is not None and len(m.kernel) == 3  # by start time only 2 of 3 would pair
+    got = rows(breakdown(run, "op"))
+    assert (got["op_gemm"][0], got["op_relu"][0], got["op_add"][0]) == (10_000, 11_000, 12_000)
+
+
+def test_graph_ids_tell_graphs_apart(tmp_path: Path) -> None:
+    # Two graphs with the same kernels: told apart by their graph id, not their names.
+    ev = []
+    for r, gid in enumerate([5, 6, 5]):
+        ev.append(runtime("cudaGraphLaunch", r * 100, 5, correlation=r + 1))
+        ev.append(graphed_kernel("gemm", r * 100 + 10, 10, r + 1, stream=7, node=1, graph=gid))
+    from gpuviz.analysis.graph_replays import graph_replays
+
+    r = graph_replays(attribute(kineto_trace(ev, tmp_path)))
+    assert r.graph.tolist() == [1, 2, 1]
