@@ -99,3 +99,18 @@ def test_merged_tables_keep_every_kernel_once(capsys: pytest.CaptureFixture[str]
         assert selfs == pytest.approx(total_us, abs=0.001 * len(j["rows"]) + 0.01), by
         for r in j["rows"]:
             assert r["device_self_us"] <= r["device_total_us"] + 0.001, (by, r["key"])
+
+
+def test_an_unreadable_capture_beside_the_run_is_said_and_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run.json.gz"
+    shutil.copy(RUN, run)
+    (tmp_path / "capture_traces").mkdir()
+    (tmp_path / "capture_traces" / "broken.json").write_text("{not json")
+    j = _json(capsys, str(run), "--by", "op")
+    note = j["graph_capture"]
+    assert note["files"] == [] and "broken.json" in note["capture_errors"][0]
+    assert [r["key"] for r in j["rows"] if r["kind"] == "graph"] == ["graph 1: 421 kernels"]
+    assert main(["breakdown", str(run)]) == 0
+    assert "Graph capture left out:" in capsys.readouterr().out

@@ -89,27 +89,40 @@ def _capture_note(trace: Trace) -> dict[str, Any] | None:
     placed; None where no capture is attached."""
     from gpuviz.analysis.attribution import attribute
     from gpuviz.analysis.graph_merge import captures_of, merge_of
+    from gpuviz.trace.graph_captures import CAPTURE_ERRORS
 
     captures = captures_of(trace)
-    if not captures:
+    errors = trace.derived.get(CAPTURE_ERRORS) or []
+    if not captures and not errors:
         return None
-    m = merge_of(attribute(trace))
+    m = merge_of(attribute(trace)) if captures else None
     return {
         "files": [s for c in captures for s in c.sources],
         "graph_kernels": m.graph_kernels if m is not None else None,
         "matched_kernels": len(m.kernel) if m is not None else 0,
         "grid_mismatches": m.grid_mismatches if m is not None else None,
+        **({"capture_errors": list(errors)} if errors else {}),
     }
 
 
 def capture_line(note: dict[str, Any]) -> str:
     """The text report's line on the graph capture it used."""
     files = ", ".join(terminal_safe(f, one_line=True) for f in note["files"])
+    skipped = [
+        f"Graph capture left out: {terminal_safe(e, one_line=True)}"
+        for e in note.get("capture_errors", [])
+    ]
+    if not note["files"]:
+        return "\n".join(skipped)
     if not note["matched_kernels"]:
-        return f"Graph capture: {files}: no replayed kernel matched it"
-    return (
-        f"Graph capture: {note['matched_kernels']} of {note['graph_kernels']} replayed kernels "
-        f"placed where they were captured ({files}); the rest stay on their graph unit"
+        return "\n".join([f"Graph capture: {files}: no replayed kernel matched it", *skipped])
+    return "\n".join(
+        [
+            f"Graph capture: {note['matched_kernels']} of {note['graph_kernels']} replayed "
+            f"kernels placed where they were captured ({files}); the rest stay on their graph "
+            "unit",
+            *skipped,
+        ]
     )
 
 

@@ -21,6 +21,9 @@ from gpuviz.trace.model import Trace
 CAPTURES = "graph_captures"
 """``Trace.derived`` key of the capture traces attached to a run."""
 
+CAPTURE_ERRORS = "graph_capture_errors"
+"""``Trace.derived`` key of why capture traces found beside the run could not be read."""
+
 CAPTURE_FOLDER = "capture_traces"
 DETAILS = "execution_details.json"
 
@@ -104,7 +107,8 @@ def load_with_captures(
     Raises
     ------
     TraceFormatError
-        As the loader raises it, for the run or a capture.
+        As the loader raises it, for the run or a named capture (one found beside the run
+        that cannot be read is left out, its error kept in ``trace.derived[CAPTURE_ERRORS]``).
     """
     if load is None:
         from gpuviz.trace.kineto import load_trace
@@ -114,8 +118,20 @@ def load_with_captures(
     if capture is not None:
         c = Path(capture)
         files = folder_captures(c) if c.is_dir() else [c]
-    else:
-        files = capture_files(path)
-    if files:
-        attach_captures(trace, [load(f) for f in files])
+        if files:
+            attach_captures(trace, [load(f) for f in files])
+        return trace
+    # Found, not asked for: one that cannot be read is said, and the run opens without it.
+    from gpuviz.trace.errors import TraceFormatError
+
+    got, errors = [], []
+    for f in capture_files(path):
+        try:
+            got.append(load(f))
+        except TraceFormatError as exc:
+            errors.append(str(exc))
+    if got:
+        attach_captures(trace, got)
+    if errors:
+        trace.derived[CAPTURE_ERRORS] = errors
     return trace
