@@ -146,3 +146,29 @@ def test_without_the_capture_the_replay_is_one_unit() -> None:
     ops = breakdown(plain, "op")
     assert ops.unattributed_device_ns == 0
     assert [r.key for r in ops.rows if r.kind == "graph"] == ["graph 1: 421 kernels"]
+
+
+def test_timeline_details_of_a_replayed_kernel(trace: Any, truth: dict[str, Any]) -> None:
+    from gpuviz.analysis.origin import kernel_origins
+    from gpuviz.trace.kineto import load_trace
+
+    s = trace.slices
+    corr = truth["kernels"][0]["args"]["correlation"]
+    rows = [
+        i
+        for i in range(len(s))
+        if s.correlation[i] == corr and trace.name_of(i) != "hipGraphLaunch"
+    ]
+    rows.sort(key=lambda i: int(s.start_ns[i]))
+    assert len(rows) == 421
+    module_keys = _kernel_keys(trace, "module", truth)
+    line_keys = _kernel_keys(trace, "line", truth)
+    got = kernel_origins(trace, rows)
+    # With the capture: the kernel's module and line are those the tables put it on.
+    assert [o.module for o in got] == module_keys
+    assert [o.line for o in got] == line_keys
+    # Without it: the replay unit, on the replay's own line.
+    plain = load_trace(RUN)
+    alone = kernel_origins(plain, rows[:1])[0]
+    assert alone is not None and alone.op == "graph 1: 421 kernels"
+    assert alone.line == f"{RUNNER}:208"
