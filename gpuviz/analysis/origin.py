@@ -146,8 +146,14 @@ def _captured_origin(att: Attribution, k: int) -> KernelOrigin | None:
     hit = np.flatnonzero(merge.kernel == k)
     if len(hit) == 0:
         return None
-    c_att = merge.captures[int(merge.capture[hit[0]])]
-    node = int(merge.launch_node[hit[0]])
+    return capture_origin(
+        merge.captures[int(merge.capture[hit[0]])], int(merge.launch_node[hit[0]])
+    )
+
+
+def capture_origin(c_att: Attribution, node: int) -> KernelOrigin:
+    """The op, module and line of the kernels that capture launch ``node`` of ``c_att`` (a
+    capture trace's attribution) made: where the capture-and-replay merge puts them."""
     op = capture_keys(c_att, node, "op")
     stacks = c_att.has_stacks()
     module = capture_keys(c_att, node, "module") if stacks else None

@@ -54,6 +54,7 @@ def add_advise(sub: Any) -> None:
     ad.add_argument("trace", metavar="TRACE")
     ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
     ad.add_argument("--json", action="store_true")
+    add_capture_trace(ad)
     add_no_cache(ad)
     add_max_memory(ad)
 

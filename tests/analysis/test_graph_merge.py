@@ -243,3 +243,20 @@ def test_graph_ids_tell_graphs_apart(tmp_path: Path) -> None:
 
     r = graph_replays(attribute(kineto_trace(ev, tmp_path)))
     assert r.graph.tolist() == [1, 2, 1]
+
+
+def test_advisor_evidence_names_the_captured_ops(tmp_path: Path) -> None:
+    from gpuviz.analysis.advisor.findings import Evidence, Finding
+    from gpuviz.analysis.advisor.where import with_code
+
+    trace = pair(tmp_path, [GRAPH], [["gemm", "relu", "add"]])
+    s = trace.slices
+    start = min(int(s.start_ns[i]) for i in range(len(s)) if trace.name_of(i) == "gemm")
+    # A range over relu and add only (gemm is 10 µs from start, relu at +30 µs, add at +60 µs).
+    ev = Evidence(rank=None, device=0, start_ns=start + 25_000, end_ns=start + 80_000, stream=7)
+    f = Finding("gpu_bound", "warning", "t", "d", "f", 1, "how", 0.5, evidence=(ev,))
+    (out,) = with_code(trace, [f])
+    got = out.evidence[0]
+    assert got.ops == ("op_add", "op_relu")  # add (12 µs) weighs more than relu (11 µs)
+    assert got.modules == ("Mlp_0",)
+    assert got.lines == ("model.py:102", "model.py:101")
