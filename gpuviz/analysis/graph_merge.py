@@ -311,8 +311,12 @@ def capture_keys(c_att: Attribution, node: int, by: str, mine: bool = False) -> 
     if mine and not frame.any():
         frame, key, keys = line_frames(c_att, False)
     if phase != "backward":
-        is_mod = name_mask(c_att.trace.symbols, lambda n: n.startswith(MODULE_PREFIX))
-        inside = c_att.memo("graph_in_module", lambda: f.nearest(is_mod[c_att.name]) >= 0)
+
+        def make() -> Any:
+            is_mod = name_mask(c_att.trace.symbols, lambda n: n.startswith(MODULE_PREFIX))
+            return f.nearest(is_mod[c_att.name]) >= 0
+
+        inside = c_att.memo("graph_in_module", make)
         if not inside[holder] or _in_optimizer(c_att, holder):
             phase = "other"
     up = c_att.memo(f"graph_line_up:{mine}", lambda: f.nearest(frame))
