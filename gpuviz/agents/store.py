@@ -175,10 +175,11 @@ class Store:
         """The trace of a file or rank folder."""
 
         def load() -> Trace:
-            from gpuviz.trace.kineto import load_trace
+            from gpuviz.trace.graph_captures import load_with_captures
 
             self._count_load()
-            return load_trace(path)
+            # With its graph captures (capture_traces/ beside it), as `gpuviz breakdown` reads it.
+            return load_with_captures(path)
 
         return self._get(path, "trace", load)
 

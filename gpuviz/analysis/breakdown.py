@@ -16,6 +16,7 @@ import numpy as np
 
 from gpuviz.analysis.attribution import Attribution, attribute
 from gpuviz.analysis.breakdown_table import BY_VALUES, Breakdown, BreakdownRow
+from gpuviz.analysis.graph_merge import add_captured, merge_of, without_merged
 from gpuviz.analysis.modules import module_table
 from gpuviz.analysis.op_table import node_times, op_table
 from gpuviz.analysis.source_lines import line_table
@@ -60,6 +61,14 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
     att = attribute(trace)
     if by in ("module", "line") and not att.has_stacks():
         raise NoStacksError(NO_STACKS)
+    merge = merge_of(att) if by in ("op", "module", "line") else None
+    if merge is not None:
+        # Graph replays with their capture: each matched kernel where it was captured.
+        base = att.memo("graph_merge_base", lambda: without_merged(att, merge))
+        table = {"op": op_table, "module": module_table}.get(by, lambda a: line_table(a, mine))(
+            base
+        )
+        return add_captured(table, att, merge, mine)
     if by == "op":
         return op_table(att)
     if by == "op-shape":

@@ -71,6 +71,17 @@ def add_no_cache(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_capture_trace(p: argparse.ArgumentParser) -> None:
+    """``--capture-trace PATH``: a trace of the CUDA/HIP graph capture for the run's replays."""
+    p.add_argument(
+        "--capture-trace",
+        metavar="PATH",
+        help="a trace of the CUDA/HIP graph capture (a file, or a folder like vLLM's "
+        "capture_traces/): each replayed kernel goes to the op, module and line that launched "
+        "it at capture (default: capture_traces/ beside TRACE, where there is one)",
+    )
+
+
 def max_memory(text: str) -> str:
     from gpuviz.trace.memory_budget import parse_size  # only when the option is given
 

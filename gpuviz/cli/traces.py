@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpuviz.cli.options import add_max_memory, add_no_cache, add_peak_options, percent
+from gpuviz.cli.options import (
+    add_capture_trace,
+    add_max_memory,
+    add_no_cache,
+    add_peak_options,
+    percent,
+)
 
 
 def add_summary(sub: Any) -> None:
@@ -48,6 +54,7 @@ def add_advise(sub: Any) -> None:
     ad.add_argument("trace", metavar="TRACE")
     ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
     ad.add_argument("--json", action="store_true")
+    add_capture_trace(ad)
     add_no_cache(ad)
     add_max_memory(ad)
 
@@ -74,6 +81,7 @@ def add_breakdown(sub: Any) -> None:
     b.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
     )
+    add_capture_trace(b)
     add_peak_options(b)
     add_no_cache(b)
     add_max_memory(b)

@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
     # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
-    trace = read_trace(path, say_dropped=True)
+    trace = read_trace(path, say_dropped=True, captures=True, capture_trace=args.capture_trace)
     try:
         table = breakdown(trace, args.by, mine=args.mine)
     except NoStacksError as exc:
@@ -63,6 +63,7 @@ def main(args: argparse.Namespace) -> int:
     rows = table.rows if args.top == 0 else table.rows[: args.top]
     source: Any = trace.sources[0] if len(trace.sources) == 1 else trace.sources
     warned = import_warnings(trace)
+    merged = _capture_note(trace) if table.by in ("op", "module", "line") else None
     if args.json:
         echo(
             json_text(
@@ -72,13 +73,57 @@ def main(args: argparse.Namespace) -> int:
                     "rows": [r.to_json(table.by) for r in rows],
                     "unattributed_device_us": round(table.unattributed_device_ns / 1000.0, 3),
                     **({"peaks": hw.peak_json()} if hw is not None else {}),
+                    **({"graph_capture": merged} if merged is not None else {}),
                     **({"import_warnings": warned} if warned else {}),
                 }
             )
         )
     else:
-        echo(format_breakdown(table, rows, source, len(table.rows), peaks_line, warned))
+        text = format_breakdown(table, rows, source, len(table.rows), peaks_line, warned)
+        echo(text + ("" if merged is None else "\n\n" + capture_line(merged)))
     return 0
+
+
+def _capture_note(trace: Trace) -> dict[str, Any] | None:
+    """``graph_capture`` of the JSON: the capture files and how many replayed kernels they
+    placed; None where no capture is attached."""
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.graph_merge import captures_of, merge_of
+    from gpuviz.trace.graph_captures import CAPTURE_ERRORS
+
+    captures = captures_of(trace)
+    errors = trace.derived.get(CAPTURE_ERRORS) or []
+    if not captures and not errors:
+        return None
+    m = merge_of(attribute(trace)) if captures else None
+    return {
+        "files": [s for c in captures for s in c.sources],
+        "graph_kernels": m.graph_kernels if m is not None else None,
+        "matched_kernels": len(m.kernel) if m is not None else 0,
+        "grid_mismatches": m.grid_mismatches if m is not None else None,
+        **({"capture_errors": list(errors)} if errors else {}),
+    }
+
+
+def capture_line(note: dict[str, Any]) -> str:
+    """The text report's line on the graph capture it used."""
+    files = ", ".join(terminal_safe(f, one_line=True) for f in note["files"])
+    skipped = [
+        f"Graph capture left out: {terminal_safe(e, one_line=True)}"
+        for e in note.get("capture_errors", [])
+    ]
+    if not note["files"]:
+        return "\n".join(skipped)
+    if not note["matched_kernels"]:
+        return "\n".join([f"Graph capture: {files}: no replayed kernel matched it", *skipped])
+    return "\n".join(
+        [
+            f"Graph capture: {note['matched_kernels']} of {note['graph_kernels']} replayed "
+            f"kernels placed where they were captured ({files}); the rest stay on their graph "
+            "unit",
+            *skipped,
+        ]
+    )
 
 
 def add_hardware_columns(

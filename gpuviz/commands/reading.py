@@ -27,14 +27,27 @@ def read_trace(
     *,
     say_dropped: bool = False,
     meanwhile: Sequence[Callable[[], object]] = (),
+    captures: bool = False,
+    capture_trace: str | os.PathLike[str] | None = None,
 ) -> Trace:
     """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
 
     With ``say_dropped`` (for output with no place for it: JSON, ``check``'s brief report),
     what the import left out to fit the memory limit is said on stderr; a text report lists
-    it among its import warnings instead. ``meanwhile``: as for ``load_trace``.
+    it among its import warnings instead. ``meanwhile``: as for ``load_trace``. With
+    ``captures``, the graph captures (``capture_trace``, else ``capture_traces/`` beside
+    ``path``) are read too and attached (:mod:`gpuviz.trace.graph_captures`); a
+    ``capture_trace`` that does not exist is bad input.
     """
+    from gpuviz.errors import BadInputError
+
+    if capture_trace is not None and not os.path.exists(capture_trace):
+        raise BadInputError(f"--capture-trace {capture_trace}: no such file or folder")
     trace = _read(path, meanwhile)
+    if captures:
+        from gpuviz.trace.graph_captures import load_with_captures
+
+        load_with_captures(path, capture_trace, load=lambda p: trace if p == path else _read(p))
     from gpuviz.display import echo, terminal_safe
 
     if say_dropped and trace.dropped:
