@@ -1,0 +1,175 @@
+"""What if some work were faster, or gone? A step's graph replayed with changed durations.
+
+A change names work and a factor: ``NAME=2`` makes it twice as fast, removal makes it take no
+time (and its delays go with it: a removed kernel's launch latency is not paid). NAME is, in
+the order tried:
+
+- ``rank:R``: every node of rank R (with a factor: the rank as fast as that);
+- a kernel, copy or set name: those GPU nodes;
+- an op, a ``record_function`` range or a Python frame (``nn.Module: Linear_0``; a bare module
+  name ``Linear_0`` is tried as ``nn.Module: Linear_0`` too): the CPU pieces inside every such
+  range on its thread, and the GPU work launched from them.
+
+``*`` and ``?`` in NAME match any text (``*gemm*``). ``rank`` limits a change to one rank.
+Nothing else changes: where work waited on a dependency, it now waits as long as the replay
+says (slack is kept, not the recorded wait); gaps on the CPU (Python between ops, a launch's
+latency) stay as recorded. A removed synchronize no longer waits for the GPU.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuviz.analysis.critical_path import Path, Replay, critical_path, replay, step_times
+from gpuviz.analysis.dep_graph import E_COLL, E_JOIN, E_SYNC, GPU, XFER, StepGraph
+from gpuviz.analysis.names import name_mask
+from gpuviz.trace.model import Trace, TrackKind
+
+Bool = npt.NDArray[np.bool_]
+I64 = npt.NDArray[np.int64]
+
+MODULE_PREFIX = "nn.Module: "
+
+
+@dataclass
+class Change:
+    """One change: ``factor`` times faster (``None``: removed)."""
+
+    name: str
+    factor: float | None = None
+    rank: int | None = None
+
+    def label(self) -> str:
+        """``NAME=F`` or ``-NAME`` (and ``@rank R``)."""
+        base = f"-{self.name}" if self.factor is None else f"{self.name}={self.factor:g}"
+        return base if self.rank is None else f"{base}@rank {self.rank}"
+
+
+@dataclass
+class Prediction:
+    """A replay with changes, and what it predicts.
+
+    Attributes
+    ----------
+    matched : list of int
+        Nodes each change matched.
+    measured_ns, predicted_ns : int64, per rank of the graph
+        The step time recorded and the one predicted (:func:`step_times`).
+    replay : Replay
+    path : Path
+        The critical path of the changed step.
+    """
+
+    changes: list[Change]
+    matched: list[int]
+    matched_ns: list[int]
+    measured_ns: I64
+    predicted_ns: I64
+    replay: Replay
+    path: Path
+    unmatched: list[str] = field(default_factory=list)
+
+
+def match(trace: Trace, g: StepGraph, name: str, rank: int | None = None) -> Bool:
+    """The nodes of ``g`` that ``name`` names (see the module docstring)."""
+    here = np.ones(len(g), dtype=bool) if rank is None else g.rank == rank
+    if name.startswith("rank:"):
+        try:
+            r = int(name[5:])
+        except ValueError:
+            return np.zeros(len(g), dtype=bool)
+        return here & (g.rank == r)
+    pattern = any(c in name for c in "*?[")
+    wanted = name_mask(
+        trace.symbols,
+        (lambda s: fnmatch.fnmatchcase(s, name)) if pattern else (lambda s: s == name),
+    )
+    is_gpu = (g.kind == GPU) | ((g.kind == XFER) & (g.thread < 0))
+    safe_row = np.maximum(g.row, 0)
+    out = is_gpu & (g.row >= 0) & wanted[trace.slices.name[safe_row]]
+    cpu = _in_ranges(trace, g, wanted)
+    if not cpu.any() and not pattern:
+        cpu = _in_ranges(trace, g, name_mask(trace.symbols, lambda s: s == MODULE_PREFIX + name))
+    out |= cpu
+    # GPU work launched from matched CPU pieces.
+    launched = (g.launch >= 0) & cpu[np.maximum(g.launch, 0)]
+    return here & (out | launched)
+
+
+def _in_ranges(trace: Trace, g: StepGraph, wanted: Bool) -> Bool:
+    """CPU nodes whose middle lies inside a slice of a ``wanted`` name on their thread."""
+    s, t = trace.slices, trace.tracks
+    out = np.zeros(len(g), dtype=bool)
+    cpu_track = np.isin(t.kind, [int(TrackKind.CPU_THREAD), int(TrackKind.CPU_ANNOTATION)])
+    rows = np.flatnonzero(wanted[s.name] & cpu_track[s.track])
+    if len(rows) == 0:
+        return out
+    mid = g.start_ns + g.dur_ns // 2
+    for ti, tp in enumerate(g.threads):
+        tr = rows[
+            (t.rank[s.track[rows]] == tp.rank)
+            & (t.pid[s.track[rows]] == tp.pid)
+            & (t.tid[s.track[rows]] == tp.tid)
+        ]
+        if len(tr) == 0:
+            continue
+        nodes = np.flatnonzero(g.thread == ti)
+        a = s.start_ns[tr]
+        z = a + s.dur_ns[tr]
+        order = np.argsort(a)
+        a, z = a[order], np.maximum.accumulate(z[order])
+        k = np.searchsorted(a, mid[nodes], side="right") - 1
+        inside = (k >= 0) & (mid[nodes] < z[np.maximum(k, 0)])
+        # A zero-length node (a call's start) sits at its start: count it inside too.
+        out[nodes[inside]] = True
+    return out
+
+
+def predict(trace: Trace, g: StepGraph, changes: list[Change]) -> Prediction:
+    """Replay ``g`` with ``changes`` applied.
+
+    Parameters
+    ----------
+    trace : Trace
+    g : StepGraph
+    changes : list of Change
+
+    Returns
+    -------
+    Prediction
+        ``unmatched`` names the changes that matched nothing (their NAME is not in the step).
+    """
+    dur = g.dur_ns.astype(np.float64)
+    delay = g.delay_ns.copy()
+    removed = np.zeros(len(g), dtype=bool)
+    matched, matched_ns, unmatched = [], [], []
+    for c in changes:
+        m = match(trace, g, c.name, c.rank)
+        matched.append(int(m.sum()))
+        matched_ns.append(int(g.dur_ns[m].sum()))
+        if not m.any():
+            unmatched.append(c.label())
+            continue
+        if c.factor is None:
+            dur[m] = 0
+            removed |= m
+        else:
+            dur[m] = dur[m] / c.factor
+    delay[removed] = 0
+    on = ~(removed[g.dst] & np.isin(g.edge_kind, [E_SYNC, E_JOIN, E_COLL]))
+    rp = replay(g, np.round(dur).astype(np.int64), delay, on)
+    measured, predicted = step_times(g, rp)
+    return Prediction(
+        changes=changes,
+        matched=matched,
+        matched_ns=matched_ns,
+        measured_ns=measured,
+        predicted_ns=predicted,
+        replay=rp,
+        path=critical_path(g, rp),
+        unmatched=unmatched,
+    )
