@@ -185,8 +185,16 @@ def _us(ns: float) -> float:
     return round(float(ns) / 1000.0, 3)
 
 
-def path_json(trace: Trace, g: StepGraph, rp: Replay, path: Path, top: int = 10) -> dict[str, Any]:
-    """The critical path as the module docstring's JSON (``top`` rows of kernels and ops)."""
+def path_json(
+    trace: Trace,
+    g: StepGraph,
+    rp: Replay,
+    path: Path,
+    top: int = 10,
+    step_ns: int | None = None,
+) -> dict[str, Any]:
+    """The critical path as the module docstring's JSON (``top`` rows of kernels and ops;
+    ``step_ns``: the step's time to print, the recorded one by default)."""
     span = max(path.span_ns, 1)
     cat = g.category[path.nodes].astype(np.int64)
     by_cat = np.bincount(cat, weights=path.work_ns, minlength=len(CATEGORIES))
@@ -228,7 +236,7 @@ def path_json(trace: Trace, g: StepGraph, rp: Replay, path: Path, top: int = 10)
     return {
         "step": int(g.number),
         "ranks": [int(r) for r in g.ranks.tolist()],
-        "step_us": _us(measured.max()) if len(measured) else 0.0,
+        "step_us": _us(step_ns if step_ns is not None else measured.max() if len(measured) else 0),
         "span_us": _us(path.span_ns),
         "by_category": {
             c: {"us": _us(v), "share": round(float(v) / span, 4)}

@@ -189,6 +189,27 @@ def step_numbers(steps: Steps) -> list[int]:
     return sorted(common or ())
 
 
+def choose_step(steps: Steps, number: int | None = None) -> int:
+    """The step to graph: ``number`` when every rank has it, else the one of median time
+    (the longest of its ranks') among those every rank has.
+
+    Raises
+    ------
+    ValueError
+        No step that every rank has, or ``number`` is not one of them (the message says).
+    """
+    common = step_numbers(steps)
+    if not common:
+        raise ValueError("no step that every rank has")
+    if number is not None:
+        if number not in common:
+            shown = ", ".join(str(n) for n in common[:10]) + (" …" if len(common) > 10 else "")
+            raise ValueError(f"no step {number} on every rank (steps: {shown})")
+        return number
+    longest = [int(steps.duration_ns[steps.number == n].max()) for n in common]
+    return common[int(np.argsort(longest, kind="stable")[(len(common) - 1) // 2])]
+
+
 def build_step_graph(trace: Trace, steps: Steps, number: int) -> StepGraph:
     """The dependency graph of step ``number`` on every rank that has it.
 

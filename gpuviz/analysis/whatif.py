@@ -152,7 +152,7 @@ def predict(trace: Trace, g: StepGraph, changes: list[Change]) -> Prediction:
         matched.append(int(m.sum()))
         matched_ns.append(int(g.dur_ns[m].sum()))
         if not m.any():
-            unmatched.append(c.label())
+            unmatched.append(c.name)
             continue
         if c.factor is None:
             dur[m] = 0
