@@ -96,6 +96,9 @@ class StepGraph:
         Its rank; its slice row (a GPU node's work, a CPU piece's innermost slice; -1 for idle
         time); its outermost op (a GPU node's: its launch's); its thread (index into
         ``threads``; -1 for GPU nodes); a GPU node's launch node (-1).
+    launch_row : int64, per node
+        A GPU node's launch slice row, in the graph or not (-1): a loop whose CPU runs ahead
+        launches a step's kernels in an earlier step's window.
     src, dst, edge_kind, lag_ns : per edge
         From ``src``'s end (its start where ``from_end`` is False) to ``dst``'s start.
     order : int64
@@ -120,6 +123,7 @@ class StepGraph:
     outer: I64
     thread: I64
     launch: I64
+    launch_row: I64
     src: I64
     dst: I64
     from_end: npt.NDArray[np.bool_]
@@ -157,6 +161,7 @@ class _Builder:
             k: [] for k in ("start", "dur", "kind", "cat", "rank", "row", "outer", "thread")
         }
         self.launch: dict[int, int] = {}
+        self.launch_row: dict[int, int] = {}
         self.edges: list[tuple[int, int, bool, int]] = []
 
     def node(
@@ -334,6 +339,8 @@ def build_step_graph(trace: Trace, steps: Steps, number: int) -> StepGraph:
                 b.edge(gpu_end_node[int(gnode[j])], n1, E_SYNC)
         launch_piece = _piece_of_rows(threads, piece_nodes, g.launch_row)
         for i in range(len(g)):
+            b.launch_row[int(gnode[i])] = int(g.launch_row[i])
+        for i in range(len(g)):
             lp = launch_piece[i]
             if lp is not None:
                 n0, n1 = lp
@@ -479,6 +486,9 @@ def _finish(
     for k, v in b.launch.items():
         launch[k] = v
     outer = np.where(launch >= 0, c["outer"][np.maximum(launch, 0)], c["outer"])
+    launch_row = np.full(n, -1, dtype=np.int64)
+    for k, v in b.launch_row.items():
+        launch_row[k] = v
     if dropped:
         notes.append(f"{dropped} edges against time order left out (clocks apart)")
     return StepGraph(
@@ -496,6 +506,7 @@ def _finish(
         outer=outer,
         thread=c["thread"],
         launch=launch,
+        launch_row=launch_row,
         src=src,
         dst=dst,
         from_end=from_end,

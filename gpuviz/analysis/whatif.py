@@ -91,42 +91,56 @@ def match(trace: Trace, g: StepGraph, name: str, rank: int | None = None) -> Boo
     is_gpu = (g.kind == GPU) | ((g.kind == XFER) & (g.thread < 0))
     safe_row = np.maximum(g.row, 0)
     out = is_gpu & (g.row >= 0) & wanted[trace.slices.name[safe_row]]
-    cpu = _in_ranges(trace, g, wanted)
-    if not cpu.any() and not pattern:
-        cpu = _in_ranges(trace, g, name_mask(trace.symbols, lambda s: s == MODULE_PREFIX + name))
-    out |= cpu
-    # GPU work launched from matched CPU pieces.
-    launched = (g.launch >= 0) & cpu[np.maximum(g.launch, 0)]
-    return here & (out | launched)
+    cpu, launched = _in_ranges(trace, g, wanted)
+    if not cpu.any() and not launched.any() and not pattern:
+        module = name_mask(trace.symbols, lambda s: s == MODULE_PREFIX + name)
+        cpu, launched = _in_ranges(trace, g, module)
+    return here & (out | cpu | launched)
 
 
-def _in_ranges(trace: Trace, g: StepGraph, wanted: Bool) -> Bool:
-    """CPU nodes whose middle lies inside a slice of a ``wanted`` name on their thread."""
+def _in_ranges(trace: Trace, g: StepGraph, wanted: Bool) -> tuple[Bool, Bool]:
+    """CPU nodes whose middle lies inside a slice of a ``wanted`` name on their thread, and
+    GPU nodes whose launch (in the graph or before it) does."""
     s, t = trace.slices, trace.tracks
-    out = np.zeros(len(g), dtype=bool)
+    cpu_out = np.zeros(len(g), dtype=bool)
+    gpu_out = np.zeros(len(g), dtype=bool)
     cpu_track = np.isin(t.kind, [int(TrackKind.CPU_THREAD), int(TrackKind.CPU_ANNOTATION)])
     rows = np.flatnonzero(wanted[s.name] & cpu_track[s.track])
     if len(rows) == 0:
-        return out
+        return cpu_out, gpu_out
     mid = g.start_ns + g.dur_ns // 2
-    for ti, tp in enumerate(g.threads):
-        tr = rows[
-            (t.rank[s.track[rows]] == tp.rank)
-            & (t.pid[s.track[rows]] == tp.pid)
-            & (t.tid[s.track[rows]] == tp.tid)
-        ]
-        if len(tr) == 0:
-            continue
-        nodes = np.flatnonzero(g.thread == ti)
+    key = _thread_key(trace, rows)
+    gpu = np.flatnonzero(g.launch_row >= 0)
+    launch_rows = g.launch_row[gpu]
+    launch_key = _thread_key(trace, launch_rows)
+    for k in np.unique(key).tolist():
+        tr = rows[key == k]
         a = s.start_ns[tr]
-        z = a + s.dur_ns[tr]
         order = np.argsort(a)
-        a, z = a[order], np.maximum.accumulate(z[order])
-        k = np.searchsorted(a, mid[nodes], side="right") - 1
-        inside = (k >= 0) & (mid[nodes] < z[np.maximum(k, 0)])
-        # A zero-length node (a call's start) sits at its start: count it inside too.
-        out[nodes[inside]] = True
-    return out
+        a, z = a[order], np.maximum.accumulate((a + s.dur_ns[tr])[order])
+
+        def inside(times: I64, a: I64 = a, z: I64 = z) -> Bool:
+            i = np.searchsorted(a, times, side="right") - 1
+            return (i >= 0) & (times < z[np.maximum(i, 0)])
+
+        for ti, tp in enumerate(g.threads):
+            if hash((tp.rank, tp.pid, tp.tid)) == k:
+                nodes = np.flatnonzero(g.thread == ti)
+                cpu_out[nodes[inside(mid[nodes])]] = True
+        mine = launch_key == k
+        gpu_out[gpu[mine][inside(s.start_ns[launch_rows[mine]])]] = True
+    return cpu_out, gpu_out
+
+
+def _thread_key(trace: Trace, rows: I64) -> npt.NDArray[np.int64]:
+    """The hash of each slice's thread, ``(rank, pid, tid)``, as :func:`_in_ranges` keys it."""
+    t = trace.tracks
+    tr = trace.slices.track[rows]
+    keys = [
+        hash((int(r), int(p), int(d)))
+        for r, p, d in zip(t.rank[tr].tolist(), t.pid[tr].tolist(), t.tid[tr].tolist(), strict=True)
+    ]
+    return np.asarray(keys, dtype=np.int64)
 
 
 def predict(trace: Trace, g: StepGraph, changes: list[Change]) -> Prediction:

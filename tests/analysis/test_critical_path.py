@@ -258,3 +258,27 @@ def test_a_name_that_is_not_in_the_step_matches_nothing() -> None:
     p = predict(trace, g, [Change("nothing-like-it", 2.0)])
     assert p.unmatched == ["nothing-like-it"]
     assert int(p.predicted_ns[0]) == int(p.measured_ns[0])
+
+
+def test_a_range_matches_gpu_work_launched_before_the_step_window() -> None:
+    """A CPU that runs ahead launches step 2's kernel (under ``record_function("X1")``) while
+    step 1's kernel still runs: step 2's window starts when K1 ends (1020 µs), after the
+    launch. Removing X1 must still remove K2, the whole of step 2's work."""
+    trace = make_trace(
+        [
+            ev(Kind.USER_ANNOTATION, 0, 100 * US, "ProfilerStep#1"),
+            ev(Kind.RUNTIME, 10 * US, 5 * US, "cudaLaunchKernel", corr=1),
+            ev(Kind.USER_ANNOTATION, 100 * US, 100 * US, "ProfilerStep#2"),
+            ev(Kind.USER_ANNOTATION, 110 * US, 10 * US, "X1"),
+            ev(Kind.RUNTIME, 112 * US, 5 * US, "cudaLaunchKernel", corr=2),
+            ev(Kind.KERNEL, 20 * US, 1000 * US, "K1", stream=7, corr=1),
+            ev(Kind.KERNEL, 1021 * US, 1000 * US, "K2", stream=7, corr=2),
+        ]
+    )
+    g = _graph(trace, 2)
+    assert int(g.window_start_ns[0]) == 1020 * US
+    p = predict(trace, g, [Change("X1")])
+    assert p.matched == [1]
+    # By hand: K2 takes no time and no delay: the step's work ends where it starts.
+    assert int(p.measured_ns[0]) == 1001 * US
+    assert int(p.predicted_ns[0]) == 0
