@@ -37,11 +37,16 @@ MODULE_PREFIX = "nn.Module: "
 
 @dataclass
 class Change:
-    """One change: ``factor`` times faster (``None``: removed)."""
+    """One change: ``factor`` times faster (``None``: removed).
+
+    ``mask`` (per node of the graph), where given, says which nodes instead of ``name``: what
+    the advisor's rules select (a rank's compute kernels, fp32 GEMMs).
+    """
 
     name: str
     factor: float | None = None
     rank: int | None = None
+    mask: Bool | None = field(default=None, repr=False)
 
     def label(self) -> str:
         """``NAME=F`` or ``-NAME`` (and ``@rank R``)."""
@@ -162,7 +167,7 @@ def predict(trace: Trace, g: StepGraph, changes: list[Change]) -> Prediction:
     removed = np.zeros(len(g), dtype=bool)
     matched, matched_ns, unmatched = [], [], []
     for c in changes:
-        m = match(trace, g, c.name, c.rank)
+        m = match(trace, g, c.name, c.rank) if c.mask is None else c.mask
         matched.append(int(m.sum()))
         matched_ns.append(int(g.dur_ns[m].sum()))
         if not m.any():
