@@ -40,6 +40,7 @@ from gpuviz.analysis.cpu_pieces import ThreadPieces, step_marker_mask, stretches
 from gpuviz.analysis.gpu_deps import (
     event_waits,
     inferred_waits,
+    launched_by,
     rank_gpu,
     runtime_by_correlation,
     sync_info,
@@ -73,6 +74,8 @@ EDGE_KINDS = (
     "collective",
 )
 (E_THREAD, E_TRIGGER, E_JOIN, E_LAUNCH, E_STREAM, E_SYNC, E_EVENT, E_INFERRED, E_COLL) = range(9)
+
+RUNTIME_KIND = int(Kind.RUNTIME)
 
 JOIN_MIN_NS = 20_000
 """A main-thread piece shorter than this is not taken for a wait on another thread."""
@@ -160,25 +163,25 @@ class _Builder:
         self.cols: dict[str, list[int]] = {
             k: [] for k in ("start", "dur", "kind", "cat", "rank", "row", "outer", "thread")
         }
+        self._lists = tuple(self.cols.values())
         self.launch: dict[int, int] = {}
         self.launch_row: dict[int, int] = {}
         self.edges: list[tuple[int, int, bool, int]] = []
 
     def node(
-        self,
-        start: int,
-        dur: int,
-        kind: int,
-        cat: int,
-        rank: int,
-        row: int,
-        outer: int,
-        thread: int,
+        self, start: int, dur: int, kind: int, cat: int, rank: int, row: int, outer: int, th: int
     ) -> int:
-        c = self.cols
-        for k, v in zip(c, (start, dur, kind, cat, rank, row, outer, thread), strict=True):
-            c[k].append(v)
-        return len(c["start"]) - 1
+        """Add a node; its index."""
+        c = self._lists
+        c[0].append(start)
+        c[1].append(dur)
+        c[2].append(kind)
+        c[3].append(cat)
+        c[4].append(rank)
+        c[5].append(row)
+        c[6].append(outer)
+        c[7].append(th)
+        return len(c[0]) - 1
 
     def edge(self, src: int, dst: int, kind: int, from_end: bool = True) -> None:
         self.edges.append((src, dst, from_end, kind))
@@ -253,6 +256,7 @@ def build_step_graph(trace: Trace, steps: Steps, number: int) -> StepGraph:
         g = rank_gpu(trace, r, w0, w1)
         info = sync_info(trace, r)
         corr_rows = runtime_by_correlation(trace, r)
+        own_work = launched_by(g)
         if not info.any_events and len(g):
             notes.append(
                 f"rank {r}: no cuda_sync events (record with enable_cuda_sync_events): stream "
@@ -260,15 +264,12 @@ def build_step_graph(trace: Trace, steps: Steps, number: int) -> StepGraph:
             )
         # GPU nodes first: the CPU's blocking calls name them.
         gnode = np.empty(len(g), dtype=np.int64)
-        for i in range(len(g)):
-            row = int(g.rows[i])
-            kind = int(trace.slices.kind[row])
-            cat = (
-                (COMM if comm[trace.slices.name[row]] else COMPUTE)
-                if kind == Kind.KERNEL
-                else COPIES
-            )
-            a, dur = int(g.start_ns[i]), int(g.end_ns[i] - g.start_ns[i])
+        kernel = trace.slices.kind[g.rows] == Kind.KERNEL
+        cats = np.where(kernel, np.where(comm[trace.slices.name[g.rows]], COMM, COMPUTE), COPIES)
+        for i, (row, cat, a, z) in enumerate(
+            zip(g.rows.tolist(), cats.tolist(), g.start_ns.tolist(), g.end_ns.tolist(), strict=True)
+        ):
+            dur = z - a
             if row in arrivals:
                 last = max(arrivals[row], a)
                 gnode[i] = b.node(a, 0, ARRIVE, WAITS, r, row, -1, -1)
@@ -286,16 +287,22 @@ def build_step_graph(trace: Trace, steps: Steps, number: int) -> StepGraph:
         exchange = _exchange_pieces(threads, arrivals)
         for ti, tp in enumerate(threads):
             th = len(all_threads) + ti
-            for k in range(len(tp)):
-                inner = int(tp.inner[k])
+            calls = (tp.inner >= 0) & (trace.slices.kind[np.maximum(tp.inner, 0)] == RUNTIME_KIND)
+            for k, (inner, outer, a, e, is_call) in enumerate(
+                zip(
+                    tp.inner.tolist(),
+                    tp.outer.tolist(),
+                    tp.start_ns.tolist(),
+                    tp.end_ns.tolist(),
+                    calls.tolist(),
+                    strict=True,
+                )
+            ):
                 if ti != main and inner < 0:
                     continue  # waiting for work on a helper thread
-                a, e = int(tp.start_ns[k]), int(tp.end_ns[k])
-                outer = int(tp.outer[k])
-                is_call = inner >= 0 and trace.slices.kind[inner] == Kind.RUNTIME
                 targets = []
                 if is_call:
-                    targets = sync_targets(trace, g, inner, info, corr_rows)
+                    targets = sync_targets(trace, g, inner, info, corr_rows, own_work)
                 if (ti, k) in exchange:
                     last = max(arrivals[inner], a)
                     n0 = b.node(a, 0, ARRIVE, WAITS, r, inner, outer, th)

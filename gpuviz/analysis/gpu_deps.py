@@ -144,24 +144,36 @@ def _stream_tracks(trace: Trace, g: RankGpu, stream: object) -> I64:
     return tracks[trace.tracks.stream[tracks] == stream]
 
 
+def launched_by(g: RankGpu) -> dict[int, list[int]]:
+    """Launch row -> the GPU work (indices into ``g``) it launched."""
+    out: dict[int, list[int]] = {}
+    for i, row in enumerate(g.launch_row.tolist()):
+        if row >= 0:
+            out.setdefault(row, []).append(i)
+    return out
+
+
 def sync_targets(
-    trace: Trace, g: RankGpu, call_row: int, info: SyncInfo, corr_rows: dict[int, int]
+    trace: Trace,
+    g: RankGpu,
+    call_row: int,
+    info: SyncInfo,
+    corr_rows: dict[int, int],
+    own_work: dict[int, list[int]],
 ) -> list[int]:
     """The GPU work (indices into ``g``) the blocking call ``call_row`` returned after.
 
-    Empty for a call that is not blocking.
+    Empty for a call that is not blocking. ``own_work`` is :func:`launched_by` of ``g``.
     """
     s = trace.slices
     c0 = int(s.start_ns[call_row])
     c1 = c0 + int(s.dur_ns[call_row])
-    corr = int(s.correlation[call_row])
     name = trace.name_of(call_row)
-    out: list[int] = []
     # Its own copy or set, done before it returned: a blocking copy.
-    own = np.flatnonzero(g.launch_row == call_row)
-    out += [int(i) for i in own.tolist() if g.end_ns[i] <= c1]
+    out = [i for i in own_work.get(call_row, ()) if g.end_ns[i] <= c1]
     if _SYNC_WORD not in name:
         return out
+    corr = int(s.correlation[call_row])
     kind = info.kind.get(corr)
     a = info.args.get(corr, {})
     if kind in ("Context Sync", "Stream Sync"):
