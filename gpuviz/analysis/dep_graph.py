@@ -7,7 +7,9 @@ Nodes are pieces of work with a start and a duration, in numpy columns (one row 
   time between ops (the program's Python) as CPU work; another thread's idle time is waiting:
   the first piece of each of its busy stretches is started by the main thread's piece running
   then (``trigger``), and a main-thread piece that holds a whole stretch of another thread
-  (``loss.backward()`` while the autograd thread runs) returns after it (``join``).
+  (``loss.backward()`` while the autograd thread runs), or that is outside any op and returns
+  within :data:`JOIN_TAIL_NS` of a stretch's end (``work.wait()`` on a gloo collective),
+  returns after it (``join``).
 - Kernels, copies and sets run on each stream in order (``stream``), after their launch
   (``launch``, by correlation id), after the work their stream waits for (``event``, or
   ``inferred``; :mod:`gpuviz.analysis.gpu_deps`).
@@ -79,6 +81,10 @@ RUNTIME_KIND = int(Kind.RUNTIME)
 
 JOIN_MIN_NS = 20_000
 """A main-thread piece shorter than this is not taken for a wait on another thread."""
+
+JOIN_TAIL_NS = 200_000
+"""A main-thread piece outside any op that ends this soon after another thread's busy stretch
+ended waited for it (``work.wait()`` of a gloo collective, which records no op)."""
 
 
 @dataclass
@@ -419,12 +425,16 @@ def _joins(threads: list[ThreadPieces], main: int) -> dict[tuple[int, int], list
         if ti == main:
             continue
         for first, last in stretches(tp):
-            m = int(np.searchsorted(mt.start_ns, tp.start_ns[first], side="right")) - 1
-            if m < 0 or mt.end_ns[m] < tp.end_ns[last]:
+            end = int(tp.end_ns[last])
+            m = int(np.searchsorted(mt.start_ns, end, side="left")) - 1
+            if m < 0 or mt.end_ns[m] < end or mt.end_ns[m] - mt.start_ns[m] < JOIN_MIN_NS:
                 continue
-            if mt.end_ns[m] - mt.start_ns[m] < JOIN_MIN_NS:
-                continue
-            out.setdefault((main, m), []).append((ti, last))
+            whole = mt.start_ns[m] <= tp.start_ns[first]
+            # Outside any op (``work.wait()`` of a collective records none), returning right
+            # after the other thread's stretch ended: waiting for it.
+            waited = mt.outer[m] < 0 and mt.end_ns[m] - end <= JOIN_TAIL_NS
+            if whole or waited:
+                out.setdefault((main, m), []).append((ti, last))
     return out
 
 

@@ -17,6 +17,7 @@ import pytest
 from gpuviz.analysis.critical_path import critical_path, path_json, replay
 from gpuviz.analysis.dep_graph import E_EVENT, build_step_graph, step_numbers
 from gpuviz.analysis.steps import find_steps
+from gpuviz.analysis.whatif import Change, predict
 from gpuviz.trace.kineto import load_trace
 
 DATA = Path(__file__).parents[1] / "data"
@@ -71,3 +72,24 @@ def test_event_sync_multi_stream_path_holds_the_kernel_hta_finds() -> None:
     ]
     # The trace's one Stream Wait Event became an event edge.
     assert int((g.edge_kind == E_EVENT).sum()) == 1
+
+
+def test_a_slow_gloo_rank_made_even_predicts_the_even_run() -> None:
+    """tests/data/whatif/cpu_gloo: the same 2-rank gloo job with rank 1 slowed by ``SLOW``
+    and without it. Removing SLOW on rank 1 in the slow run's steps must predict the even
+    run's steps (the profiled ones of both: the profiler's cost is in both) within 10%, where
+    the slow run's own steps are further off than that."""
+    slow = load_trace(DATA / "whatif" / "cpu_gloo" / "slow")
+    even = load_trace(DATA / "whatif" / "cpu_gloo" / "even")
+    s_steps, e_steps = find_steps(slow), find_steps(even)
+    predicted, measured = [], []
+    for number in step_numbers(s_steps):
+        g = build_step_graph(slow, s_steps, number)
+        p = predict(slow, g, [Change("SLOW", rank=1)])
+        assert p.matched[0] > 0
+        predicted.append(int(p.predicted_ns.max()))
+        measured.append(int(p.measured_ns.max()))
+    actual = [int(e_steps.duration_ns[e_steps.number == n].max()) for n in step_numbers(e_steps)]
+    want = float(np.median(actual))
+    assert abs(np.median(measured) - want) / want > 0.10  # the slowdown is there to find
+    assert abs(np.median(predicted) - want) / want < 0.10
