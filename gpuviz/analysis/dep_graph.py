@@ -224,6 +224,22 @@ def choose_step(steps: Steps, number: int | None = None) -> int:
     return common[int(np.argsort(longest, kind="stable")[(len(common) - 1) // 2])]
 
 
+def step_graph(trace: Trace, number: int | None = None) -> StepGraph:
+    """The graph of step ``number`` (the median step by default: :func:`choose_step`).
+
+    Raises
+    ------
+    ValueError
+        The trace has no step every rank has, or not ``number`` (the message says).
+    """
+    from gpuviz.analysis.steps import find_steps
+
+    steps = find_steps(trace)
+    if len(steps) == 0:
+        raise ValueError("the trace has no events to make a step of")
+    return build_step_graph(trace, steps, choose_step(steps, number))
+
+
 def build_step_graph(trace: Trace, steps: Steps, number: int) -> StepGraph:
     """The dependency graph of step ``number`` on every rank that has it.
 

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.critical_path import Path, Replay, critical_path, replay, step_times
-from gpuviz.analysis.dep_graph import E_COLL, E_JOIN, E_SYNC, GPU, XFER, StepGraph
+from gpuviz.analysis.dep_graph import E_COLL, E_JOIN, E_SYNC, GPU, XFER, StepGraph, step_graph
 from gpuviz.analysis.names import name_mask
 from gpuviz.trace.model import Trace, TrackKind
 
@@ -192,3 +192,24 @@ def predict(trace: Trace, g: StepGraph, changes: list[Change]) -> Prediction:
         path=critical_path(g, rp),
         unmatched=unmatched,
     )
+
+
+def what_if_faster(
+    trace: Trace, name: str, factor: float = 2.0, number: int | None = None
+) -> tuple[StepGraph, Prediction]:
+    """The graph of step ``number`` (the median step by default) and its prediction with
+    ``name`` ``factor`` times faster: the app's "What if 2x faster?".
+
+    Raises
+    ------
+    ValueError
+        No step to graph (the message says why).
+    """
+    g = step_graph(trace, number)
+    return g, predict(trace, g, [Change(name, factor)])
+
+
+def path_rows(g: StepGraph, path: Path) -> I64:
+    """The slice rows of a critical path's work (kernels, copies, CPU slices), to outline."""
+    rows = g.row[path.nodes]
+    return np.unique(rows[rows >= 0]).astype(np.int64)

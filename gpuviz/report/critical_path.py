@@ -1,30 +1,27 @@
 """The critical path and what-if predictions as text and JSON (``gpuviz critical-path``,
-``gpuviz whatif``; the JSON is :func:`gpuviz.analysis.critical_path.path_json`'s)."""
+``gpuviz whatif``; the JSON is :func:`gpuviz.analysis.critical_path.path_json`'s).
+
+:func:`step_graph` (re-exported from :mod:`gpuviz.analysis.dep_graph`) builds a step's graph.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gpuviz.analysis.critical_path import critical_path, path_json, replay
-from gpuviz.analysis.dep_graph import StepGraph, build_step_graph, choose_step
-from gpuviz.analysis.steps import find_steps
+from gpuviz.analysis.dep_graph import StepGraph, step_graph
 from gpuviz.analysis.whatif import Change, Prediction, predict
 from gpuviz.report.tables import text_table
 from gpuviz.trace.model import Trace
-
-
-def step_graph(trace: Trace, number: int | None = None) -> StepGraph:
-    """The graph of step ``number`` (or the median step); ValueError saying why not."""
-    steps = find_steps(trace)
-    if len(steps) == 0:
-        raise ValueError("the trace has no events to make a step of")
-    return build_step_graph(trace, steps, choose_step(steps, number))
 
 
 def path_report(trace: Trace, g: StepGraph, top: int = 10) -> dict[str, Any]:
     """The critical path of ``g`` as recorded, as JSON."""
     rp = replay(g)
     return path_json(trace, g, rp, critical_path(g, rp), top)
+
+
+__all__ = ["format_path", "format_whatif", "path_report", "step_graph", "whatif_report"]
 
 
 def _ms(us: float) -> str:

@@ -1,0 +1,47 @@
+""" "What if 2× faster?" on a row of the Operators view (issue 52): the answer the CLI gives,
+and the predicted critical path outlined on the Timeline."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from gpuviz.cli import main
+from gpuviz.gui.views.ops.breakdown_model import compute_breakdowns
+from gpuviz.gui.views.ops.qt_operators import QtOperatorsView
+from gpuviz.trace.kineto import load_trace
+
+TINYLM = "attribution/tinylm_train.json.gz"
+
+
+def test_what_if_an_op_were_2x_faster(qtbot, data_dir, capsys) -> None:
+    bd = compute_breakdowns(load_trace(str(data_dir / TINYLM)))
+    view = QtOperatorsView(bd)
+    qtbot.addWidget(view)
+    assert not view.whatif.button.isEnabled()  # nothing selected
+    assert view.select_key("aten::mm")
+    assert view.whatif.button.isEnabled()
+    view.whatif.button.click()
+    text = view.whatif.text()
+    assert "predicted by replay with aten::mm 2× faster" in text
+    # The CLI's prediction of the same step and change.
+    argv = ["whatif", str(data_dir / TINYLM), "--faster", "aten::mm=2", "--json"]
+    assert main(argv) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["predicted_step_us"] < j["measured_step_us"]
+    assert f"Step {j['step']}: {j['measured_step_us'] / 1000:.3f} ms recorded" in text
+    assert f"{j['predicted_step_us'] / 1000:.3f} ms predicted" in text
+    # "Outline path" asks for the predicted path's slices on the Timeline.
+    assert view.whatif.outline.isEnabled()
+    with qtbot.waitSignal(view.showKernels) as blocker:
+        view.whatif.outline.click()
+    rows = blocker.args[0]
+    assert len(rows) > 0 and np.all(rows >= 0)
+    # Grouped by shape, the button waits for a row by name.
+    view.shape_box.setChecked(True)
+    view.select_row(0)
+    assert not view.whatif.button.isEnabled()
