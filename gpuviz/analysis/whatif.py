@@ -6,9 +6,10 @@ the order tried:
 
 - ``rank:R``: every node of rank R (with a factor: the rank as fast as that);
 - a kernel, copy or set name: those GPU nodes;
-- an op, a ``record_function`` range or a Python frame (``nn.Module: Linear_0``; a bare module
-  name ``Linear_0`` is tried as ``nn.Module: Linear_0`` too): the CPU pieces inside every such
-  range on its thread, and the GPU work launched from them.
+- an op, a ``record_function`` range or a Python frame (``nn.Module: Linear_0``; a module
+  name ``Linear_0`` or path ``TinyLM_0.Block_1.Linear_0`` is tried as ``nn.Module: Linear_0``
+  too): the CPU pieces inside every such range on its thread, and the GPU work launched from
+  them (a module's forward: its backward kernels are launched by the autograd engine).
 
 ``*`` and ``?`` in NAME match any text (``*gemm*``). ``rank`` limits a change to one rank.
 Nothing else changes: where work waited on a dependency, it now waits as long as the replay
@@ -98,8 +99,9 @@ def match(trace: Trace, g: StepGraph, name: str, rank: int | None = None) -> Boo
     out = is_gpu & (g.row >= 0) & wanted[trace.slices.name[safe_row]]
     cpu, launched = _in_ranges(trace, g, wanted)
     if not cpu.any() and not launched.any() and not pattern:
-        module = name_mask(trace.symbols, lambda s: s == MODULE_PREFIX + name)
-        cpu, launched = _in_ranges(trace, g, module)
+        # A module: ``Linear_0``, or its path ``TinyLM_0.Block_1.Attn_1`` (its last name).
+        frame = MODULE_PREFIX + name.rsplit(".", 1)[-1]
+        cpu, launched = _in_ranges(trace, g, name_mask(trace.symbols, lambda s: s == frame))
     return here & (out | cpu | launched)
 
 
@@ -195,10 +197,15 @@ def predict(trace: Trace, g: StepGraph, changes: list[Change]) -> Prediction:
 
 
 def what_if_faster(
-    trace: Trace, name: str, factor: float = 2.0, number: int | None = None
+    trace: Trace,
+    name: str,
+    factor: float = 2.0,
+    number: int | None = None,
+    rows: npt.ArrayLike | None = None,
 ) -> tuple[StepGraph, Prediction]:
     """The graph of step ``number`` (the median step by default) and its prediction with
-    ``name`` ``factor`` times faster: the app's "What if 2x faster?".
+    ``name`` ``factor`` times faster: the app's "What if 2x faster?". ``rows``: GPU slice rows
+    that are the name's too (a module's backward kernels, which attribution finds).
 
     Raises
     ------
@@ -206,7 +213,11 @@ def what_if_faster(
         No step to graph (the message says why).
     """
     g = step_graph(trace, number)
-    return g, predict(trace, g, [Change(name, factor)])
+    mask = None
+    if rows is not None:
+        extra = (g.thread < 0) & (g.row >= 0) & np.isin(g.row, np.asarray(rows, dtype=np.int64))
+        mask = match(trace, g, name) | extra
+    return g, predict(trace, g, [Change(name, factor, mask=mask)])
 
 
 def path_rows(g: StepGraph, path: Path) -> I64:

@@ -45,3 +45,27 @@ def test_what_if_an_op_were_2x_faster(qtbot, data_dir, capsys) -> None:
     view.shape_box.setChecked(True)
     view.select_row(0)
     assert not view.whatif.button.isEnabled()
+
+
+def test_what_if_a_module_were_2x_faster(qtbot, data_dir) -> None:
+    from gpuviz.gui.views.ops.qt_modules import QtModulesView
+
+    bd = compute_breakdowns(load_trace(str(data_dir / TINYLM)))
+    view = QtModulesView(bd)
+    qtbot.addWidget(view)
+    key = "TinyLM_0.Block_1.Attn_1"
+    i = next(k for k, r in enumerate(bd.module.rows) if r.key == key)
+    assert view._select_node(lambda n: n.row == i)
+    assert view.whatif.button.isEnabled()
+    view.whatif.button.click()
+    assert "predicted by replay with TinyLM_0.Block_1.Attn_1 2× faster" in view.whatif.text()
+    # Forward and backward: the module's kernels (attribution's, backward ones included)
+    # are changed, not only those launched inside its forward frames.
+    from gpuviz.analysis.dep_graph import step_graph
+    from gpuviz.analysis.whatif import match
+
+    g = step_graph(bd.trace)
+    forward = match(bd.trace, g, key) & (g.thread < 0)
+    kernels = view.selected_kernels()
+    in_step = np.isin(kernels, g.row[g.thread < 0])
+    assert in_step.sum() > forward.sum() > 0

@@ -36,6 +36,7 @@ class QtWhatIf(QWidget):
         super().__init__(parent)
         self.trace: Any = None
         self.name: str | None = None
+        self.rows: Any = None
         self._rows = np.empty(0, dtype=np.int64)
         self.button = QPushButton("What if 2× faster?")
         self.button.setToolTip(
@@ -55,9 +56,10 @@ class QtWhatIf(QWidget):
         layout.addWidget(self.answer, 1)
         layout.addWidget(self.outline)
 
-    def set_target(self, trace: Any, name: str | None) -> None:
-        """The trace, and the name the button will make faster (None: nothing selected)."""
-        self.trace, self.name = trace, name
+    def set_target(self, trace: Any, name: str | None, rows: Any = None) -> None:
+        """The trace, and the name the button will make faster (None: nothing selected);
+        ``rows``: GPU slice rows that are the name's too (a module's backward kernels)."""
+        self.trace, self.name, self.rows = trace, name, rows
         self.button.setEnabled(trace is not None and bool(name))
         self.outline.setEnabled(False)
         set_plain(self.answer, "")
@@ -73,7 +75,7 @@ class QtWhatIf(QWidget):
         if self.trace is None or not self.name:
             return
         try:
-            g, p = what_if_faster(self.trace, self.name, FACTOR)
+            g, p = what_if_faster(self.trace, self.name, FACTOR, rows=self.rows)
         except ValueError as exc:
             set_plain(self.answer, f"No prediction: {exc}")
             return
