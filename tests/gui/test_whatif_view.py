@@ -7,6 +7,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -69,3 +70,21 @@ def test_what_if_a_module_were_2x_faster(qtbot, data_dir) -> None:
     kernels = view.selected_kernels()
     in_step = np.isin(kernels, g.row[g.thread < 0])
     assert in_step.sum() > forward.sum() > 0
+
+
+def test_the_insights_bar_of_the_critical_path(qtbot, data_dir, capsys) -> None:
+    from gpuviz.analysis.advisor import advise
+    from gpuviz.gui.views.insights.qt_insights import QtInsightsView
+
+    path = data_dir / "gloo_2rank_h100"
+    view = QtInsightsView(advise(load_trace(str(path))))
+    qtbot.addWidget(view)
+    assert view.path_bar.parts() == []  # nothing computed until asked
+    view.path_bar.button.click()
+    parts = dict(view.path_bar.parts())
+    # The figures of gpuviz critical-path for the same (median) step.
+    assert main(["critical-path", str(path), "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert parts == {c: v["us"] for c, v in j["by_category"].items()}
+    assert sum(parts.values()) == pytest.approx(j["span_us"], abs=0.01)
+    assert view.path_bar.label.text().startswith(f"Step {j['step']}: ")
