@@ -3,7 +3,8 @@
 "Critical path" replays the median step's dependency graph
 (:func:`gpuviz.analysis.dep_graph.step_graph`, :mod:`gpuviz.analysis.critical_path`) and draws
 the path's time split into compute, communication, copies, CPU and waits, the figures of
-``gpuviz critical-path``. It runs on a click, on the GUI thread (one step's graph: tens of
+``gpuviz critical-path``; "Outline" outlines the path's slices on the Timeline. It runs on a
+click, on the GUI thread (one step's graph: tens of
 milliseconds for a few thousand nodes), not when the view opens.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt
+import numpy as np
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -48,11 +50,24 @@ class _Bar(QWidget):
 
 
 class QtPathBar(QWidget):
-    """A "Critical path" button, the bar of its categories and their figures."""
+    """A "Critical path" button, the bar of its categories, their figures, and "Outline".
+
+    Signals
+    -------
+    showRows(object)
+        The slice rows (int64 array) of the path's work, to outline on the Timeline.
+    """
+
+    showRows = Signal(object)
 
     def __init__(self, trace: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.trace = trace
+        self.rows = np.empty(0, dtype=np.int64)
+        self.outline = QPushButton("Outline")
+        self.outline.setToolTip("outline the critical path's slices on the Timeline")
+        self.outline.setEnabled(False)
+        self.outline.clicked.connect(lambda: self.showRows.emit(self.rows))
         self.button = QPushButton("Critical path")
         self.button.setToolTip("replay the median step's dependency graph: what its end waited for")
         self.button.setEnabled(trace is not None)
@@ -65,6 +80,7 @@ class QtPathBar(QWidget):
         layout.addWidget(self.button)
         layout.addWidget(self.bar, 1)
         layout.addWidget(self.label, 2)
+        layout.addWidget(self.outline)
 
     def parts(self) -> list[tuple[str, float]]:
         """``(category, µs)`` of the path drawn (empty before a click)."""
@@ -80,8 +96,13 @@ class QtPathBar(QWidget):
         except ValueError as exc:
             set_plain(self.label, f"No critical path: {exc}")
             return
+        from gpuviz.analysis.whatif import path_rows
+
         rp = replay(g)
-        j = path_json(self.trace, g, rp, critical_path(g, rp), top=1)
+        path = critical_path(g, rp)
+        j = path_json(self.trace, g, rp, path, top=1)
+        self.rows = path_rows(g, path)
+        self.outline.setEnabled(len(self.rows) > 0)
         self.bar.parts = [(c, float(v["us"])) for c, v in j["by_category"].items()]
         self.bar.update()
         shown = ", ".join(
