@@ -11,7 +11,8 @@ the order tried:
   too): the CPU pieces inside every such range on its thread, and the GPU work launched from
   them (a module's forward: its backward kernels are launched by the autograd engine).
 
-``*`` and ``?`` in NAME match any text (``*gemm*``). ``rank`` limits a change to one rank.
+``*`` and ``?`` in NAME match any text (``*gemm*``), unless NAME is a name of the trace as
+it is (C++ kernel names hold ``*``). ``rank`` limits a change to one rank.
 Nothing else changes: where work waited on a dependency, it now waits as long as the replay
 says (slack is kept, not the recorded wait); gaps on the CPU (Python between ops, a launch's
 latency) stay as recorded. A removed synchronize no longer waits for the GPU.
@@ -89,7 +90,8 @@ def match(trace: Trace, g: StepGraph, name: str, rank: int | None = None) -> Boo
         except ValueError:
             return np.zeros(len(g), dtype=bool)
         return here & (g.rank == r)
-    pattern = any(c in name for c in "*?[")
+    # A name in the trace is itself (C++ kernel names hold ``*`` and ``[]``), else a pattern.
+    pattern = trace.symbols.find(name) < 0 and any(c in name for c in "*?[")
     wanted = name_mask(
         trace.symbols,
         (lambda s: fnmatch.fnmatchcase(s, name)) if pattern else (lambda s: s == name),

@@ -282,3 +282,22 @@ def test_a_range_matches_gpu_work_launched_before_the_step_window() -> None:
     # By hand: K2 takes no time and no delay: the step's work ends where it starts.
     assert int(p.measured_ns[0]) == 1001 * US
     assert int(p.predicted_ns[0]) == 0
+
+
+def test_a_kernel_name_with_pattern_characters_is_itself() -> None:
+    """C++ kernel names hold ``*`` and ``[]``: a name of the trace is matched as it is."""
+    name = "void k<float*, 4>(float [4])"
+    trace = make_trace(
+        [
+            ev(Kind.USER_ANNOTATION, 0, 1000 * US, "ProfilerStep#1"),
+            ev(Kind.RUNTIME, 10 * US, 5 * US, "cudaLaunchKernel", corr=1),
+            ev(Kind.RUNTIME, 20 * US, 5 * US, "cudaLaunchKernel", corr=2),
+            ev(Kind.KERNEL, 20 * US, 100 * US, name, stream=7, corr=1),
+            ev(Kind.KERNEL, 121 * US, 100 * US, "void k<float*, 8>(float [8])", stream=7, corr=2),
+        ]
+    )
+    g = _graph(trace)
+    p = predict(trace, g, [Change(name)])
+    assert p.matched == [1]
+    # As a pattern it names both ("*" any text, "?" any character).
+    assert predict(trace, g, [Change("void k<float?, *")]).matched == [2]

@@ -88,3 +88,21 @@ def test_the_insights_bar_of_the_critical_path(qtbot, data_dir, capsys) -> None:
     assert parts == {c: v["us"] for c, v in j["by_category"].items()}
     assert sum(parts.values()) == pytest.approx(j["span_us"], abs=0.01)
     assert view.path_bar.label.text().startswith(f"Step {j['step']}: ")
+
+
+def test_what_if_a_kernel_were_2x_faster(qtbot, data_dir) -> None:
+    from gpuviz.analysis.dep_graph import step_graph
+    from gpuviz.analysis.kernels import kernel_table
+    from gpuviz.analysis.whatif import match
+    from gpuviz.gui.views.trace.qt_kernels import QtKernelsView, kernel_rows
+
+    trace = load_trace(str(data_dir / "streams_overlap.json.gz"))
+    view = QtKernelsView(trace, kernel_rows(kernel_table(trace)))
+    qtbot.addWidget(view)
+    name = max(view.model.rows, key=lambda r: r["total_us"])["name"]
+    assert view.select_name(name)
+    view.whatif.button.click()
+    assert f"predicted by replay with {name} 2× faster" in view.whatif.text()
+    g = step_graph(trace)
+    hits = match(trace, g, name)
+    assert hits.any() and {trace.name_of(int(r)) for r in g.row[hits]} == {name}
