@@ -9,7 +9,8 @@ the order tried:
 - an op, a ``record_function`` range or a Python frame (``nn.Module: Linear_0``; a module
   name ``Linear_0`` or path ``TinyLM_0.Block_1.Linear_0`` is tried as ``nn.Module: Linear_0``
   too): the CPU pieces inside every such range on its thread, and the GPU work launched from
-  them (a module's forward: its backward kernels are launched by the autograd engine).
+  them; for a module also the kernels the module table counts in it (its backward's, which
+  the autograd engine launches, and its sub-modules').
 
 ``*`` and ``?`` in NAME match any text (``*gemm*``), unless NAME is a name of the trace as
 it is (C++ kernel names hold ``*``). ``rank`` limits a change to one rank.
@@ -104,7 +105,35 @@ def match(trace: Trace, g: StepGraph, name: str, rank: int | None = None) -> Boo
         # A module: ``Linear_0``, or its path ``TinyLM_0.Block_1.Attn_1`` (its last name).
         frame = MODULE_PREFIX + name.rsplit(".", 1)[-1]
         cpu, launched = _in_ranges(trace, g, name_mask(trace.symbols, lambda s: s == frame))
+        if cpu.any():
+            # Its backward too: the kernels attribution counts in it and its sub-modules.
+            rows = module_kernels(trace, name)
+            launched |= is_gpu & (g.row >= 0) & np.isin(g.row, rows)
     return here & (out | cpu | launched)
+
+
+def module_kernels(trace: Trace, name: str) -> I64:
+    """The kernels (slice rows) the module table counts in module ``name`` (a path, or its
+    last name) and the modules under it, forward and backward; empty without Python stacks."""
+    from gpuviz.analysis.breakdown import NoStacksError, breakdown
+
+    try:
+        table = breakdown(trace, "module")
+    except NoStacksError:
+        return np.empty(0, dtype=np.int64)
+    under = [
+        i
+        for i, r in enumerate(table.rows)
+        if r.kind == "module"
+        and (
+            r.key == name
+            or r.key.startswith(name + ".")
+            or r.key.rsplit(".", 1)[-1] == name
+            or f".{name}." in f".{r.key}"
+        )
+    ]
+    mask = np.isin(table.kernel_row, np.asarray(under, dtype=np.int64))
+    return np.asarray(table.kernel_rows[mask], dtype=np.int64)
 
 
 def _in_ranges(trace: Trace, g: StepGraph, wanted: Bool) -> tuple[Bool, Bool]:

@@ -93,3 +93,24 @@ def test_a_slow_gloo_rank_made_even_predicts_the_even_run() -> None:
     want = float(np.median(actual))
     assert abs(np.median(measured) - want) / want > 0.10  # the slowdown is there to find
     assert abs(np.median(predicted) - want) / want < 0.10
+
+
+def test_a_module_path_names_its_backward_kernels_too() -> None:
+    """``--faster TinyLM_0.Block_1.Attn_1=2``: the module's forward (its frames, on the main
+    thread) and its backward (kernels the autograd thread launched, which attribution counts
+    in it)."""
+    from gpuviz.analysis.dep_graph import step_graph
+    from gpuviz.analysis.whatif import match
+
+    trace = load_trace(DATA / "attribution" / "tinylm_train.json.gz")
+    g = step_graph(trace)
+    hits = match(trace, g, "TinyLM_0.Block_1.Attn_1")
+    gpu = hits & (g.thread < 0) & (g.launch_row >= 0)
+    t = trace.tracks
+    launch_tids = set(t.tid[trace.slices.track[g.launch_row[gpu]]].tolist())
+    frames = [r for r in range(len(trace.slices)) if trace.name_of(r) == "nn.Module: Attn_1"]
+    forward_tids = set(t.tid[trace.slices.track[frames]].tolist())
+    assert forward_tids and launch_tids - forward_tids  # launched off the forward's thread
+    # And nothing of Block_0's attention.
+    other = match(trace, g, "TinyLM_0.Block_0.Attn_0")
+    assert not (hits & other).any()
