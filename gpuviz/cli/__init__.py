@@ -87,6 +87,8 @@ COMMANDS: dict[str, Callable[[Any], None]] = {
     "export": traces.add_export,
     "profile": runs.add_profile,
     "check": traces.add_check,
+    "critical-path": traces.add_critical_path,
+    "whatif": traces.add_whatif,
     "mcp": app.add_mcp,
 }
 """Each command's name and the function that adds its parser, in ``gpuviz --help``'s order."""
@@ -222,7 +224,10 @@ def _env_switch(name: str, value: str | None) -> Iterator[None]:
             os.environ[name] = before
 
 
-TRACE_READERS = frozenset({"summary", "advise", "breakdown", "check", "export", "memory", "split"})
+TRACE_READERS = frozenset(
+    {"summary", "advise", "breakdown", "check", "export", "memory", "split"}
+    | {"critical-path", "whatif"}
+)
 """The commands that only read files: no script of the user's runs in their process."""
 
 
@@ -302,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command or "app"
     install_safe_excepthooks()
     try:
-        module = importlib.import_module(f"gpuviz.commands.{command}")
+        module = importlib.import_module(f"gpuviz.commands.{command.replace('-', '_')}")
         with (
             _cache_switch(getattr(args, "no_cache", False)),
             _env_switch("GPUVIZ_MAX_MEMORY", getattr(args, "max_memory", None)),
