@@ -26,7 +26,7 @@ Writes into OUT_DIR (each trace recorded with ``record_shapes``, ``with_stack``,
   wait kernel, and the same step without each (CUDA-event step times);
 - ``whatif/gloo_slow/`` and ``whatif/gloo_even/``: a 2-rank gloo job (torchrun, both ranks on one
   GPU) whose rank 1 sleeps 8 ms on the CPU in a ``SLOW`` range each step, and the same job
-  without it; per-rank ``rank-N.json.gz`` and ``truth-N.json``.
+  without it; per-rank ``rank-N.json.gz``, the CUDA-event step times in ``truth.json``.
 """
 
 from __future__ import annotations
@@ -312,9 +312,21 @@ def whatif(out: Path, dev: str, small: bool) -> dict[str, Any]:
             ms = _timed_steps(step, 6, dev, prof)
         prof.export_chrome_trace(str(plain))
         _gzip(plain)
-        truth[name] = {"step_ms": ms, "profiled_steps": [2, 3, 4, 5]}
+        truth[name] = _steps_truth(ms)
+    truth["note"] = TRUTH_NOTE
     (out / "truth.json").write_text(json.dumps(truth, indent=1))
     return truth
+
+
+TRUTH_NOTE = (
+    "step_ms: the CUDA-event times of profiled steps 2-4 (ProfilerStep#2-#4); all_step_ms: every "
+    "step of the run (0-1 before the window: warm-up, first all-reduce; 5: its end event is "
+    "recorded after the profiler's stop, so it bounds the step rather than timing it)"
+)
+
+
+def _steps_truth(ms: list[float]) -> dict[str, Any]:
+    return {"step_ms": ms[2:5], "all_step_ms": ms, "profiled_steps": [2, 3, 4, 5]}
 
 
 def gloo(out: Path, dev: str, small: bool) -> dict[str, Any]:
@@ -339,6 +351,15 @@ def gloo(out: Path, dev: str, small: bool) -> dict[str, Any]:
             str(slow),
         ]
         res[name] = subprocess.run(cmd, timeout=300).returncode
+        # Beside the folder, not in it: a rank folder holds only the ranks' traces.
+        ranks = [json.loads((out / f"{name}.truth-{r}.json").read_text()) for r in (0, 1)]
+        truth_file = out / "truth.json"
+        truth = json.loads(truth_file.read_text()) if truth_file.exists() else {}
+        per_rank = [_steps_truth(r["step_ms"]) for r in ranks]
+        truth[name] = {k: [r[k] for r in per_rank] for k in ("step_ms", "all_step_ms")}
+        truth[name].update(profiled_steps=[2, 3, 4, 5], ranks=[0, 1])
+        truth["note"] = TRUTH_NOTE
+        truth_file.write_text(json.dumps(truth, indent=1))
     return res
 
 
@@ -371,7 +392,7 @@ def gloo_worker(folder: Path, dev: str, slow: bool) -> int:
         ms = _timed_steps(step, 6, dev, prof)
     prof.export_chrome_trace(str(plain))
     _gzip(plain)
-    (folder / f"truth-{rank}.json").write_text(
+    (folder.parent / f"{folder.name}.truth-{rank}.json").write_text(
         json.dumps({"rank": rank, "step_ms": ms, "profiled_steps": [2, 3, 4, 5]}, indent=1)
     )
     dist.destroy_process_group()
