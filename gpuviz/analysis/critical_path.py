@@ -181,6 +181,12 @@ def _name(trace: Trace, row: int) -> str:
     return "(outside ops)" if row < 0 else trace.name_of(row)
 
 
+def rank_json(rank: int) -> int | None:
+    """A rank as JSON: null for a single process's trace (no distributed rank), as ``summary``
+    writes it."""
+    return None if rank < 0 else rank
+
+
 def _us(ns: float) -> float:
     return round(float(ns) / 1000.0, 3)
 
@@ -222,7 +228,7 @@ def path_json(
         return [
             {
                 "name": k[0],
-                "rank": k[1],
+                "rank": rank_json(k[1]),
                 "calls": int(v[0]),
                 "us": _us(v[1]),
                 "share": round(v[1] / span, 4),
@@ -235,7 +241,7 @@ def path_json(
     measured, _ = step_times(g, rp)
     return {
         "step": int(g.number),
-        "ranks": [int(r) for r in g.ranks.tolist()],
+        "ranks": [rank_json(int(r)) for r in g.ranks.tolist()],
         "step_us": _us(step_ns if step_ns is not None else measured.max() if len(measured) else 0),
         "span_us": _us(path.span_ns),
         "by_category": {
@@ -243,7 +249,8 @@ def path_json(
             for c, v in zip(CATEGORIES, by_cat.tolist(), strict=True)
         },
         "ranks_on_path": [
-            {"rank": r, "us": _us(v), "share": round(v / span, 4)} for r, v in ranks.items()
+            {"rank": rank_json(r), "us": _us(v), "share": round(v / span, 4)}
+            for r, v in ranks.items()
         ],
         "kernels": rows(gpu, g.row[path.nodes]),
         "ops": rows(~gpu, g.outer[path.nodes]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuviz.analysis.critical_path import critical_path, path_json, replay
+from gpuviz.analysis.critical_path import critical_path, path_json, rank_json, replay
 from gpuviz.analysis.dep_graph import StepGraph, step_graph
 from gpuviz.analysis.whatif import Change, Prediction, predict
 from gpuviz.report.tables import text_table
@@ -28,13 +28,17 @@ def _ms(us: float) -> str:
     return f"{us / 1000.0:.3f}"
 
 
+def _rank(rank: int | None) -> str:
+    return "-" if rank is None else str(rank)
+
+
 def _pct(share: float) -> str:
     return f"{100.0 * share:.1f}%"
 
 
 def format_path(j: dict[str, Any], title: str = "critical path") -> list[str]:
     """The lines of one critical path (:func:`path_report`'s JSON)."""
-    ranks = ", ".join(str(r) for r in j["ranks"])
+    ranks = ", ".join(_rank(r) for r in j["ranks"])
     lines = [
         f"{title} of step {j['step']} (rank {ranks}): {_ms(j['span_us'])} ms "
         f"of a {_ms(j['step_us'])} ms step"
@@ -46,7 +50,8 @@ def format_path(j: dict[str, Any], title: str = "critical path") -> list[str]:
     )
     if len(j["ranks"]) > 1:
         on = ", ".join(
-            f"rank {r['rank']} {_ms(r['us'])} ms ({_pct(r['share'])})" for r in j["ranks_on_path"]
+            f"rank {_rank(r['rank'])} {_ms(r['us'])} ms ({_pct(r['share'])})"
+            for r in j["ranks_on_path"]
         )
         lines.append(f"ranks on it: {on}")
     for key, what in (("kernels", "kernels, copies and sets"), ("ops", "top-level ops (CPU)")):
@@ -55,7 +60,7 @@ def format_path(j: dict[str, Any], title: str = "critical path") -> list[str]:
             lines += text_table(
                 ("ms", "share", "calls", "rank", "name"),
                 [
-                    (_ms(r["us"]), _pct(r["share"]), r["calls"], r["rank"], r["name"])
+                    (_ms(r["us"]), _pct(r["share"]), r["calls"], _rank(r["rank"]), r["name"])
                     for r in j[key]
                 ],
                 left=(4,),
@@ -93,7 +98,7 @@ def whatif_report(
         "saving_us": round((measured - predicted) / 1000.0, 3),
         "ranks": [
             {
-                "rank": int(r),
+                "rank": rank_json(int(r)),
                 "measured_us": round(m / 1000.0, 3),
                 "predicted_us": round(q / 1000.0, 3),
             }
@@ -112,7 +117,8 @@ def format_whatif(j: dict[str, Any]) -> list[str]:
     lines = [f"what if, step {j['step']}:"]
     for c in j["changes"]:
         lines.append(
-            f"  {c['change']}: {c['matched_nodes']} pieces of work, {_ms(c['matched_us'])} ms"
+            f"  {c['change']}: {c['matched_nodes']} piece{'s' if c['matched_nodes'] != 1 else ''} "
+            f"of work, {_ms(c['matched_us'])} ms"
         )
     m, q = j["measured_step_us"], j["predicted_step_us"]
     share = (m - q) / m if m else 0.0
@@ -123,7 +129,7 @@ def format_whatif(j: dict[str, Any]) -> list[str]:
     if len(j["ranks"]) > 1:
         for r in j["ranks"]:
             lines.append(
-                f"  rank {r['rank']}: {_ms(r['measured_us'])} -> {_ms(r['predicted_us'])} ms"
+                f"  rank {_rank(r['rank'])}: {_ms(r['measured_us'])} -> {_ms(r['predicted_us'])} ms"
             )
     lines += format_path(j["critical_path_after"], "new critical path")
     return lines
