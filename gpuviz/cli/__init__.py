@@ -243,6 +243,20 @@ def blas_threads(command: str) -> str | None:
 
 
 @contextmanager
+def _cluster_switch(args: argparse.Namespace) -> Iterator[None]:
+    """With ``--cluster ADDRESS`` (or ``GPUVIZ_CLUSTER``, for the commands that take the
+    option), the command's rank-folder work goes to that Dask cluster while it runs
+    (:func:`gpuviz.trace.cluster.using`); closed after, and a LocalCluster it started stopped."""
+    if not hasattr(args, "cluster"):
+        yield
+        return
+    from gpuviz.trace import cluster  # light: Dask itself only when an address is given
+
+    with cluster.using(cluster.address_of(args.cluster)):
+        yield
+
+
+@contextmanager
 def _cache_switch(off: bool) -> Iterator[None]:
     """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
 
@@ -307,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cache_switch(getattr(args, "no_cache", False)),
             _env_switch("GPUVIZ_MAX_MEMORY", getattr(args, "max_memory", None)),
             _env_switch("OPENBLAS_NUM_THREADS", blas_threads(command)),
+            _env_switch("GPUVIZ_CACHE_DIR", getattr(args, "cache_dir", None)),
+            _cluster_switch(args),
         ):
             return int(module.main(args) or 0)
     except BadInputError as exc:

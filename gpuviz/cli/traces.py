@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpuviz.cli.options import add_max_memory, add_no_cache, add_peak_options, percent
+from gpuviz.cli.options import (
+    add_cluster,
+    add_max_memory,
+    add_no_cache,
+    add_peak_options,
+    percent,
+)
 
 
 def add_summary(sub: Any) -> None:
@@ -16,6 +22,7 @@ def add_summary(sub: Any) -> None:
     add_peak_options(s)
     add_no_cache(s)
     add_max_memory(s)
+    add_cluster(s)
 
 
 def add_split(sub: Any) -> None:
@@ -50,6 +57,7 @@ def add_advise(sub: Any) -> None:
     ad.add_argument("--json", action="store_true")
     add_no_cache(ad)
     add_max_memory(ad)
+    add_cluster(ad)
 
 
 def add_breakdown(sub: Any) -> None:
@@ -77,6 +85,7 @@ def add_breakdown(sub: Any) -> None:
     add_peak_options(b)
     add_no_cache(b)
     add_max_memory(b)
+    add_cluster(b)
 
 
 def add_export(sub: Any) -> None:
@@ -144,6 +153,7 @@ def add_check(sub: Any) -> None:
     )
     add_no_cache(c)
     add_max_memory(c)
+    add_cluster(c)
 
 
 __all__ = [
