@@ -72,7 +72,7 @@ def test_a_missing_file_is_named_and_the_others_answered(local: cluster.Cluster)
     )
     assert got == [os.path.getsize(good), None]
     assert len(errors) == 1 and "/nonexistent/rank-9.json" in errors[0]
-    with pytest.raises(BadInputError, match="rank-9.json"):  # no on_error: as the local pool
+    with pytest.raises(BadInputError, match=r"rank-9\.json"):  # no on_error: as the local pool
         cluster.map_files(local, _size, [good, "/nonexistent/rank-9.json"])
 
 
