@@ -103,10 +103,11 @@ def read_on_cluster(
 def decode_file(file: int, path: str, compress: bool, drop: Sequence[str]) -> dict[str, Any]:
     """On a worker: the whole-file reply of ``path`` (file ``file`` of the trace), as an
     import child's (see the module docstring), numbered afresh."""
-    from gpuviz.trace.gcpause import release_freed_memory
+    from gpuviz.trace.gcpause import gc_paused, release_freed_memory
     from gpuviz.trace.kineto_chunk_decoder import ChunkDecoder
 
-    reply = ChunkDecoder(compress, drop).read_file(file, path)
+    with gc_paused():  # as the importer: many short-lived objects, no cycles
+        reply = ChunkDecoder(compress, drop).read_file(file, path)
     release_freed_memory()
     return reply
 
