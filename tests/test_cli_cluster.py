@@ -140,3 +140,20 @@ def test_an_unreachable_scheduler_exits_2_with_one_line(
 def test_a_malformed_local_count_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _run(capsys, "advise", str(DATA / "ddp_2rank"), "--cluster", "local:zero")
     assert rc == 2 and "local:zero" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_cluster_that_cannot_start_fails_the_work_and_is_checks_internal_failure(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuviz.errors import WorkFailedError
+
+    def refuse(address: str) -> None:
+        raise WorkFailedError(f"--cluster {address}: the LocalCluster did not start (test)")
+
+    monkeypatch.setattr(cluster, "connect", refuse)
+    path = str(DATA / "ddp_2rank")
+    rc, _, err = _run(capsys, "summary", path, "--cluster", "local:2")
+    assert rc == 1 and "did not start" in err
+    # check's 1 is a regression: a gate must not read the failure as one.
+    rc, _, err = _run(capsys, "check", path, "--against", path, "--cluster", "local:2")
+    assert rc == 3 and "did not start" in err

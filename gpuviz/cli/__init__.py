@@ -27,6 +27,7 @@ from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+EXIT_CHECK_INTERNAL = 3  # gpuviz check's internal failure (gpuviz.commands.check.EXIT_INTERNAL)
 
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
@@ -330,7 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except WorkFailedError as exc:
         echo(f"gpuviz {command}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        # check's 1 is a regression: a cluster that failed to start (the only failure that
+        # reaches here from check; its own are 3 already) is its internal failure, 3.
+        return EXIT_CHECK_INTERNAL if command == "check" else EXIT_FAILED
     except KeyboardInterrupt:
         echo(f"gpuviz {command}: cancelled", file=sys.stderr)
         return EXIT_CANCELLED
