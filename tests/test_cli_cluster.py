@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -157,3 +158,16 @@ def test_a_cluster_that_cannot_start_fails_the_work_and_is_checks_internal_failu
     # check's 1 is a regression: a gate must not read the failure as one.
     rc, _, err = _run(capsys, "check", path, "--against", path, "--cluster", "local:2")
     assert rc == 3 and "did not start" in err
+
+
+def test_a_folder_the_cache_holds_is_mapped_here_not_sent_to_the_cluster(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "job"
+    shutil.copytree(DATA / "gloo_4rank_cpu", folder)
+    for f in folder.iterdir():  # settled: files written just now are not cached (racy)
+        os.utime(f, (f.stat().st_atime - 60, f.stat().st_mtime - 60))
+    assert _run(capsys, "breakdown", str(folder), "--json")[0] == 0  # stores the folder's entry
+    rc, out, err = _run(capsys, "summary", str(folder), "--json", "--cluster", scheduler)
+    assert rc == 0 and "ranks done" not in err
+    assert out == _run(capsys, "summary", str(folder), "--json", "--no-cache")[1]

@@ -64,6 +64,10 @@ def summarize_ranks(
 
     on = cluster.active()
     if on is not None:
+        # The folder's entry in the cache is mapped back in a fraction of a second: the
+        # cluster has nothing to do for it.
+        if cache_enabled() and _cached(path, files):
+            return None
         return _on_cluster(on, path, files, args)
     limit = memory_budget.memory_limit()
     if cache_enabled() and (_whole_fits(files, limit) or _cached(path, files)):
