@@ -78,6 +78,7 @@ def gen(world: int, kernels: int, data: Path) -> Path:
             ],
             check=True,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,  # a line per rank file
         )
         tmp.rename(out)
     return out

@@ -239,6 +239,7 @@ def map_files(
     futures = client.map(_Task(func, args), list(files), key=keys, pure=False)
     index = {k: i for i, k in enumerate(keys)}
     state = Progress(len(files))
+    died: set[int] = set()
     try:
         ready = as_completed(futures, loop=client.loop)
         while not ready.is_empty():
@@ -249,21 +250,26 @@ def map_files(
                 time.sleep(POLL_S)
                 continue
             done = [f for f in batch if f.status == "finished"]
-            for fut, (worker, value) in zip(done, client.gather(done) if done else []):
-                results[index[fut.key]] = value
-                state.per_worker[worker] = state.per_worker.get(worker, 0) + 1
+            try:
+                values = client.gather(done) if done else []
+            except Exception:  # a result lost meanwhile (its worker died): each on its own
+                done, values = [], []
+            got = {fut.key: v for fut, v in zip(done, values)}
             for fut in batch:
                 i = index[fut.key]
-                if fut.status != "finished":
-                    try:
-                        fut.result()
-                    except KilledWorker as exc:
-                        results[i] = (False, f"{files[i]}: its worker died ({_one_line(exc)})")
-                    except Exception as exc:  # not the file's fault: the task could not run
-                        raise WorkFailedError(
-                            f"{files[i]}: the task failed on the cluster ({_one_line(exc)}); "
-                            "the workers need the same gpuviz and Python packages as this client"
-                        ) from None
+                try:
+                    worker, results[i] = got[fut.key] if fut.key in got else fut.result()
+                except KilledWorker as exc:
+                    died.add(i)
+                    results[i] = (False, f"{files[i]}: its worker died ({_one_line(exc)})")
+                    worker = "died"
+                except Exception as exc:  # not the file's fault: the task could not run
+                    raise WorkFailedError(
+                        f"{files[i]}: the task failed on the cluster ({_one_line(exc)}); "
+                        "the workers need the same gpuviz and Python packages as this client"
+                    ) from None
+                if worker != "died":
+                    state.per_worker[worker] = state.per_worker.get(worker, 0) + 1
                 fut.release()
                 state.done += 1
             if progress is not None:
@@ -273,14 +279,12 @@ def map_files(
         with contextlib.suppress(Exception):
             client.cancel([f for f in futures if not f.done()], force=True)
     out: list[T | None] = []
-    for r in results:
+    for i, r in enumerate(results):
         assert r is not None  # every task finished
         ok, value = r
         if not ok:
             if on_error is None:
-                if "its worker died" in value:
-                    raise WorkFailedError(value)
-                raise BadInputError(value)
+                raise WorkFailedError(value) if i in died else BadInputError(value)
             on_error(value)
             value = None
         out.append(value)
