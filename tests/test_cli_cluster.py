@@ -171,3 +171,35 @@ def test_a_folder_the_cache_holds_is_mapped_here_not_sent_to_the_cluster(
     rc, out, err = _run(capsys, "summary", str(folder), "--json", "--cluster", scheduler)
     assert rc == 0 and "ranks done" not in err
     assert out == _run(capsys, "summary", str(folder), "--json", "--no-cache")[1]
+
+
+def test_on_a_terminal_the_bar_says_ranks_done_per_worker(
+    capsys: pytest.CaptureFixture[str], scheduler: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typing import Any
+
+    from rich.progress import Progress
+
+    from gpuviz.commands import reading
+
+    monkeypatch.setattr(reading, "_stderr_is_terminal", lambda: True)
+    seen: list[Any] = []
+    real_update = Progress.update
+
+    def update(self: Progress, task: Any, **kw: Any) -> None:
+        seen.append(kw.get("left"))
+        real_update(self, task, **kw)
+
+    monkeypatch.setattr(Progress, "update", update)
+    rc, _, _ = _run(
+        capsys,
+        "summary",
+        str(DATA / "gloo_4rank_cpu"),
+        "--json",
+        "--no-cache",
+        "--cluster",
+        scheduler,
+    )
+    assert rc == 0
+    texts = [t for t in seen if t and "ranks done" in t]
+    assert texts and "4/4 ranks done; by worker: tcp://" in texts[-1]

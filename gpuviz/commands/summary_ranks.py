@@ -131,7 +131,10 @@ def _on_cluster(
             on, cluster_part, files, override, where, progress=report, on_error=failed.append
         )
 
-    parts = [p for p in with_progress(path, read) if p is not None]
+    def detail() -> str:
+        return state[0].line() if state else ""
+
+    parts = [p for p in with_progress(path, read, detail) if p is not None]
     if state:
         echo(f"gpuviz: cluster {terminal_safe(on.address)}: {state[0].line()}", file=sys.stderr)
     for line in failed:
