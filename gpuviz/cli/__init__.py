@@ -27,6 +27,7 @@ from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+EXIT_CHECK_INTERNAL = 3  # gpuviz check's internal failure (gpuviz.commands.check.EXIT_INTERNAL)
 
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
@@ -248,6 +249,20 @@ def blas_threads(command: str) -> str | None:
 
 
 @contextmanager
+def _cluster_switch(args: argparse.Namespace) -> Iterator[None]:
+    """With ``--cluster ADDRESS`` (or ``GPUVIZ_CLUSTER``, for the commands that take the
+    option), the command's rank-folder work goes to that Dask cluster while it runs
+    (:func:`gpuviz.trace.cluster.using`); closed after, and a LocalCluster it started stopped."""
+    if not hasattr(args, "cluster"):
+        yield
+        return
+    from gpuviz.trace import cluster  # light: Dask itself only when an address is given
+
+    with cluster.using(cluster.address_of(args.cluster)):
+        yield
+
+
+@contextmanager
 def _cache_switch(off: bool) -> Iterator[None]:
     """With ``--no-cache``, GPUVIZ_NO_CACHE=1 while the command runs.
 
@@ -312,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _cache_switch(getattr(args, "no_cache", False)),
             _env_switch("GPUVIZ_MAX_MEMORY", getattr(args, "max_memory", None)),
             _env_switch("OPENBLAS_NUM_THREADS", blas_threads(command)),
+            _env_switch("GPUVIZ_CACHE_DIR", getattr(args, "cache_dir", None)),
+            _cluster_switch(args),
         ):
             return int(module.main(args) or 0)
     except BadInputError as exc:
@@ -319,7 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except WorkFailedError as exc:
         echo(f"gpuviz {command}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        # check's 1 is a regression: a cluster that failed to start (the only failure that
+        # reaches here from check; its own are 3 already) is its internal failure, 3.
+        return EXIT_CHECK_INTERNAL if command == "check" else EXIT_FAILED
     except KeyboardInterrupt:
         echo(f"gpuviz {command}: cancelled", file=sys.stderr)
         return EXIT_CANCELLED

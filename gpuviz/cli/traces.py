@@ -9,6 +9,7 @@ from typing import Any
 
 from gpuviz.cli.options import (
     add_capture_trace,
+    add_cluster,
     add_max_memory,
     add_no_cache,
     add_peak_options,
@@ -23,6 +24,7 @@ def add_summary(sub: Any) -> None:
     add_peak_options(s)
     add_no_cache(s)
     add_max_memory(s)
+    add_cluster(s)
 
 
 def add_split(sub: Any) -> None:
@@ -58,6 +60,7 @@ def add_advise(sub: Any) -> None:
     add_capture_trace(ad)
     add_no_cache(ad)
     add_max_memory(ad)
+    add_cluster(ad)
 
 
 def add_breakdown(sub: Any) -> None:
@@ -86,6 +89,7 @@ def add_breakdown(sub: Any) -> None:
     add_peak_options(b)
     add_no_cache(b)
     add_max_memory(b)
+    add_cluster(b)
 
 
 def add_export(sub: Any) -> None:
@@ -153,6 +157,7 @@ def add_check(sub: Any) -> None:
     )
     add_no_cache(c)
     add_max_memory(c)
+    add_cluster(c)
 
 
 _GRAPH_EXITS = (

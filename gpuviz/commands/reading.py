@@ -91,9 +91,15 @@ def _read(path: str | os.PathLike[str], meanwhile: Sequence[Callable[[], object]
     )
 
 
-def with_progress(path: str | os.PathLike[str], read: Callable[[OnProgress | None], T]) -> T:
+def with_progress(
+    path: str | os.PathLike[str],
+    read: Callable[[OnProgress | None], T],
+    detail: Callable[[], str] | None = None,
+) -> T:
     """``read(progress)``, drawing a bar on stderr from the fractions it reports to
-    ``progress`` (None when stderr is not a terminal: nothing is drawn)."""
+    ``progress`` (None when stderr is not a terminal: nothing is drawn); ``detail()``, when
+    given, is shown after the time left at each report (``--cluster``: ranks done per
+    worker)."""
     if not _stderr_is_terminal():
         return read(None)
     from rich.console import Console
@@ -123,6 +129,8 @@ def with_progress(path: str | os.PathLike[str], read: Callable[[OnProgress | Non
 
     def progress(frac: float) -> None:
         left = describe_time_left(estimate.update(frac, time.monotonic() - start))
+        if detail is not None:
+            left = f"{left}  {escape(terminal_safe(detail(), one_line=True))}".strip()
         bar.update(task, completed=frac, left=left)
 
     with bar:

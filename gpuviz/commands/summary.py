@@ -95,7 +95,7 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
 
             text += "\n\n" + "\n".join(serving_lines(serving))
     output = Output(text, err)
-    if dropped:  # not the whole trace: print it, keep nothing
+    if dropped or summary.incomplete is not None:  # not the whole trace: print, keep nothing
         for line in err:
             echo(line, file=sys.stderr)
         echo(text)
@@ -351,6 +351,11 @@ def format_summary(s: Summary) -> str:
         f"events: {s.events}  skipped: {s.warnings}  span: {_ms(s.span_ns)} ms  ranks: {ranks}"
     )
     lines += warning_lines(s.warning_samples)
+    if s.incomplete is not None:
+        lines.append(
+            f"incomplete: {s.incomplete['ranks_failed']} of {s.incomplete['of']} rank files "
+            "failed and are left out (named on stderr); the figures are the other ranks'"
+        )
     if not s.has_gpu_events:
         lines.append("")
         lines.append(
