@@ -18,7 +18,7 @@ if ! .venv/bin/python -c "import torch" 2>/dev/null; then
     $pip install -q "${GPUVIZ_TORCH:-torch==2.13.0}"
 fi
 if [ "$want_test" = 1 ]; then
-    $pip install -q -e ".[test]"
+    $pip install -q -e ".[test,cluster]"  # cluster: the --cluster tests run on a LocalCluster
 else
     $pip install -q -e .
     # Qt's xcb plugin needs these on a minimal Linux; install them where we are allowed to.

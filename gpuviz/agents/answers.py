@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gpuviz.display import terminal_safe
+from gpuviz.report.shares import pct
 
 if TYPE_CHECKING:
     from gpuviz.analysis.advisor import Advice, Finding
@@ -161,8 +162,8 @@ def mfu_line(hw: Hardware) -> str:
         else ""
     )
     return (
-        f"MFU: mean {ge}{100 * b.mean:.1f}% over {b.steps} step{'s' if b.steps != 1 else ''} "
-        f"(range {100 * b.low:.1f}–{100 * b.high:.1f}%{known}), against the dense peak{of}: "
+        f"MFU: mean {ge}{pct(b.mean)} over {b.steps} step{'s' if b.steps != 1 else ''} "
+        f"(range {pct(b.low)[:-1]}–{pct(b.high)}{known}), against the dense peak{of}: "
         f"{peaks}."
     )
 

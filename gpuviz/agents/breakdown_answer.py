@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuviz.agents.answers import name
 from gpuviz.display import counted
+from gpuviz.report.shares import pct
 
 if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
@@ -232,8 +233,8 @@ def _key_lines(table: Breakdown, total: int) -> list[str]:
         mfus = [r.extra["mfu"] for r in table.rows if r.extra.get("mfu") is not None]
         if mfus:
             out.append(
-                f"MFU: mean {100 * sum(mfus) / len(mfus):.1f}% over {len(mfus)} steps "
-                f"(range {100 * min(mfus):.1f}–{100 * max(mfus):.1f}%)."
+                f"MFU: mean {pct(sum(mfus) / len(mfus))} over {len(mfus)} steps "
+                f"(range {pct(min(mfus))[:-1]}–{pct(max(mfus))})."
             )
         return out
     if by == "kernel":

@@ -94,4 +94,17 @@ def trace_overview_json(
         ],
         "findings": [finding_brief_json(f) for f in advice.findings],
         "rule_errors": {k: name(v, NAME) for k, v in advice.errors.items()},
+        "serving": serving_brief_json(advice),
     }
+
+
+def serving_brief_json(advice: Advice) -> dict[str, Any] | None:
+    """A serving trace's phases, TTFT and TPOT (the ``serving`` object of ``gpuviz summary
+    --json`` without its step rows), or None for a training trace."""
+    ctx = advice.context
+    report = ctx.serving if ctx is not None else None
+    if report is None:
+        return None
+    out = report.to_json()
+    out.pop("steps", None)
+    return dict(out)

@@ -119,6 +119,12 @@ class TraceOverview(BaseModel):
     top_kernels: list[Kernel]
     findings: list[FindingBrief] = Field(description="Every finding, largest saving first")
     rule_errors: dict[str, str] = Field(description="Advisor rules that failed on this trace")
+    serving: dict[str, Any] | None = Field(
+        default=None,
+        description="A serving trace's steps by phase (prefill, decode, mixed): time per step, "
+        "tokens/s, MFU, MBU, graph steps; ttft_us, tpot_us; null for a training trace "
+        "(docs/serving.md)",
+    )
 
 
 class AtTime(BaseModel):

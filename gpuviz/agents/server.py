@@ -527,4 +527,9 @@ def overview_of(p: Path, name: str, store: Store, detail: bool) -> Figures:
     except Exception:  # nor without the top ops and modules
         log.exception("breakdown failed")
     text = trace_overview(name, advice, summary, detail, hw, where)
-    return text, trace_overview_json(advice, summary, hw, ops, modules, missing)
+    figures = trace_overview_json(advice, summary, hw, ops, modules, missing)
+    if figures.get("serving") is not None:  # a serving trace: its phases (docs/serving.md)
+        from gpuviz.report.serving import serving_lines
+
+        text += "\n\n" + "\n".join(serving_lines(figures["serving"]))
+    return text, figures

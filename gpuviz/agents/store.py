@@ -176,10 +176,11 @@ class Store:
 
         def load() -> Trace:
             from gpuviz.analysis.compiled_regions import attach_sibling_compile_info
-            from gpuviz.trace.kineto import load_trace
+            from gpuviz.trace.graph_captures import load_with_captures
 
             self._count_load()
-            trace = load_trace(path)
+            # With its graph captures (capture_traces/ beside it), as `gpuviz breakdown` reads it.
+            trace = load_with_captures(path)
             # A compiled model's NAME.compile/ beside it: kernels on the model's modules/lines.
             attach_sibling_compile_info(trace, path)
             return trace

@@ -17,6 +17,7 @@ import numpy as np
 from gpuviz.analysis.attribution import Attribution, attribute
 from gpuviz.analysis.breakdown_table import BY_VALUES, Breakdown, BreakdownRow
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins, refine
+from gpuviz.analysis.graph_merge import add_captured, merge_of, without_merged
 from gpuviz.analysis.modules import module_table
 from gpuviz.analysis.op_table import node_times, op_table
 from gpuviz.analysis.source_lines import line_table
@@ -63,6 +64,17 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
         raise NoStacksError(NO_STACKS)
     if by == "step":
         return step_breakdown_table(att)
+    # Compiled code's kernels to the modules and lines that wrote them (issue 49): from the
+    # compile-info folder a command attached to the trace, else from kernel names.
+    origins = compiled_origins(att, compile_info_of(trace))
+    merge = merge_of(att) if by in ("op", "module", "line") else None
+    if merge is not None:
+        # Graph replays with their capture: each matched kernel where it was captured.
+        base = att.memo("graph_merge_base", lambda: without_merged(att, merge))
+        table = {"op": op_table, "module": module_table}.get(by, lambda a: line_table(a, mine))(
+            base
+        )
+        return refine(add_captured(table, att, merge, mine), att, origins)
     if by == "op":
         table = op_table(att)
     elif by == "op-shape":
@@ -73,9 +85,7 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
         table = line_table(att, mine=mine)
     else:
         table = kernel_breakdown(att)
-    # Compiled code's kernels to the modules and lines that wrote them (issue 49): from the
-    # compile-info folder a command attached to the trace, else from kernel names.
-    return refine(table, att, compiled_origins(att, compile_info_of(trace)))
+    return refine(table, att, origins)
 
 
 def kernel_breakdown(att: Attribution) -> Breakdown:
@@ -105,9 +115,13 @@ def kernel_breakdown(att: Attribution) -> Breakdown:
 def step_breakdown_table(att: Attribution) -> Breakdown:
     """Steps (``gpuviz.analysis.steps.find_steps``) in order: wall time, host time, and the
     device time of the kernels launched inside each step's host window."""
+    from gpuviz.analysis.serving_steps import is_serving, serving_steps
+
     trace = att.trace
     steps = find_steps(trace)
     n = len(steps.number)
+    # A serving step's phase, requests and tokens (docs/serving.md); training rows keep theirs.
+    sv = serving_steps(trace, steps) if is_serving(steps) else None
     launch = att.gpu_launch
     ok = launch >= 0
     launch_ns = np.where(ok, att.forest.start_ns[np.maximum(launch, 0)], -1)
@@ -150,7 +164,20 @@ def step_breakdown_table(att: Attribution) -> Breakdown:
                 device_total_ns=dev,
                 kind="step",
                 duration_ns=int(steps.end_ns[i] - steps.start_ns[i]),
-                extra={"rank": None if rank < 0 else rank, "step": int(steps.number[i])},
+                extra={
+                    "rank": None if rank < 0 else rank,
+                    "step": int(steps.number[i]),
+                    **(
+                        {}
+                        if sv is None
+                        else {
+                            "phase": sv.phase[i],
+                            "requests": sv.requests[i],
+                            "tokens": sv.tokens[i],
+                            "graph": sv.graph[i],
+                        }
+                    ),
+                },
             )
         )
     return Breakdown(

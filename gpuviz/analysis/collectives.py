@@ -166,8 +166,10 @@ def collective_parts(trace: Trace) -> _Parts:
     names: list[str] = []
     seqs: list[int] = []
     # Kernels: group by process group where the args say it, else by NCCL stream order.
-    for rank in kernel_ranks.tolist():
-        mine = kernels[slice_rank[kernels] == rank]
+    # Each rank's kernels by one sort, not a scan of all ranks' per rank (issue 51).
+    by_rank = kernels[np.lexsort((kernels, slice_rank[kernels]))]
+    cut = np.flatnonzero(np.diff(slice_rank[by_rank])) + 1
+    for mine in np.split(by_rank, cut) if len(by_rank) else []:
         mine = mine[np.argsort(s.start_ns[mine], kind="stable")]
         streams = t.stream[s.track[mine]]
         _, first = np.unique(streams, return_index=True)
@@ -197,6 +199,37 @@ def collective_parts(trace: Trace) -> _Parts:
         end_ns=start + s.dur_ns[idx],
         row=idx,
     )
+
+
+def _split_by(keys: npt.ArrayLike, rows: I64) -> dict[int, I64]:
+    """``rows`` by their ``keys`` (one per row), in ascending key order, each group in
+    ascending row order."""
+    keys = np.asarray(keys, dtype=np.int64)
+    order = np.lexsort((rows, keys))
+    k, r = keys[order], rows[order]
+    cut = np.flatnonzero(np.diff(k)) + 1
+    return {int(a[0]): b for a, b in zip(np.split(k, cut), np.split(r, cut)) if len(a)}
+
+
+def _rows_by_seq(
+    g: str, parts: _Parts, in_g: I64, col_of: dict[int, int]
+) -> list[tuple[str, str, int, dict[int, int]]]:
+    """Group ``g``'s collectives matched by sequence number: per number, each rank's first part
+    with it (cells in rank order, named by the lowest rank's part). One sort by (seq, rank,
+    part) instead of a scan of the group per number and rank: that was per-pair work, ranks
+    times collectives squared."""
+    seq, rank = parts.seq[in_g], parts.rank[in_g].astype(np.int64)
+    order = np.lexsort((in_g, rank, seq))
+    seq, rank, part = seq[order], rank[order], in_g[order]
+    first = np.ones(len(part), dtype=bool)  # each (seq, rank)'s first part
+    first[1:] = (seq[1:] != seq[:-1]) | (rank[1:] != rank[:-1])
+    seq, rank, part = seq[first], rank[first], part[first]
+    cut = np.flatnonzero(np.diff(seq)) + 1
+    out = []
+    for s_, r_, p_ in zip(np.split(seq, cut), np.split(rank, cut), np.split(part, cut)):
+        cells = {col_of[int(r)]: int(p) for r, p in zip(r_.tolist(), p_.tolist())}
+        out.append((g, parts.name[int(p_[0])], int(s_[0]), cells))
+    return out
 
 
 def _seq_of(args: dict[str, Any]) -> int:
@@ -236,21 +269,12 @@ def align_collectives(trace: Trace, steps: Steps | None = None) -> CollectiveTab
     shifts: dict[tuple[str, int], int] = {}
     for g in sorted(set(parts.group)):
         in_g = np.flatnonzero(group_arr == g)
-        per_rank = {
-            int(r): in_g[parts.rank[in_g] == r] for r in np.unique(parts.rank[in_g]).tolist()
-        }
+        per_rank = _split_by(parts.rank[in_g], in_g)  # one sort (issue 51: no per-pair scans)
         if len(per_rank) < 2:
             continue
         if all((parts.seq[i] >= 0).all() for i in per_rank.values()):
             methods.add("seq")
-            for seq in np.unique(parts.seq[in_g]).tolist():
-                cells = {
-                    col_of[r]: int(i[parts.seq[i] == seq][0])
-                    for r, i in per_rank.items()
-                    if (parts.seq[i] == seq).any()
-                }
-                first = next(iter(cells.values()))
-                out_rows.append((g, parts.name[first], int(seq), cells))
+            out_rows += _rows_by_seq(g, parts, in_g, col_of)
             continue
         ref = max(per_rank, key=lambda r: (len(per_rank[r]), -r))
         by_global: dict[int, dict[int, int]] = {}

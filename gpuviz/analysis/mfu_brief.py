@@ -87,9 +87,11 @@ def mfu_brief(hw: Hardware) -> MfuBrief | None:
     for s in known:
         peaks.update(s.peaks_by_precision)
     covs = [c for c in (s.coverage for s in known) if c is not None]
+    # Most FLOPs first; ties by name: a set's order follows string hashing, which changes from
+    # one process to the next (check's JSON differed between runs of the same trace).
     mixed = sorted(
         {p for s in known for p in s.precisions},
-        key=lambda p: -sum(s.by_precision.get(p, 0.0) for s in known),
+        key=lambda p: (-sum(s.by_precision.get(p, 0.0) for s in known), p),
     )
     return MfuBrief(
         mean=sum(values) / len(values),

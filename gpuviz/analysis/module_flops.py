@@ -23,6 +23,7 @@ from gpuviz.analysis.attribution import Attribution
 from gpuviz.analysis.breakdown_table import Breakdown
 from gpuviz.analysis.compiled_regions import compiled_row_flops
 from gpuviz.analysis.frame_rows import key_totals
+from gpuviz.analysis.graph_replays import GRAPH_FLOPS, graph_held_rows
 from gpuviz.analysis.hardware import Hardware, OpCalls
 from gpuviz.analysis.modules import module_paths, outside_keys
 from gpuviz.analysis.op_args import MAX_CALL_FLOPS
@@ -137,3 +138,7 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         row.extra["mfu"] = None if got is None else round(got, 5)
         row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
         row.extra["mfu_note"] = note
+    for i in graph_held_rows(table, att):
+        # Its graph replays' FLOPs are not counted: the ops ran at capture, not in this trace.
+        row = table.rows[i]
+        row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=GRAPH_FLOPS)

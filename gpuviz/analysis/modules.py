@@ -28,6 +28,7 @@ import numpy.typing as npt
 from gpuviz.analysis.attribution import MODULE_PREFIX, Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.frame_rows import frame_sums, kernel_keys
+from gpuviz.analysis.graph_replays import graph_replays
 from gpuviz.analysis.names import name_mask
 
 I64 = npt.NDArray[np.int64]
@@ -101,7 +102,15 @@ def outside_keys(att: Attribution) -> tuple[I64, list[str]]:
         dense = np.cumsum(used) - 1
         uniq = np.flatnonzero(used)
         names = [NO_OP if u == 0 else att.trace.symbols[int(u) - 1] for u in uniq.tolist()]
-        return dense[ids].astype(np.int64), names
+        keys = dense[ids].astype(np.int64)
+        # A graph replay outside every op is its own unit, "graph N: K kernels", not "(no op)".
+        replays = graph_replays(att)
+        for r in np.flatnonzero(top[replays.launch_node] < 0).tolist():
+            label = replays.label(r)
+            if label not in names:
+                names.append(label)
+            keys[replays.launch_node[r]] = names.index(label)
+        return keys, names
 
     return att.memo("outside_keys", make)
 

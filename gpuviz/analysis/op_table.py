@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.graph_replays import graph_op_rows, loose_graph_launch
 from gpuviz.analysis.node_args import decode_args
 
 I64 = npt.NDArray[np.int64]
@@ -80,8 +81,11 @@ def node_times(att: Attribution) -> tuple[I64, I64, F64, F64]:
         child = (att.kind <= NodeKind.RUNTIME) & (att.op_parent >= 0)
         taken = np.bincount(att.op_parent[child], weights=dur[child], minlength=n)
         cpu_self: I64 = dur - np.rint(taken).astype(np.int64)
-        ok = att.gpu_op >= 0
-        dev_self: F64 = np.bincount(att.gpu_op[ok], weights=att.gpu_dur_ns[ok], minlength=n).astype(
+        # A graph replay outside every op is held at its launch call, so that the ranges
+        # around it (vLLM's execute_… record_function) count it in their device total.
+        holder = np.where(att.gpu_op >= 0, att.gpu_op, loose_graph_launch(att))
+        ok = holder >= 0
+        dev_self: F64 = np.bincount(holder[ok], weights=att.gpu_dur_ns[ok], minlength=n).astype(
             np.float64, copy=False
         )
         dev_total = f.subtree_sum(dev_self)
@@ -168,7 +172,10 @@ def op_table(
     group_of_node = np.full(len(att.forest), -1, dtype=np.int64)
     group_of_node[nodes] = inverse
     kernel_row = np.where(att.gpu_op >= 0, group_of_node[np.maximum(att.gpu_op, 0)], -1)
-    unattributed = int(att.gpu_dur_ns[att.gpu_op < 0].sum())
+    # Graph replays launched outside any op: a "graph N: K kernels" row each, not "no row".
+    graph_rows, kernel_row = graph_op_rows(att, len(rows), kernel_row)
+    rows += graph_rows
+    unattributed = int(att.gpu_dur_ns[kernel_row < 0].sum())
     return Breakdown(
         by="op-shape" if by_shape else "op",
         rows=rows,

@@ -129,12 +129,16 @@ def _find(trace: Trace) -> OpenRanges:
         cand += (lo + np.flatnonzero(ok)).tolist()
     # Cheap before the steps are found: a candidate is suspect only where a step marker of
     # its rank ended inside it, before its end (every trace has ranges ending at its end).
-    mr, me = np.array(m_rank, dtype=np.int64), np.array(m_end, dtype=np.int64)
+    marker_ends: dict[int, list[int]] = {}
+    for mr, me in zip(m_rank, m_end):  # per rank once, not a scan of all ranks' per candidate
+        marker_ends.setdefault(int(mr), []).append(int(me))
+    of_rank = {k: np.asarray(v, dtype=np.int64) for k, v in marker_ends.items()}
+    no_ends = np.empty(0, dtype=np.int64)
     suspect = []
     for row in cand:
         r, c0 = int(t.rank[s.track[row]]), int(s.start_ns[row])
         c1 = c0 + int(s.dur_ns[row])
-        mine = me[mr == r]
+        mine = of_rank.get(r, no_ends)
         if ((mine > c0) & (mine < c1 - END_SLACK_NS)).any():
             suspect.append(row)
     if not suspect:

@@ -14,6 +14,8 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, attribute
 from gpuviz.analysis.compiled_regions import place_kernels
+from gpuviz.analysis.graph_merge import capture_keys, merge_of
+from gpuviz.analysis.graph_replays import graph_replays
 from gpuviz.analysis.modules import module_paths, outside_keys
 from gpuviz.analysis.source_lines import line_frames
 from gpuviz.trace.model import Trace
@@ -113,6 +115,13 @@ def kernel_origins(trace: Trace, rows: npt.ArrayLike) -> list[KernelOrigin | Non
         launch = int(att.gpu_launch[p])
         op = int(att.gpu_op[p])
         op_name = att.trace.symbols[int(att.name[op])] if op >= 0 else None
+        captured = _captured_origin(att, p)
+        if captured is not None:
+            out.append(captured)
+            continue
+        replay = int(graph_replays(att).kernel_replay[p])
+        if op_name is None and replay >= 0:
+            op_name = graph_replays(att).label(replay)  # the replay unit it belongs to
         if launch < 0:
             out.append(KernelOrigin(op_name, None, None, False))
             continue
@@ -129,3 +138,33 @@ def kernel_origins(trace: Trace, rows: npt.ArrayLike) -> list[KernelOrigin | Non
             outside = not bool(inside[0]) and module == origin.modules(at)[0]
         out.append(KernelOrigin(op_name, module, line, back, outside))
     return out
+
+
+def _captured_origin(att: Attribution, k: int) -> KernelOrigin | None:
+    """A replayed kernel's origin at capture (:mod:`gpuviz.analysis.graph_merge`), None where
+    it was not matched to a capture launch."""
+    merge = merge_of(att)
+    if merge is None:
+        return None
+    hit = np.flatnonzero(merge.kernel == k)
+    if len(hit) == 0:
+        return None
+    return capture_origin(
+        merge.captures[int(merge.capture[hit[0]])], int(merge.launch_node[hit[0]])
+    )
+
+
+def capture_origin(c_att: Attribution, node: int) -> KernelOrigin:
+    """The op, module and line of the kernels that capture launch ``node`` of ``c_att`` (a
+    capture trace's attribution) made: where the capture-and-replay merge puts them."""
+    op = capture_keys(c_att, node, "op")
+    stacks = c_att.has_stacks()
+    module = capture_keys(c_att, node, "module") if stacks else None
+    line = capture_keys(c_att, node, "line") if stacks else None
+    return KernelOrigin(
+        op.self_key,
+        None if module is None else module.self_key,
+        None if line is None else line.self_key,
+        op.phase == "backward",
+        module is not None and module.kind == "outside",
+    )

@@ -244,18 +244,24 @@ def _cpu_measures(
     ok_op = name_mask(trace.symbols, is_pytorch_op)
     compute = np.zeros(len(rows), dtype=np.int64)
     comm = np.zeros(len(rows), dtype=np.int64)
-    for rank in np.unique(st.rank[rows]).tolist():
-        pick = rows[st.rank[rows] == rank]
+    # Each rank's step rows and CPU ops, grouped by one sort each: a scan of every slice per
+    # rank was per-pair work over ranks (issue 51).
+    all_ops = np.flatnonzero(s.kind == Kind.CPU_OP)
+    all_ops = all_ops[ok_op[s.name[all_ops]]]
+    ops_of = _group_rows(slice_rank[all_ops], all_ops)
+    steps_of = _group_rows(st.rank[rows], rows)
+    no_rows = np.empty(0, dtype=np.int64)
+    col_of = {int(r): i for i, r in enumerate(table.ranks.tolist())}
+    for rank, pick in steps_of.items():
         where = np.searchsorted(rows, pick)
-        ops = np.flatnonzero((s.kind == Kind.CPU_OP) & (slice_rank == rank))
-        ops = ops[ok_op[s.name[ops]]]
+        ops = ops_of.get(rank, no_rows)
         op_s, op_e = s.start_ns[ops], s.start_ns[ops] + s.dur_ns[ops]
         t0, t1 = st.cpu_start_ns[pick], st.cpu_end_ns[pick]
         in_ops = Coverage(op_s, op_e).covered(t0, t1)
         waits = (np.empty(0, np.int64), np.empty(0, np.int64))
         parts = (np.empty(0, np.int64), np.empty(0, np.int64))
-        if len(table) and (table.ranks == rank).any():
-            col = table.column(rank)
+        if len(table) and rank in col_of:
+            col = col_of[rank]
             has = table.present[:, col]
             a = table.arrival_ns[has, col]
             waits = (a, a + table.wait_ns[has, col])
@@ -264,6 +270,17 @@ def _cpu_measures(
         compute[where] = in_ops - waiting_in_ops
         comm[where] = Coverage(*parts).covered(st.start_ns[pick], st.end_ns[pick])
     return compute, comm
+
+
+def _group_rows(keys: npt.ArrayLike, rows: I64) -> dict[int, I64]:
+    """``rows`` by their ``keys`` (one per row), each group in ascending row order."""
+    keys = np.asarray(keys, dtype=np.int64)
+    if len(rows) == 0:
+        return {}
+    order = np.lexsort((rows, keys))
+    k, r = keys[order], rows[order]
+    cut = np.flatnonzero(np.diff(k)) + 1
+    return {int(g[0]): rr for g, rr in zip(np.split(k, cut), np.split(r, cut))}
 
 
 def find_straggler(
@@ -294,7 +311,12 @@ def find_straggler(
     # microseconds, so counts tie and a tie would name the wrong rank (seen on an H100, gloo).
     last_multi = table.last_rank[multi]
     delay_multi = table.delay_ns[multi]
-    held = {r: int(delay_multi[last_multi == r].sum()) for r in counts}
+    # One pass over the collectives, not one per rank (issue 51).
+    ranks_last, inverse = np.unique(last_multi, return_inverse=True)
+    sums = np.zeros(len(ranks_last), dtype=np.int64)
+    np.add.at(sums, inverse, delay_multi.astype(np.int64))
+    by_rank = dict(zip(ranks_last.tolist(), sums.tolist()))
+    held = {r: int(by_rank.get(r, 0)) for r in counts}
     rank = max(counts, key=lambda r: (held[r], counts[r], -r))
     col = table.column(rank)
     taking_part = int((multi & table.present[:, col]).sum())

@@ -361,8 +361,11 @@ def rank_figures(
 ) -> list[RankFigures]:
     """Each rank's steps together: their time at peak over their time."""
     out = []
-    for r in sorted({s.rank for s in steps}, key=lambda x: -1 if x is None else x):
-        mine = [s for s in steps if s.rank == r]
+    of_rank: dict[int | None, list[StepFigures]] = {}
+    for s in steps:  # one pass, not one per rank (issue 51: no per-pair work over ranks)
+        of_rank.setdefault(s.rank, []).append(s)
+    for r in sorted(of_rank, key=lambda x: -1 if x is None else x):
+        mine = of_rank[r]
         by: dict[str, float] = {}
         for s in mine:
             for p, f in s.by_precision.items():

@@ -1,6 +1,7 @@
 """The steps of a trace, and where each step's time went on every GPU and on the CPU.
 
-Steps are found per rank, from the first of these that the rank has:
+Steps are found per rank, from the first of these that the rank has (a serving trace's steps,
+:mod:`gpuviz.analysis.serving_markers`, come before all of them; docs/serving.md):
 
 0. gpuviz's own step ranges (``gpuviz/<label>#N``, which ``gpuviz run`` records around each
    profiled step), numbered N. The time between them is gpuviz's harness, not the program:
@@ -66,13 +67,22 @@ from gpuviz.analysis.names import (
     is_pytorch_op,
     name_mask,
 )
+from gpuviz.analysis.serving_markers import SOURCES as SERVING_SOURCES
+from gpuviz.analysis.serving_markers import serving_markers
 from gpuviz.trace.arrays import unique
 from gpuviz.trace.model import Kind, Trace, TrackKind
 
 I64 = npt.NDArray[np.int64]
 
-SOURCES = ("gpuviz", "ProfilerStep", "Optimizer.step", "DataParallel.forward", "trace")
-"""Where steps came from, in the order they are looked for."""
+SOURCES = (
+    *SERVING_SOURCES,
+    "gpuviz",
+    "ProfilerStep",
+    "Optimizer.step",
+    "DataParallel.forward",
+    "trace",
+)
+"""Where steps came from, in the order they are looked for (serving: docs/serving.md)."""
 
 NO_GPU = np.iinfo(np.int64).max
 """A step's first queued GPU start when none of its GPU work waited in the queue."""
@@ -255,6 +265,7 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
     # A trace's GPU rows are already in rank order (slices sort by track, tracks by rank):
     # then no sort order and no sorted copy (12 bytes a GPU row, 77 MB of 64 ranks).
     in_order = bool(np.all(a.rank[1:] >= a.rank[:-1]))
+    serving = serving_markers(trace)
     act_order = None if in_order else np.argsort(a.rank, kind="stable")
     act_ranks = a.rank if act_order is None else a.rank[act_order]
     for rank, all_rows in _rows_by_rank(trace):
@@ -264,7 +275,11 @@ def find_steps(trace: Trace, activity: GpuActivity | None = None) -> Steps:
         first_cpu = int(s.start_ns[cpu_rows].min()) if len(cpu_rows) else None
         last_cpu = int((s.start_ns[cpu_rows] + s.dur_ns[cpu_rows]).max()) if len(cpu_rows) else None
         tile = True
-        if (rows := markers[harness[marker_names]]).size:
+        if rank in serving:  # each step its own work; the scheduler's time between is none's
+            rows, source = serving[rank]
+            c0, c1, _ = _merge_repeats(trace, rows, np.zeros(len(rows), dtype=np.int64))
+            numbers, tile = np.arange(len(c0), dtype=np.int64), False
+        elif (rows := markers[harness[marker_names]]).size:
             c0, c1, numbers = _merge_repeats(trace, rows, _numbers(trace, rows, HARNESS_STEP))
             source, tile = "gpuviz", False
         elif (rows := markers[prof[marker_names]]).size:

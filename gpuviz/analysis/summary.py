@@ -64,6 +64,9 @@ class Summary:
     overlap: list[DeviceOverlap] = field(default_factory=list)
     splits: list[SplitRow] = field(default_factory=list)
     warning_samples: list[str] = field(default_factory=list)
+    incomplete: dict[str, Any] | None = None
+    """Set where ranks failed and were left out (``--cluster``: ``ranks_failed``, ``of`` and
+    the ``failed`` lines); JSON ``incomplete``, absent for a whole summary."""
 
     @property
     def has_gpu_events(self) -> bool:
@@ -137,6 +140,8 @@ class Summary:
         }
         if self.splits:
             out["splits"] = [r.to_json() for r in self.splits]
+        if self.incomplete is not None:
+            out["incomplete"] = dict(self.incomplete)
         return out
 
 

@@ -27,6 +27,7 @@ from gpuviz.display import echo, terminal_safe
 from gpuviz.errors import BadInputError, WorkFailedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+EXIT_CHECK_INTERNAL = 3  # gpuviz check's internal failure (gpuviz.commands.check.EXIT_INTERNAL)
 
 
 TRACE_SUFFIXES = (".json", ".json.gz", ".pickle", ".pickle.gz")
@@ -87,6 +88,8 @@ COMMANDS: dict[str, Callable[[Any], None]] = {
     "export": traces.add_export,
     "profile": runs.add_profile,
     "check": traces.add_check,
+    "critical-path": traces.add_critical_path,
+    "whatif": traces.add_whatif,
     "mcp": app.add_mcp,
 }
 """Each command's name and the function that adds its parser, in ``gpuviz --help``'s order."""
@@ -222,7 +225,10 @@ def _env_switch(name: str, value: str | None) -> Iterator[None]:
             os.environ[name] = before
 
 
-TRACE_READERS = frozenset({"summary", "advise", "breakdown", "check", "export", "memory", "split"})
+TRACE_READERS = frozenset(
+    {"summary", "advise", "breakdown", "check", "export", "memory", "split"}
+    | {"critical-path", "whatif"}
+)
 """The commands that only read files: no script of the user's runs in their process."""
 
 
@@ -240,6 +246,20 @@ def blas_threads(command: str) -> str | None:
     if os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS"):
         return None
     return "1"
+
+
+@contextmanager
+def _cluster_switch(args: argparse.Namespace) -> Iterator[None]:
+    """With ``--cluster ADDRESS`` (or ``GPUVIZ_CLUSTER``, for the commands that take the
+    option), the command's rank-folder work goes to that Dask cluster while it runs
+    (:func:`gpuviz.trace.cluster.using`); closed after, and a LocalCluster it started stopped."""
+    if not hasattr(args, "cluster"):
+        yield
+        return
+    from gpuviz.trace import cluster  # light: Dask itself only when an address is given
+
+    with cluster.using(cluster.address_of(args.cluster)):
+        yield
 
 
 @contextmanager
@@ -302,11 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = args.command or "app"
     install_safe_excepthooks()
     try:
-        module = importlib.import_module(f"gpuviz.commands.{command}")
+        module = importlib.import_module(f"gpuviz.commands.{command.replace('-', '_')}")
         with (
             _cache_switch(getattr(args, "no_cache", False)),
             _env_switch("GPUVIZ_MAX_MEMORY", getattr(args, "max_memory", None)),
             _env_switch("OPENBLAS_NUM_THREADS", blas_threads(command)),
+            _env_switch("GPUVIZ_CACHE_DIR", getattr(args, "cache_dir", None)),
+            _cluster_switch(args),
         ):
             return int(module.main(args) or 0)
     except BadInputError as exc:
@@ -314,7 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except WorkFailedError as exc:
         echo(f"gpuviz {command}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        # check's 1 is a regression: a cluster that failed to start (the only failure that
+        # reaches here from check; its own are 3 already) is its internal failure, 3.
+        return EXIT_CHECK_INTERNAL if command == "check" else EXIT_FAILED
     except KeyboardInterrupt:
         echo(f"gpuviz {command}: cancelled", file=sys.stderr)
         return EXIT_CANCELLED

@@ -84,6 +84,38 @@ def add_no_cache(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_capture_trace(p: argparse.ArgumentParser) -> None:
+    """``--capture-trace PATH``: a trace of the CUDA/HIP graph capture for the run's replays."""
+    p.add_argument(
+        "--capture-trace",
+        metavar="PATH",
+        help="a trace of the CUDA/HIP graph capture (a file, or a folder like vLLM's "
+        "capture_traces/): each replayed kernel goes to the op, module and line that launched "
+        "it at capture (default: capture_traces/ beside TRACE, where there is one)",
+    )
+
+
+def add_cluster(p: argparse.ArgumentParser) -> None:
+    """``--cluster`` and ``--cache-dir`` for a command that reads rank folders (``main``
+    connects to the cluster and sets ``GPUVIZ_CACHE_DIR``)."""
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="read a rank folder's files on a Dask cluster: a scheduler's address "
+        "(tcp://host:8786), or local / local:N for a LocalCluster of N worker processes "
+        "(GPUVIZ_CLUSTER; needs pip install 'gpuviz[cluster]'; see docs/cluster.md). The "
+        "output is the local pool's, byte for byte; an unreachable scheduler exits 2",
+    )
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        default=None,
+        help="the import cache's folder (GPUVIZ_CACHE_DIR): on storage the cluster's workers "
+        "share (beside the traces), a later open on any machine reads the entries they wrote",
+    )
+
+
 def max_memory(text: str) -> str:
     from gpuviz.trace.memory_budget import parse_size  # only when the option is given
 

@@ -1,12 +1,15 @@
 """The parsers of the commands that read traces: summary, split, memory, advise, breakdown,
-export and check (:mod:`gpuviz.cli` adds them by name)."""
+export, check, critical-path and whatif (:mod:`gpuviz.cli` adds them by name)."""
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
 from gpuviz.cli.options import (
+    add_capture_trace,
+    add_cluster,
     add_compile_info,
     add_max_memory,
     add_no_cache,
@@ -22,6 +25,7 @@ def add_summary(sub: Any) -> None:
     add_peak_options(s)
     add_no_cache(s)
     add_max_memory(s)
+    add_cluster(s)
 
 
 def add_split(sub: Any) -> None:
@@ -54,9 +58,11 @@ def add_advise(sub: Any) -> None:
     ad.add_argument("trace", metavar="TRACE")
     ad.add_argument("--against", metavar="TRACE2", help="compare with another trace")
     ad.add_argument("--json", action="store_true")
+    add_capture_trace(ad)
     add_compile_info(ad)
     add_no_cache(ad)
     add_max_memory(ad)
+    add_cluster(ad)
 
 
 def add_breakdown(sub: Any) -> None:
@@ -81,10 +87,12 @@ def add_breakdown(sub: Any) -> None:
     b.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows to print (default 20; 0: all)"
     )
+    add_capture_trace(b)
     add_peak_options(b)
     add_compile_info(b)
     add_no_cache(b)
     add_max_memory(b)
+    add_cluster(b)
 
 
 def add_export(sub: Any) -> None:
@@ -152,14 +160,91 @@ def add_check(sub: Any) -> None:
     )
     add_no_cache(c)
     add_max_memory(c)
+    add_cluster(c)
+
+
+_GRAPH_EXITS = (
+    "exit status:\n"
+    "  0  done\n"
+    "  1  the work failed\n"
+    "  2  bad input: a file or folder that cannot be read, a trace without GPU or CPU work,\n"
+    "     a step or NAME that is not in it, a bad option (one line on stderr)"
+)
+
+
+def _add_step_options(p: Any) -> None:
+    p.add_argument("trace", metavar="TRACE", help="a trace file or a folder of rank files")
+    p.add_argument(
+        "--step",
+        type=int,
+        metavar="N",
+        help="the step number (ProfilerStep#N, or the step's index; default: the step of "
+        "median time among those every rank has)",
+    )
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--top", type=int, default=10, metavar="N", help="kernels and ops to list (default 10)"
+    )
+    add_no_cache(p)
+    add_max_memory(p)
+
+
+def add_critical_path(sub: Any) -> None:
+    """``gpuviz critical-path``: what a step's end waited for."""
+    c = sub.add_parser(
+        "critical-path",
+        help="the chain of work a step waited for, across threads, streams and ranks",
+        description=textwrap.fill(
+            "Build the step's dependency graph (CPU ops in order on each thread, launches, "
+            "kernels in order on each stream, event waits, synchronize calls, blocking copies, "
+            "collectives released by the last rank to arrive) and print its longest path: the "
+            "ops, kernels and ranks on it, the share of the step each holds, and its time by "
+            "category (compute, communication, copies, cpu, waits). docs/critical_path.md "
+            "says how."
+        ),
+        epilog=_GRAPH_EXITS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_step_options(c)
+
+
+def add_whatif(sub: Any) -> None:
+    """``gpuviz whatif``: a step replayed with some work faster or removed."""
+    w = sub.add_parser(
+        "whatif",
+        help="predict a step's time with some kernels, ops, modules or a rank faster or gone",
+        description=textwrap.fill(
+            "Replay the step's dependency graph with changed durations and print the "
+            "predicted step time and the new critical path. NAME is a kernel, an op, a "
+            "record_function range, a module (nn.Module: NAME) or rank:R; * and ? match any "
+            "text. Work that waited on a dependency waits as long as the replay says; gaps on "
+            "the CPU stay as recorded."
+        ),
+        epilog=_GRAPH_EXITS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_step_options(w)
+    w.add_argument(
+        "--faster",
+        action="append",
+        default=[],
+        metavar="NAME=FACTOR",
+        help="make NAME FACTOR times as fast (repeatable)",
+    )
+    w.add_argument(
+        "--remove", action="append", default=[], metavar="NAME", help="take NAME away (repeatable)"
+    )
+    w.add_argument("--rank", type=int, metavar="R", help="change NAME on rank R only")
 
 
 __all__ = [
     "add_advise",
     "add_breakdown",
     "add_check",
+    "add_critical_path",
     "add_export",
     "add_memory",
     "add_split",
     "add_summary",
+    "add_whatif",
 ]

@@ -33,7 +33,12 @@ DIFF_ROWS = 15
 
 def main(args: argparse.Namespace) -> int:
     """Load the trace(s), advise, print text or JSON."""
-    advice = _advise_path(args.trace, args.json, getattr(args, "compile_info", None))
+    advice = _advise_path(
+        args.trace,
+        args.json,
+        getattr(args, "capture_trace", None),
+        getattr(args, "compile_info", None),
+    )
     if args.against:
         from gpuviz.analysis.diff import trace_diff
         from gpuviz.analysis.run_changes import run_changes
@@ -65,13 +70,26 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _advise_path(path: str, json_out: bool = False, compile_info: str | None = None) -> Advice:
+def _advise_path(
+    path: str,
+    json_out: bool = False,
+    capture_trace: str | None = None,
+    compile_info: str | None = None,
+) -> Advice:
     from gpuviz.analysis.advisor import advise
     from gpuviz.commands.reading import read_trace
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder")
-    return advise(read_trace(path, say_dropped=json_out, compile_info=compile_info))
+    # With its graph captures, so that evidence in graph replays names the captured code.
+    trace = read_trace(
+        path,
+        say_dropped=json_out,
+        captures=True,
+        capture_trace=capture_trace,
+        compile_info=compile_info,
+    )
+    return advise(trace)
 
 
 def _trace_of(advice: Advice) -> Any:

@@ -43,7 +43,13 @@ def main(args: argparse.Namespace) -> int:
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
     # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
-    trace = read_trace(path, say_dropped=True, compile_info=args.compile_info)
+    trace = read_trace(
+        path,
+        say_dropped=True,
+        captures=True,
+        capture_trace=args.capture_trace,
+        compile_info=args.compile_info,
+    )
     try:
         table = breakdown(trace, args.by, mine=args.mine)
     except NoStacksError as exc:
@@ -63,6 +69,7 @@ def main(args: argparse.Namespace) -> int:
     rows = table.rows if args.top == 0 else table.rows[: args.top]
     source: Any = trace.sources[0] if len(trace.sources) == 1 else trace.sources
     warned = import_warnings(trace)
+    merged = _capture_note(trace) if table.by in ("op", "module", "line") else None
     if args.json:
         echo(
             json_text(
@@ -72,13 +79,57 @@ def main(args: argparse.Namespace) -> int:
                     "rows": [r.to_json(table.by) for r in rows],
                     "unattributed_device_us": round(table.unattributed_device_ns / 1000.0, 3),
                     **({"peaks": hw.peak_json()} if hw is not None else {}),
+                    **({"graph_capture": merged} if merged is not None else {}),
                     **({"import_warnings": warned} if warned else {}),
                 }
             )
         )
     else:
-        echo(format_breakdown(table, rows, source, len(table.rows), peaks_line, warned))
+        text = format_breakdown(table, rows, source, len(table.rows), peaks_line, warned)
+        echo(text + ("" if merged is None else "\n\n" + capture_line(merged)))
     return 0
+
+
+def _capture_note(trace: Trace) -> dict[str, Any] | None:
+    """``graph_capture`` of the JSON: the capture files and how many replayed kernels they
+    placed; None where no capture is attached."""
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.graph_merge import captures_of, merge_of
+    from gpuviz.trace.graph_captures import CAPTURE_ERRORS
+
+    captures = captures_of(trace)
+    errors = trace.derived.get(CAPTURE_ERRORS) or []
+    if not captures and not errors:
+        return None
+    m = merge_of(attribute(trace)) if captures else None
+    return {
+        "files": [s for c in captures for s in c.sources],
+        "graph_kernels": m.graph_kernels if m is not None else None,
+        "matched_kernels": len(m.kernel) if m is not None else 0,
+        "grid_mismatches": m.grid_mismatches if m is not None else None,
+        **({"capture_errors": list(errors)} if errors else {}),
+    }
+
+
+def capture_line(note: dict[str, Any]) -> str:
+    """The text report's line on the graph capture it used."""
+    files = ", ".join(terminal_safe(f, one_line=True) for f in note["files"])
+    skipped = [
+        f"Graph capture left out: {terminal_safe(e, one_line=True)}"
+        for e in note.get("capture_errors", [])
+    ]
+    if not note["files"]:
+        return "\n".join(skipped)
+    if not note["matched_kernels"]:
+        return "\n".join([f"Graph capture: {files}: no replayed kernel matched it", *skipped])
+    return "\n".join(
+        [
+            f"Graph capture: {note['matched_kernels']} of {note['graph_kernels']} replayed "
+            f"kernels placed where they were captured ({files}); the rest stay on their graph "
+            "unit",
+            *skipped,
+        ]
+    )
 
 
 def add_hardware_columns(
@@ -146,15 +197,16 @@ def _gflop_cell(x: dict[str, Any]) -> str:
 def _mfu_cell(x: dict[str, Any]) -> str:
     """``12.3%``, ``>= 12.3%`` (FLOPs known for part of the GPU time), ``unknown
     (inconsistent)`` or ``unknown``; the notes under the table say why."""
+    from gpuviz.report.shares import pct
+
     mfu = x.get("mfu")
     if mfu is None:
         floor = x.get("mfu_lower_bound")
         if x.get("inconsistent"):
             return "unknown (inconsistent)"
-        from gpuviz.commands.summary import pct
-
         return "unknown" if floor is None else f"unknown (>= {pct(floor)})"
-    return f"{'>= ' if x.get('mfu_is_lower_bound') else ''}{100 * mfu:.1f}%"
+    # pct: a decode step's 0.03% must not read as 0.0%.
+    return f"{'>= ' if x.get('mfu_is_lower_bound') else ''}{pct(mfu)}"
 
 
 def _flop_notes(by: str, rows: list[BreakdownRow], most: int = 3) -> list[str]:
@@ -239,6 +291,9 @@ def format_breakdown(
         headers += ["TFLOP/s", "FLOP/B", "bound", "roof"]
     if by in ("step", "module"):
         headers += ["GFLOP", "MFU"]
+    phased = by == "step" and any("phase" in r.extra for r in rows)
+    if phased:  # a serving trace's steps (docs/serving.md)
+        headers += ["phase", "tokens"]
     headers += ["name" if by != "step" else "step"]
     if by == "op-shape":
         headers += ["input shapes"]
@@ -267,6 +322,9 @@ def format_breakdown(
             ]
         if by in ("step", "module"):
             c += [_gflop_cell(r.extra), _mfu_cell(r.extra)]
+        if phased:
+            tokens = r.extra.get("tokens")
+            c += [r.extra.get("phase") or "unknown", "unknown" if tokens is None else tokens]
         key = ("* " if r.kind == "outside" else "") + r.key
         c += [_short(terminal_safe(key, one_line=True))]
         if by == "op-shape":

@@ -28,18 +28,26 @@ def read_trace(
     *,
     say_dropped: bool = False,
     meanwhile: Sequence[Callable[[], object]] = (),
+    captures: bool = False,
+    capture_trace: str | os.PathLike[str] | None = None,
     compile_info: str | os.PathLike[str] | None = None,
 ) -> Trace:
     """:func:`gpuviz.trace.kineto.load_trace` of ``path``, showing its progress on a terminal.
 
     With ``say_dropped`` (for output with no place for it: JSON, ``check``'s brief report),
     what the import left out to fit the memory limit is said on stderr; a text report lists
-    it among its import warnings instead. ``meanwhile``: as for ``load_trace``.
-    ``compile_info``: Inductor's compile-info folder of the run (``--compile-info``), else the
-    one beside the trace (``run.compile/``) if any; every table of the trace then places
-    compiled kernels on the modules and lines that wrote them (BadInputError if the given
-    folder is not one).
+    it among its import warnings instead. ``meanwhile``: as for ``load_trace``. With
+    ``captures``, the graph captures (``capture_trace``, else ``capture_traces/`` beside
+    ``path``) are read too and attached (:mod:`gpuviz.trace.graph_captures`); a
+    ``capture_trace`` that does not exist is bad input. ``compile_info``: Inductor's
+    compile-info folder of the run (``--compile-info``), else the one beside the trace
+    (``run.compile/``) if any; every table of the trace then places compiled kernels on the
+    modules and lines that wrote them (BadInputError if the given folder is not one).
     """
+    from gpuviz.errors import BadInputError
+
+    if capture_trace is not None and not os.path.exists(capture_trace):
+        raise BadInputError(f"--capture-trace {capture_trace}: no such file or folder")
     info = None if compile_info is None else _given_compile_info(compile_info)
     trace = _read(path, meanwhile)
     from gpuviz.analysis.compiled_regions import attach_compile_info, attach_sibling_compile_info
@@ -51,6 +59,11 @@ def read_trace(
         why = attach_sibling_compile_info(trace, path)
         if why is not None:  # a folder beside the trace that is not one: said, passed over
             echo(f"gpuviz: warning: {terminal_safe(why, one_line=True)}", file=sys.stderr)
+    if captures:
+        from gpuviz.trace.graph_captures import load_with_captures
+
+        load_with_captures(path, capture_trace, load=lambda p: trace if p == path else _read(p))
+
     if say_dropped and trace.dropped:
         for w in trace.warnings.samples[:1]:
             echo(f"gpuviz: warning: {terminal_safe(w, one_line=True)}", file=sys.stderr)
@@ -103,9 +116,15 @@ def _read(path: str | os.PathLike[str], meanwhile: Sequence[Callable[[], object]
     )
 
 
-def with_progress(path: str | os.PathLike[str], read: Callable[[OnProgress | None], T]) -> T:
+def with_progress(
+    path: str | os.PathLike[str],
+    read: Callable[[OnProgress | None], T],
+    detail: Callable[[], str] | None = None,
+) -> T:
     """``read(progress)``, drawing a bar on stderr from the fractions it reports to
-    ``progress`` (None when stderr is not a terminal: nothing is drawn)."""
+    ``progress`` (None when stderr is not a terminal: nothing is drawn); ``detail()``, when
+    given, is shown after the time left at each report (``--cluster``: ranks done per
+    worker)."""
     if not _stderr_is_terminal():
         return read(None)
     from rich.console import Console
@@ -135,6 +154,8 @@ def with_progress(path: str | os.PathLike[str], read: Callable[[OnProgress | Non
 
     def progress(frac: float) -> None:
         left = describe_time_left(estimate.update(frac, time.monotonic() - start))
+        if detail is not None:
+            left = f"{left}  {escape(terminal_safe(detail(), one_line=True))}".strip()
         bar.update(task, completed=frac, left=left)
 
     with bar:

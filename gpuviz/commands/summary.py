@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import counted, echo, json_text, terminal_safe, warning_lines
+from gpuviz.report.shares import pct
 from gpuviz.report.tables import text_table
 
 if TYPE_CHECKING:
@@ -70,28 +71,49 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     # A rank folder without the cache, or too large for the memory limit: a rank at a time.
     by_rank = summarize_ranks(path, args)
     dropped = False
+    serving = None
     if by_rank is not None:
         summary, hw, err = by_rank
     else:
         trace = read_trace(path, say_dropped=args.json, meanwhile=analysis_imports())
         summary, hw, err = _analyse(trace, args)
+        serving = _serving(trace, hw)
         dropped = bool(trace.dropped)
         del trace
     if args.json:
         out = summary.to_json()
         out["mfu"] = hw.mfu_json()
+        if serving is not None:
+            out["serving"] = serving
         text = json_text(out)
     else:
         text = format_summary(summary)
         if summary.has_gpu_events:
             text += "\n\n" + "\n".join(format_mfu(hw))
+        if serving is not None:
+            from gpuviz.report.serving import serving_lines
+
+            text += "\n\n" + "\n".join(serving_lines(serving))
     output = Output(text, err)
-    if dropped:  # not the whole trace: print it, keep nothing
+    if dropped or summary.incomplete is not None:  # not the whole trace: print, keep nothing
         for line in err:
             echo(line, file=sys.stderr)
         echo(text)
         return None
     return output
+
+
+def _serving(trace: Any, hw: Hardware) -> dict[str, Any] | None:
+    """The ``serving`` object (docs/serving.md) of a trace with serving steps, else None."""
+    from gpuviz.analysis.serving_markers import serving_markers
+
+    if not serving_markers(trace):
+        return None
+    from gpuviz.analysis.serving_phases import serving_report
+    from gpuviz.analysis.steps import find_steps
+
+    report = serving_report(trace, find_steps(trace), hw)
+    return None if report is None else report.to_json()
 
 
 ANALYSIS_MODULES = (
@@ -117,6 +139,8 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.roofline",
     "gpuviz.analysis.op_calls",
     "gpuviz.analysis.coverage",
+    "gpuviz.analysis.serving_annotations",
+    "gpuviz.analysis.serving_markers",
     "gpuviz.analysis.steps",
     "gpuviz.analysis.step_flops",
     "gpuviz.analysis.mfu_brief",
@@ -266,7 +290,7 @@ def mfu_headline(brief: Any) -> str:
     each against its own peak``."""
     ge = ">= " if brief.lower_bound else ""
     n = f"{brief.steps} step{'s' if brief.steps != 1 else ''}"
-    line = f"MFU: mean {ge}{100 * brief.mean:.1f}% over {n}"
+    line = f"MFU: mean {ge}{pct(brief.mean)} over {n}"
     if brief.lower_bound and brief.coverage is not None:  # the least of the steps'
         line += f" (FLOPs known for {100 * brief.coverage:.0f}% of GPU time)"
     if len(brief.mixed) > 1:
@@ -284,12 +308,8 @@ def mfu_cell(fig: Any, digits: int = 1) -> str:
         if fig.floor is not None:
             return f"unknown (>= {pct(fig.floor)})"
         return "unknown"
-    return f"{'>= ' if fig.lower_bound else ''}{100 * fig.mfu:.{digits}f}%"  # >= 50% known
-
-
-def pct(x: float) -> str:
-    """A share as a percentage that a small one does not read as 0.0% (0.02%)."""
-    return f"{100 * x:.1f}%" if x >= 0.01 else f"{100 * x:.2g}%"
+    mfu = pct(fig.mfu) if fig.mfu < 0.01 else f"{100 * fig.mfu:.{digits}f}%"
+    return f"{'>= ' if fig.lower_bound else ''}{mfu}"  # >= 50% known
 
 
 def _gflop(fig: Any) -> str:
@@ -331,6 +351,11 @@ def format_summary(s: Summary) -> str:
         f"events: {s.events}  skipped: {s.warnings}  span: {_ms(s.span_ns)} ms  ranks: {ranks}"
     )
     lines += warning_lines(s.warning_samples)
+    if s.incomplete is not None:
+        lines.append(
+            f"incomplete: {s.incomplete['ranks_failed']} of {s.incomplete['of']} rank files "
+            "failed and are left out (named on stderr); the figures are the other ranks'"
+        )
     if not s.has_gpu_events:
         lines.append("")
         lines.append(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from gpuviz.analysis.peaks import PeakOverride
     from gpuviz.analysis.rank_parts import RankPart
     from gpuviz.analysis.summary import Summary
+    from gpuviz.trace.cluster import Cluster
 
 ENV = "GPUVIZ_SUMMARY_BY_RANK"
 """``0`` reads every folder whole (benchmarks compare the two ways)."""
@@ -58,6 +60,15 @@ def summarize_ranks(
     files = [str(f) for f in trace_files(path)]
     if len(files) < MIN_FILES:
         return None
+    from gpuviz.trace import cluster
+
+    on = cluster.active()
+    if on is not None:
+        # The folder's entry in the cache is mapped back in a fraction of a second: the
+        # cluster has nothing to do for it.
+        if cache_enabled() and _cached(path, files):
+            return None
+        return _on_cluster(on, path, files, args)
     limit = memory_budget.memory_limit()
     if cache_enabled() and (_whole_fits(files, limit) or _cached(path, files)):
         return None
@@ -74,12 +85,105 @@ def summarize_ranks(
     merged = merge_parts(parts)
     if merged is None:
         return None
+    return _finish(merged)
+
+
+def _finish(merged: tuple[Summary, Hardware]) -> tuple[Summary, Hardware, list[str]]:
     from gpuviz.commands.peak_options import unknown_device_line
 
     summary, hw = merged
     line = unknown_device_line(hw)
     warned = [f"gpuviz: warning: {w}" for w in hw.warnings]  # calls skipped, as summary's
     return summary, hw, warned + ([] if line is None else [line])
+
+
+def _on_cluster(
+    on: Cluster, path: Path, files: list[str], args: argparse.Namespace
+) -> tuple[Summary, Hardware, list[str]] | None:
+    """The summary of the rank folder ``path`` from its ranks' parts, each made by a worker of
+    the cluster ``on`` (:func:`cluster_part`), merged here as the local pool's are.
+
+    A rank that fails (a bad file, or a worker that died past Dask's retries) is named on
+    stderr and left out; the others' figures stand, and the summary is marked incomplete
+    (:attr:`Summary.incomplete`; JSON ``incomplete``). None where the parts cannot be merged
+    (the ranks' GPUs have different peaks): the caller reads the folder whole (on the cluster
+    too: :mod:`gpuviz.trace.cluster_decode`).
+    """
+    from gpuviz.commands.peak_options import peak_override_of
+    from gpuviz.commands.reading import with_progress
+    from gpuviz.display import echo, terminal_safe
+    from gpuviz.trace import cluster
+    from gpuviz.trace.cache import TraceCache, cache_enabled
+
+    override = peak_override_of(args)
+    cache = TraceCache.default() if cache_enabled() else None
+    where = None if cache is None else (str(cache.root), cache.max_bytes)
+    failed: list[str] = []
+    state: list[cluster.Progress] = []
+
+    def read(progress: Any) -> list[Any]:
+        def report(p: cluster.Progress) -> None:
+            state[:] = [p]
+            if progress is not None:
+                progress(p.done / p.total)
+
+        return cluster.map_files(
+            on, cluster_part, files, override, where, progress=report, on_error=failed.append
+        )
+
+    def detail() -> str:
+        return state[0].line() if state else ""
+
+    parts = [p for p in with_progress(path, read, detail) if p is not None]
+    if state:
+        echo(f"gpuviz: cluster {terminal_safe(on.address)}: {state[0].line()}", file=sys.stderr)
+    for line in failed:
+        echo(
+            f"gpuviz: warning: rank skipped: {terminal_safe(line, one_line=True)}", file=sys.stderr
+        )
+    if not parts:
+        from gpuviz.errors import BadInputError
+
+        raise BadInputError(f"{path}: no rank file could be read ({len(failed)} failed)")
+    from gpuviz.analysis.rank_parts import merge_parts
+
+    merged = merge_parts(parts)
+    if merged is None:
+        return None
+    summary, hw, err = _finish(merged)
+    if failed:
+        summary.incomplete = {"ranks_failed": len(failed), "of": len(files), "failed": failed}
+    return summary, hw, err
+
+
+def cluster_part(
+    path: str, override: PeakOverride | None, cache: tuple[str, int] | None
+) -> RankPart:
+    """On a cluster's worker: the :class:`RankPart` of one rank file, read from its entry in
+    the import cache at ``cache`` (the folder and its cap: the client's, on shared storage)
+    or imported into it; imported alone where ``cache`` is None."""
+    from functools import partial
+
+    from gpuviz.analysis.rank_parts import rank_part
+    from gpuviz.trace import args_text
+    from gpuviz.trace.cache import TraceCache, load_cached
+    from gpuviz.trace.gcpause import release_freed_memory
+    from gpuviz.trace.kineto import import_trace
+
+    # A worker is one process of the cluster's: it imports its rank alone, without children
+    # of its own (Dask's workers are daemons), its args text compressed as a folder's is.
+    os.environ["GPUVIZ_IMPORT_WORKERS"] = "0"
+    os.environ.setdefault(args_text.ENV, "1")
+    importer = partial(import_trace, max_memory=0)
+    if cache is None:
+        trace = importer(path)
+    else:
+        store = TraceCache(Path(cache[0]), cache[1])
+        trace = load_cached(path, [path], importer, cache=store)
+    part = rank_part(trace.prepare(), override)
+    del trace
+    release_freed_memory()
+    return part
 
 
 def _cached(path: Path, files: list[str]) -> bool:

@@ -144,9 +144,17 @@ def analyze(
 
 
 def load_and_analyze(
-    path: str, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+    path: str,
+    progress: ProgressFn | None = None,
+    cancelled: CancelledFn | None = None,
+    capture_trace: str | None = None,
 ) -> TraceAnalyses:
     """Read a trace file or folder, then compute its analyses.
+
+    The graph captures of its CUDA/HIP graph replays (``capture_trace``, a file or folder;
+    else ``capture_traces/`` beside ``path``) are read too, so that the Operators, Modules and
+    Source views put each replayed kernel where it was captured
+    (:mod:`gpuviz.trace.graph_captures`).
 
     Loading takes the first 90% of the progress bar; the analyses the rest.
 
@@ -176,7 +184,14 @@ def load_and_analyze(
         progress(0.9 * min(max(frac, 0.0), 1.0), "reading")
 
     try:
-        trace = kineto.load_trace(path, progress=load_progress, cancelled=cancelled)
+        from gpuviz.trace.graph_captures import load_with_captures
+
+        def load(p: Any) -> Any:
+            if p == path:
+                return kineto.load_trace(p, progress=load_progress, cancelled=cancelled)
+            return kineto.load_trace(p, cancelled=cancelled)
+
+        trace = load_with_captures(path, capture_trace, load=load)
     except Exception as exc:
         if type(exc).__name__ == "ImportCancelledError":
             raise ImportCancelled() from exc

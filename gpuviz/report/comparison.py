@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpuviz.display import terminal_safe, warning_lines
+from gpuviz.report.shares import pct
 
 if TYPE_CHECKING:
     from gpuviz.analysis.advisor import Finding
@@ -163,18 +164,15 @@ def _mfu_line(cmp: RunComparison) -> str:
     a, b = cmp.mfu_a, cmp.mfu_b
     if a is not None and b is not None and cmp.peaks_differ:
         return terminal_safe(
-            f"MFU (mean over steps): {100 * a.mean:.1f}% -> {100 * b.mean:.1f}%: not "
+            f"MFU (mean over steps): {pct(a.mean)} -> {pct(b.mean)}: not "
             f"comparable, {cmp.peaks_differ}",
             one_line=True,
         )
     if a is not None and b is not None:
         change = cmp.mfu_change or 0.0
-        return (
-            f"MFU (mean over steps): {100 * a.mean:.1f}% -> {100 * b.mean:.1f}% "
-            f"({100 * change:+.1f} points)"
-        )
+        return f"MFU (mean over steps): {pct(a.mean)} -> {pct(b.mean)} ({100 * change:+.1f} points)"
     sides = [
-        f"{100 * x.mean:.1f}%" if x is not None else f"not known ({why})"
+        pct(x.mean) if x is not None else f"not known ({why})"
         for x, why in ((a, cmp.mfu_a_reason), (b, cmp.mfu_b_reason))
     ]
     if a is None and b is None and cmp.mfu_a_reason == cmp.mfu_b_reason:

@@ -120,11 +120,18 @@ def read_files(
     reports = list(on_read) if on_read is not None else [None] * len(paths)
     sizes = [estimated_bytes(str(p)) for p in paths]
     workers = worker_count(sum(sizes))
+    from gpuviz.trace import cluster
+
+    on = cluster.active() if len(paths) > 1 else None
     # The args text of every file, one after another: never joined.
-    blob = TextWriter(compress=compression_for(len(paths), workers))
+    blob = TextWriter(compress=compression_for(len(paths), workers if on is None else 2))
     readers = [
         FileReader(str(p), interner, r, cancelled, blob, drop) for p, r in zip(paths, reports)
     ]
+    if on is not None:  # --cluster: each file decoded by a worker, merged here in order
+        from gpuviz.trace.cluster_decode import read_on_cluster
+
+        return read_on_cluster(on, readers, after_file)
     out: list[FileColumns | None] = [None] * len(readers)
     start = 0
     side = _Meanwhile(meanwhile)

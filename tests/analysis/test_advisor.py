@@ -292,10 +292,14 @@ def test_gpu_starved_silent_when_the_cpu_runs_ops() -> None:
 
 
 # -- fp32_matmul -----------------------------------------------------------------------------------
-def test_fp32_matmul_saving_is_half_the_simt_gemm_time() -> None:
+def test_fp32_matmul_saving_is_replayed_within_half_the_simt_gemm_time() -> None:
+    # The saving is the replay's (issue 52): GEMMs 2x faster save at most half their time, less
+    # where other work (the CPU between steps) then holds the step.
     f = _kinds(_advice(ADV / "adv_fp32_matmul.json.gz"))["fp32_matmul"]
     trace, rows = _raw(ADV / "adv_fp32_matmul.json.gz", K, lambda n: "f32f32_f32f32" in n)
-    assert f.saving_ns == pytest.approx(trace.slices.dur_ns[rows].sum() / 2, abs=1)
+    half = trace.slices.dur_ns[rows].sum() / 2
+    assert 0.5 * half < f.saving_ns <= half
+    assert f.saving_how.startswith("Predicted by replay")
     assert "fp32_matmul" not in _kinds(_advice(ADV / "adv_clean.json.gz"))  # bf16
 
 
@@ -375,7 +379,12 @@ def test_straggler_named_in_evidence(folder: str, rank: int) -> None:
     f = _kinds(_advice(DATA / folder))["straggler"]
     assert f.evidence and all(e.rank == rank for e in f.evidence)
     ra = _advice(DATA / folder).context.ranks
-    assert f.saving_ns == ra.straggler.delay_ns
+    if f.saving_how.startswith("Predicted by replay"):
+        # The replay (issue 52) of the straggler as fast as the median rank wins back part of
+        # what the others lost to it alone (its arrival delays), never more.
+        assert 0 < f.saving_ns <= ra.straggler.delay_ns
+    else:  # no GPU work to replay (gloo on CPUs): the delays themselves
+        assert f.saving_ns == ra.straggler.delay_ns
 
 
 def test_no_straggler_in_real_nccl_runs() -> None:

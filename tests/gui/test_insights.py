@@ -280,3 +280,18 @@ def test_the_status_says_the_mfu_as_summary_does(qtbot, name, expect) -> None:
         assert cli.startswith(expect) and "mean" not in line
     else:  # the same floor and coverage as the CLI's
         assert cli.startswith("MFU: mean >= 47.2% over") and "FLOPs known for 71%" in cli
+
+
+def test_the_critical_path_is_outlined_on_the_timeline(qtbot, main_window) -> None:
+    # Issue 52: "Critical path" then "Outline": the path's slices outlined on the Timeline.
+    view = _open(qtbot, main_window, DATA / "gloo_2rank_h100")
+    bar = view.insights_view.path_bar
+    assert not bar.outline.isEnabled()
+    bar.button.click()
+    assert bar.outline.isEnabled() and len(bar.rows) > 0
+    bar.outline.click()
+    assert view.current_view() == "timeline"
+    assert np.array_equal(np.sort(view.timeline.highlighted_rows()), np.sort(bar.rows))
+    # The rows are the path's: kernels on it (rank 1's matmuls in its median step) among them.
+    names = {view.trace.name_of(int(r)) for r in bar.rows}
+    assert any("sgemm" in n for n in names) and "gloo:all_reduce" in names

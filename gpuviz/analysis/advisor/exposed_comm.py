@@ -42,6 +42,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     nccl = {rank for rank, _ in keys}
     on_comm = g.cause == COMM
     keys |= set(rank_device_pairs(g.rank[on_comm], g.device[on_comm]))
+    comm_gaps = _by_rank_device(g.rank, g.device, np.flatnonzero(on_comm))
     for rank, device in sorted(keys):
         cov = ctx.coverages[(rank, device)]
         w = waits.get(rank, (np.empty(0, np.int64), np.empty(0, np.int64)))
@@ -52,7 +53,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         kernel_ns = _length(exposed) - _length(intersect(exposed, w))
         # gloo (ranks without NCCL kernels): GPU idle while the CPU communicates, less the
         # waiting. With NCCL the CPU side only enqueues: its kernels are the communication.
-        pick = (g.cause == COMM) & (g.rank == rank) & (g.device == device) & (rank not in nccl)
+        pick = comm_gaps.get((rank, device), _NO_ROWS) if rank not in nccl else _NO_ROWS
         idle = merge(g.start_ns[pick], g.end_ns[pick])
         cpu_ns = _length(idle) - _length(intersect(idle, w))
         saving = float(kernel_ns + cpu_ns)
@@ -100,6 +101,23 @@ def check(ctx: AdviceContext) -> list[Finding]:
         evidence=_evidence(ctx, rank, device),
     )
     return [f] if f is not None else []
+
+
+_NO_ROWS = np.empty(0, dtype=np.int64)
+
+
+def _by_rank_device(
+    rank: np.ndarray, device: np.ndarray, rows: np.ndarray
+) -> dict[tuple[int, int], np.ndarray]:
+    """``rows`` grouped by (rank, device), each group in ascending order: one sort, not a scan
+    of every row per pair (per-pair work over ranks, issue 51)."""
+    if len(rows) == 0:
+        return {}
+    r, d = np.asarray(rank)[rows].astype(np.int64), np.asarray(device)[rows].astype(np.int64)
+    order = np.lexsort((rows, d, r))
+    rows, r, d = rows[order], r[order], d[order]
+    cut = np.flatnonzero((np.diff(r) != 0) | (np.diff(d) != 0)) + 1
+    return {(int(r[i[0]]), int(d[i[0]])): rows[i] for i in np.split(np.arange(len(rows)), cut)}
 
 
 def _distributed(ctx: AdviceContext) -> bool:

@@ -35,6 +35,10 @@ KINDS = (
     "low_occupancy",
     "low_mfu",
     "memory_bound_hot",
+    "eager_decode",
+    "scheduler_gaps",
+    "small_decode_batch",
+    "mixed_step_slow",
 )
 """Every finding kind, by its contract id."""
 

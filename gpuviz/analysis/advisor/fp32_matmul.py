@@ -6,7 +6,9 @@ fp32 GEMMs without tensor cores (:func:`gpuviz.analysis.names.is_fp32_simt_gemm`
 GPU's busy time. Without ``deviceProperties`` the rule stays silent: an older GPU has no tensor
 cores for fp32.
 
-Saving: :data:`SPEEDUP_SHARE` of those kernels' time. TF32 tensor cores run dense GEMMs several
+Saving: predicted by replay (:mod:`gpuviz.analysis.advisor.replay`): the steps with those
+kernels ``1 / SPEEDUP_SHARE`` times faster, so that work they overlap saves nothing. Where the
+replay does not run: :data:`SPEEDUP_SHARE` of those kernels' time. TF32 tensor cores run dense GEMMs several
 times faster than fp32 CUDA cores (about 8x at peak on A100 and H100, and bf16 faster still);
 assuming only 2x keeps the estimate low for small or memory-bound GEMMs.
 """
@@ -16,10 +18,13 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+import numpy.typing as npt
 
 from gpuviz.analysis.activity import rank_device_pairs
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
+from gpuviz.analysis.advisor.replay import PREDICTED, replay_saving
+from gpuviz.analysis.dep_graph import GPU, StepGraph
 from gpuviz.analysis.names import is_fp32_simt_gemm
 from gpuviz.trace.model import Kind
 
@@ -75,17 +80,34 @@ def check(ctx: AdviceContext) -> list[Finding]:
         f"{props.get('computeMinor', 0)}), which has TF32 and bf16 tensor cores. Kernels: {names}."
     )
     order = rows[np.argsort(-s.dur_ns[rows], kind="stable")]
+    saving, how = (
+        per[rank],
+        (
+            "Half the time of the fp32 GEMM kernels: TF32 tensor cores run them at least 2x "
+            "faster (about 8x at peak)."
+        ),
+    )
+    gemm = ctx.mask(is_fp32_simt_gemm)
+
+    def select(g: StepGraph) -> npt.NDArray[np.bool_]:
+        names = s.name[np.maximum(g.row, 0)]
+        return (g.rank == rank) & (g.kind == GPU) & (g.row >= 0) & gemm[names]
+
+    replayed = replay_saving(ctx, select, 1.0 / SPEEDUP_SHARE, rank)
+    if replayed is not None:
+        saving = replayed
+        how = PREDICTED + (
+            "the steps with the fp32 GEMM kernels 2x faster (TF32 tensor cores run them at "
+            "least 2x faster, about 8x at peak)."
+        )
     f = ctx.finding(
         KIND,
-        per[rank],
+        saving,
         totals[rank],
         title="fp32 matmuls run on CUDA cores, not tensor cores",
         detail=detail,
         fix=FIX,
-        saving_how=(
-            "Half the time of the fp32 GEMM kernels: TF32 tensor cores run them at least 2x "
-            "faster (about 8x at peak)."
-        ),
+        saving_how=how,
         evidence=ctx.slice_evidence(order),
     )
     return [f] if f is not None else []

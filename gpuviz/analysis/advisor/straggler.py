@@ -6,16 +6,25 @@ per step at least 1.1x the median rank's, and the others waited for it. A rank a
 compute but slower in *work* (step time less waiting: it is held up on the host) counts when it
 is last at three quarters of the collectives, and at least three times.
 
-Saving: how much later it arrived than the next-to-last rank, summed over the collectives it
-was last at: the time every rank lost to it alone.
+Saving: for a straggler slower in compute, predicted by replay
+(:mod:`gpuviz.analysis.advisor.replay`): the steps with its compute kernels as fast as the
+median rank's. Otherwise (held up on the host: which of its host time is the excess, the trace
+does not say; scaling all of it would spread a 10 ms sleep over work nobody waits for), and
+where the replay does not run: how much later it arrived than the next-to-last rank, summed
+over the collectives it was last at: the time every rank lost to it alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from gpuviz.analysis.advisor.context import AdviceContext
 from gpuviz.analysis.advisor.findings import MAX_EVIDENCE, Evidence, Finding, fmt_ms, fmt_pct
+from gpuviz.analysis.advisor.replay import PREDICTED, replay_saving
+from gpuviz.analysis.dep_graph import COMPUTE, GPU, StepGraph
 
 KIND = "straggler"
 
@@ -62,17 +71,39 @@ def check(ctx: AdviceContext) -> list[Finding]:
         "(`nvidia-smi -q -d CLOCK,PERFORMANCE` on its host), or host work only it does "
         "(logging, checkpointing, evaluation on one rank: move it off the step's critical path)."
     )
+    saving, how = (
+        float(st.delay_ns),
+        (
+            "How much later the straggler arrived than the next-to-last rank, summed over the "
+            "collectives it came last to: the time every rank lost to it alone."
+        ),
+    )
+    replayed = None
+    if st.measure == "compute":
+        replayed = replay_saving(ctx, _compute_of(st.rank), st.ratio)
+    if replayed is not None:
+        saving = replayed
+        how = PREDICTED + (
+            f"the steps with rank {st.rank}'s {measure} {st.ratio:.2f}x faster, as fast as the "
+            "median rank's."
+        )
     f = ctx.finding(
         KIND,
-        st.delay_ns,
+        saving,
         total,
         title=f"Rank {st.rank} is a straggler: the other ranks wait for it",
         detail=detail,
         fix=fix,
-        saving_how=(
-            "How much later the straggler arrived than the next-to-last rank, summed over the "
-            "collectives it came last to: the time every rank lost to it alone."
-        ),
+        saving_how=how,
         evidence=evidence,
     )
     return [f] if f is not None else []
+
+
+def _compute_of(rank: int) -> Callable[[StepGraph], npt.NDArray[np.bool_]]:
+    """The nodes that make a compute straggler slow: its compute kernels."""
+
+    def select(g: StepGraph) -> npt.NDArray[np.bool_]:
+        return (g.rank == rank) & (g.kind == GPU) & (g.category == COMPUTE)
+
+    return select

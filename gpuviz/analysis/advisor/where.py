@@ -26,7 +26,9 @@ import numpy.typing as npt
 from gpuviz.analysis.advisor.findings import Evidence, Finding
 from gpuviz.analysis.attribution import Attribution, NodeKind, attribute
 from gpuviz.analysis.compiled_regions import place_kernels
-from gpuviz.analysis.origin import CodeOrigin
+from gpuviz.analysis.graph_merge import merge_of
+from gpuviz.analysis.graph_replays import graph_replays
+from gpuviz.analysis.origin import CodeOrigin, KernelOrigin, capture_origin
 from gpuviz.trace.model import NONE, Trace
 
 TOP = 3
@@ -55,7 +57,7 @@ def with_code(trace: Trace, findings: Iterable[Finding]) -> list[Finding]:
     if not findings:
         return findings
     att = attribute(trace)
-    if not att.is_op.any():
+    if not att.is_op.any() and not len(graph_replays(att)):
         return findings
     index = _Index(att)
     out = []
@@ -88,26 +90,69 @@ class _Index:
         src = np.where(back, att.forward_op[launch], -1)
         self.k_holder = np.where(att.gpu_launch < 0, -1, np.where(src >= 0, src, launch))
         self.op_of = f.nearest(att.is_op)
+        # A graph replay outside every op is named as its unit ("graph 1: 421 kernels").
+        replays = graph_replays(att)
+        self.unit_of = {
+            int(n): replays.label(r)
+            for r, n in enumerate(replays.launch_node.tolist())
+            if self.op_of[n] < 0
+        }
         self.stacks = att.has_stacks()
         if self.stacks:
             self.origin = CodeOrigin(att)
+        # Replayed kernels matched to their capture go where they were captured.
+        self.captured: dict[int, KernelOrigin] | None = None
+        merge = merge_of(att)
+        if merge is not None:
+            self.captured = {}
+            seen: dict[tuple[int, int], KernelOrigin] = {}
+            for k, c, n in zip(
+                merge.kernel.tolist(),
+                merge.capture.tolist(),
+                merge.launch_node.tolist(),
+                strict=True,
+            ):
+                got = seen.get((c, n))
+                if got is None:
+                    got = seen[(c, n)] = capture_origin(merge.captures[c], n)
+                self.captured[k] = got
 
     def fill(self, kind: str, e: Evidence) -> Evidence:
         nodes, weight, kernels = self._work(kind, e)
+        cap_ops: list[tuple[str, float]] = []
+        cap_mods: list[tuple[str, float]] = []
+        cap_lines: list[tuple[str, float]] = []
+        if self.captured is not None and kernels is not None:
+            for i, k in enumerate(kernels.tolist()):
+                o = self.captured.get(k)
+                if o is None or (o.module is None and o.op is None):
+                    continue
+                nodes[i] = -1  # counted here, from its capture
+                w = float(weight[i])
+                cap_ops += [(o.op, w)] if o.op else []
+                cap_mods += [(o.module, w)] if o.module else []
+                cap_lines += [(o.line, w)] if o.line else []
         ok = nodes >= 0
-        nodes, weight, kernels = nodes[ok], weight[ok], kernels[ok]
-        if len(nodes) == 0:
+        kept = kernels[ok] if kernels is not None else np.full(int(ok.sum()), -1, dtype=np.int64)
+        nodes, weight = nodes[ok], weight[ok]
+        if len(nodes) == 0 and not (cap_ops or cap_mods):
             return e
         att = self.att
         ops = self.op_of[nodes]
         has_op = ops >= 0
         op_names = att.trace.symbols.lookup(att.name[ops[has_op]])
-        out = dataclasses.replace(e, ops=_top(op_names, weight[has_op]))
+        op_weight = weight[has_op]
+        if self.unit_of:
+            unit = [(self.unit_of.get(int(n)), w) for n, w in zip(nodes[~has_op], weight[~has_op])]
+            op_names += [u for u, _ in unit if u is not None]
+            op_weight = np.concatenate([op_weight, [w for u, w in unit if u is not None]])
+        op_names, op_weight = _joined(op_names, op_weight, cap_ops)
+        out = dataclasses.replace(e, ops=_top(op_names, op_weight))
         if self.stacks:
             # A compiled model's kernels: the modules and lines that wrote them (issue 49).
             mods, lines = place_kernels(
                 att,
-                kernels,
+                kept,
                 self.origin.modules(nodes),
                 self.origin.lines(nodes),
                 self.origin.mod_inner[nodes] >= 0,
@@ -115,14 +160,14 @@ class _Index:
             keep = [i for i, x in enumerate(lines) if x]
             out = dataclasses.replace(
                 out,
-                modules=_top(mods, weight),
-                lines=_top([lines[i] for i in keep], weight[keep]),
+                modules=_top(*_joined(mods, weight, cap_mods)),
+                lines=_top(*_joined([lines[i] for i in keep], weight[keep], cap_lines)),
             )
         return out
 
-    def _work(self, kind: str, e: Evidence) -> tuple[I64, F64, I64]:
-        """The nodes of the work an evidence range stands for, their weights, and the kernel
-        (index into ``gpu_rows``) each one holds, -1 for CPU work."""
+    def _work(self, kind: str, e: Evidence) -> tuple[I64, F64, I64 | None]:
+        """The nodes of the work an evidence range stands for, their weights, and for GPU
+        ranges the kernels (``gpu_rows`` indices) they stand for."""
         rank = NONE if e.rank is None else e.rank
         sym = self.att.trace.symbols
         names = e.names if kind in NAMED_KINDS else ()
@@ -136,7 +181,7 @@ class _Index:
                 sel &= np.isin(self.k_name, named)
             rows = np.flatnonzero(sel)
             w = np.ones(len(rows)) if kind == "launch_bound" else self.att.gpu_dur_ns[rows]
-            return self.k_holder[rows], np.asarray(w, dtype=np.float64), rows.astype(np.int64)
+            return self.k_holder[rows].copy(), np.asarray(w, dtype=np.float64), rows
         att = self.att
         f = att.forest
         sel = (att.kind == NodeKind.RUNTIME) & (self.n_rank == rank)
@@ -146,8 +191,14 @@ class _Index:
         if named and np.isin(att.name[sel], named).any():
             sel &= np.isin(att.name, named)
         nodes = np.flatnonzero(sel)
-        none = np.full(len(nodes), -1, dtype=np.int64)
-        return nodes, (f.end_ns - f.start_ns)[nodes].astype(np.float64), none
+        return nodes, (f.end_ns - f.start_ns)[nodes].astype(np.float64), None
+
+
+def _joined(names: list[str], weight: F64, more: list[tuple[str, float]]) -> tuple[list[str], F64]:
+    """``names`` and ``weight`` with the ``(name, weight)`` pairs of ``more`` after them."""
+    if not more:
+        return names, weight
+    return names + [n for n, _ in more], np.concatenate([weight, [w for _, w in more]])
 
 
 def _top(names: list[str], weight: F64) -> tuple[str, ...] | None:

@@ -146,6 +146,7 @@ class QtTraceView(QWidget):
         if name == "insights":
             insights = QtInsightsView(getattr(a, "advice", None), self.title, err.get("advice", ""))
             insights.evidenceActivated.connect(self._on_evidence_activated)
+            insights.path_bar.showRows.connect(self.show_kernels)
             if self.peaks is not None:
                 insights.set_hardware(self.hardware_figures()[0])
             return insights

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.activity import rank_value
-from gpuviz.analysis.advisor.findings import Evidence
+from gpuviz.analysis.advisor.findings import Evidence, fmt_ms, fmt_pct
 from gpuviz.analysis.steps import PARTS
 
 F64 = npt.NDArray[np.float64]
@@ -177,3 +177,29 @@ def step_mfu(
         used = sorted({s.precision for s in hw.steps if s.precision and p.tflops(s.precision)})
         peak = f"{p.label}: " + ", ".join(f"{k} {p.tflops(k):g} TFLOP/s" for k in used)
     return StepMfu(values, peak, lower, min(covered) if covered else None, note)
+
+
+def serving_status(advice: Any) -> str | None:
+    """A serving trace's steps by phase in one line each (docs/serving.md), else None.
+
+    ``prefill: 1 step, 987.367 ms a step, 15556 tokens/s, MFU >= 16.5%`` per phase, then
+    TTFT and TPOT; an unknown figure says so.
+    """
+    ctx = getattr(advice, "context", None)
+    report = getattr(ctx, "serving", None) if ctx is not None else None
+    if report is None:
+        return None
+    lines = []
+    for p in report.phases:
+        tps = "tokens/s unknown" if p.tokens_per_s is None else f"{p.tokens_per_s:.0f} tokens/s"
+        mfu = (
+            "MFU unknown"
+            if p.mfu is None
+            else (f"MFU {'>= ' if p.mfu_is_lower_bound else ''}{fmt_pct(p.mfu)}")
+        )
+        mbu = "MBU unknown" if p.mbu is None else f"MBU >= {fmt_pct(p.mbu)}"
+        n = f"{p.steps} step{'s' if p.steps != 1 else ''}"
+        lines.append(f"{p.phase}: {n}, {fmt_ms(p.mean_ns)} a step, {tps}, {mfu}, {mbu}")
+    ttft = "TTFT unknown" if report.ttft_ns is None else f"TTFT {fmt_ms(report.ttft_ns)}"
+    tpot = "TPOT unknown" if report.tpot_ns is None else f"TPOT {fmt_ms(report.tpot_ns)}"
+    return "\n".join([*lines, f"{ttft}, {tpot}"])

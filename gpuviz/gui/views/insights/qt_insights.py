@@ -5,7 +5,8 @@ communication, copies, sets, idle) for one GPU or the mean of all, and beside it
 inside PyTorch ops and outside any op. Bottom: the findings, largest saving first; the selected
 one's numbers, fix and evidence. Clicking a finding (or one of its evidence lines) outlines its
 evidence on the Timeline and zooms there; double-clicking, or "Show in Timeline", also switches
-to it. "Export Markdown…" writes the findings as a report to paste into a bug.
+to it. "Export Markdown…" writes the findings as a report to paste into a bug. "Critical path"
+draws the median step's critical path by category (:mod:`.qt_path_bar`).
 
 Signals
 -------
@@ -50,9 +51,11 @@ from gpuviz.gui.views.insights.insights_model import (
     StepMfu,
     evidence_text,
     gpu_choices,
+    serving_status,
     step_bars,
     step_mfu,
 )
+from gpuviz.gui.views.insights.qt_path_bar import QtPathBar
 from gpuviz.gui.views.qt_plot_style import IDLE_COLOR, legend_below, style_plot_item
 from gpuviz.gui.views.qt_staged import StagedBuild
 
@@ -151,6 +154,9 @@ class QtInsightsView(StagedBuild, QWidget):
         row.addWidget(self.gpu_box)
         tl.addLayout(row)
         tl.addWidget(self.graphics, 1)
+        context = getattr(advice, "context", None)
+        self.path_bar = QtPathBar(context.trace if context is not None else None)
+        tl.addWidget(self.path_bar)
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
@@ -344,6 +350,9 @@ class QtInsightsView(StagedBuild, QWidget):
         mfu = self._step_mfu(None)
         if mfu is not None:  # a floor says >=, an unknown says why: never a bare low figure
             text += "\n" + mfu.text()
+        phases = serving_status(a)  # a serving trace: its steps by phase
+        if phases:
+            text += "\n" + phases
         # What the import warned of (two files claiming one rank) qualifies every figure
         # here; the Summary view lists them all.
         warned = getattr(a, "warning_samples", [])

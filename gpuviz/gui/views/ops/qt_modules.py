@@ -4,7 +4,8 @@ and its icicle chart.
 It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``module`` table (backward kernels
 counted in the module whose forward made them), with the time outside any module (optimizer,
 loss, ``zero_grad``) under one "(outside modules)" node. "Show on Timeline" (or a double click)
-asks for the kernels of the selected module and its sub-modules.
+asks for the kernels of the selected module and its sub-modules; "What if 2× faster?"
+(:class:`~gpuviz.gui.views.ops.qt_whatif.QtWhatIf`) predicts the step with it twice as fast.
 
 Given the roofline figures (:meth:`QtModulesView.set_hardware`), it also shows each module's
 FLOPs, achieved TFLOP/s and MFU, as ``gpuviz breakdown --by module`` does
@@ -47,6 +48,7 @@ from gpuviz.gui.views.ops.breakdown_model import (
 )
 from gpuviz.gui.views.ops.qt_breakdown_table import format_flops, format_us, message_widget
 from gpuviz.gui.views.ops.qt_icicle import QtIcicle
+from gpuviz.gui.views.ops.qt_whatif import QtWhatIf
 
 NODE_ROLE = Qt.ItemDataRole.UserRole
 UNKNOWN = "—"
@@ -200,6 +202,9 @@ class QtModulesView(QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addLayout(top)
+        self.whatif = QtWhatIf()
+        self.whatif.showRows.connect(self.showKernels.emit)
+        body_layout.addWidget(self.whatif)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.tree)
         split.addWidget(self.icicle)
@@ -374,6 +379,13 @@ class QtModulesView(QWidget):
     def _on_selection_changed(self) -> None:
         node = self.selected_node()
         self.show_button.setEnabled(node is not None and node.device_ns > 0)
+        bd = self.breakdowns
+        if node is not None and node.row >= 0 and bd is not None and bd.module is not None:
+            # The module's forward by its frames, its backward by the kernels attributed to it.
+            key = bd.module.rows[node.row].key
+            self.whatif.set_target(bd.trace, key, self.selected_kernels())
+        else:
+            self.whatif.set_target(None, None)
         self.icicle.selected = node
         self.icicle.update()
 

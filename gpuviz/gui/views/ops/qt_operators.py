@@ -3,7 +3,9 @@ time, grouped by name or by name and input shapes, filtered, and the top 15 by d
 as bars (self: a wrapper's total would count its children's kernels twice).
 
 It shows :func:`gpuviz.analysis.breakdown.breakdown`'s ``op`` and ``op-shape`` tables; "Show
-on Timeline" (or a double click) asks for the kernels of the selected op (:func:`row_kernels`).
+on Timeline" (or a double click) asks for the kernels of the selected op (:func:`row_kernels`);
+"What if 2× faster?" (:class:`~gpuviz.gui.views.ops.qt_whatif.QtWhatIf`) predicts the step
+with the selected op twice as fast.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from gpuviz.gui.views.ops.qt_breakdown_table import (
     select_only,
     shown_keys,
 )
+from gpuviz.gui.views.ops.qt_whatif import QtWhatIf
 
 TOP_BARS = 15
 # Step markers hold the whole step: as a bar they would only dwarf the ops.
@@ -120,6 +123,9 @@ class QtOperatorsView(SelectedKernels, QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addLayout(top)
+        self.whatif = QtWhatIf()
+        self.whatif.showRows.connect(self.showKernels.emit)
+        body_layout.addWidget(self.whatif)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.addWidget(self.table)
         self.split.addWidget(self.bars)
@@ -268,6 +274,9 @@ class QtOperatorsView(SelectedKernels, QWidget):
         has = i >= 0 and self.model.rows[i].device_total_ns > 0
         self.show_button.setEnabled(has)
         self.show_button.setToolTip("" if has or i < 0 else "this op launched no GPU work")
+        # By name only: an op+shape row's name is every shape's.
+        name = self.model.rows[i].key if i >= 0 and self.by() == "op" else None
+        self.whatif.set_target(self.breakdowns.trace if self.breakdowns else None, name)
 
     def _on_bar_clicked(self, i: int) -> None:
         if 0 <= i < len(self._bar_rows):

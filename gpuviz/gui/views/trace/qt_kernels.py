@@ -2,7 +2,9 @@
 
 Kernel names are data: a cell shows the name with control characters escaped (``\x1b``), its
 tooltip shows it literally (never as markup), and filtering, sorting and selecting by name use
-the exact name (:data:`NAME_ROLE`).
+the exact name (:data:`NAME_ROLE`). "What if 2× faster?"
+(:class:`~gpuviz.gui.views.ops.qt_whatif.QtWhatIf`) predicts the step with the one selected
+kernel twice as fast.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from PySide6.QtWidgets import (
 from gpuviz.display import terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import plain_label
 from gpuviz.gui.views.ops.qt_breakdown_table import initial_sort_order, select_only
+from gpuviz.gui.views.ops.qt_whatif import QtWhatIf
 from gpuviz.trace.model import Kind, Trace
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -217,9 +220,12 @@ class QtKernelsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
         top.addWidget(self.count_label)
+        self.whatif = QtWhatIf()
+        self.whatif.showRows.connect(self.rowsHighlighted.emit)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.whatif)
         if rows is None:
             msg = plain_label(f"The kernel table could not be computed: {error or 'not available'}")
             msg.setWordWrap(True)
@@ -278,7 +284,9 @@ class QtKernelsView(QWidget):
         return np.flatnonzero(mask).astype(np.int64)
 
     def _on_selection_changed(self, *_: Any) -> None:
-        self.rowsHighlighted.emit(self.slice_rows(self.selected_names()))
+        names = self.selected_names()
+        self.rowsHighlighted.emit(self.slice_rows(names))
+        self.whatif.set_target(self.trace, names[0] if len(names) == 1 else None)
 
 
 def kernel_rows(table: Any) -> list[dict[str, Any]]:
