@@ -12,7 +12,8 @@ and, anywhere, the same code at tiny sizes (no figure worth keeping)::
 Writes into OUT_DIR (each trace recorded with ``record_shapes``, ``with_stack``, ``with_modules``):
 
 - ``compile/``: ``gpt_eager.json.gz``, ``gpt_compile.json.gz`` (``torch.compile``, default mode)
-  with ``gpt_compile_info/`` (Inductor's debug output with provenance tracking on), and
+  with ``gpt_compile.compile/`` (Inductor's debug output with provenance tracking on, and
+  gpuviz's module stacks where ``gpuviz`` is importable: run with ``PYTHONPATH=.``), and
   ``gpt_reduce_overhead.json.gz`` (``mode="reduce-overhead"``: CUDA graphs; the profiled window
   holds the graphs' capture and their replays); ``truth.json``: each mode's CUDA-event step times
   and one eager step's FLOPs by ``FlopCounterMode``;
@@ -115,11 +116,10 @@ def _train_step(fwd: Any, opt: Any, x: Any, y: Any, vocab: int, dev: str) -> Cal
 
 def attribution(out: Path, dev: str, small: bool) -> dict[str, Any]:
     """A tiny LM trained eager, compiled, and compiled with CUDA graphs."""
-    import torch._inductor.config as inductor
-
     cuda = dev.startswith("cuda")
     dim, layers, batch, seq, vocab = (64, 2, 2, 32, 256) if small else (256, 4, 8, 128, 1024)
-    info = out / "gpt_compile_info"
+    info = out / "gpt_compile.compile"
+    undo: Callable[[], None] = _nothing
     truth: dict[str, Any] = {
         "device": torch.cuda.get_device_name() if cuda else "cpu",
         "torch": torch.__version__,
@@ -133,13 +133,10 @@ def attribution(out: Path, dev: str, small: bool) -> dict[str, Any]:
         x = torch.randint(0, vocab, (batch, seq), device=dev)
         y = torch.randint(0, vocab, (batch, seq), device=dev)
         if mode == "compile":
-            inductor.trace.enabled = True
-            inductor.trace.debug_dir = str(info)
-            if hasattr(inductor.trace, "provenance_tracking_level"):
-                inductor.trace.provenance_tracking_level = 1
+            undo = _compile_info_on(info)
             fwd = torch.compile(model)
         elif mode == "reduce_overhead":
-            inductor.trace.enabled = False
+            undo()
             fwd = torch.compile(model, mode="reduce-overhead")
         else:
             fwd = model
@@ -165,8 +162,41 @@ def attribution(out: Path, dev: str, small: bool) -> dict[str, Any]:
         prof.export_chrome_trace(str(plain))
         _gzip(plain)
         truth[mode] = {"step_ms": ms}
+    for junk in (
+        "ir_pre_fusion.txt",
+        "ir_post_fusion.txt",
+        "fx_graph_runnable.py",
+        "fx_graph_transformed.py",
+    ):  # what gpuviz does not read: keep the data small
+        for f in info.rglob(junk):
+            f.unlink()
     (out / "truth.json").write_text(json.dumps(truth, indent=1))
     return truth
+
+
+def _nothing() -> None:
+    return None
+
+
+def _compile_info_on(info: Path) -> Callable[[], None]:
+    """Inductor's provenance for the compiled run, as ``gpuviz profile --compile-info`` asks for
+    it (debug trace, provenance tracking, gpuviz's post-grad pass writing module stacks); the
+    plain settings where gpuviz is not importable. The truth (eager run, CUDA events,
+    FlopCounterMode) does not depend on it."""
+    try:
+        from gpuviz.engine.compile_info import enable_compile_info
+    except ImportError:
+        import torch._inductor.config as inductor
+
+        inductor.trace.enabled = True
+        inductor.trace.debug_dir = str(info)
+        inductor.trace.provenance_tracking_level = 1
+
+        def undo() -> None:
+            inductor.trace.enabled = False
+
+        return undo
+    return enable_compile_info(info)
 
 
 def manual_graph(out: Path, dev: str, small: bool) -> dict[str, Any]:
