@@ -165,6 +165,8 @@ class QtRanksView(StagedBuild, QWidget):
         if reduced is not None:  # drill-down: one rank's events, loaded on demand
             ranks = sorted(reduced.sources)
             self.rank_box.setRange(ranks[0], ranks[-1])
+            self.rank_box.setPrefix("rank ")
+            self.cell_info.setText("Hover a cell for its value; click it to open that rank.")
             open_button = QPushButton("Open rank")
             open_button.clicked.connect(lambda: self.open_rank(self.rank_box.value()))
             top.addWidget(self.rank_box)
