@@ -107,3 +107,38 @@ def test_open_rank_loads_that_rank_whole(qtbot, window, tmp_path) -> None:
     one = opened.args[0]
     assert [r.rank for r in one.trace.ranks] == [3]
     assert len(one.trace.slices) > 0
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--ranks-reduced", "1"), ("--no-ranks-reduced", "0")])
+def test_open_passes_the_users_choice_to_the_loader(monkeypatch, flag, value) -> None:
+    from gpuviz.cli import build_parser
+    from gpuviz.commands import open as open_command
+    from gpuviz.gui import app as gui_app
+
+    monkeypatch.delenv(rank_reduction_map.ENV, raising=False)
+    seen: list[bool] = []
+    monkeypatch.setattr(
+        gui_app,
+        "run_app",
+        lambda paths, **kw: seen.append(rank_reduction_map.wants_reduction(paths[0])) or 0,
+    )
+    args = build_parser().parse_args(["open", str(DATA / "gloo_4rank_cpu"), flag])
+    assert open_command.main(args) == 0
+    assert seen == [value == "1"]  # a 4-rank folder: reduced only when asked
+
+
+def test_screenshot_of_a_reduced_folder(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "ranks.png"
+    folder = DATA / "gloo_4rank_cpu"
+    args = ["--ranks-reduced", "--view", "ranks", "--screenshot", str(out), "--size", "1280x800"]
+    r = subprocess.run(
+        [sys.executable, "-m", "gpuviz", "open", str(folder), *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert r.returncode == 0, r.stderr
+    assert out.stat().st_size > 10_000
