@@ -225,7 +225,8 @@ def load_reduced(
     """Open a rank folder from its ranks' reductions, made in the local pool or on the
     cluster (:func:`~gpuviz.analysis.rank_reduction_map.reduce_folder`): the Ranks view
     without any rank's events; a rank is loaded (from its cache entry) when the user opens it.
-    A rank that could not be read is named in ``errors["ranks"]``."""
+    A rank that could not be read is left out, named in ``reduced.failed`` (the Ranks view's
+    status line names it)."""
     from gpuviz.analysis.rank_reduction_map import reduce_folder
 
     try:
@@ -234,10 +235,7 @@ def load_reduced(
         if type(exc).__name__ == "ImportCancelledError":
             raise ImportCancelled() from exc
         raise
-    out = TraceAnalyses(Trace.empty(path), ranks=reduced.analysis, reduced=reduced)
-    if reduced.failed:
-        out.errors["ranks_failed"] = "; ".join(reduced.failed)
-    return out
+    return TraceAnalyses(Trace.empty(path), ranks=reduced.analysis, reduced=reduced)
 
 
 def _prepare_timeline(trace: Any) -> None:

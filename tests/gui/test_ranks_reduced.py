@@ -142,3 +142,32 @@ def test_screenshot_of_a_reduced_folder(tmp_path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert out.stat().st_size > 10_000
+
+
+def test_a_bad_rank_is_named_in_the_view_and_the_others_shown(qtbot, window, tmp_path) -> None:
+    folder = tmp_path / "job"
+    shutil.copytree(DATA / "gloo_4rank_cpu", folder)
+    (folder / "rank-4.json").write_text("{not json")
+    view = _open(qtbot, window, folder)
+    ranks = view.ranks_view
+    assert window.errors == []  # the tab opened: the others' figures stand
+    assert "rank-4.json" in ranks.status.text() and "left out" in ranks.status.text()
+    assert ranks.heatmap_values().shape[0] == 4
+    assert ranks.straggler_rank() == 2
+
+
+def test_cancel_of_a_reduced_open_raises_cancelled(tmp_path) -> None:
+    from gpuviz.gui.qt_load_worker import ImportCancelled, load_reduced
+
+    with pytest.raises(ImportCancelled):
+        load_reduced(str(DATA / "ddp_nccl_4rank"), cancelled=lambda: True)
+
+
+def test_progress_says_ranks_done(tmp_path) -> None:
+    from gpuviz.gui.qt_load_worker import load_reduced
+
+    folder = tmp_path / "job"
+    shutil.copytree(DATA / "ddp_nccl_4rank", folder)
+    seen: list[str] = []
+    load_reduced(str(folder), lambda f, what: seen.append(what))
+    assert seen[-1] == "ranks reduced: 4 of 4"

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.display import tooltip_html
+from gpuviz.display import terminal_safe, tooltip_html
 from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.timeline.timefmt import format_ns
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
@@ -207,7 +207,11 @@ class QtRanksView(StagedBuild, QWidget):
             return
         text = straggler_text(analysis.straggler, len(analysis.collectives))
         if reduced is not None:
-            failed = f"; {len(reduced.failed)} could not be read" if reduced.failed else ""
+            failed = ""
+            if reduced.failed:  # named (a file's line: data, shown escaped, plain text)
+                named = "; ".join(terminal_safe(f, one_line=True) for f in reduced.failed[:3])
+                more = f" and {len(reduced.failed) - 3} more" if len(reduced.failed) > 3 else ""
+                failed = f" (left out, could not be read: {named}{more})"
             text += (
                 f"\nFrom the reductions of {len(reduced.sources)} ranks{failed}, without their "
                 "events: click a cell or a collective, or Open rank, to load that rank."
