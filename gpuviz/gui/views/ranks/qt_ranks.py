@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuviz.display import terminal_safe, tooltip_html
+from gpuviz.display import tooltip_html
 from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.timeline.timefmt import format_ns
 from gpuviz.gui.views.qt_plot_style import make_plot_widget
@@ -50,6 +50,7 @@ from gpuviz.gui.views.ranks.rank_figures import (
     cell_target,
     collective_target,
     heatmap_ms,
+    reduced_text,
     straggler_text,
     worst_collectives,
 )
@@ -207,16 +208,8 @@ class QtRanksView(StagedBuild, QWidget):
             return
         text = straggler_text(analysis.straggler, len(analysis.collectives))
         if reduced is not None:
-            failed = ""
-            if reduced.failed:  # named (a file's line: data, shown escaped, plain text)
-                named = "; ".join(terminal_safe(f, one_line=True) for f in reduced.failed[:3])
-                more = f" and {len(reduced.failed) - 3} more" if len(reduced.failed) > 3 else ""
-                failed = f" (left out, could not be read: {named}{more})"
-            text += (
-                f"\nFrom the reductions of {len(reduced.sources)} ranks{failed}, without their "
-                "events: click a cell or a collective, or Open rank, to load that rank."
-            )
-        self.status.setText(text)  # plain text (the label's format): figures and counts only
+            text += "\n" + reduced_text(reduced)
+        self.status.setText(text)  # plain text (the label's format)
         if analysis.straggler is not None:
             self.status.setStyleSheet(f"color: {STRAGGLER_COLOUR}; font-weight: bold;")
         # Open on the measure that tells the ranks apart: what makes the straggler slower, or
@@ -445,7 +438,11 @@ class QtRanksView(StagedBuild, QWidget):
         self.collectives_note.setText(
             f"{len(table):,} collectives matched across {len(table.ranks)} ranks "
             f"(by {table.matched_by}); the {len(w)} with the most waiting. "
-            "Click one to see it on the Timeline."
+            + (
+                "Click one to open its last rank."
+                if self.reduced
+                else "Click one to see it on the Timeline."
+            )
         )
         plot = self._chart.getPlotItem()
         plot.clear()
