@@ -111,3 +111,39 @@ def test_two_files_of_one_rank_are_refused() -> None:
         combine_reductions([reds[0], reds[0]])
     with pytest.raises(ValueError, match="no rank"):
         combine_reductions([])
+
+
+def test_64_ranks_with_late_files_and_a_straggler(tmp_path: Path) -> None:
+    """64 generated ranks, rank 5 planted 1.3x slower, ranks 10, 20 and 30 starting one or two
+    collectives late: matched by order with shifts from the parts alone, as the whole load."""
+    import importlib.util
+    import sys
+
+    root = Path(__file__).parent.parent.parent
+    spec = importlib.util.spec_from_file_location("gen_trace", root / "benchmarks" / "gen_trace.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gen_trace", gen)
+    spec.loader.exec_module(gen)
+    late = {10: 1, 20: 1, 30: 2}
+    for r in range(64):
+        with open(tmp_path / f"rank-{r}.json", "w", encoding="utf-8") as f:
+            gen.write_trace(
+                f, 100, 1, 3, rank=r, world=64, collective_every=25, straggler=5,
+                skip_collectives=late.get(r, 0),
+            )  # fmt: skip
+    whole = rank_analysis(import_trace(str(tmp_path)).prepare())
+    _, reduced = _reduced(tmp_path)
+    got = reduced.analysis
+    assert got.collectives.matched_by == "order+shift"
+    assert {k[1]: v for k, v in got.collectives.shift.items() if v} == {10: -1, 20: -1, 30: -2}
+    for key in TABLE_FIELDS:
+        np.testing.assert_array_equal(
+            getattr(got.collectives, key), getattr(whole.collectives, key)
+        )
+    for measure in MEASURES:
+        np.testing.assert_array_equal(got.matrix.measure(measure), whole.matrix.measure(measure))
+    assert got.straggler is not None and (got.straggler.rank, got.straggler.measure) == (
+        5,
+        "compute",
+    )
