@@ -19,6 +19,7 @@ Qt-free and torch-free.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +37,7 @@ from gpuviz.analysis.ranks import (
 )
 from gpuviz.analysis.steps import DeviceStepTimes, StepBreakdown, Steps, step_breakdown
 from gpuviz.trace.model import Trace
+from gpuviz.trace.one_job import FileFacts, declared_rank, file_facts
 
 I64 = npt.NDArray[np.int64]
 
@@ -74,6 +76,11 @@ class RankReduction:
         Merged intervals of its CPU ops, where a step of it has no GPU work; else empty.
     parts : CollectiveParts
         Its collective parts (``row``: a row of its own trace).
+    job : FileFacts or None
+        What the file says of its job (:mod:`gpuviz.trace.one_job`): a folder is one job
+        only where its files agree.
+    declared : int or None
+        The rank the file declares (``distributedInfo.rank``).
     """
 
     rank: int
@@ -83,6 +90,25 @@ class RankReduction:
     breakdown: StepBreakdown
     ops: tuple[I64, I64]
     parts: CollectiveParts
+    job: FileFacts | None = None
+    declared: int | None = None
+
+    def with_rank(self, rank: int) -> RankReduction:
+        """The same, as rank ``rank`` (a folder whose files do not each declare a distinct
+        rank numbers them in file order, as :func:`gpuviz.trace.kineto_ranks.assign_ranks`)."""
+        b, p = self.breakdown, self.parts
+
+        def as_rank(a: I64) -> I64:
+            return np.full(len(a), rank, dtype=np.int64)
+
+        steps = dataclasses.replace(b.steps, rank=as_rank(b.steps.rank))
+        devices = dataclasses.replace(b.devices, rank=as_rank(b.devices.rank))
+        return dataclasses.replace(
+            self,
+            rank=rank,
+            breakdown=dataclasses.replace(b, steps=steps, devices=devices),
+            parts=dataclasses.replace(p, rank=as_rank(p.rank)),
+        )
 
 
 def rank_reduction(trace: Trace) -> RankReduction:
@@ -91,16 +117,22 @@ def rank_reduction(trace: Trace) -> RankReduction:
         raise ValueError(f"rank_reduction takes one file's trace, not {len(trace.ranks)}")
     info = trace.ranks[0]
     b = step_breakdown(trace)
+    s = trace.slices
     ops = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
     has_gpu = np.zeros(len(b.steps), dtype=bool)
     has_gpu[b.devices.step] = True
     if not has_gpu.all():
         # Only ranks with a CPU-only step need their ops, and only their union: the
         # compute of such a step is the time ops cover less the time spent waiting.
-        s = trace.slices
         rows = cpu_op_rows(trace)
         ops = merge(s.start_ns[rows], s.start_ns[rows] + s.dur_ns[rows])
+    first = end = None
+    if len(s):
+        first = trace.zero_ns + int(s.start_ns.min())
+        end = trace.zero_ns + trace.slices_end_ns
     return RankReduction(
+        job=file_facts(info.source, info.metadata, first, end),
+        declared=declared_rank(info.metadata),
         rank=-1 if info.rank is None else int(info.rank),
         source=str(info.source),
         zero_ns=int(trace.zero_ns),

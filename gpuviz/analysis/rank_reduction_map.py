@@ -170,7 +170,28 @@ def reduce_folder(
     reds = [r for r in got if r is not None]
     if not reds:
         raise BadInputError(f"{path}: no rank file could be read ({len(failed)} failed)")
-    return combine_reductions(reds, failed)
+    return combine_reductions(one_job(path, reds), failed)
+
+
+def one_job(path: str | os.PathLike[str], reds: list[RankReduction]) -> list[RankReduction]:
+    """The reductions of a folder's files (in file order), ranked as the folder read whole
+    ranks them (:func:`~gpuviz.trace.kineto_ranks.assign_ranks`: the declared ranks where each
+    file declares a distinct one, else file order).
+
+    Raises
+    ------
+    NotOneJobError
+        The files are not one job (:func:`~gpuviz.trace.one_job.check_one_job`): the app
+        opens each file instead, as it does for such a folder read whole.
+    """
+    from gpuviz.trace.kineto_ranks import assign_ranks
+    from gpuviz.trace.one_job import check_one_job
+
+    check_one_job(Path(path), [r.job for r in reds if r.job is not None])
+    ranks, _ = assign_ranks([r.declared for r in reds], [r.source for r in reds], True)
+    return [
+        r if r.rank == k else r.with_rank(-1 if k is None else int(k)) for r, k in zip(reds, ranks)
+    ]
 
 
 def _workers(files: list[str]) -> int:
@@ -186,4 +207,4 @@ def _child_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-__all__ = ["ENV", "REDUCE_AT", "reduce_file", "reduce_folder", "wants_reduction"]
+__all__ = ["ENV", "REDUCE_AT", "one_job", "reduce_file", "reduce_folder", "wants_reduction"]

@@ -88,3 +88,36 @@ def test_on_a_local_cluster_the_view_is_the_pools() -> None:
         got = rmap.reduce_folder(folder, lambda f, what: lines.append(what))
     _same_view(got.analysis, rmap.reduce_folder(folder, workers=0).analysis)
     assert lines[-1].startswith("4/4 ranks done")
+
+
+def test_files_without_ranks_are_ranked_by_file_order_as_read_whole(tmp_path: Path) -> None:
+    import gzip
+    import json
+
+    folder = tmp_path / "job"
+    folder.mkdir()
+    # The ranks' files with no distributedInfo, named against their rank order: a is rank 3.
+    for name, r in (("a", 3), ("b", 0), ("c", 2), ("d", 1)):
+        with gzip.open(DATA / "gloo_4rank_cpu" / f"rank-{r}.json.gz", "rt") as f:
+            data = json.load(f)
+        del data["distributedInfo"]
+        (folder / f"{name}.json").write_text(json.dumps(data))
+    whole = rank_analysis(import_trace(str(folder)).prepare())
+    got = rmap.reduce_folder(folder, workers=0)
+    assert sorted(got.sources) == [0, 1, 2, 3] and got.sources[0].endswith("a.json")
+    np.testing.assert_array_equal(got.analysis.matrix.ranks, whole.matrix.ranks)
+    _same_view(got.analysis, whole)
+    assert whole.straggler is not None and whole.straggler.rank == 2  # c: rank 2's file
+
+
+def test_a_folder_that_is_not_one_job_is_refused(tmp_path: Path) -> None:
+    from gpuviz.trace.one_job import NotOneJobError
+
+    folder = tmp_path / "two-jobs"
+    folder.mkdir()
+    shutil.copy2(DATA / "gloo_4rank_cpu" / "rank-0.json.gz", folder / "rank-0.json.gz")
+    shutil.copy2(DATA / "nccl_2rank_h200" / "rank-1.json.gz", folder / "rank-1.json.gz")
+    with pytest.raises(NotOneJobError):
+        import_trace(str(folder))  # the whole load refuses it: so must the reductions
+    with pytest.raises(NotOneJobError):
+        rmap.reduce_folder(folder, workers=0)
