@@ -54,6 +54,9 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("GPUVIZ_NO_CACHE", "1")  # time the import, not a cache hit
+# The folder read whole, its Timeline too: from 64 ranks the app would open it from per-rank
+# reductions, on its Ranks view alone (benchmarks/bench_ranks_app.py times that).
+os.environ.setdefault("GPUVIZ_RANKS_REDUCED", "0")
 
 REPO = Path(__file__).resolve().parents[1]
 HEARTBEAT_MS = 5

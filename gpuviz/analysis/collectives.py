@@ -138,7 +138,8 @@ class CollectiveTable:
 
 @dataclass
 class _Parts:
-    """Collective parts of all ranks: one row per kernel or CPU range."""
+    """Collective parts of all ranks: one row per kernel or CPU range (``row``: its row in
+    ``trace.slices``)."""
 
     rank: I64
     group: list[str]
@@ -147,6 +148,10 @@ class _Parts:
     start_ns: I64
     end_ns: I64
     row: I64
+
+
+CollectiveParts = _Parts
+"""The public name of the parts (:func:`collective_parts`, :func:`align_parts`)."""
 
 
 def collective_parts(trace: Trace) -> _Parts:
@@ -261,7 +266,31 @@ def align_collectives(trace: Trace, steps: Steps | None = None) -> CollectiveTab
     ranks = ranks.astype(np.int64)
     if len(ranks) < 2:
         return CollectiveTable.empty(ranks)
-    parts = collective_parts(trace)
+    return align_parts(ranks, collective_parts(trace), steps)
+
+
+def align_parts(ranks: I64, parts: CollectiveParts, steps: Steps | None = None) -> CollectiveTable:
+    """:func:`align_collectives` from the ranks' parts alone, without their trace.
+
+    The Ranks view of a folder opened from per-rank reductions
+    (:mod:`gpuviz.analysis.rank_reduction`) aligns the parts each rank sent, shifted onto
+    the folder's clock; the parts' ``row`` is then a row of that rank's own trace.
+
+    Parameters
+    ----------
+    ranks : int64 array
+        The ranks, ascending (one column each).
+    parts : CollectiveParts
+        Every rank's parts (:func:`collective_parts`).
+    steps : Steps, optional
+        As :func:`align_collectives`'s.
+
+    Returns
+    -------
+    CollectiveTable
+    """
+    if len(ranks) < 2:
+        return CollectiveTable.empty(ranks)
     col_of = {int(r): i for i, r in enumerate(ranks.tolist())}
     group_arr = np.asarray(parts.group, dtype=object)
     out_rows: list[tuple[str, str, int, dict[int, int]]] = []  # group, name, seq, col -> part
@@ -294,7 +323,7 @@ def align_collectives(trace: Trace, steps: Steps | None = None) -> CollectiveTab
     out_rows = [r for r in out_rows if len(r[3]) >= 2]
     if not out_rows:
         return CollectiveTable.empty(ranks)
-    return _table(trace, parts, ranks, out_rows, steps, methods, shifts)
+    return _table(parts, ranks, out_rows, steps, methods, shifts)
 
 
 def _best_shift(parts: _Parts, ref: I64, other: I64) -> int:
@@ -320,7 +349,6 @@ def _best_shift(parts: _Parts, ref: I64, other: I64) -> int:
 
 
 def _table(
-    trace: Trace,
     parts: _Parts,
     ranks: I64,
     rows: list[tuple[str, str, int, dict[int, int]]],

@@ -29,6 +29,7 @@ makes some rank last in every collective.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,6 +186,17 @@ def rank_analysis(
 
 
 def _matrix(trace: Trace, b: StepBreakdown, table: CollectiveTable) -> RankStepMatrix:
+    return step_matrix(b, table, lambda rows: _cpu_measures(trace, b, table, rows))
+
+
+def step_matrix(
+    b: StepBreakdown, table: CollectiveTable, cpu_measures: Callable[[I64], tuple[I64, I64]]
+) -> RankStepMatrix:
+    """The :class:`RankStepMatrix` of a breakdown and its aligned collectives.
+
+    ``cpu_measures(rows)`` gives the compute and comm of the step rows without GPU work (from
+    the trace, or from per-rank reductions: :mod:`gpuviz.analysis.rank_reduction`).
+    """
     st, dev = b.steps, b.devices
     ranks = np.unique(st.rank).astype(np.int64)
     numbers = np.unique(st.number).astype(np.int64)
@@ -215,7 +227,7 @@ def _matrix(trace: Trace, b: StepBreakdown, table: CollectiveTable) -> RankStepM
     idle = per_step_sum(dev.idle_ns)
     cpu_rows = np.flatnonzero(~has_gpu)
     if len(cpu_rows):
-        c_compute, c_comm = _cpu_measures(trace, b, table, cpu_rows)
+        c_compute, c_comm = cpu_measures(cpu_rows)
         compute[cpu_rows] = c_compute
         comm[cpu_rows] = c_comm
         idle[cpu_rows] = b.cpu_other_ns[cpu_rows]
@@ -239,23 +251,41 @@ def _cpu_measures(
 ) -> tuple[I64, I64]:
     """Compute and comm of steps on ranks without GPU work: from the CPU ops and gloo ranges."""
     s, t = trace.slices, trace.tracks
-    st = b.steps
     slice_rank = t.rank[s.track]
+    # Each rank's CPU ops, grouped by one sort: a scan of every slice per rank was per-pair
+    # work over ranks (issue 51).
+    ops = cpu_op_rows(trace)
+    ops_of = {
+        r: (s.start_ns[o], s.start_ns[o] + s.dur_ns[o])
+        for r, o in _group_rows(slice_rank[ops], ops).items()
+    }
+    return cpu_step_measures(b, table, rows, ops_of)
+
+
+def cpu_op_rows(trace: Trace) -> I64:
+    """Rows of ``trace.slices`` that are PyTorch ops on a CPU thread."""
+    s = trace.slices
     ok_op = name_mask(trace.symbols, is_pytorch_op)
+    rows = np.flatnonzero(s.kind == Kind.CPU_OP)
+    out: I64 = rows[ok_op[s.name[rows]]]
+    return out
+
+
+def cpu_step_measures(
+    b: StepBreakdown, table: CollectiveTable, rows: I64, ops_of: dict[int, tuple[I64, I64]]
+) -> tuple[I64, I64]:
+    """Compute and comm of the step ``rows`` (ranks without GPU work), from each rank's CPU
+    ops as (start, end) intervals (``ops_of``; merged or not: only the time they cover
+    counts)."""
+    st = b.steps
     compute = np.zeros(len(rows), dtype=np.int64)
     comm = np.zeros(len(rows), dtype=np.int64)
-    # Each rank's step rows and CPU ops, grouped by one sort each: a scan of every slice per
-    # rank was per-pair work over ranks (issue 51).
-    all_ops = np.flatnonzero(s.kind == Kind.CPU_OP)
-    all_ops = all_ops[ok_op[s.name[all_ops]]]
-    ops_of = _group_rows(slice_rank[all_ops], all_ops)
     steps_of = _group_rows(st.rank[rows], rows)
-    no_rows = np.empty(0, dtype=np.int64)
+    none = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
     col_of = {int(r): i for i, r in enumerate(table.ranks.tolist())}
     for rank, pick in steps_of.items():
         where = np.searchsorted(rows, pick)
-        ops = ops_of.get(rank, no_rows)
-        op_s, op_e = s.start_ns[ops], s.start_ns[ops] + s.dur_ns[ops]
+        op_s, op_e = ops_of.get(rank, none)
         t0, t1 = st.cpu_start_ns[pick], st.cpu_end_ns[pick]
         in_ops = Coverage(op_s, op_e).covered(t0, t1)
         waits = (np.empty(0, np.int64), np.empty(0, np.int64))

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
-from gpuviz.cli.options import add_max_memory, add_no_cache, size
+from gpuviz.cli.options import add_cluster, add_max_memory, add_no_cache, size
 from gpuviz.gui.view_names import VIEWS
 
 
@@ -24,6 +25,16 @@ def add_open(sub: Any) -> None:
         help="the window's size (default: fitted to the screen, as last closed; 1600x900 "
         "with --screenshot)",
     )
+    o.add_argument(
+        "--ranks-reduced",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="open a rank folder from its ranks' reductions: the Ranks view first, without "
+        "loading the ranks' events; a rank loads (from its cache entry) when opened from it "
+        "(GPUVIZ_RANKS_REDUCED=1/0; default: for folders of 64 ranks or more). With "
+        "--cluster the ranks are reduced on the cluster's workers",
+    )
+    add_cluster(o)
     add_no_cache(o)
     add_max_memory(o)
 

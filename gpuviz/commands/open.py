@@ -1,4 +1,5 @@
-"""``gpuviz open TRACE... [--view V] [--screenshot OUT.png] [--size WxH]``: traces in the app."""
+"""``gpuviz open TRACE... [--view V] [--screenshot OUT.png] [--size WxH] [--ranks-reduced]``:
+traces in the app."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ def main(args: argparse.Namespace) -> int:
             raise BadInputError(f"{path}: no such file or folder")
     if args.screenshot and not args.screenshot.lower().endswith(".png"):
         raise BadInputError(f"--screenshot {args.screenshot}: expected a .png file name")
+    asked = getattr(args, "ranks_reduced", None)
+    if asked is not None:
+        # The load worker reads it (gpuviz.analysis.rank_reduction_map.wants_reduction).
+        os.environ["GPUVIZ_RANKS_REDUCED"] = "1" if asked else "0"
     # Qt is imported here, when the command runs, never when gpuviz.cli is imported.
     from gpuviz.gui.app import run_app
 

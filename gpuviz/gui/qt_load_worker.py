@@ -50,6 +50,9 @@ class TraceAnalyses:
         With snapshots of several ranks: the rank of each of ``snapshots``.
     snapshot_table : RankTable or None
         With snapshots of several ranks: their figures (``gpuviz memory DIR``'s table).
+    reduced : ReducedRanks or None
+        A rank folder opened from its ranks' reductions (:func:`load_reduced`): the trace is
+        empty, ``ranks`` is the Ranks view's analysis, and a rank opens on demand.
     """
 
     trace: Trace
@@ -64,6 +67,7 @@ class TraceAnalyses:
     snapshot_only: bool = False
     snapshot_ranks: list[int] = field(default_factory=list)
     snapshot_table: Any = None
+    reduced: Any = None
 
 
 class ImportCancelled(Exception):
@@ -148,8 +152,12 @@ def load_and_analyze(
     progress: ProgressFn | None = None,
     cancelled: CancelledFn | None = None,
     capture_trace: str | None = None,
+    reduced: bool | None = None,
 ) -> TraceAnalyses:
     """Read a trace file or folder, then compute its analyses.
+
+    A big rank folder (or any, with ``reduced``; :func:`~gpuviz.analysis.rank_reduction_map.
+    wants_reduction`) opens from its ranks' reductions instead (:func:`load_reduced`).
 
     The graph captures of its CUDA/HIP graph replays (``capture_trace``, a file or folder;
     else ``capture_traces/`` beside ``path``) are read too, so that the Operators, Modules and
@@ -172,6 +180,10 @@ def load_and_analyze(
         return load_snapshot_alone(path, progress, cancelled)
     if is_snapshot_folder(path):
         return load_rank_snapshots(path, progress, cancelled)
+    from gpuviz.analysis.rank_reduction_map import wants_reduction
+
+    if wants_reduction(path, reduced):
+        return load_reduced(path, progress, cancelled)
 
     def load_progress(*args: Any) -> None:
         if progress is None or not args:
@@ -210,6 +222,25 @@ def load_and_analyze(
     attach_snapshots(out, path)
     _prepare_timeline(trace)
     return out
+
+
+def load_reduced(
+    path: str, progress: ProgressFn | None = None, cancelled: CancelledFn | None = None
+) -> TraceAnalyses:
+    """Open a rank folder from its ranks' reductions, made in the local pool or on the
+    cluster (:func:`~gpuviz.analysis.rank_reduction_map.reduce_folder`): the Ranks view
+    without any rank's events; a rank is loaded (from its cache entry) when the user opens it.
+    A rank that could not be read is left out, named in ``reduced.failed`` (the Ranks view's
+    status line names it)."""
+    from gpuviz.analysis.rank_reduction_map import reduce_folder
+
+    try:
+        reduced = reduce_folder(path, progress, cancelled)
+    except Exception as exc:
+        if type(exc).__name__ == "ImportCancelledError":
+            raise ImportCancelled() from exc
+        raise
+    return TraceAnalyses(Trace.empty(path), ranks=reduced.analysis, reduced=reduced)
 
 
 def _prepare_timeline(trace: Any) -> None:

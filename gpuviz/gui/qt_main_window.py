@@ -102,6 +102,7 @@ class MainWindow(MainWindowRecentMixin, MainWindowExportMixin, QMainWindow):
         self.remember_recent = remember_recent
         self.errors: list[tuple[str, str]] = []
         self._queue: list[_Job] = []
+        self._rank_targets: dict[str, Any] = {}  # rank file -> what to show once it opens
         self._worker: QtTraceWorker | None = None
         self._time_left = (TimeLeft(), 0.0)  # the running job's estimate and start
         self._current_job: _Job | None = None
@@ -153,7 +154,11 @@ class MainWindow(MainWindowRecentMixin, MainWindowExportMixin, QMainWindow):
         """Add a tab for a trace whose analyses are computed; returns the tab's view."""
         view = QtTraceView(analyses, title, source, peaks=saved_peaks(self.settings))
         view.peaksRequested.connect(self._on_peaks)
+        view.rankOpenRequested.connect(self._on_rank_open)
         view.set_view(view.first_view(self._open_view))
+        target = self._rank_targets.pop(source, None) if source else None
+        if target is not None:  # a rank opened from a reduced folder's Ranks view
+            view.show_rank_target(target)
         # A file's name is data: "&" is no shortcut, "<b>" no markup, ESC shown as \x1b.
         index = self.tabs.addTab(view, menu_safe(title))
         self.tabs.setTabToolTip(index, tooltip_html(source or title))
@@ -162,6 +167,13 @@ class MainWindow(MainWindowRecentMixin, MainWindowExportMixin, QMainWindow):
         self._update_actions()
         self.traceOpened.emit(view)
         return view
+
+    def _on_rank_open(self, path: str, target: Any) -> None:
+        # A rank of a folder opened from its reductions: its own tab, loaded in the
+        # background from its cache entry, showing ``target`` once there.
+        if target is not None:
+            self._rank_targets[path] = target
+        self.open_trace(path)
 
     def add_dock(
         self,

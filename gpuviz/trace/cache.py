@@ -90,6 +90,11 @@ def _log() -> logging.Logger:
     return logging.getLogger(__name__)
 
 
+EVICT_SHARE = 1 / 16
+"""A process evicts (:meth:`TraceCache.evict`) once its puts since its last eviction add up to
+this share of the cap."""
+_UNEVICTED: dict[str, int] = {}  # cache folder -> bytes this process put since it evicted
+
 # Traces that load_cached answered from the cache (by id; the value keeps no trace alive).
 _FROM_CACHE: weakref.WeakValueDictionary[int, Trace] = weakref.WeakValueDictionary()
 
@@ -250,7 +255,16 @@ class TraceCache:
         for other in self._entry_folders():
             if other.name.startswith(prefix) and other != final:
                 self._discard(other)  # the same path's entry for an older file or version
-        self.evict(keep=final)
+        # An eviction reads the size of every entry: once per put, the entries of a
+        # 1,000-rank folder (one per rank, written by the ranks' children or a cluster's
+        # workers) cost work quadratic in the ranks (85 ms a put at 256 entries on the VM).
+        # So a process evicts once it has written EVICT_SHARE of the cap since it last did:
+        # the cap holds to within that share per writing process.
+        root = str(self.root)
+        _UNEVICTED[root] = _UNEVICTED.get(root, 0) + _folder_size(final)  # as evict counts
+        if _UNEVICTED[root] >= self.max_bytes * EVICT_SHARE:
+            _UNEVICTED[root] = 0
+            self.evict(keep=final)
         return final
 
     # -- size ------------------------------------------------------------------------------

@@ -36,6 +36,17 @@ KERNEL_PAD_FACTOR = 4
 BREAKDOWN_VIEWS = ("operators", "modules", "source")
 
 
+def reduced_target(reduced: Any, target: Any) -> Any:
+    """A Ranks view's target of a folder opened from its reductions, on the clock of its
+    rank's own trace (``ReducedRanks.offset_ns``); None where it is the whole rank (t1 0)."""
+    import dataclasses
+
+    if target.t1_ns <= target.t0_ns:
+        return None
+    off = reduced.offset_ns.get(target.rank, 0)
+    return dataclasses.replace(target, t0_ns=target.t0_ns - off, t1_ns=target.t1_ns - off)
+
+
 def trace_end_ns(trace: Any) -> int:
     """The end of the last slice (ns from the trace zero), at least 1."""
     ends = [trace.slices_end_ns] if len(trace.slices) else []
@@ -55,6 +66,10 @@ class QtTraceView(QWidget):
         The :class:`~gpuviz.gui.views.ops.breakdown_model.Breakdowns` of the trace, computed.
     peaksRequested()
         The Roofline view's "Peaks…" button.
+    rankOpenRequested(str, object)
+        A rank folder opened from its reductions: the user opened a rank (its file, and the
+        :class:`~gpuviz.gui.views.ranks.rank_figures.Target` to show on its own clock, or
+        None); the window opens it in a tab of its own.
 
     Parameters
     ----------
@@ -72,6 +87,7 @@ class QtTraceView(QWidget):
     viewChanged = Signal(str)
     breakdownsReady = Signal(object)
     peaksRequested = Signal()
+    rankOpenRequested = Signal(str, object)
 
     def __init__(
         self,
@@ -181,7 +197,9 @@ class QtTraceView(QWidget):
             samples = getattr(a.summary, "warning_samples", None) or []
             return QtSummaryView(self.summary, err.get("summary", ""), samples)
         if name == "ranks":
-            ranks = QtRanksView(a.ranks, len(self.trace.ranks), err.get("ranks", ""))
+            reduced = a.reduced
+            n = len(reduced.sources) if reduced is not None else len(self.trace.ranks)
+            ranks = QtRanksView(a.ranks, n, err.get("ranks", ""), reduced=reduced)
             ranks.jumpRequested.connect(self._on_rank_jump)
             return ranks
         if name == "roofline":
@@ -391,6 +409,19 @@ class QtTraceView(QWidget):
         self.show_evidence(evidence, show_timeline)
 
     def _on_rank_jump(self, target: Any) -> None:
+        reduced = self.analyses.reduced
+        if reduced is not None:
+            # No events here: the rank opens alone (from its cache entry), on its own clock.
+            if target.rank in reduced.sources:
+                self.rankOpenRequested.emit(
+                    reduced.sources[target.rank], reduced_target(reduced, target)
+                )
+            return
+        self.show_rank_target(target)
+
+    def show_rank_target(self, target: Any) -> None:
+        """Show a Ranks view's :class:`~gpuviz.gui.views.ranks.rank_figures.Target` on the
+        Timeline: its range, its rank expanded, its slice selected."""
         # A cell or collective of the Ranks view: that range on the Timeline, rank expanded.
         self.set_view("timeline")  # first: shown, the Timeline has its size to scroll in
         timeline = self.timeline

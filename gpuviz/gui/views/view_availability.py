@@ -34,6 +34,13 @@ def unavailable_views(analyses: Any) -> dict[str, str]:
     if getattr(analyses, "snapshot_only", False):
         why = "an allocator snapshot holds memory only: no timeline, ops or kernels"
         return {v: why for v in VIEWS if v not in SNAPSHOT_VIEWS}
+    reduced = getattr(analyses, "reduced", None)
+    if reduced is not None:
+        why = (
+            f"opened from the reductions of {len(reduced.sources)} ranks, without their "
+            "events: open a rank from the Ranks view (click a cell, or Open rank)"
+        )
+        return {v: why for v in VIEWS if v != "ranks"}
     trace = analyses.trace
     kind = np.asarray(trace.slices.kind)
     out: dict[str, str] = {}

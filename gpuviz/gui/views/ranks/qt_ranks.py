@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
+    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -48,6 +50,7 @@ from gpuviz.gui.views.ranks.rank_figures import (
     cell_target,
     collective_target,
     heatmap_ms,
+    reduced_text,
     straggler_text,
     worst_collectives,
 )
@@ -72,6 +75,9 @@ class QtRanksView(StagedBuild, QWidget):
         Ranks in the trace (to tell "one process" from "failed").
     error : str
         Why the analysis failed, when it did.
+    reduced : ReducedRanks, optional
+        A folder opened from its ranks' reductions: no events here, so a click opens its
+        rank in a tab of its own, and "Open rank" opens any rank.
 
     Signals
     -------
@@ -87,10 +93,16 @@ class QtRanksView(StagedBuild, QWidget):
     jumpRequested = Signal(object)
 
     def __init__(
-        self, analysis: Any, n_ranks: int, error: str = "", parent: QWidget | None = None
+        self,
+        analysis: Any,
+        n_ranks: int,
+        error: str = "",
+        parent: QWidget | None = None,
+        reduced: Any = None,
     ) -> None:
         super().__init__(parent)
         self.analysis = analysis
+        self.reduced = reduced
         self._measure = DEFAULT_MEASURE
         self._values = np.empty((0, 0))
         self._worst: WorstCollectives | None = None
@@ -150,6 +162,16 @@ class QtRanksView(StagedBuild, QWidget):
         top.addWidget(self.measure_box)
         top.addSpacing(12)
         top.addWidget(self.cell_info, 1)
+        self.rank_box = QSpinBox()
+        if reduced is not None:  # drill-down: one rank's events, loaded on demand
+            ranks = sorted(reduced.sources)
+            self.rank_box.setRange(ranks[0], ranks[-1])
+            self.rank_box.setPrefix("rank ")
+            self.cell_info.setText("Hover a cell for its value; click it to open that rank.")
+            open_button = QPushButton("Open rank")
+            open_button.clicked.connect(lambda: self.open_rank(self.rank_box.value()))
+            top.addWidget(self.rank_box)
+            top.addWidget(open_button)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -184,7 +206,10 @@ class QtRanksView(StagedBuild, QWidget):
             else:
                 self.status.setText("The ranks have not been compared (no analysis).")
             return
-        self.status.setText(straggler_text(analysis.straggler, len(analysis.collectives)))
+        text = straggler_text(analysis.straggler, len(analysis.collectives))
+        if reduced is not None:
+            text += "\n" + reduced_text(reduced)
+        self.status.setText(text)  # plain text (the label's format)
         if analysis.straggler is not None:
             self.status.setStyleSheet(f"color: {STRAGGLER_COLOUR}; font-weight: bold;")
         # Open on the measure that tells the ranks apart: what makes the straggler slower, or
@@ -276,6 +301,10 @@ class QtRanksView(StagedBuild, QWidget):
         if target is not None:
             self.jumpRequested.emit(target)
         return target
+
+    def open_rank(self, rank: int) -> None:
+        """Ask for ``rank`` whole (``jumpRequested`` with an empty range)."""
+        self.jumpRequested.emit(Target(int(rank), 0, 0))
 
     def click_collective(self, k: int) -> Target | None:
         """Act as a click on the ``k``-th worst collective: emits ``jumpRequested``."""
@@ -409,7 +438,11 @@ class QtRanksView(StagedBuild, QWidget):
         self.collectives_note.setText(
             f"{len(table):,} collectives matched across {len(table.ranks)} ranks "
             f"(by {table.matched_by}); the {len(w)} with the most waiting. "
-            "Click one to see it on the Timeline."
+            + (
+                "Click one to open its last rank."
+                if self.reduced
+                else "Click one to see it on the Timeline."
+            )
         )
         plot = self._chart.getPlotItem()
         plot.clear()

@@ -170,6 +170,21 @@ def straggler_text(straggler: Any, n_collectives: int) -> str:
     )
 
 
+def reduced_text(reduced: Any) -> str:
+    """The line of a folder opened from its ranks' reductions (a
+    :class:`~gpuviz.analysis.rank_reduction.ReducedRanks`): how many ranks, the files left out
+    (named: their lines are data, shown escaped), and how to open a rank. Plain text."""
+    failed = ""
+    if reduced.failed:
+        named = "; ".join(terminal_safe(f, one_line=True) for f in reduced.failed[:3])
+        more = f" and {len(reduced.failed) - 3} more" if len(reduced.failed) > 3 else ""
+        failed = f" (left out, could not be read: {named}{more})"
+    return (
+        f"From the reductions of {len(reduced.sources)} ranks{failed}, without their events: "
+        "click a cell or a collective, or Open rank, to load that rank."
+    )
+
+
 __all__ = [
     "MEASURE_LABELS",
     "WORST_COLLECTIVES",
@@ -179,6 +194,7 @@ __all__ = [
     "collective_label",
     "collective_target",
     "heatmap_ms",
+    "reduced_text",
     "straggler_text",
     "worst_collectives",
 ]
