@@ -73,7 +73,7 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     dropped = False
     serving = None
     if by_rank is not None:
-        summary, hw, err = by_rank
+        summary, hw, err, serving = by_rank
     else:
         trace = read_trace(path, say_dropped=args.json, meanwhile=analysis_imports())
         summary, hw, err = _analyse(trace, args)
