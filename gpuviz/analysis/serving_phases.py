@@ -132,6 +132,9 @@ class StepRecord:
     attention_note: str
     mfu_with_attention: float | None
     unknown: str
+    flops: float | None = None
+    """The FLOPs counted from shapes (None: none known); not in the JSON, which has the
+    summary's ``mfu.steps``. The Roofline view's phase points read them."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``serving.steps`` entry."""
@@ -314,6 +317,7 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
             attention_note=att.why[i],
             mfu_with_attention=with_att[i],
             unknown=sv.why[i],
+            flops=_flops(figs[i] if i < len(figs) else None),
         )
         for i in range(n)
         if steps.source[i] in SERVING_SOURCES
@@ -388,6 +392,12 @@ def merge_records(
     for records, rank, shift in sorted(parts, key=lambda p: -1 if p[1] is None else p[1]):
         out += [dataclasses.replace(r, rank=rank, start_ns=r.start_ns + shift) for r in records]
     return out
+
+
+def _flops(fig: Any) -> float | None:
+    """A step's counted FLOPs, None where none are known (0 means nothing was counted)."""
+    got = getattr(fig, "flops", None)
+    return float(got) if got else None
 
 
 def _phase(name: str, rows: list[StepRecord], bandwidth: float | None) -> PhaseFigures:
