@@ -271,10 +271,16 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
     nb = step_bytes(trace, steps)
     step_mbu: list[float | None] = []
     mbu_note: list[str] = []
+    replayed = _replay_bytes(trace, steps) if any(sv.graph) else None
     for i in range(n):
         if sv.graph[i]:  # the replay's ops were recorded at capture: the count misses them
-            nb.nbytes[i] = None
-            nb.why[i] = "the step replayed a graph, whose ops (and shapes) are in its capture"
+            got = None if replayed is None else replayed.nbytes[i]
+            if got is None:
+                nb.nbytes[i] = None
+                nb.why[i] = (replayed.why[i] if replayed is not None else "") or GRAPH_UNKNOWN
+            else:  # the capture's ops, and the step's own around the replay
+                nb.nbytes[i] = (nb.nbytes[i] or 0) + got
+                nb.why[i] = ""
         share, why = mbu(nb.nbytes[i], int(steps.duration_ns[i]), bandwidth)
         step_mbu.append(share)
         mbu_note.append(nb.why[i] or why)
@@ -392,6 +398,20 @@ def merge_records(
     for records, rank, shift in sorted(parts, key=lambda p: -1 if p[1] is None else p[1]):
         out += [dataclasses.replace(r, rank=rank, start_ns=r.start_ns + shift) for r in records]
     return out
+
+
+GRAPH_UNKNOWN = (
+    "the step replayed a graph, whose ops (and shapes) are in its capture "
+    "(--capture-trace, or capture_traces/ beside the trace, gives them)"
+)
+
+
+def _replay_bytes(trace: Trace, steps: Steps) -> Any:
+    """:func:`gpuviz.analysis.mbu_graphs.replay_bytes`, imported only for a step that replays
+    a graph (it needs the trace's attribution)."""
+    from gpuviz.analysis.mbu_graphs import replay_bytes
+
+    return replay_bytes(trace, steps)
 
 
 def _flops(fig: Any) -> float | None:
