@@ -261,6 +261,9 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
     step_mfu: list[float | None] = []
     mfu_note: list[str] = []
     lower: list[bool] = []
+    replayed = _replay_bytes(trace, steps) if any(sv.graph) else None
+    if replayed is not None:  # the graphs' FLOPs, from their captures, join the steps'
+        figs = [_with_replay(f, replayed, i, steps, peaks) for i, f in enumerate(figs)]
     for i in range(n):
         f = figs[i] if i < len(figs) else None
         step_mfu.append(getattr(f, "mfu", None))
@@ -271,7 +274,6 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
     nb = step_bytes(trace, steps)
     step_mbu: list[float | None] = []
     mbu_note: list[str] = []
-    replayed = _replay_bytes(trace, steps) if any(sv.graph) else None
     for i in range(n):
         if sv.graph[i]:  # the replay's ops were recorded at capture: the count misses them
             got = None if replayed is None else replayed.nbytes[i]
@@ -412,6 +414,31 @@ def _replay_bytes(trace: Trace, steps: Steps) -> Any:
     from gpuviz.analysis.mbu_graphs import replay_bytes
 
     return replay_bytes(trace, steps)
+
+
+def _with_replay(fig: Any, replayed: Any, i: int, steps: Steps, peaks: Any) -> Any:
+    """Step ``i``'s MFU figures with its graph replays' FLOPs (from their captures) added at
+    their precisions and their kernels' time counted as known, judged again; as it was where
+    the replays add nothing or the step was inconsistent already."""
+    import dataclasses
+
+    from gpuviz.analysis.step_flops import judge
+
+    if i >= len(replayed.flops) or not replayed.flops[i] or fig.inconsistent:
+        return fig
+    by = dict(fig.by_precision)
+    for precision, f in replayed.flops[i].items():
+        by[precision] = by.get(precision, 0.0) + f
+    out = dataclasses.replace(
+        fig,
+        by_precision=by,
+        known_ns=fig.known_ns + replayed.known_ns[i],
+        lower_bound=False,
+        floor=None,
+        mfu_note=None,
+    )
+    judge(out, int(steps.duration_ns[i]), peaks, 0, "no FLOPs known")
+    return out
 
 
 def _flops(fig: Any) -> float | None:

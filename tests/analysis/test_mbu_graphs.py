@@ -114,3 +114,29 @@ def test_summary_takes_the_capture_beside_or_given(
     assert given["mbu"] == beside["mbu"] is not None
     # the kept output of the run alone is not printed once a capture is given (nor back)
     assert serving(str(alone))["bytes_read"] is None
+
+
+def test_replayed_decode_flops_join_the_steps_from_the_capture_by_hand() -> None:
+    trace = load_with_captures(RUN)
+    steps = find_steps(trace)
+    hw = hardware(trace, steps=steps)  # the run's own ops: the LM head and a few more
+    r = serving_report(trace, steps, hw)
+    assert r is not None
+    gemm = 0  # by hand: 2·M·K·N of every aten::addmm [M, K] x [K, N] of the capture
+    for e in _events(CAPTURE):
+        if e.get("cat") == "cpu_op" and e.get("name") == "aten::addmm":
+            (m, k), (k2, n) = e["args"]["Input Dims"][1:3]
+            assert k == k2
+            gemm += 2 * m * k * n
+    assert gemm == 2 * 32 * 24 * (2880 * 5120 + 4096 * 2880 + 2880 * 32)
+    (rec,) = r.records
+    assert rec.flops == pytest.approx(hw.steps[0].flops + gemm)
+    # the MoE's fused kernels (no aten op) hold most of the time: MFU stays unknown, saying
+    # the coverage with the capture's GEMMs counted, above the run's own 3%
+    assert rec.mfu is None
+    share = int(rec.mfu_note.split("only ")[1].split("%")[0])
+    assert rec.mfu_note.startswith("FLOPs known for only ") and 3 < share < 50
+    got = replay_bytes(trace, steps)
+    assert got is not None and 0 < got.known_ns[0] < hw.steps[0].device_ns
+    own = hw.steps[0].known_ns / hw.steps[0].device_ns
+    assert share == round(100 * (own + got.known_ns[0] / hw.steps[0].device_ns))
