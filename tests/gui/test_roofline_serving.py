@@ -124,3 +124,38 @@ def test_new_peaks_move_the_decode_mbu(qtbot) -> None:
     after = {m.phase: m for m in view.roofline_view.phase_marks}["decode"]
     assert after.nbytes == before.nbytes and after.mbu == pytest.approx(before.mbu * 3.35)
     assert "GB/s of 1 TB/s" in view.roofline_view.phases.text()
+
+
+def test_a_graph_replayed_decode_with_its_capture_is_placed(qtbot) -> None:
+    from gpuviz.trace.graph_captures import load_with_captures
+
+    run = DATA / "graphs" / "vllm_decode_full" / "graph_execution.json.gz"
+    view = QtTraceView(analyze(load_with_captures(run)), "t", "roofline")
+    qtbot.addWidget(view)
+    KEEP.append(view)
+    view.set_view("roofline")
+    roof = view.roofline_view
+    (dec,) = roof.phase_marks
+    # the capture's 72 addmm weights (24 layers: qkv, o_proj, router; bf16) and the LM head
+    # around the replay (tests/analysis/test_mbu_graphs.py counts them from the JSON)
+    weights = 24 * (2880 * 5120 + 4096 * 2880 + 2880 * 32) * 2 + 2880 * 201088 * 2
+    assert dec.nbytes == weights and len(roof.phase_items) == 1
+    assert dec.tb_s == pytest.approx(weights / dec.time_ns / 1e3)
+    assert roof.phases.text().startswith("decode (1 step): MBU >= 2.4%")
+
+
+def test_phases_that_fail_say_why_and_the_roofline_stays(qtbot, monkeypatch) -> None:
+    from gpuviz.analysis import serving_phases
+    from gpuviz.analysis.peaks import PeakOverride
+
+    _view(qtbot, SGLANG)
+    view = KEEP[-1]
+
+    def boom(*_a, **_k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(serving_phases, "serving_report", boom)
+    view.set_peaks(PeakOverride(peak_bandwidth_tb_s=1.0))  # phases made again: they fail
+    roof = view.roofline_view
+    assert roof.phase_marks == [] and roof.point_count() > 0
+    assert roof.phases.text() == "serving phases unknown (RuntimeError: boom)"

@@ -72,6 +72,8 @@ class QtRooflineView(QWidget):
     serving : ServingReport or None
         A serving trace's phases under the same peaks
         (:func:`gpuviz.analysis.serving_phases.serving_report`), drawn beside the roofline.
+    serving_error : str
+        Why the phases could not be computed (shown in their place).
     """
 
     rowsActivated = Signal(object, bool)
@@ -83,6 +85,7 @@ class QtRooflineView(QWidget):
         error: str = "",
         parent: QWidget | None = None,
         serving: Any = None,
+        serving_error: str = "",
     ) -> None:
         super().__init__(parent)
         self.hardware = hardware
@@ -142,17 +145,24 @@ class QtRooflineView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.phases)
         layout.addLayout(body, 1)
-        self.set_hardware(hardware, error, serving)
+        self.set_hardware(hardware, error, serving, serving_error)
 
-    def set_hardware(self, hardware: Any, error: str = "", serving: Any = None) -> None:
+    def set_hardware(
+        self, hardware: Any, error: str = "", serving: Any = None, serving_error: str = ""
+    ) -> None:
         """Plot these figures (new peaks: the roofs and the roof shares change), or say why
-        there are none; ``serving``: the phases under the same peaks."""
+        there are none; ``serving``: the phases under the same peaks (``serving_error``: why
+        they are missing)."""
         self.hardware = hardware
         self.serving = serving
         self.phase_marks = []
         self.phase_items = []
         set_plain(self.phases, "")
         self.phases.setVisible(False)
+        if serving_error:
+            line = f"serving phases unknown ({serving_error})"
+            set_plain(self.phases, terminal_safe(line, one_line=True))
+            self.phases.setVisible(True)
         self.selected = None
         self.plot.clear()
         if self.plot.legend is not None:
