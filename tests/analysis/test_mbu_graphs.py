@@ -140,3 +140,12 @@ def test_replayed_decode_flops_join_the_steps_from_the_capture_by_hand() -> None
     assert got is not None and 0 < got.known_ns[0] < hw.steps[0].device_ns
     own = hw.steps[0].known_ns / hw.steps[0].device_ns
     assert share == round(100 * (own + got.known_ns[0] / hw.steps[0].device_ns))
+
+
+def test_summary_with_a_missing_capture_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "nope.json.gz"
+    assert main(["summary", str(RUN), "--capture-trace", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(missing) in err[0] and "Traceback" not in err[0]
