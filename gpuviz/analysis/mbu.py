@@ -21,6 +21,7 @@ where the step holds no counted op the bytes are unknown (None, with the reason)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -63,7 +64,8 @@ class StepBytes:
     why: list[str]
 
 
-def _operand_bytes(dims: object, types: object, i: int) -> int | None:
+def operand_bytes(dims: object, types: object, i: int) -> int | None:
+    """The bytes of operand ``i`` from an op's ``Input Dims`` and ``Input type``, or None."""
     if not isinstance(dims, list) or not isinstance(types, list) or i >= len(types):
         return None
     shape = shape_of(dims, i)
@@ -71,6 +73,17 @@ def _operand_bytes(dims: object, types: object, i: int) -> int | None:
     if shape is None or size is None:
         return None
     return int(np.prod(shape, dtype=np.int64)) * size
+
+
+def op_bytes(name: str, args: dict[str, Any]) -> int | None:
+    """The bytes a GEMM (its right operand) or an attention op (its keys and values) reads,
+    from its ``Input Dims`` and ``Input type``; None where they are not recorded."""
+    dims, types = args.get("Input Dims"), args.get("Input type")
+    if name in GEMMS:
+        return operand_bytes(dims, types, GEMMS[name][1])
+    q = _ATTENTION[name].q
+    parts = [operand_bytes(dims, types, q + 1), operand_bytes(dims, types, q + 2)]
+    return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
 
 
 def step_bytes(trace: Trace, steps: Steps) -> StepBytes:
@@ -101,22 +114,15 @@ def step_bytes(trace: Trace, steps: Steps) -> StepBytes:
         weight = kv = counted = missed = 0
         for row in mine.tolist():
             name = trace.symbols[int(s.name[row])]
-            args = trace.args.get(int(s.args[row]))
-            dims, types = args.get("Input Dims"), args.get("Input type")
-            if name in GEMMS:
-                b = _operand_bytes(dims, types, GEMMS[name][1])
-                parts = [b]
-            else:
-                q = _ATTENTION[name].q
-                parts = [_operand_bytes(dims, types, q + 1), _operand_bytes(dims, types, q + 2)]
-            if any(p is None for p in parts):
+            got = op_bytes(name, trace.args.get(int(s.args[row])))
+            if got is None:
                 missed += 1
                 continue
             counted += 1
             if name in GEMMS:
-                weight += sum(p for p in parts if p is not None)
+                weight += got
             else:
-                kv += sum(p for p in parts if p is not None)
+                kv += got
         out.ops.append(counted)
         out.uncounted.append(missed)
         if counted == 0:

@@ -20,7 +20,10 @@ What a rank's figures depend on beyond the rank itself, and how the merge restor
   the files' peaks differ (GPUs of two kinds) the merge declines (None) and the caller reads
   the folder whole.
 
-Memory series keep their peaks only (the summary prints nothing else of them).
+Memory series keep their peaks only (the summary prints nothing else of them). A serving
+trace's steps keep their figures (:class:`~gpuviz.analysis.serving_phases.StepRecord`, times
+from the file's own zero, which the merge shifts to the folder's) and :func:`merge_serving`
+makes their phases again over all ranks.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +48,9 @@ from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.kineto import assign_ranks, declared_rank
 from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import FileFacts, check_one_job, file_facts
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.serving_phases import StepRecord
 
 
 @dataclass
@@ -77,6 +83,11 @@ class RankPart:
     job : FileFacts or None
         What its file says of its job (:func:`gpuviz.trace.one_job.file_facts`): the merge
         refuses files that are not one job, as the importer does.
+    zero_ns : int
+        The absolute time of its trace's zero (its earliest event).
+    serving : list of StepRecord or None
+        Its serving steps' figures (:func:`gpuviz.analysis.serving_phases.serving_report`),
+        None where it has no serving step.
     """
 
     source: str
@@ -98,6 +109,8 @@ class RankPart:
     shapes_dropped: bool = False
     flop_warnings: list[str] = field(default_factory=list)
     job: FileFacts | None = None
+    zero_ns: int = 0
+    serving: list[StepRecord] | None = None
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -130,7 +143,8 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
     if len(s):
         first = trace.zero_ns + int(s.start_ns.min())
         end = trace.zero_ns + trace.slices_end_ns
-    hw = hardware(trace, override, steps=find_steps(trace, activity))
+    steps = find_steps(trace, activity)
+    hw = hardware(trace, override, steps=steps)
     memory = [
         dataclasses.replace(m, ts_ns=_NONE, allocated_bytes=_NONE, reserved_bytes=None)
         for m in memory_series(trace, gpu_only=True)
@@ -155,7 +169,21 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
         shapes_dropped=hw.shapes_dropped,
         flop_warnings=hw.warnings,
         job=file_facts(info.source, info.metadata, first, end),
+        zero_ns=int(trace.zero_ns),
+        serving=_serving_records(trace, steps, hw),
     )
+
+
+def _serving_records(trace: Trace, steps: Any, hw: Hardware) -> list[StepRecord] | None:
+    """The serving steps' figures of one rank, as the folder's ``serving`` object has them."""
+    from gpuviz.analysis.serving_markers import serving_markers
+
+    if not serving_markers(trace):  # a pass over the symbols: a training rank pays no more
+        return None
+    from gpuviz.analysis.serving_phases import serving_report
+
+    report = serving_report(trace, steps, hw)
+    return None if report is None else report.records
 
 
 def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
@@ -179,11 +207,7 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
     jobs = [p.job for p in parts if p.job is not None]
     if len(jobs) == len(parts):  # the importer's check, on the same facts
         check_one_job(Path(parts[0].source).parent, jobs)
-    ranks, note = assign_ranks([p.declared for p in parts], [p.source for p in parts], True)
-    # The importer's order: by rank (ties in file order), the rank note made in file order.
-    order = sorted(range(len(parts)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
-    parts = [parts[i] for i in order]
-    ranks = [ranks[i] for i in order]
+    parts, ranks, note = _ranked(parts)
     peaks = next((p.peaks for p in parts if p.device_properties), parts[0].peaks)
     if any(p.peaks != peaks for p in parts):
         return None
@@ -234,6 +258,40 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         warnings=[w for p in parts for w in p.flop_warnings],
     )
     return summary, hw
+
+
+def _ranked(parts: Sequence[RankPart]) -> tuple[list[RankPart], list[int | None], str | None]:
+    """The parts in the importer's order (by rank, ties in file order), their ranks, and the
+    rank note (made in file order)."""
+    ranks, note = assign_ranks([p.declared for p in parts], [p.source for p in parts], True)
+    order = sorted(range(len(parts)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
+    return [parts[i] for i in order], [ranks[i] for i in order], note
+
+
+def merge_serving(parts: Sequence[RankPart], hw: Hardware) -> dict[str, Any] | None:
+    """The ``serving`` object of ``gpuviz summary --json`` (docs/serving.md) of a folder
+    from its files' parts, as the folder read whole gives it; None where no rank has serving
+    steps.
+
+    Parameters
+    ----------
+    parts : sequence of RankPart
+        In file order, as :func:`merge_parts` takes them.
+    hw : Hardware
+        :func:`merge_parts`'s (its peak bandwidth counts the phases' MBU).
+    """
+    from gpuviz.analysis.serving_phases import merge_records, phases_of, serving_json
+
+    if not any(p.serving for p in parts):
+        return None
+    parts, ranks, _ = _ranked(parts)
+    zero = min(p.zero_ns for p in parts)
+    records = merge_records(
+        [(p.serving or [], r, p.zero_ns - zero) for p, r in zip(parts, ranks, strict=True)]
+    )
+    bandwidth = getattr(getattr(hw.peaks, "peaks", None), "bandwidth_tb_s", None)
+    phases, ttft, tpot, notes = phases_of(records, bandwidth)
+    return serving_json(records, phases, ttft, tpot, notes)
 
 
 def _order(rank: int | None) -> int:

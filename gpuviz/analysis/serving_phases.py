@@ -96,6 +96,77 @@ class PhaseFigures:
 
 
 @dataclass
+class StepRecord:
+    """One serving step's figures: a ``serving.steps`` entry of ``gpuviz summary --json``
+    (times in ns), with what its phase's figures need besides (why MFU and MBU are unknown).
+
+    A rank folder summarized a rank at a time keeps these of each rank
+    (:func:`gpuviz.analysis.rank_parts.rank_part`), shifts their starts to the folder's zero
+    and gives them their rank, then makes the phases again (:func:`merge_records`).
+    """
+
+    rank: int | None
+    step: int
+    source: str
+    phase: str | None
+    requests: int | None
+    prefill_requests: int | None
+    decode_requests: int | None
+    tokens: int | None
+    prefill_tokens: int | None
+    decode_tokens: int | None
+    kv_tokens: int | None
+    start_ns: int
+    duration_ns: int
+    busy_ns: int
+    gap_before_ns: int
+    graph: bool
+    mfu: float | None
+    mfu_note: str
+    mfu_lower_bound: bool
+    bytes_read: int | None
+    mbu: float | None
+    mbu_note: str
+    attention_flops: float | None
+    attention_calls: int
+    attention_note: str
+    mfu_with_attention: float | None
+    unknown: str
+    flops: float | None = None
+    """The FLOPs counted from shapes (None: none known); not in the JSON, which has the
+    summary's ``mfu.steps``. The Roofline view's phase points read them."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``serving.steps`` entry."""
+        return {
+            "rank": self.rank,
+            "step": self.step,
+            "source": self.source,
+            "phase": self.phase,
+            "requests": self.requests,
+            "prefill_requests": self.prefill_requests,
+            "decode_requests": self.decode_requests,
+            "tokens": self.tokens,
+            "prefill_tokens": self.prefill_tokens,
+            "decode_tokens": self.decode_tokens,
+            "kv_tokens": self.kv_tokens,
+            "start_us": _us(self.start_ns),
+            "duration_us": _us(self.duration_ns),
+            "busy_us": _us(self.busy_ns),
+            "gap_before_us": None if self.gap_before_ns < 0 else _us(self.gap_before_ns),
+            "graph": self.graph,
+            "mfu": _round(self.mfu),
+            "bytes_read": self.bytes_read,
+            "mbu": _round(self.mbu),
+            "attention_flops": self.attention_flops,
+            "attention_calls": self.attention_calls,
+            "attention_note": self.attention_note or None,
+            "mfu_with_attention": _round(self.mfu_with_attention),
+            "unknown": self.unknown or None,
+        }
+
+
+@dataclass
 class ServingReport:
     """A serving trace's steps and phases.
 
@@ -129,6 +200,8 @@ class ServingReport:
     notes: list[str] = field(default_factory=list)
     attention: Any = None
     step_mfu_attention: list[float | None] = field(default_factory=list)
+    records: list[StepRecord] = field(default_factory=list)
+    bandwidth_tb_s: float | None = None
 
     def phase(self, name: str) -> PhaseFigures | None:
         """The figures of one phase, or None."""
@@ -136,47 +209,25 @@ class ServingReport:
 
     def to_json(self) -> dict[str, Any]:
         """The ``serving`` object of ``gpuviz summary --json`` (docs/serving.md)."""
-        st, sv = self.steps, self.serving
-        rows = []
-        for i in range(len(st)):
-            if st.source[i] not in SERVING_SOURCES:
-                continue
-            rows.append(
-                {
-                    "rank": None if st.rank[i] < 0 else int(st.rank[i]),
-                    "step": int(st.number[i]),
-                    "source": st.source[i],
-                    "phase": sv.phase[i],
-                    "requests": sv.requests[i],
-                    "prefill_requests": sv.prefill_requests[i],
-                    "decode_requests": sv.decode_requests[i],
-                    "tokens": sv.tokens[i],
-                    "prefill_tokens": sv.prefill_tokens[i],
-                    "decode_tokens": sv.decode_tokens[i],
-                    "kv_tokens": sv.kv_tokens[i],
-                    "start_us": _us(st.start_ns[i]),
-                    "duration_us": _us(st.duration_ns[i]),
-                    "busy_us": _us(sv.busy_ns[i]),
-                    "gap_before_us": None if sv.gap_before_ns[i] < 0 else _us(sv.gap_before_ns[i]),
-                    "graph": sv.graph[i],
-                    "mfu": _round(self.step_mfu[i]),
-                    "bytes_read": self.step_bytes[i],
-                    "mbu": _round(self.step_mbu[i]),
-                    "attention_flops": self.attention.flops[i],
-                    "attention_calls": self.attention.calls[i],
-                    "attention_note": self.attention.why[i] or None,
-                    "mfu_with_attention": _round(self.step_mfu_attention[i]),
-                    "unknown": sv.why[i] or None,
-                }
-            )
-        return {
-            "sources": sorted({r["source"] for r in rows}),
-            "ttft_us": None if self.ttft_ns is None else _us(self.ttft_ns),
-            "tpot_us": None if self.tpot_ns is None else _us(self.tpot_ns),
-            "phases": [p.to_json() for p in self.phases],
-            "steps": rows,
-            "notes": list(self.notes),
-        }
+        return serving_json(self.records, self.phases, self.ttft_ns, self.tpot_ns, self.notes)
+
+
+def serving_json(
+    records: list[StepRecord],
+    phases: list[PhaseFigures],
+    ttft_ns: float | None,
+    tpot_ns: float | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    """The ``serving`` object of ``gpuviz summary --json`` (docs/serving.md)."""
+    return {
+        "sources": sorted({r.source for r in records}),
+        "ttft_us": None if ttft_ns is None else _us(ttft_ns),
+        "tpot_us": None if tpot_ns is None else _us(tpot_ns),
+        "phases": [p.to_json() for p in phases],
+        "steps": [r.to_json() for r in records],
+        "notes": list(notes),
+    }
 
 
 def _us(ns: float) -> float:
@@ -210,6 +261,9 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
     step_mfu: list[float | None] = []
     mfu_note: list[str] = []
     lower: list[bool] = []
+    replayed = _replay_bytes(trace, steps) if any(sv.graph) else None
+    if replayed is not None:  # the graphs' FLOPs, from their captures, join the steps'
+        figs = [_with_replay(f, replayed, i, steps, peaks) for i, f in enumerate(figs)]
     for i in range(n):
         f = figs[i] if i < len(figs) else None
         step_mfu.append(getattr(f, "mfu", None))
@@ -222,39 +276,16 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
     mbu_note: list[str] = []
     for i in range(n):
         if sv.graph[i]:  # the replay's ops were recorded at capture: the count misses them
-            nb.nbytes[i] = None
-            nb.why[i] = "the step replayed a graph, whose ops (and shapes) are in its capture"
+            got = None if replayed is None else replayed.nbytes[i]
+            if got is None:
+                nb.nbytes[i] = None
+                nb.why[i] = (replayed.why[i] if replayed is not None else "") or GRAPH_UNKNOWN
+            else:  # the capture's ops, and the step's own around the replay
+                nb.nbytes[i] = (nb.nbytes[i] or 0) + got
+                nb.why[i] = ""
         share, why = mbu(nb.nbytes[i], int(steps.duration_ns[i]), bandwidth)
         step_mbu.append(share)
         mbu_note.append(nb.why[i] or why)
-    serving_rows = [i for i in range(n) if steps.source[i] in SERVING_SOURCES]
-    phases = []
-    for name in (*PHASES, UNKNOWN):
-        rows = [i for i in serving_rows if (sv.phase[i] or UNKNOWN) == name]
-        if rows:
-            phases.append(
-                _phase(name, rows, steps, sv, step_mfu, mfu_note, nb.nbytes, mbu_note, bandwidth)
-            )
-    order = {"prefill": 0, "mixed": 1, "decode": 2, UNKNOWN: 3}
-    phases.sort(key=lambda p: order[p.phase])
-    for p in phases:
-        p.mfu_is_lower_bound = p.mfu is not None and any(
-            lower[i] for i in serving_rows if (sv.phase[i] or UNKNOWN) == p.phase
-        )
-    notes = []
-    pre = next((p for p in phases if p.phase == "prefill"), None)
-    dec = next((p for p in phases if p.phase == "decode"), None)
-    ttft = pre.mean_ns if pre is not None else None
-    if pre is None:
-        notes.append("TTFT unknown (no prefill step in the trace)")
-    tpot = None
-    if dec is not None:
-        rows = [i for i in serving_rows if sv.phase[i] == "decode"]
-        tpot = float(
-            np.mean([steps.duration_ns[i] + max(int(sv.gap_before_ns[i]), 0) for i in rows])
-        )
-    else:
-        notes.append("TPOT unknown (no decode step in the trace)")
     from gpuviz.analysis.serving_attention import attention_flops
 
     att = attention_flops(trace, steps, sv.annotation)
@@ -265,29 +296,165 @@ def serving_report(trace: Trace, steps: Steps, hw: Any = None) -> ServingReport 
         a, m, d = att.flops[i], step_mfu[i], int(steps.duration_ns[i])
         ok = a is not None and m is not None and peak and d > 0
         with_att.append(m + a / (d * 1e-9 * peak * 1e12) if ok else None)  # type: ignore[operator]
+    records = [
+        StepRecord(
+            rank=None if steps.rank[i] < 0 else int(steps.rank[i]),
+            step=int(steps.number[i]),
+            source=steps.source[i],
+            phase=sv.phase[i],
+            requests=sv.requests[i],
+            prefill_requests=sv.prefill_requests[i],
+            decode_requests=sv.decode_requests[i],
+            tokens=sv.tokens[i],
+            prefill_tokens=sv.prefill_tokens[i],
+            decode_tokens=sv.decode_tokens[i],
+            kv_tokens=sv.kv_tokens[i],
+            start_ns=int(steps.start_ns[i]),
+            duration_ns=int(steps.duration_ns[i]),
+            busy_ns=int(sv.busy_ns[i]),
+            gap_before_ns=int(sv.gap_before_ns[i]),
+            graph=sv.graph[i],
+            mfu=step_mfu[i],
+            mfu_note=mfu_note[i],
+            mfu_lower_bound=lower[i],
+            bytes_read=nb.nbytes[i],
+            mbu=step_mbu[i],
+            mbu_note=mbu_note[i],
+            attention_flops=att.flops[i],
+            attention_calls=att.calls[i],
+            attention_note=att.why[i],
+            mfu_with_attention=with_att[i],
+            unknown=sv.why[i],
+            flops=_flops(figs[i] if i < len(figs) else None),
+        )
+        for i in range(n)
+        if steps.source[i] in SERVING_SOURCES
+    ]
+    phases, ttft, tpot, notes = phases_of(records, bandwidth)
     return ServingReport(
-        steps, sv, phases, step_mfu, step_mbu, nb.nbytes, ttft, tpot, notes, att, with_att
+        steps,
+        sv,
+        phases,
+        step_mfu,
+        step_mbu,
+        nb.nbytes,
+        ttft,
+        tpot,
+        notes,
+        att,
+        with_att,
+        records,
+        bandwidth,
     )
 
 
-def _phase(
-    name: str,
-    rows: list[int],
-    steps: Steps,
-    sv: ServingSteps,
-    step_mfu: list[float | None],
-    mfu_note: list[str],
-    nbytes: list[int | None],
-    mbu_note: list[str],
-    bandwidth: float | None,
-) -> PhaseFigures:
-    dur = np.array([int(steps.duration_ns[i]) for i in rows], dtype=np.float64)
+def phases_of(
+    records: list[StepRecord], bandwidth_tb_s: float | None
+) -> tuple[list[PhaseFigures], float | None, float | None, list[str]]:
+    """The phases of serving steps (in the order prefill, mixed, decode, unknown), TTFT,
+    TPOT and why either is unknown.
+
+    Parameters
+    ----------
+    records : list of StepRecord
+        The steps, of one rank or of several.
+    bandwidth_tb_s : float or None
+        The device's peak bandwidth, for the phases' MBU.
+    """
+    phases = []
+    for name in (*PHASES, UNKNOWN):
+        rows = [r for r in records if (r.phase or UNKNOWN) == name]
+        if rows:
+            phases.append(_phase(name, rows, bandwidth_tb_s))
+    order = {"prefill": 0, "mixed": 1, "decode": 2, UNKNOWN: 3}
+    phases.sort(key=lambda p: order[p.phase])
+    notes = []
+    pre = next((p for p in phases if p.phase == "prefill"), None)
+    dec = [r for r in records if r.phase == "decode"]
+    ttft = pre.mean_ns if pre is not None else None
+    if pre is None:
+        notes.append("TTFT unknown (no prefill step in the trace)")
+    tpot = None
+    if dec:
+        tpot = float(np.mean([r.duration_ns + max(r.gap_before_ns, 0) for r in dec]))
+    else:
+        notes.append("TPOT unknown (no decode step in the trace)")
+    return phases, ttft, tpot, notes
+
+
+def merge_records(
+    parts: list[tuple[list[StepRecord], int | None, int]],
+) -> list[StepRecord]:
+    """The steps of a rank folder from its ranks' own, in rank order.
+
+    Parameters
+    ----------
+    parts : list of (records, rank, shift_ns)
+        Each rank's steps (from its file read alone), its rank in the folder, and how far the
+        folder's zero lies before the file's own (the folder's zero is the earliest event of
+        any rank, a file's its own earliest).
+    """
+    import dataclasses
+
+    out: list[StepRecord] = []
+    for records, rank, shift in sorted(parts, key=lambda p: -1 if p[1] is None else p[1]):
+        out += [dataclasses.replace(r, rank=rank, start_ns=r.start_ns + shift) for r in records]
+    return out
+
+
+GRAPH_UNKNOWN = (
+    "the step replayed a graph, whose ops (and shapes) are in its capture "
+    "(--capture-trace, or capture_traces/ beside the trace, gives them)"
+)
+
+
+def _replay_bytes(trace: Trace, steps: Steps) -> Any:
+    """:func:`gpuviz.analysis.mbu_graphs.replay_bytes`, imported only for a step that replays
+    a graph (it needs the trace's attribution)."""
+    from gpuviz.analysis.mbu_graphs import replay_bytes
+
+    return replay_bytes(trace, steps)
+
+
+def _with_replay(fig: Any, replayed: Any, i: int, steps: Steps, peaks: Any) -> Any:
+    """Step ``i``'s MFU figures with its graph replays' FLOPs (from their captures) added at
+    their precisions and their kernels' time counted as known, judged again; as it was where
+    the replays add nothing or the step was inconsistent already."""
+    import dataclasses
+
+    from gpuviz.analysis.step_flops import judge
+
+    if i >= len(replayed.flops) or not replayed.flops[i] or fig.inconsistent:
+        return fig
+    by = dict(fig.by_precision)
+    for precision, f in replayed.flops[i].items():
+        by[precision] = by.get(precision, 0.0) + f
+    out = dataclasses.replace(
+        fig,
+        by_precision=by,
+        known_ns=fig.known_ns + replayed.known_ns[i],
+        lower_bound=False,
+        floor=None,
+        mfu_note=None,
+    )
+    judge(out, int(steps.duration_ns[i]), peaks, 0, "no FLOPs known")
+    return out
+
+
+def _flops(fig: Any) -> float | None:
+    """A step's counted FLOPs, None where none are known (0 means nothing was counted)."""
+    got = getattr(fig, "flops", None)
+    return float(got) if got else None
+
+
+def _phase(name: str, rows: list[StepRecord], bandwidth: float | None) -> PhaseFigures:
+    dur = np.array([r.duration_ns for r in rows], dtype=np.float64)
     total = float(dur.sum())
-    toks = [sv.tokens[i] for i in rows]
+    toks = [r.tokens for r in rows]
     tokens = None if any(t is None for t in toks) else int(sum(t for t in toks if t is not None))
-    reqs = [sv.requests[i] for i in rows]
-    gaps = [int(sv.gap_before_ns[i]) for i in rows if sv.gap_before_ns[i] >= 0]
-    mfus = [step_mfu[i] for i in rows]
+    reqs = [r.requests for r in rows]
+    gaps = [r.gap_before_ns for r in rows if r.gap_before_ns >= 0]
+    mfus = [r.mfu for r in rows]
     fig = PhaseFigures(
         phase=name,
         steps=len(rows),
@@ -299,16 +466,19 @@ def _phase(
         requests_mean=None
         if any(r is None for r in reqs)
         else sum(r or 0 for r in reqs) / len(reqs),
-        graph_steps=sum(sv.graph[i] for i in rows),
+        graph_steps=sum(r.graph for r in rows),
         gap_mean_ns=float(np.mean(gaps)) if gaps else None,
     )
     if all(m is not None for m in mfus) and total > 0:
         fig.mfu = float(sum(m * d for m, d in zip(mfus, dur, strict=True) if m is not None) / total)
+        fig.mfu_is_lower_bound = any(r.mfu_lower_bound for r in rows)
     else:
-        fig.mfu_note = next(mfu_note[i] for i in rows if step_mfu[i] is None)
-    b = [nbytes[i] for i in rows]
+        fig.mfu_note = next(
+            (r.mfu_note for r in rows if r.mfu is None), "the steps have no duration"
+        )
+    b = [r.bytes_read for r in rows]
     if any(x is None for x in b):
-        fig.mbu_note = next(mbu_note[i] for i in rows if nbytes[i] is None)
+        fig.mbu_note = next(r.mbu_note for r in rows if r.bytes_read is None)
     else:
         fig.mbu, fig.mbu_note = mbu(sum(x for x in b if x is not None), int(total), bandwidth)
     return fig

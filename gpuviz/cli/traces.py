@@ -22,6 +22,7 @@ def add_summary(sub: Any) -> None:
     s = sub.add_parser("summary", help="figures of one trace (all its ranks)")
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--json", action="store_true")
+    add_capture_trace(s)
     add_peak_options(s)
     add_no_cache(s)
     add_max_memory(s)

@@ -58,7 +58,32 @@ def _printed_options(args: argparse.Namespace) -> dict[str, Any]:
         "json": bool(args.json),
         "peak_tflops": getattr(args, "peak_tflops", None),
         "peak_bandwidth": getattr(args, "peak_bandwidth", None),
+        "captures": _capture_stamps(args),
     }
+
+
+def _capture_stamps(args: argparse.Namespace) -> list[list[Any]]:
+    """The graph captures the serving steps' bytes would read (``--capture-trace``, else
+    ``capture_traces/`` beside TRACE): each file's path, size and mtime, so that a kept output
+    is not printed for other captures."""
+    import os
+    from pathlib import Path
+
+    from gpuviz.trace.graph_captures import capture_files, folder_captures
+
+    given = getattr(args, "capture_trace", None)
+    if given is None:
+        files = capture_files(args.trace)
+    else:
+        files = folder_captures(Path(given)) if Path(given).is_dir() else [Path(given)]
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        out.append([str(f), st.st_size, st.st_mtime_ns])
+    return out
 
 
 def _compute(path: Any, args: argparse.Namespace) -> Output | None:
@@ -68,14 +93,22 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     from gpuviz.commands.summary_ranks import summarize_ranks
     from gpuviz.trace.cache_memo import Output
 
-    # A rank folder without the cache, or too large for the memory limit: a rank at a time.
-    by_rank = summarize_ranks(path, args)
+    # A rank folder without the cache, or too large for the memory limit: a rank at a time
+    # (not with graph captures: their merge needs the whole run).
+    captures = getattr(args, "capture_trace", None) is not None or bool(_capture_stamps(args))
+    by_rank = None if captures else summarize_ranks(path, args)
     dropped = False
     serving = None
     if by_rank is not None:
-        summary, hw, err = by_rank
+        summary, hw, err, serving = by_rank
     else:
-        trace = read_trace(path, say_dropped=args.json, meanwhile=analysis_imports())
+        trace = read_trace(
+            path,
+            say_dropped=args.json,
+            meanwhile=analysis_imports(),
+            captures=captures,
+            capture_trace=getattr(args, "capture_trace", None),
+        )
         summary, hw, err = _analyse(trace, args)
         serving = _serving(trace, hw)
         dropped = bool(trace.dropped)

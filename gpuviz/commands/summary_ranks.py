@@ -46,11 +46,15 @@ MIN_FILES = 2
 """A folder of fewer files is read whole (a lone file is its own rank anyway)."""
 
 
-def summarize_ranks(
-    path: Path, args: argparse.Namespace
-) -> tuple[Summary, Hardware, list[str]] | None:
-    """The summary, MFU figures and stderr lines of the rank folder ``path``, its files read
-    one at a time; None where it is read whole instead (see the module docstring)."""
+Merged = tuple["Summary", "Hardware", list[str], dict[str, Any] | None]
+"""A folder's summary, MFU figures, stderr lines and ``serving`` object (None: no serving
+step), as :func:`summarize_ranks` gives them."""
+
+
+def summarize_ranks(path: Path, args: argparse.Namespace) -> Merged | None:
+    """The summary, MFU figures, stderr lines and ``serving`` object of the rank folder
+    ``path``, its files read one at a time; None where it is read whole instead (see the
+    module docstring)."""
     from gpuviz.trace import memory_budget
     from gpuviz.trace.cache import cache_enabled
     from gpuviz.trace.files import trace_files
@@ -85,21 +89,22 @@ def summarize_ranks(
     merged = merge_parts(parts)
     if merged is None:
         return None
-    return _finish(merged)
+    return _finish(merged, parts)
 
 
-def _finish(merged: tuple[Summary, Hardware]) -> tuple[Summary, Hardware, list[str]]:
+def _finish(merged: tuple[Summary, Hardware], parts: list[RankPart]) -> Merged:
+    from gpuviz.analysis.rank_parts import merge_serving
     from gpuviz.commands.peak_options import unknown_device_line
 
     summary, hw = merged
     line = unknown_device_line(hw)
     warned = [f"gpuviz: warning: {w}" for w in hw.warnings]  # calls skipped, as summary's
-    return summary, hw, warned + ([] if line is None else [line])
+    return summary, hw, warned + ([] if line is None else [line]), merge_serving(parts, hw)
 
 
 def _on_cluster(
     on: Cluster, path: Path, files: list[str], args: argparse.Namespace
-) -> tuple[Summary, Hardware, list[str]] | None:
+) -> Merged | None:
     """The summary of the rank folder ``path`` from its ranks' parts, each made by a worker of
     the cluster ``on`` (:func:`cluster_part`), merged here as the local pool's are.
 
@@ -150,10 +155,10 @@ def _on_cluster(
     merged = merge_parts(parts)
     if merged is None:
         return None
-    summary, hw, err = _finish(merged)
+    summary, hw, err, serving = _finish(merged, parts)
     if failed:
         summary.incomplete = {"ranks_failed": len(failed), "of": len(files), "failed": failed}
-    return summary, hw, err
+    return summary, hw, err, serving
 
 
 def cluster_part(

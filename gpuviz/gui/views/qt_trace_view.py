@@ -206,7 +206,8 @@ class QtTraceView(QWidget):
             from gpuviz.gui.views.ops.qt_roofline import QtRooflineView
 
             hw, error = self.hardware_figures()
-            roofline = QtRooflineView(hw, error)
+            serving, why = self._serving_of(hw)
+            roofline = QtRooflineView(hw, error, serving=serving, serving_error=why)
             roofline.rowsActivated.connect(self._on_rows_activated)
             roofline.peaksRequested.connect(self.peaksRequested)
             return roofline
@@ -236,6 +237,28 @@ class QtTraceView(QWidget):
         except Exception as exc:  # the view says so; the other views still work
             return None, f"{type(exc).__name__}: {exc}"
 
+    def _serving_of(self, hw: Any) -> tuple[Any, str]:
+        """A serving trace's phases under the peaks of ``hw`` (the advisor's, where ``hw`` is
+        its figures), for the Roofline (None for a training trace), and why they failed."""
+        ctx = getattr(getattr(self.analyses, "advice", None), "context", None)
+        if hw is None:
+            return None, ""
+        try:
+            if ctx is not None and hw is getattr(ctx, "hardware", None):
+                return ctx.serving, ""
+            from gpuviz.analysis.serving_markers import serving_markers
+
+            if not serving_markers(self.trace):
+                return None, ""
+            from gpuviz.analysis.serving_phases import serving_report
+            from gpuviz.analysis.steps import find_steps
+
+            steps = getattr(ctx, "steps", None)
+            steps = find_steps(self.trace) if steps is None else steps
+            return serving_report(self.trace, steps, hw), ""
+        except Exception as exc:  # the roofline stands without its phases, and says why
+            return None, f"{type(exc).__name__}: {exc}"
+
     def _ready_hardware(self) -> Any:
         """The roofline figures where they are at hand (computed, or the advisor's), else None:
         the Operators and Modules views do not compute them by themselves."""
@@ -255,7 +278,7 @@ class QtTraceView(QWidget):
             return  # computed when one of them is first shown
         hw, error = self.hardware_figures()
         if "roofline" in self._widgets:
-            self.roofline_view.set_hardware(hw, error)
+            self.roofline_view.set_hardware(hw, error, *self._serving_of(hw))
         if "insights" in self._widgets:
             self.insights_view.set_hardware(hw if peaks is not None else None)
         if "operators" in self._widgets:

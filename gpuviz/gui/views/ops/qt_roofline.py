@@ -6,6 +6,11 @@ device (:mod:`gpuviz.analysis.peaks`) are drawn per precision used: the bandwidt
 the ridge point, then the flat dense peak. Hovering a point shows its numbers; clicking it
 outlines its kernels on the Timeline and zooms there (double-click also switches to it).
 
+A serving trace's phases stand beside the op-shapes (:func:`~gpuviz.gui.views.ops.roofline_model.phase_marks`):
+a line each under the title (prefill: its MFU and TFLOP/s; decode: its MBU and the bandwidth
+it reads at) and, where both its FLOPs and its bytes are known, a large outlined marker at its
+intensity and TFLOP/s (a star for prefill, a diamond for decode, a triangle for mixed).
+
 Signals
 -------
 rowsActivated(object, bool)
@@ -27,9 +32,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from gpuviz.display import terminal_safe
 from gpuviz.gui.qt_text import set_plain, set_tooltip
 from gpuviz.gui.views.ops.roofline_model import (
+    PhaseMark,
     Roof,
     RooflinePoints,
     log_ticks,
+    phase_line,
+    phase_marks,
     point_text,
     roof_lines,
     roofline_points,
@@ -44,6 +52,8 @@ PRECISION_COLORS = {
     "fp8": PALETTE[6],
 }
 MIN_SIZE, MAX_SIZE = 8.0, 40.0
+PHASE_SYMBOLS = {"prefill": "star", "decode": "d", "mixed": "t"}
+PHASE_SIZE = 22.0
 
 
 def _color(precision: str) -> str:
@@ -59,14 +69,33 @@ class QtRooflineView(QWidget):
         From :func:`gpuviz.analysis.hardware.hardware`; None when it could not be computed.
     error : str
         Shown when ``hardware`` is None.
+    serving : ServingReport or None
+        A serving trace's phases under the same peaks
+        (:func:`gpuviz.analysis.serving_phases.serving_report`), drawn beside the roofline.
+    serving_error : str
+        Why the phases could not be computed (shown in their place).
     """
 
     rowsActivated = Signal(object, bool)
     peaksRequested = Signal()
 
-    def __init__(self, hardware: Any, error: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        hardware: Any,
+        error: str = "",
+        parent: QWidget | None = None,
+        serving: Any = None,
+        serving_error: str = "",
+    ) -> None:
         super().__init__(parent)
         self.hardware = hardware
+        self.serving = serving
+        self.phase_marks: list[PhaseMark] = []
+        self.phase_items: list[Any] = []  # one scatter a placed phase, as phase_marks
+        self.phases = QLabel()  # the serving phases' lines; hidden for a training trace
+        self.phases.setTextFormat(Qt.TextFormat.PlainText)
+        self.phases.setWordWrap(True)
+        self.phases.setVisible(False)
         self.points = RooflinePoints([], np.zeros(0), np.zeros(0), np.zeros(0), [])
         self.roofs: list[Roof] = []
         self.roof_items: list[Any] = []
@@ -114,13 +143,26 @@ class QtRooflineView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.phases)
         layout.addLayout(body, 1)
-        self.set_hardware(hardware, error)
+        self.set_hardware(hardware, error, serving, serving_error)
 
-    def set_hardware(self, hardware: Any, error: str = "") -> None:
+    def set_hardware(
+        self, hardware: Any, error: str = "", serving: Any = None, serving_error: str = ""
+    ) -> None:
         """Plot these figures (new peaks: the roofs and the roof shares change), or say why
-        there are none."""
+        there are none; ``serving``: the phases under the same peaks (``serving_error``: why
+        they are missing)."""
         self.hardware = hardware
+        self.serving = serving
+        self.phase_marks = []
+        self.phase_items = []
+        set_plain(self.phases, "")
+        self.phases.setVisible(False)
+        if serving_error:
+            line = f"serving phases unknown ({serving_error})"
+            set_plain(self.phases, terminal_safe(line, one_line=True))
+            self.phases.setVisible(True)
         self.selected = None
         self.plot.clear()
         if self.plot.legend is not None:
@@ -158,7 +200,10 @@ class QtRooflineView(QWidget):
     def _update_plot(self) -> None:
         hw = self.hardware
         self.points = pts = roofline_points(hw)
-        self.roofs = roof_lines(hw, pts)
+        marks = phase_marks(self.serving) if self.serving is not None else []
+        self.phase_marks = marks
+        placed = [m for m in marks if m.intensity is not None and m.tflops]
+        self.roofs = roof_lines(hw, pts, [m.intensity for m in placed if m.intensity])
         p = hw.peaks.peaks
         counted = sum(1 for s in hw.shapes if s.flops is not None)
         if p is None:
@@ -212,17 +257,48 @@ class QtRooflineView(QWidget):
             for k in sorted(set(pts.precision)):
                 sample = pg.ScatterPlotItem(brush=pg.mkBrush(_color(k)), size=10)
                 self.plot.legend.addItem(sample, k)
+        self._update_phases(placed)
         xs = [
             *np.log10(pts.intensity).tolist(),
             *[float(np.log10(v)) for r in self.roofs for v in r.x],
+            *[float(np.log10(m.intensity)) for m in placed if m.intensity],
         ]
         ys = [
             *np.log10(pts.tflops).tolist(),
             *[float(np.log10(v)) for r in self.roofs for v in r.y],
+            *[float(np.log10(m.tflops)) for m in placed if m.tflops],
         ]
         if xs and ys:
             self.plot.getAxis("bottom").setTicks(log_ticks(min(xs), max(xs)))
             self.plot.getAxis("left").setTicks(log_ticks(min(ys), max(ys)))
+
+    def _update_phases(self, placed: list[PhaseMark]) -> None:
+        """The serving phases' lines, and a marker for each phase whose point is known."""
+        if not self.phase_marks:
+            return
+        p = self.hardware.peaks.peaks
+        bandwidth = None if p is None else p.bandwidth_tb_s
+        lines = [phase_line(m, bandwidth) for m in self.phase_marks]
+        if len(placed) < len(self.phase_marks):
+            lines.append("(a phase without a marker lacks its FLOPs or its bytes: see its line)")
+        set_plain(self.phases, terminal_safe("\n".join(lines)))
+        self.phases.setVisible(True)
+        for m in placed:
+            assert m.intensity is not None and m.tflops is not None  # placed ones have both
+            item = pg.ScatterPlotItem(
+                x=[float(np.log10(m.intensity))],
+                y=[float(np.log10(m.tflops))],
+                symbol=PHASE_SYMBOLS[m.phase],
+                size=PHASE_SIZE,
+                brush=pg.mkBrush(255, 255, 255, 160),
+                pen=pg.mkPen("#111", width=2.5),
+            )
+            self.plot.addItem(item)
+            label = pg.TextItem(m.phase, color="#111", anchor=(-0.15, 1.1))
+            label.setPos(float(np.log10(m.intensity)), float(np.log10(m.tflops)))
+            self.plot.addItem(label)
+            self.plot.legend.addItem(item, f"{m.phase} (phase)")
+            self.phase_items.append(item)
 
     def _update_outline(self) -> None:
         pens = [pg.mkPen("#333", width=1) for _ in range(len(self.points))]
