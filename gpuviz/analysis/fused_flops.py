@@ -43,6 +43,8 @@ from gpuviz.analysis.op_args import (
 FORMULA_OPS = frozenset(GEMMS) | frozenset(CONV_LEAVES) | frozenset(ATTENTION_LEAVES)
 FORMULA_OPS = FORMULA_OPS | ELEMENTWISE_FLOPS
 
+ZERO_WHY = "GEMM, convolution, attention, add, mul"
+
 _VIEWS = frozenset({"view", "reshape", "_unsafe_view", "permute", "transpose", "t", "expand"})
 _GATHERS = frozenset({"embedding"})
 
@@ -102,7 +104,10 @@ def node_flops(graph: FxGraph, node: FxNode) -> float | None:
 
 
 def fused_figures(
-    graph: FxGraph, nodes: Sequence[str], fallback: Sequence[str] = ()
+    graph: FxGraph,
+    nodes: Sequence[str],
+    fallback: Sequence[str] = (),
+    counted: set[str] | None = None,
 ) -> FusedFigures:
     """The FLOPs and bytes of a kernel call that computes ``nodes`` of ``graph``.
 
@@ -115,6 +120,10 @@ def fused_figures(
         The nodes to count where the files describe none of ``nodes``: the kernel
         definition's post-grad nodes (a backward call is named by its source nodes,
         ``full_1``, which the definition maps to ``full_default_3``).
+    counted : set of str, optional
+        Nodes whose FLOPs an earlier call of the graph counted: they count 0 here, and this
+        call's are added. A split reduction runs its nodes' work in two kernels (partial
+        sums, then their sum) that both name them: the work is counted once.
 
     Returns
     -------
@@ -136,7 +145,12 @@ def fused_figures(
     flops = 0.0
     by_type: dict[str, float] = {}
     note = None
+    done = counted if counted is not None else set()
+    shared = False
     for n in group:
+        if n in done:
+            shared = shared or bool(node_flops(graph, graph.nodes[n]))
+            continue
         f = node_flops(graph, graph.nodes[n])
         if f is None:
             flops, note = nan, f"unknown (no shape recorded for FX node {n} or its inputs)"
@@ -145,6 +159,8 @@ def fused_figures(
         if f > 0:
             t = graph.nodes[n].kineto_type or "float"
             by_type[t] = by_type.get(t, 0.0) + f
+    if counted is not None and note is None:
+        counted.update(group)
     inside = set(group)
     dims, types, nbytes = _inputs(graph, group, inside)
     written = _written(graph, group, inside)
@@ -154,7 +170,13 @@ def fused_figures(
     else:
         precision = op_precision(types) if types else "other"
     missing = len(set(nodes)) - len(group)
-    if note is None and missing:
+    if note is None and flops == 0 and shared:
+        note = (
+            "0: its nodes' FLOPs are counted at an earlier kernel of the graph (a split reduction)"
+        )
+    elif note is None and flops == 0:
+        note = f"0: none of its fused FX nodes is an op with a FLOP formula ({ZERO_WHY})"
+    elif note is None and missing:
         note = f"{missing} of its provenance's node names are not in the graph files (left out)"
     return FusedFigures(flops, total, dims, types, precision, note)
 

@@ -79,7 +79,7 @@ def test_op_and_kernel_rows_name_their_fused_nodes(compiled) -> None:  # type: i
     assert g["fused_nodes"] == ["erf", "erf_1", "mul", "mul_3"]
     assert g["fused_ops"] == ["erf", "mul"]
     assert g["modules"] == ["Block_0.Mlp_0", "Block_1.Mlp_1"]
-    assert g["flops"] is None and "unknown" in g["flops_note"]
+    assert g["flops"] == 2 * case.GELU_FLOPS  # from its fused nodes (issue 49), by hand
     mm = row(ops, "aten::mm").to_json("op")
     assert mm["modules"] == ["Block_0.Mlp_0.Linear_0", "Block_1.Mlp_1.Linear_1"]
     k = row(breakdown(compiled, "kernel"), case.GELU).to_json("kernel")
@@ -232,3 +232,12 @@ def test_step_flops_count_generated_kernels(tmp_path: Path) -> None:
     assert step.flops == 2 * (case.MM_FLOPS + case.GELU_FLOPS)
     assert step.coverage == 1.0
     assert step.precisions == ["bf16"]
+
+
+def test_op_rows_of_generated_kernels_carry_their_fused_flops(tmp_path: Path) -> None:
+    trace = kineto_trace(case.events(), tmp_path)
+    bare = row(breakdown(trace, "op"), case.GELU)
+    assert bare.flops is None and "--compile-info" in bare.extra["flops_note"]
+    attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
+    got = row(breakdown(trace, "op"), case.GELU)
+    assert got.calls == 2 and got.flops == 2 * case.GELU_FLOPS  # two calls, by hand

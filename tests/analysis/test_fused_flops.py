@@ -160,3 +160,23 @@ def test_cpu_tiny_gelu_kernel_by_hand() -> None:
         for call in g.calls:
             if not call.extern:
                 assert not math.isnan(fused_figures(g.fx, call.nodes).flops), call.name
+
+
+def test_a_split_reduction_counts_its_nodes_once() -> None:
+    # Inductor splits a large reduction in two kernels (partial sums, then their sum) and
+    # names the same nodes for both: mul's 1024·256 FLOPs belong to the graph's run once.
+    text = """class GraphModule(torch.nn.Module):
+    def forward(self, a: "f32[1024, 256]", b: "f32[1024, 256]"):
+        mul: "f32[1024, 256]" = torch.ops.aten.mul.Tensor(a, b)
+        sum_1: "f32[256]" = torch.ops.aten.sum.dim_IntList(mul, [0])
+        return (sum_1,)
+"""
+    graph = read_fx_graph(text, None, None)
+    counted: set[str] = set()
+    first = fused_figures(graph, ("mul", "sum_1"), counted=counted)
+    second = fused_figures(graph, ("mul", "sum_1"), counted=counted)
+    assert first.flops == 1024 * 256
+    assert second.flops == 0.0
+    assert second.note is not None and "split reduction" in second.note
+    # Without the graph's tally each call counts its nodes (what a lone call does).
+    assert fused_figures(graph, ("mul", "sum_1")).flops == 1024 * 256
