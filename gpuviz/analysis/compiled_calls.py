@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, attribute
+from gpuviz.analysis.breakdown_table import Breakdown
 from gpuviz.analysis.compiled_regions import (
     COMPILE_INFO,
     KernelOrigins,
@@ -189,6 +190,25 @@ def _argument_bytes(dims: Any, types: Any) -> int | None:
 
 
 NO_TRACE_FLOPS = "unknown (Inductor kernel: the trace records no FLOP count for generated code)"
+
+
+def annotate_fused_flops(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakdown:
+    """Give the ``op`` and ``op-shape`` rows of generated kernels (refined by
+    :func:`~gpuviz.analysis.compiled_regions.refine`) the FLOPs of the FX nodes they fuse, or
+    say why not (``flops_note``); ``table`` is changed in place and returned."""
+    if table.by not in ("op", "op-shape"):
+        return table
+    ks = np.flatnonzero((origins.source > 0) & (table.kernel_row >= 0))
+    ks = ks[np.argsort(table.kernel_row[ks], kind="stable")]
+    cut = np.flatnonzero(np.diff(table.kernel_row[ks])) + 1
+    for part in np.split(ks, cut):
+        row = table.rows[int(table.kernel_row[part[0]])] if len(part) else None
+        if row is None or row.flops is not None:
+            continue
+        row.flops, why = fused_row_flops(att, origins, part)
+        if why:
+            row.extra["flops_note"] = why
+    return table
 
 
 def fused_row_flops(

@@ -384,7 +384,7 @@ def refine(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakd
         keys = [_line_key(line, table) for line in origins.lines]
         return _move(table, att, origins, origins.line, keys, nested=False)
     if table.by in ("op", "op-shape", "kernel"):
-        return _annotate(table, att, origins)
+        return _annotate(table, origins)
     return table
 
 
@@ -552,7 +552,7 @@ def _ids(ids: I64) -> list[int]:
     return [int(i) for i in u[u >= 0]]
 
 
-def _annotate(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakdown:
+def _annotate(table: Breakdown, origins: KernelOrigins) -> Breakdown:
     """Op and kernel rows of compiled kernels: what they fuse, where from, and how known."""
     rows = [_copy(r) for r in table.rows]
     compiled = np.flatnonzero((origins.source > 0) & (table.kernel_row >= 0))
@@ -574,11 +574,10 @@ def _annotate(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Bre
             row.extra["fused_nodes"] = sorted(nodes)
             row.extra["modules"] = sorted(mods)
         if row.flops is None and table.by in ("op", "op-shape"):
-            from gpuviz.analysis.compiled_calls import fused_row_flops  # it imports this module
-
-            row.flops, why = fused_row_flops(att, origins, ks)
-            if why:
-                row.extra["flops_note"] = why
+            # compiled_calls.annotate_fused_flops counts it where the compile info can.
+            row.extra["flops_note"] = (
+                "unknown (Inductor kernel: the trace records no FLOP count for generated code)"
+            )
     return Breakdown(
         by=table.by,
         rows=rows,

@@ -34,7 +34,6 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from gpuviz.analysis.compiled_calls import add_compiled_calls
 from gpuviz.analysis.mfu_brief import MfuBrief, _round, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.op_args import (
     CONV_BACKWARDS,
@@ -95,6 +94,10 @@ __all__ = [
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
+
+COMPILE_INFO_KEY = "compile_info"
+"""Where a trace keeps its compile info: ``compiled_regions.COMPILE_INFO_KEY``, named here
+too so that a trace without it imports none of the compiled-code modules."""
 
 
 @dataclass
@@ -418,7 +421,11 @@ def hardware(
     calls, described = count_calls(trace)
     # Inductor's generated kernels, counted from the FX nodes they fuse where the trace has
     # its compile-info folder (issue 49); their precision is their nodes', not their inputs'.
-    calls, described, compiled = add_compiled_calls(trace, calls, described)
+    compiled: dict[int, str] = {}
+    if COMPILE_INFO_KEY in trace.derived:  # only then: its imports cost every summary's start
+        from gpuviz.analysis.compiled_calls import add_compiled_calls
+
+        calls, described, compiled = add_compiled_calls(trace, calls, described)
     precision = call_precisions(trace, calls, described, match)
     for i, p in compiled.items():
         precision[i] = p

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuviz.cli.options import add_max_memory, add_no_cache, size
+from gpuviz.cli.options import add_compile_info, add_max_memory, add_no_cache, size
 from gpuviz.gui.view_names import VIEWS
 
 
@@ -24,6 +24,7 @@ def add_open(sub: Any) -> None:
         help="the window's size (default: fitted to the screen, as last closed; 1600x900 "
         "with --screenshot)",
     )
+    add_compile_info(o)
     add_no_cache(o)
     add_max_memory(o)
 

@@ -241,3 +241,9 @@ def test_op_rows_of_generated_kernels_carry_their_fused_flops(tmp_path: Path) ->
     attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
     got = row(breakdown(trace, "op"), case.GELU)
     assert got.calls == 2 and got.flops == 2 * case.GELU_FLOPS  # two calls, by hand
+
+
+def test_hardware_knows_where_compile_info_is_kept() -> None:
+    from gpuviz.analysis import compiled_regions, hardware
+
+    assert hardware.COMPILE_INFO_KEY == compiled_regions.COMPILE_INFO_KEY
