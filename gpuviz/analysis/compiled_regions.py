@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
-from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow, empty_row
 from gpuviz.analysis.inductor_names import fused_ops, is_inductor_kernel
 from gpuviz.analysis.inductor_provenance import (
     CompiledGraph,
@@ -525,25 +525,14 @@ def _copy(r: BreakdownRow) -> BreakdownRow:
 
 def _new_row(key: str, kind: str, inside: str) -> BreakdownRow:
     # calls: the compiled ranges that ran its kernels (set after); host time: unknown.
-    return BreakdownRow(
-        key=key,
-        calls=0,
-        cpu_self_ns=0,
-        cpu_total_ns=0,
-        device_self_ns=0,
-        device_total_ns=0,
-        kind=kind,
-        forward_device_ns=0,
-        backward_device_ns=0,
-        other_device_ns=0,
-        extra={
-            "cpu_self_us": None,
-            "cpu_total_us": None,
-            "cpu_note": CPU_UNKNOWN,
-            "attribution_source": "compile-info",
-            "compiled_in": inside,
-        },
-    )
+    extra = {
+        "cpu_self_us": None,
+        "cpu_total_us": None,
+        "cpu_note": CPU_UNKNOWN,
+        "attribution_source": "compile-info",
+        "compiled_in": inside,
+    }
+    return empty_row(key, kind, extra=extra)
 
 
 def _ids(ids: I64) -> list[int]:
