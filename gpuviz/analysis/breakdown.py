@@ -16,6 +16,7 @@ import numpy as np
 
 from gpuviz.analysis.attribution import Attribution, attribute
 from gpuviz.analysis.breakdown_table import BY_VALUES, Breakdown, BreakdownRow
+from gpuviz.analysis.compiled_calls import annotate_fused_flops
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins, refine
 from gpuviz.analysis.graph_merge import add_captured, merge_of, without_merged
 from gpuviz.analysis.modules import module_table
@@ -74,7 +75,8 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
         table = {"op": op_table, "module": module_table}.get(by, lambda a: line_table(a, mine))(
             base
         )
-        return refine(add_captured(table, att, merge, mine), att, origins)
+        refined = refine(add_captured(table, att, merge, mine), att, origins)
+        return annotate_fused_flops(refined, att, origins)
     if by == "op":
         table = op_table(att)
     elif by == "op-shape":
@@ -85,7 +87,8 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
         table = line_table(att, mine=mine)
     else:
         table = kernel_breakdown(att)
-    return refine(table, att, origins)
+    # Inductor's generated kernels: the FLOPs of the FX nodes they fuse (issue 49).
+    return annotate_fused_flops(refine(table, att, origins), att, origins)
 
 
 def kernel_breakdown(att: Attribution) -> Breakdown:

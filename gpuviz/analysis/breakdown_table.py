@@ -113,6 +113,37 @@ class BreakdownRow:
         return out
 
 
+def empty_row(
+    key: str, kind: str, phases: bool = True, extra: dict[str, Any] | None = None
+) -> BreakdownRow:
+    """A row with no calls and no time yet, for a table to fill in (rows that merges and
+    refinements add).
+
+    Parameters
+    ----------
+    key, kind : str
+    phases : bool
+        The table splits device time by phase (module and line tables): forward, backward
+        and other device time start at 0; elsewhere they are None.
+    extra : dict, optional
+        The row's extra columns.
+    """
+    zero = 0 if phases else None
+    return BreakdownRow(
+        key=key,
+        calls=0,
+        cpu_self_ns=0,
+        cpu_total_ns=0,
+        device_self_ns=0,
+        device_total_ns=0,
+        kind=kind,
+        forward_device_ns=zero,
+        backward_device_ns=zero,
+        other_device_ns=zero,
+        extra=dict(extra or {}),
+    )
+
+
 @dataclass
 class Breakdown:
     """A breakdown table of one trace.

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
-from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow, empty_row
 from gpuviz.analysis.inductor_names import fused_ops, is_inductor_kernel
 from gpuviz.analysis.inductor_provenance import (
     CompiledGraph,
@@ -76,6 +76,9 @@ class KernelOrigins:
         -1 where unknown.
     call : int64
         The forest node of the op that ran the kernel inside its compiled range, -1 elsewhere.
+    graph, index : int64
+        The compiled graph (an index into ``CompileInfo.graphs``) and its kernel call
+        (into ``CompiledGraph.calls``) the kernel was matched to; -1 where none.
     """
 
     source: npt.NDArray[np.uint8]
@@ -84,6 +87,8 @@ class KernelOrigins:
     nodes: I64
     ops: I64
     call: I64
+    graph: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    index: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     modules: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     node_sets: list[tuple[str, ...]] = field(default_factory=list)
@@ -171,6 +176,8 @@ def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:
         nodes=np.full(n, -1, dtype=np.int64),
         ops=np.full(n, -1, dtype=np.int64),
         call=np.full(n, -1, dtype=np.int64),
+        graph=np.full(n, -1, dtype=np.int64),
+        index=np.full(n, -1, dtype=np.int64),
     )
     sym = att.trace.symbols
     is_op = att.kind == NodeKind.OP
@@ -255,6 +262,7 @@ def _from_info(
             )
         m, li, nd, op = memo[hit]
         out.module[k], out.line[k], out.nodes[k] = m, li, nd
+        out.graph[k], out.index[k] = hit
         if op >= 0:
             out.ops[k] = op
         out.source[k] = COMPILE_INFO
@@ -384,9 +392,10 @@ def compiled_row_flops(
     table: Breakdown, att: Attribution, node_flops: dict[str, npt.NDArray[np.float64]]
 ) -> dict[int, dict[str, float]]:
     """Per precision, the FLOPs of the rows :func:`refine` added to a module table: those of
-    the op calls (``aten::mm`` of ``extern_kernels.mm``) whose kernels a row holds, its child
-    rows' included. Inductor's own kernels have no FLOPs recorded: a row of only those has
-    none (absent from the result).
+    the op calls (``aten::mm`` of ``extern_kernels.mm``, and Inductor's own kernels counted
+    from the FX nodes they fuse: :mod:`gpuviz.analysis.compiled_calls`) whose kernels a row
+    holds, its child rows' included. A row with no call of known FLOPs has none (absent from
+    the result).
 
     Parameters
     ----------
@@ -516,25 +525,14 @@ def _copy(r: BreakdownRow) -> BreakdownRow:
 
 def _new_row(key: str, kind: str, inside: str) -> BreakdownRow:
     # calls: the compiled ranges that ran its kernels (set after); host time: unknown.
-    return BreakdownRow(
-        key=key,
-        calls=0,
-        cpu_self_ns=0,
-        cpu_total_ns=0,
-        device_self_ns=0,
-        device_total_ns=0,
-        kind=kind,
-        forward_device_ns=0,
-        backward_device_ns=0,
-        other_device_ns=0,
-        extra={
-            "cpu_self_us": None,
-            "cpu_total_us": None,
-            "cpu_note": CPU_UNKNOWN,
-            "attribution_source": "compile-info",
-            "compiled_in": inside,
-        },
-    )
+    extra = {
+        "cpu_self_us": None,
+        "cpu_total_us": None,
+        "cpu_note": CPU_UNKNOWN,
+        "attribution_source": "compile-info",
+        "compiled_in": inside,
+    }
+    return empty_row(key, kind, extra=extra)
 
 
 def _ids(ids: I64) -> list[int]:
@@ -565,6 +563,7 @@ def _annotate(table: Breakdown, origins: KernelOrigins) -> Breakdown:
             row.extra["fused_nodes"] = sorted(nodes)
             row.extra["modules"] = sorted(mods)
         if row.flops is None and table.by in ("op", "op-shape"):
+            # compiled_calls.annotate_fused_flops counts it where the compile info can.
             row.extra["flops_note"] = (
                 "unknown (Inductor kernel: the trace records no FLOP count for generated code)"
             )

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import MODULE_PREFIX, OPTIMIZER_PREFIX, Attribution, attribute
-from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.breakdown_table import Breakdown, empty_row
 from gpuviz.analysis.graph_capture import COPY, KERNEL, SET, CapturedGraph, captured_graphs
 from gpuviz.analysis.graph_replays import graph_replays
 from gpuviz.analysis.names import name_mask
@@ -369,7 +369,7 @@ def add_captured(
             i = index.get(k)
             if i is None:
                 i = index[k] = len(rows)
-                rows.append(_empty_row(k, keys.kind, by))
+                rows.append(empty_row(k, keys.kind, phases=by in ("module", "line")))
             r = rows[i]
             r.device_total_ns += round(total)
             graph_ns[i] = graph_ns.get(i, 0.0) + total
@@ -392,19 +392,3 @@ def add_captured(
         unattributed_device_ns=int(att.gpu_dur_ns[kernel_row < 0].sum()),
     )
     return out.sorted(by_self=table.by == "line")
-
-
-def _empty_row(key: str, kind: str, by: str) -> BreakdownRow:
-    zero = 0 if by in ("module", "line") else None
-    return BreakdownRow(
-        key=key,
-        calls=0,
-        cpu_self_ns=0,
-        cpu_total_ns=0,
-        device_self_ns=0,
-        device_total_ns=0,
-        kind=kind,
-        forward_device_ns=zero,
-        backward_device_ns=zero,
-        other_device_ns=zero,
-    )

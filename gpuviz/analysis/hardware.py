@@ -95,6 +95,10 @@ __all__ = [
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
+COMPILE_INFO_KEY = "compile_info"
+"""Where a trace keeps its compile info: ``compiled_regions.COMPILE_INFO_KEY``, named here
+too so that a trace without it imports none of the compiled-code modules."""
+
 
 @dataclass
 class OpShape:
@@ -351,7 +355,8 @@ def _roof(row: OpShape, peaks: Any) -> None:
     """Fill ``bound`` and ``roof_share`` from the device's peaks for the row's precision."""
     bw = peaks.bandwidth_tb_s if peaks is not None else None
     peak = peaks.tflops(row.precision) if peaks is not None else None
-    if row.flops is None and row.nbytes is not None:
+    if (row.flops is None or row.flops == 0) and row.nbytes is not None:
+        # No FLOPs (or a known 0: a compiled kernel of casts and reductions): memory-bound.
         row.bound = "memory"
         if bw and row.tb_s is not None:
             row.roof_share = row.tb_s / bw
@@ -414,7 +419,16 @@ def hardware(
     match_of = RankPeaks(trace, override)
     match = match_of(None)  # the trace's first rank with device properties
     calls, described = count_calls(trace)
+    # Inductor's generated kernels, counted from the FX nodes they fuse where the trace has
+    # its compile-info folder (issue 49); their precision is their nodes', not their inputs'.
+    compiled: dict[int, str] = {}
+    if COMPILE_INFO_KEY in trace.derived:  # only then: its imports cost every summary's start
+        from gpuviz.analysis.compiled_calls import add_compiled_calls
+
+        calls, described, compiled = add_compiled_calls(trace, calls, described)
     precision = call_precisions(trace, calls, described, match)
+    for i, p in compiled.items():
+        precision[i] = p
     described = split_by_precision(calls, described, precision)
     bad = _bad_calls(trace, calls, precision, match)
     shapes = _shapes(calls, described, precision, match, bad)

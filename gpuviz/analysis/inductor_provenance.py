@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuviz.analysis.inductor_graph import FxGraph, read_fx_graph
+
 OUTPUT_CODE = "output_code.py"
 NODES_FILE = "gpuviz_nodes.json"
 KERNELS_FILE = "gpuviz_kernels.json"
@@ -116,6 +118,10 @@ class CompiledGraph:
     hashes: dict[str, str]
     nodes: dict[str, dict[str, Any]]
     lines: dict[str, str]
+    defined: dict[str, list[str]] = field(default_factory=dict)
+    """Kernel name -> the post-grad nodes its definition's comments map its sources to."""
+    fx: FxGraph = field(default_factory=FxGraph)
+    """Each FX node's shape, dtype and arguments (:mod:`gpuviz.analysis.inductor_graph`)."""
 
     def module_of(self, call: KernelCall) -> tuple[tuple[str, str], ...] | None:
         """The module stack (``(qualified name, class)`` pairs, outermost first) of most of the
@@ -209,7 +215,8 @@ def read_graph(folder: Path) -> CompiledGraph:
     nodes_json = _load_json(folder / NODES_FILE)
     got = nodes_json.get("nodes", {}) if isinstance(nodes_json, dict) else {}
     nodes: dict[str, dict[str, Any]] = got if isinstance(got, dict) else {}
-    lines = _node_lines(folder / READABLE_FILE)
+    readable = _read_text(folder / READABLE_FILE)
+    lines = _node_lines(readable)
     for name, node in nodes.items():
         # The node's own stack (the whole chain) is surer than the readable graph's comment.
         frames = (node or {}).get("stack") or []
@@ -222,6 +229,8 @@ def read_graph(folder: Path) -> CompiledGraph:
         hashes=hashes,
         nodes=nodes,
         lines=lines,
+        defined=mapped,
+        fx=read_fx_graph(readable, text, nodes),
     )
 
 
@@ -291,11 +300,11 @@ def _base(name: str) -> str:
     return parts[-1] if parts else name
 
 
-def _node_lines(path: Path) -> dict[str, str]:
+def _node_lines(text: str | None) -> dict[str, str]:
     """Node -> ``path:line`` of the ``# File:`` comment above it in the readable graph."""
     out: dict[str, str] = {}
     current: str | None = None
-    for line in (_read_text(path) or "").splitlines():
+    for line in (text or "").splitlines():
         f = _FILE.match(line)
         if f is not None:
             current = f"{f.group(1)}:{f.group(2)}"

@@ -31,7 +31,10 @@ from gpuviz.analysis.step_flops import MAX_MFU, NO_SHAPES, SHAPES_LEFT_OUT
 
 F64 = npt.NDArray[np.float64]
 
-NO_COMPILED_FLOPS = "unknown (Inductor's generated kernels: no FLOPs recorded)"
+NO_COMPILED_FLOPS = (
+    "unknown (no call of known FLOPs: Inductor's generated kernels are counted from the "
+    "compile-info folder's node shapes, and none were found for these)"
+)
 
 
 def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:

@@ -469,7 +469,8 @@ def call_shares(calls: Calls, precision: npt.NDArray[np.object_], match: PeakMat
     if peaks is None or not peaks.bandwidth_tb_s or len(out) == 0:
         return out
     bw = peaks.bandwidth_tb_s
-    flops_known = np.isfinite(calls.flops)
+    # A known 0 (a compiled kernel of casts) is memory-bound, as a call with no formula is.
+    flops_known = np.isfinite(calls.flops) & (calls.flops > 0)
     bytes_only = ~flops_known & np.isfinite(calls.nbytes)
     with np.errstate(over="ignore"):  # absurd bytes from a file: inf, made NaN just below
         out[bytes_only] = achieved_tb_s(calls.nbytes[bytes_only], calls.device_ns[bytes_only]) / bw

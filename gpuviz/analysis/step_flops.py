@@ -336,7 +336,8 @@ def step_figures(
         known = inside[finite[inside]]
         by: dict[str, float] = {}
         for p, f in zip(calls.precision[known].tolist(), calls.flops[known].tolist()):
-            by[p] = by.get(p, 0.0) + f
+            if f > 0:  # a known 0 (a compiled dtype cast) is time covered, not a precision
+                by[p] = by.get(p, 0.0) + f
         dur = int(steps.end_ns[i] - steps.start_ns[i])
         fig = StepFigures(
             flops=0.0,

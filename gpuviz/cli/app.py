@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gpuviz.cli.options import add_cluster, add_max_memory, add_no_cache, size
+from gpuviz.cli.options import add_cluster, add_compile_info, add_max_memory, add_no_cache, size
 from gpuviz.gui.view_names import VIEWS
 
 
@@ -35,6 +35,7 @@ def add_open(sub: Any) -> None:
         "--cluster the ranks are reduced on the cluster's workers",
     )
     add_cluster(o)
+    add_compile_info(o)
     add_no_cache(o)
     add_max_memory(o)
 

@@ -70,8 +70,10 @@ def add_compile_info(p: argparse.ArgumentParser) -> None:
         help="torch.compile'd runs: Inductor's debug/provenance folder of the run (what "
         "`gpuviz profile --compile-info` writes beside the trace as NAME.compile/, found there "
         "without this option; or TORCH_COMPILE_DEBUG=1 with INDUCTOR_PROVENANCE=1), so that "
-        "compiled kernels count on the modules and lines that wrote them; without it their "
-        "names say which ops they fuse (docs/attribution.md)",
+        "compiled kernels count on the modules and lines that wrote them, and Inductor's "
+        "generated kernels get the FLOPs of the FX nodes they fuse (in MFU and coverage); "
+        "without it their names say which ops they fuse and their FLOPs are unknown "
+        "(docs/attribution.md, docs/flops.md)",
     )
 
 

@@ -24,6 +24,7 @@ def add_summary(sub: Any) -> None:
     s.add_argument("--json", action="store_true")
     add_capture_trace(s)
     add_peak_options(s)
+    add_compile_info(s)
     add_no_cache(s)
     add_max_memory(s)
     add_cluster(s)

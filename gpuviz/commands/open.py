@@ -1,5 +1,5 @@
-"""``gpuviz open TRACE... [--view V] [--screenshot OUT.png] [--size WxH] [--ranks-reduced]``:
-traces in the app."""
+"""``gpuviz open TRACE... [--view V] [--screenshot OUT.png] [--size WxH] [--ranks-reduced]
+[--compile-info DIR]``: traces in the app."""
 
 from __future__ import annotations
 
@@ -20,6 +20,16 @@ def main(args: argparse.Namespace) -> int:
     if asked is not None:
         # The load worker reads it (gpuviz.analysis.rank_reduction_map.wants_reduction).
         os.environ["GPUVIZ_RANKS_REDUCED"] = "1" if asked else "0"
+    compile_info = getattr(args, "compile_info", None)
+    if compile_info is not None:
+        if len(args.traces) != 1:
+            raise BadInputError(
+                "--compile-info: give one TRACE (the folder is one run's; each trace's "
+                "NAME.compile/ beside it is found without the option)"
+            )
+        from gpuviz.commands.reading import given_compile_info
+
+        given_compile_info(compile_info)  # a folder that is not one: exit 2, before Qt starts
     # Qt is imported here, when the command runs, never when gpuviz.cli is imported.
     from gpuviz.gui.app import run_app
 
@@ -28,4 +38,5 @@ def main(args: argparse.Namespace) -> int:
         view=args.view,
         screenshot=args.screenshot,
         size=tuple(args.size) if args.size else None,
+        compile_info=compile_info,
     )

@@ -48,7 +48,7 @@ def read_trace(
 
     if capture_trace is not None and not os.path.exists(capture_trace):
         raise BadInputError(f"--capture-trace {capture_trace}: no such file or folder")
-    info = None if compile_info is None else _given_compile_info(compile_info)
+    info = None if compile_info is None else given_compile_info(compile_info)
     trace = _read(path, meanwhile)
     from gpuviz.analysis.compiled_regions import attach_compile_info, attach_sibling_compile_info
     from gpuviz.display import echo, terminal_safe
@@ -78,7 +78,7 @@ def read_trace(
     return trace
 
 
-def _given_compile_info(folder: str | os.PathLike[str]) -> CompileInfo:
+def given_compile_info(folder: str | os.PathLike[str]) -> CompileInfo:
     """``--compile-info DIR`` read; a folder that is not one is bad input."""
     from gpuviz.analysis.inductor_provenance import CompileInfoError, read_compile_info
     from gpuviz.errors import BadInputError

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuviz.display import counted, echo, json_text, terminal_safe, warning_lines
@@ -29,13 +30,15 @@ def main(args: argparse.Namespace) -> int:
     Where the trace's cache entry holds the output of a run with the same options (and
     gpuviz's code is the same), that is printed instead (:mod:`gpuviz.trace.cache_memo`).
     """
-    from pathlib import Path
-
     from gpuviz.errors import BadInputError
 
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
+    if getattr(args, "compile_info", None) is not None:
+        from gpuviz.commands.reading import given_compile_info
+
+        given_compile_info(args.compile_info)  # a folder that is not one: exit 2 before work
     from gpuviz.trace.cache_memo import output_memo
 
     memo = output_memo("summary", path, _printed_options(args))
@@ -59,6 +62,8 @@ def _printed_options(args: argparse.Namespace) -> dict[str, Any]:
         "peak_tflops": getattr(args, "peak_tflops", None),
         "peak_bandwidth": getattr(args, "peak_bandwidth", None),
         "captures": _capture_stamps(args),
+        # The compiled kernels' FLOPs (the MFU) come from the compile-info folder in use.
+        "compile_info": _compile_info_key(Path(args.trace), getattr(args, "compile_info", None)),
     }
 
 
@@ -86,6 +91,24 @@ def _capture_stamps(args: argparse.Namespace) -> list[list[Any]]:
     return out
 
 
+def _compile_info_key(path: Path, given: str | None) -> list[Any] | None:
+    """The compile-info folder a run reads (``--compile-info``, else ``NAME.compile/``
+    beside the trace) and its files' times: a folder added or rewritten is another output.
+
+    On the standard library alone, as the rest of a kept output's printing (no import of
+    :mod:`gpuviz.analysis.inductor_provenance`, whose ``sibling_path`` this mirrors)."""
+    name = path.name.removesuffix(".gz").removesuffix(".json")
+    folder = Path(given) if given is not None else path.with_name(name + ".compile")
+    if not folder.is_dir():
+        return None
+    stamps = sorted(
+        (str(f), f.stat().st_mtime_ns)
+        for f in folder.rglob("*")
+        if f.suffix in (".py", ".json", ".gz") and f.is_file()
+    )
+    return [str(folder.resolve()), stamps]
+
+
 def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     """Load the trace and make the output; None when it was printed already (a trace that
     left parts out to fit its memory limit: what it says on stderr comes as it reads)."""
@@ -94,9 +117,11 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     from gpuviz.trace.cache_memo import Output
 
     # A rank folder without the cache, or too large for the memory limit: a rank at a time
-    # (not with graph captures: their merge needs the whole run).
+    # (not with graph captures: their merge needs the whole run; nor with compile info:
+    # the compiled kernels' FLOPs need the whole trace's attribution).
     captures = getattr(args, "capture_trace", None) is not None or bool(_capture_stamps(args))
-    by_rank = None if captures else summarize_ranks(path, args)
+    compiled = _compile_info_key(path, getattr(args, "compile_info", None)) is not None
+    by_rank = None if captures or compiled else summarize_ranks(path, args)
     dropped = False
     serving = None
     if by_rank is not None:
@@ -108,6 +133,7 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
             meanwhile=analysis_imports(),
             captures=captures,
             capture_trace=getattr(args, "capture_trace", None),
+            compile_info=getattr(args, "compile_info", None),
         )
         summary, hw, err = _analyse(trace, args)
         serving = _serving(trace, hw)

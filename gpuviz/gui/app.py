@@ -160,6 +160,7 @@ def run_app(
     view: str = "insights",
     screenshot: str | None = None,
     size: tuple[int, int] | None = None,
+    compile_info: str | None = None,
 ) -> int:
     """Open the app with these traces (each in a tab), and run it or take a screenshot.
 
@@ -174,6 +175,9 @@ def run_app(
     size : (int, int), optional
         The window's size in pixels; by default fitted to the screen (as last closed, after
         the first start), and 1600×900 for a screenshot.
+    compile_info : str, optional
+        The compile-info folder of the one trace (``gpuviz open --compile-info``); without
+        it each trace's ``NAME.compile/`` beside it is used, where there is one.
 
     Returns
     -------
@@ -194,7 +198,11 @@ def run_app(
         else:
             window.resize(*(size or DEFAULT_SIZE))
         window.set_open_view(view)
-        window.open_traces(argv_paths)
+        if compile_info is not None:
+            for p in argv_paths:
+                window.open_trace(p, compile_info=compile_info)
+        else:
+            window.open_traces(argv_paths)
         if screenshot is None:
             # The workload panel, live plots and Run menu (gpuviz.gui.run); `open --screenshot`
             # renders the traces alone.

@@ -153,6 +153,7 @@ def load_and_analyze(
     cancelled: CancelledFn | None = None,
     capture_trace: str | None = None,
     reduced: bool | None = None,
+    compile_info: str | None = None,
 ) -> TraceAnalyses:
     """Read a trace file or folder, then compute its analyses.
 
@@ -163,6 +164,10 @@ def load_and_analyze(
     else ``capture_traces/`` beside ``path``) are read too, so that the Operators, Modules and
     Source views put each replayed kernel where it was captured
     (:mod:`gpuviz.trace.graph_captures`).
+
+    ``compile_info``: the run's compile-info folder (``gpuviz open --compile-info``), else
+    ``NAME.compile/`` beside ``path`` where there is one: a compiled model's kernels go on its
+    modules and lines, and Inductor's generated kernels get their FLOPs (docs/flops.md).
 
     Loading takes the first 90% of the progress bar; the analyses the rest.
 
@@ -213,11 +218,17 @@ def load_and_analyze(
         if progress is not None:
             progress(0.9 + 0.1 * frac, what)
 
-    from gpuviz.analysis.compiled_regions import attach_sibling_compile_info
+    from gpuviz.analysis.compiled_regions import attach_compile_info, attach_sibling_compile_info
 
-    # A compiled model's NAME.compile/ beside the trace: the Modules, Source and Operators
-    # views place its kernels on the model's modules and lines (docs/attribution.md).
-    attach_sibling_compile_info(trace, path)
+    # A compiled model's compile-info folder (given, else NAME.compile/ beside the trace): the
+    # Modules, Source and Operators views place its kernels on the model's modules and lines
+    # (docs/attribution.md), and its generated kernels' FLOPs count (docs/flops.md).
+    if compile_info is not None:
+        from gpuviz.analysis.inductor_provenance import read_compile_info
+
+        attach_compile_info(trace, read_compile_info(compile_info))
+    else:
+        attach_sibling_compile_info(trace, path)
     out = analyze(trace, analysis_progress, cancelled)
     attach_snapshots(out, path)
     _prepare_timeline(trace)

@@ -130,11 +130,15 @@ class MainWindow(MainWindowRecentMixin, MainWindowExportMixin, QMainWindow):
         self._update_actions()
 
     # -- public API -------------------------------------------------------------------------
-    def open_trace(self, path: str | os.PathLike[str]) -> None:
-        """Open a trace file, or a folder of per-rank files, in a new tab (in the background)."""
+    def open_trace(
+        self, path: str | os.PathLike[str], compile_info: str | os.PathLike[str] | None = None
+    ) -> None:
+        """Open a trace file, or a folder of per-rank files, in a new tab (in the background);
+        ``compile_info``: its run's compile-info folder (else ``NAME.compile/`` beside it)."""
         path = str(path)
         label = trace_title(path)
-        self._enqueue(label, partial(_load_job, path), label, path)
+        info = None if compile_info is None else str(compile_info)
+        self._enqueue(label, partial(_load_job, path, compile_info=info), label, path)
 
     def open_traces(self, paths: Iterable[str | os.PathLike[str]]) -> None:
         """Open each path in its own tab, in order."""
@@ -556,7 +560,7 @@ class MainWindow(MainWindowRecentMixin, MainWindowExportMixin, QMainWindow):
         super().closeEvent(event)
 
 
-def _load_job(path: str, progress: Any, cancelled: Any) -> Any:
+def _load_job(path: str, progress: Any, cancelled: Any, compile_info: str | None = None) -> Any:
     """The analyses of ``path``; for a folder whose files are not one job, the refusal
     (:class:`~gpuviz.trace.one_job.NotOneJobError`), whose files the window opens one by one."""
     from gpuviz.trace.one_job import NotOneJobError
@@ -564,7 +568,7 @@ def _load_job(path: str, progress: Any, cancelled: Any) -> Any:
     if not os.path.exists(path):
         raise FileNotFoundError(2, "no such file or folder", path)
     try:
-        return load_and_analyze(path, progress, cancelled)
+        return load_and_analyze(path, progress, cancelled, compile_info=compile_info)
     except NotOneJobError as exc:
         return exc
 

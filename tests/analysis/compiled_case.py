@@ -26,6 +26,9 @@ MM_ARGS = {
     "Input type": ["c10::BFloat16", "c10::BFloat16"],
 }
 MM_FLOPS = 2 * 64**3
+#: The gelu kernel fuses one aten.mul node (and an erf, which has no FLOP formula) of a 64 x 64
+#: output: one FLOP per element, 4096, by hand (issue 49: FLOPs of the nodes a kernel fuses).
+GELU_FLOPS = 64 * 64
 
 OUTPUT_CODE = f'''# AOT ID: ['0_forward']
 from torch._inductor.async_compile import AsyncCompile

@@ -12,6 +12,7 @@ folder has no module stacks (recorded without gpuviz's pass: ``enable_compile_in
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -121,3 +122,69 @@ def test_each_block_like_eager() -> None:
     assert compiled.keys() == eager.keys()
     for block, e in eager.items():
         assert abs(compiled[block] - e) <= 0.10 * e, (block, compiled[block], e)
+
+
+def _steps_json(trace: Trace) -> list[dict[str, object]]:
+    from gpuviz.analysis.hardware import hardware
+
+    return [s.to_json() for s in hardware(trace).steps]
+
+
+def test_compiled_step_flops_match_eager_and_torch() -> None:
+    # Truths: torch's FlopCounterMode of one eager step (truth.json), and the FLOPs gpuviz
+    # counts on the eager recording of the same model, per step (the profiled traces hold
+    # several steps of one shape each).
+    from gpuviz.analysis.step_flops import MIN_COVERAGE
+
+    truth = json.loads((GPU / "truth.json").read_text())["flop_counter_total"]
+    bare = _steps_json(load_trace(COMPILED))  # generated kernels' FLOPs unknown
+    trace, _ = _compiled()
+    steps = _steps_json(trace)
+    assert len(steps) == len(bare) >= 2
+    # Each eager step counts the same FLOPs (one shape): its median is the eager figure.
+    eager = [s["flops"] for s in _steps_json(load_trace(EAGER))] if EAGER is not None else []
+    assert all(isinstance(e, int) for e in eager)
+    e = float(np.median(np.asarray(eager, dtype=np.float64))) if eager else None
+    for i, s in enumerate(steps):
+        flops = s["flops"]
+        assert isinstance(flops, int)
+        assert abs(flops - truth) <= 0.05 * truth, (i, flops, truth)
+        assert e is None or abs(flops - e) <= 0.05 * e, (i, flops, e)
+        # The generated kernels now count as known: the coverage rises past MIN_COVERAGE
+        # and the MFU is a figure (it was null with their FLOPs unknown).
+        before, after = bare[i]["flops_coverage"], s["flops_coverage"]
+        assert isinstance(before, float) and isinstance(after, float)
+        assert before < MIN_COVERAGE <= after, (before, after)
+        assert bare[i]["mfu"] is None and s["mfu"] is not None
+
+
+def test_every_generated_kernel_of_the_graphs_is_counted() -> None:
+    from gpuviz.analysis.compiled_calls import add_compiled_calls
+    from gpuviz.analysis.op_calls import count_calls
+
+    trace, info = _compiled()
+    calls, _, _ = add_compiled_calls(trace, *count_calls(trace))
+    known = np.isfinite(calls.flops)
+    counted = np.concatenate(
+        [calls.sorted_gpu[a:b] for a, b in zip(calls.lo[known], calls.hi[known], strict=True)]
+    )
+    att = attribute(trace)
+    compiled = compiled_origins(att, info).call >= 0
+    missing = np.setdiff1d(att.gpu_rows[compiled], counted)
+    assert len(missing) == 0, f"{len(missing)} kernels of the compiled graphs not counted"
+
+
+def test_generated_kernels_have_a_bandwidth_share() -> None:
+    # Each counted generated kernel is judged by its bytes (memory-bound: a known 0 FLOPs, a
+    # cast, too): its share of the roof is a figure, at most 1 (bytes are a lower bound).
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.inductor_names import is_inductor_kernel
+
+    trace, _ = _compiled()
+    hw = hardware(trace)
+    generated = np.array([is_inductor_kernel(hw.shapes[j].name) for j in hw.calls.shape.tolist()])
+    assert generated.sum() > 100
+    share = hw.calls.roof_share[generated]
+    assert np.isfinite(share).all() and (share > 0).all() and (share <= 1).all()
+    rows = [s for s in hw.shapes if is_inductor_kernel(s.name)]
+    assert rows and all(s.bound == "memory" and not s.inconsistent for s in rows)

@@ -79,7 +79,7 @@ def test_op_and_kernel_rows_name_their_fused_nodes(compiled) -> None:  # type: i
     assert g["fused_nodes"] == ["erf", "erf_1", "mul", "mul_3"]
     assert g["fused_ops"] == ["erf", "mul"]
     assert g["modules"] == ["Block_0.Mlp_0", "Block_1.Mlp_1"]
-    assert g["flops"] is None and "unknown" in g["flops_note"]
+    assert g["flops"] == 2 * case.GELU_FLOPS  # from its fused nodes (issue 49), by hand
     mm = row(ops, "aten::mm").to_json("op")
     assert mm["modules"] == ["Block_0.Mlp_0.Linear_0", "Block_1.Mlp_1.Linear_1"]
     k = row(breakdown(compiled, "kernel"), case.GELU).to_json("kernel")
@@ -174,11 +174,13 @@ def test_module_flops_of_compiled_rows(compiled) -> None:  # type: ignore[no-unt
 
     t = breakdown(compiled, "module")
     annotate_modules(t, hardware(compiled), attribute(compiled))
-    # Each Linear holds its one GEMM; the Mlp and Block above it the same (their gelu kernel
-    # has no FLOPs recorded); the compiled module all of them.
-    for key in ("Block_0.Mlp_0.Linear_0", "Block_0.Mlp_0", "Block_0", "Block_1.Mlp_1.Linear_1"):
+    # Each Linear holds its one GEMM; the Mlp and Block above it that and their gelu kernel's
+    # FLOPs (from the FX nodes it fuses); the compiled module all of them.
+    for key in ("Block_0.Mlp_0.Linear_0", "Block_1.Mlp_1.Linear_1"):
         assert row(t, f"{TOP}.{key}").extra["flops"] == case.MM_FLOPS, key
-    assert row(t, TOP).extra["flops"] == 2 * case.MM_FLOPS
+    for key in ("Block_0.Mlp_0", "Block_0", "Block_1"):
+        assert row(t, f"{TOP}.{key}").extra["flops"] == case.MM_FLOPS + case.GELU_FLOPS, key
+    assert row(t, TOP).extra["flops"] == 2 * (case.MM_FLOPS + case.GELU_FLOPS)
 
 
 def test_compiled_row_without_counted_calls_has_unknown_flops(tmp_path: Path) -> None:
@@ -189,12 +191,18 @@ def test_compiled_row_without_counted_calls_has_unknown_flops(tmp_path: Path) ->
     mms = [e for e in ev if e["name"] == "aten::mm"]
     mms[1]["args"] = {}  # block 1's GEMM recorded without shapes
     trace = kineto_trace(ev, tmp_path)
-    attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
+    folder = case.write_compile_info(tmp_path / "ci")
+    # ... and its gelu kernel's mul node without one: no call of block 1 has known FLOPs.
+    nodes_file = next(folder.rglob("gpuviz_nodes.json"))
+    got = json.loads(nodes_file.read_text())
+    got["nodes"]["mul_3"]["shape"] = None
+    nodes_file.write_text(json.dumps(got))
+    attach_compile_info(trace, read_compile_info(folder))
     t = breakdown(trace, "module")
     annotate_modules(t, hardware(trace), attribute(trace))
     b1 = row(t, f"{TOP}.Block_1").extra
     assert b1["flops"] is None and b1["mfu_note"] == NO_COMPILED_FLOPS
-    assert row(t, f"{TOP}.Block_0").extra["flops"] == case.MM_FLOPS
+    assert row(t, f"{TOP}.Block_0").extra["flops"] == case.MM_FLOPS + case.GELU_FLOPS
 
 
 def test_a_call_missing_from_the_trace_leaves_the_others_in_place(tmp_path: Path) -> None:
@@ -207,3 +215,35 @@ def test_a_call_missing_from_the_trace_leaves_the_others_in_place(tmp_path: Path
     assert row(t, f"{TOP}.Block_0").device_total_ns == d["mm0"] * US
     assert row(t, f"{TOP}.Block_1.Mlp_1").device_self_ns == d["gelu1"] * US
     assert row(t, f"{TOP}.Block_1.Mlp_1.Linear_1").device_self_ns == d["mm1"] * US
+
+
+def test_step_flops_count_generated_kernels(tmp_path: Path) -> None:
+    # Issue 49: the gelu kernels' FLOPs come from the FX nodes they fuse (one mul of 64 x 64
+    # each, by hand), and their device time then counts as known in the step's coverage.
+    from gpuviz.analysis.hardware import hardware
+
+    trace = kineto_trace(case.events(), tmp_path)
+    d = case.DUR
+    (bare,) = hardware(trace).steps
+    assert bare.flops == 2 * case.MM_FLOPS
+    assert bare.coverage == pytest.approx((d["mm0"] + d["mm1"]) / sum(d.values()))
+    attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
+    (step,) = hardware(trace).steps
+    assert step.flops == 2 * (case.MM_FLOPS + case.GELU_FLOPS)
+    assert step.coverage == 1.0
+    assert step.precisions == ["bf16"]
+
+
+def test_op_rows_of_generated_kernels_carry_their_fused_flops(tmp_path: Path) -> None:
+    trace = kineto_trace(case.events(), tmp_path)
+    bare = row(breakdown(trace, "op"), case.GELU)
+    assert bare.flops is None and "--compile-info" in bare.extra["flops_note"]
+    attach_compile_info(trace, read_compile_info(case.write_compile_info(tmp_path / "ci")))
+    got = row(breakdown(trace, "op"), case.GELU)
+    assert got.calls == 2 and got.flops == 2 * case.GELU_FLOPS  # two calls, by hand
+
+
+def test_hardware_knows_where_compile_info_is_kept() -> None:
+    from gpuviz.analysis import compiled_regions, hardware
+
+    assert hardware.COMPILE_INFO_KEY == compiled_regions.COMPILE_INFO_KEY

@@ -70,3 +70,17 @@ def test_modules_and_source_views_show_unknown_host_time(tmp_path: Path, qtbot) 
     assert model.data(cell, Qt.ItemDataRole.DisplayRole) == "unknown"
     caller = model.index(keys.index("train.py:10"), cpu_col)
     assert model.data(caller, Qt.ItemDataRole.DisplayRole) != "unknown"
+
+
+def test_load_takes_a_given_folder(tmp_path: Path) -> None:
+    # gpuviz open --compile-info DIR: the folder elsewhere, none beside the trace.
+    from gpuviz.gui.qt_main_window import _load_job
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": case.events()}))
+    info = case.write_compile_info(tmp_path / "elsewhere")
+    assert compile_info_of(load_and_analyze(str(path)).trace) is None
+    out = _load_job(str(path), None, None, compile_info=str(info))
+    assert compile_info_of(out.trace) is not None
+    keys = {r.key for r in breakdown(out.trace, "module").rows}
+    assert "OptimizedModule_0.Tiny_0.Block_1.Mlp_1.Linear_1" in keys

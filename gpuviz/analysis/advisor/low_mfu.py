@@ -18,6 +18,7 @@ import numpy as np
 from gpuviz.analysis.advisor._roofrules import evidence, gains, shape_phrase, top_shapes
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_pct
+from gpuviz.analysis.inductor_names import is_inductor_kernel
 from gpuviz.analysis.op_args import ELEMENTWISE_FLOPS
 
 KIND = "low_mfu"
@@ -67,9 +68,14 @@ def check(ctx: AdviceContext) -> list[Finding]:
     mfus = {r: v for r, v in rank_mfu(ctx).items() if v[0] < LOW_MFU}
     if not mfus:
         return []
-    # GEMMs, convolutions, attention: aten::add/mul have FLOPs too, but are memory_bound_hot's
+    # GEMMs, convolutions, attention: aten::add/mul have FLOPs too, but are memory_bound_hot's,
+    # and so are Inductor's generated kernels (the FLOPs of their fused adds and muls).
     elementwise = np.array(
-        [hw.shapes[j].name in ELEMENTWISE_FLOPS for j in hw.calls.shape.tolist()], dtype=bool
+        [
+            hw.shapes[j].name in ELEMENTWISE_FLOPS or is_inductor_kernel(hw.shapes[j].name)
+            for j in hw.calls.shape.tolist()
+        ],
+        dtype=bool,
     )
     picked = np.isfinite(hw.calls.flops) & ~elementwise
     g = gains(ctx, picked, TARGET_SHARE)

@@ -20,6 +20,7 @@ import numpy as np
 from gpuviz.analysis.advisor._roofrules import evidence, gains, shape_phrase, top_shapes
 from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
+from gpuviz.analysis.inductor_names import is_inductor_kernel
 from gpuviz.analysis.op_args import ELEMENTWISE_FLOPS
 
 KIND = "memory_bound_hot"
@@ -45,10 +46,13 @@ def check(ctx: AdviceContext) -> list[Finding]:
     calls = hw.calls
     if peaks is None or not peaks.bandwidth_tb_s or len(calls.rows) == 0:
         return []
-    # ops with no FLOP count, and aten::add/mul whose one FLOP an element torch counts
+    # ops with no FLOP count, aten::add/mul whose one FLOP an element torch counts, and
+    # Inductor's generated kernels (fused elementwise work and reductions)
     bytes_only = np.array(
         [
-            hw.shapes[j].flops is None or hw.shapes[j].name in ELEMENTWISE_FLOPS
+            hw.shapes[j].flops is None
+            or hw.shapes[j].name in ELEMENTWISE_FLOPS
+            or is_inductor_kernel(hw.shapes[j].name)
             for j in calls.shape.tolist()
         ],
         dtype=bool,
