@@ -8,6 +8,8 @@ import os
 
 from gpuviz.errors import BadInputError
 
+REDUCED_ENV = "GPUVIZ_RANKS_REDUCED"
+
 
 def main(args: argparse.Namespace) -> int:
     """Open each trace in its own tab; with ``--screenshot``, save a PNG offscreen and exit."""
@@ -16,10 +18,6 @@ def main(args: argparse.Namespace) -> int:
             raise BadInputError(f"{path}: no such file or folder")
     if args.screenshot and not args.screenshot.lower().endswith(".png"):
         raise BadInputError(f"--screenshot {args.screenshot}: expected a .png file name")
-    asked = getattr(args, "ranks_reduced", None)
-    if asked is not None:
-        # The load worker reads it (gpuviz.analysis.rank_reduction_map.wants_reduction).
-        os.environ["GPUVIZ_RANKS_REDUCED"] = "1" if asked else "0"
     compile_info = getattr(args, "compile_info", None)
     if compile_info is not None:
         if len(args.traces) != 1:
@@ -33,10 +31,23 @@ def main(args: argparse.Namespace) -> int:
     # Qt is imported here, when the command runs, never when gpuviz.cli is imported.
     from gpuviz.gui.app import run_app
 
-    return run_app(
-        args.traces,
-        view=args.view,
-        screenshot=args.screenshot,
-        size=tuple(args.size) if args.size else None,
-        compile_info=compile_info,
-    )
+    asked = getattr(args, "ranks_reduced", None)
+    before = os.environ.get(REDUCED_ENV)
+    if asked is not None:
+        # The load worker reads it (gpuviz.analysis.rank_reduction_map.wants_reduction), for
+        # this command only: an in-process caller's later opens must not inherit it.
+        os.environ[REDUCED_ENV] = "1" if asked else "0"
+    try:
+        return run_app(
+            args.traces,
+            view=args.view,
+            screenshot=args.screenshot,
+            size=tuple(args.size) if args.size else None,
+            compile_info=compile_info,
+        )
+    finally:
+        if asked is not None:
+            if before is None:
+                os.environ.pop(REDUCED_ENV, None)
+            else:
+                os.environ[REDUCED_ENV] = before

@@ -14,9 +14,10 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpuviz.trace.model import Trace
+if TYPE_CHECKING:  # the capture files' stamps of a kept summary need no numpy nor msgspec
+    from gpuviz.trace.model import Trace
 
 CAPTURES = "graph_captures"
 """``Trace.derived`` key of the capture traces attached to a run."""
