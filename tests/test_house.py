@@ -51,9 +51,7 @@ def test_readme_links_and_pictures_exist() -> None:
 def _docs_paths(text: str) -> list[str]:
     """Every ``benchmarks/...``, ``scripts/...`` or ``examples/...`` file a text names."""
     # Not preceded by a folder: tests/data/scripts/x.py is not scripts/x.py.
-    return re.findall(
-        r"(?<![\w/])((?:benchmarks|scripts|examples)/[\w./-]+\.(?:py|sh))\b", text
-    )
+    return re.findall(r"(?<![\w/])((?:benchmarks|scripts|examples)/[\w./-]+\.(?:py|sh))\b", text)
 
 
 def test_performance_rows_each_have_one_command_naming_existing_files() -> None:
