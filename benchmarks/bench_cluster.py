@@ -75,6 +75,8 @@ def gen(world: int, kernels: int, data: Path) -> Path:
                 "1",
                 "--out",
                 str(tmp),
+                "--jobs",
+                str(os.cpu_count() or 1),
             ],
             check=True,
             stdout=subprocess.DEVNULL,

@@ -111,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     p.add_argument("--data", type=Path, default=Path("/tmp/gpuviz-bench/cluster"))
     p.add_argument("--out", type=Path, help="write the figures here (JSON)")
+    p.add_argument(
+        "--no-whole",
+        action="store_true",
+        help="leave out the old way (every rank's events in one process: 17 GB at 1,024 ranks)",
+    )
     a = p.parse_args(argv)
     folder = gen(a.world, a.kernels, a.data)
     rank = sorted(folder.iterdir())[0]
@@ -121,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         cache = a.data / "ranks-app-cache"
         shutil.rmtree(cache, ignore_errors=True)  # cold: no entry of any rank
         for name in PHASES:
+            if a.no_whole and name == "whole (old way)":
+                continue
             r = phase(name, folder, rank, cache)
             runs.setdefault(name, []).append(r)
             extra = {key: v for key, v in r.items() if key not in ("s", "process_s", "tree_pss_mb")}

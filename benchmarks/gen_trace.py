@@ -39,6 +39,7 @@ import argparse
 import gzip
 import io
 import json
+import multiprocessing
 import random
 import sys
 from pathlib import Path
@@ -509,6 +510,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--gz", action="store_true", help="with --all-ranks: .json.gz files")
     p.add_argument(
+        "--jobs", type=int, default=1, help="with --all-ranks: ranks written in N processes"
+    )
+    p.add_argument(
         "--stack",
         action="store_true",
         help="Python frames (nn.Module, forward, _call_impl) around forward ops, and every "
@@ -517,10 +521,16 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if not 0 <= a.rank < a.world:
         p.error(f"--rank {a.rank}: must be in [0, --world)")
-    ranks = range(a.world) if a.all_ranks else [a.rank]
-    for rank in ranks:
-        out = a.out / f"rank-{rank}.json{'.gz' * a.gz}" if a.all_ranks else a.out
-        _write_file(out, a, rank)
+    if not a.all_ranks:
+        _write_file(a.out, a, a.rank)
+        return 0
+    outs = [(a.out / f"rank-{r}.json{'.gz' * a.gz}", a, r) for r in range(a.world)]
+    if a.jobs > 1:  # each rank's file is independent of the others: write them side by side
+        with multiprocessing.get_context("fork").Pool(a.jobs) as pool:
+            pool.starmap(_write_file, outs, chunksize=1)
+    else:
+        for args in outs:
+            _write_file(*args)
     return 0
 
 

@@ -16,7 +16,12 @@ called it. The origin of each kernel is found, in this order:
    (:mod:`gpuviz.analysis.inductor_provenance`). The graph a range runs is the one whose
    Triton kernels' hashes (and names) the range's ops carry; its ops, in order, are matched to
    the graph's kernel calls in order (a kernel that the graph calls twice, for two layers, is
-   told apart by its place), and each call's FX nodes give the module path and line.
+   told apart by its place), and each call's FX nodes give the module path and line. Ranges
+   named ``<key>`` share their graph; ``None`` (caches off, as ``--compile-info`` records)
+   names no graph, so each such range is matched alone. Under ``mode="reduce-overhead"`` the
+   graph's first call runs inside ``CUDAGraphNode.record`` ranges (the capture): its calls are
+   the range's own, and each replayed kernel takes the call of the launch its capture recorded
+   (:mod:`gpuviz.analysis.graph_merge`), where the capture is in the same trace.
 3. ``"kernel-name"``: the kernel's name, which says which ATen ops it fuses
    (:func:`gpuviz.analysis.inductor_names.fused_ops`) but not where they came from: such a
    kernel stays on the compiled module and line.
@@ -39,6 +44,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow, empty_row
+from gpuviz.analysis.graph_merge import merge_of
 from gpuviz.analysis.inductor_names import fused_ops, is_inductor_kernel
 from gpuviz.analysis.inductor_provenance import (
     CompiledGraph,
@@ -53,6 +59,7 @@ from gpuviz.trace.model import Trace
 I64 = npt.NDArray[np.int64]
 
 REGION_PREFIX = "## Call CompiledFxGraph"
+CUDAGRAPH_RECORD = "CUDAGraphNode.record"
 """The ``record_function`` range Inductor runs each compiled graph in."""
 
 #: ``attribution_source`` values, by :attr:`KernelOrigins.source` code (0: not compiled code).
@@ -79,6 +86,9 @@ class KernelOrigins:
     graph, index : int64
         The compiled graph (an index into ``CompileInfo.graphs``) and its kernel call
         (into ``CompiledGraph.calls``) the kernel was matched to; -1 where none.
+    region : int64
+        The forest node of the compiled range that ran the kernel (for a CUDA graph's replay,
+        the range of the replay, not of its capture), -1 where none.
     """
 
     source: npt.NDArray[np.uint8]
@@ -89,6 +99,7 @@ class KernelOrigins:
     call: I64
     graph: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     index: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    region: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     modules: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     node_sets: list[tuple[str, ...]] = field(default_factory=list)
@@ -178,17 +189,34 @@ def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:
         call=np.full(n, -1, dtype=np.int64),
         graph=np.full(n, -1, dtype=np.int64),
         index=np.full(n, -1, dtype=np.int64),
+        region=np.full(n, -1, dtype=np.int64),
     )
     sym = att.trace.symbols
     is_op = att.kind == NodeKind.OP
     inductor = name_mask(sym, is_inductor_kernel)[att.name] & is_op
     region = name_mask(sym, lambda s: s.startswith(REGION_PREFIX))[att.name]
     region &= att.kind == NodeKind.ANNOTATION
-    parent = np.maximum(att.op_parent, 0)
-    top = is_op & (att.op_parent >= 0) & region[parent]
+    # cudagraph trees run a graph's first call inside nested CUDAGraphNode.record ranges: the
+    # calls under them are the range's own, so each node's parent skips them.
+    wrapper = name_mask(sym, lambda s: s.startswith(CUDAGRAPH_RECORD))[att.name]
+    region_node = att.op_parent.copy()  # of each top call: its compiled range
+    for _ in range(8):
+        skip = np.flatnonzero((region_node >= 0) & wrapper[np.maximum(region_node, 0)])
+        if not len(skip):
+            break
+        region_node[skip] = att.op_parent[region_node[skip]]
+    top = is_op & ~wrapper & (region_node >= 0) & region[np.maximum(region_node, 0)]
     call_of = att.forest.nearest(top)
     ok = att.gpu_launch >= 0
     kcall = np.where(ok, call_of[np.maximum(att.gpu_launch, 0)], -1)
+    out.region = np.where(kcall >= 0, region_node[np.maximum(kcall, 0)], -1)
+    # A replayed kernel (mode="reduce-overhead") takes the call of its capture launch where
+    # the capture is in this trace (graph_merge; another trace's has its own compile info).
+    merge = merge_of(att)
+    if merge is not None and merge.captures and merge.captures[0] is att:
+        own = merge.kernel[merge.capture == 0]
+        kcall[own] = call_of[merge.launch_node[merge.capture == 0]]
+        out.region[own] = att.forest.nearest(region)[att.gpu_launch[own]]
     out.call = kcall
     # Kernel names first: every Inductor kernel at least says what ops it fuses.
     launch_op = np.where(att.gpu_op >= 0, att.gpu_op, 0)
@@ -200,7 +228,7 @@ def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:
     out.op_sets = list(ids)
     out.source[named] = KERNEL_NAME
     if info is not None and info.graphs:
-        _from_info(att, info, out, top, inductor, kcall)
+        _from_info(att, info, out, top, region_node, inductor, kcall)
     return out
 
 
@@ -209,6 +237,7 @@ def _from_info(
     info: CompileInfo,
     out: KernelOrigins,
     top: npt.NDArray[np.bool_],
+    region_node: I64,
     inductor: npt.NDArray[np.bool_],
     kcall: I64,
 ) -> None:
@@ -217,17 +246,21 @@ def _from_info(
     calls = np.flatnonzero(top)
     if not len(calls):
         return
-    by_region = att.op_parent[calls]
+    by_region = region_node[calls]
     order = np.argsort(by_region, kind="stable")  # forest order within a region: start order
     calls, by_region = calls[order], by_region[order]
     cut = np.flatnonzero(np.diff(by_region)) + 1
     hash_graph = info.graph_of_hash()
-    graph_of_name: dict[int, int | None] = {}  # region name symbol -> graph
+    # region name symbol -> graph. A name carries the graph's cache key; without one (caches
+    # off, as --compile-info records: "## Call CompiledFxGraph None ##") every range is its own.
+    graph_of_name: dict[int, int | None] = {}
     placed: dict[int, tuple[int, int]] = {}  # call node -> (graph, call index)
     for part in np.split(calls, cut):
         if not len(part):
             continue
-        rname = int(att.name[int(att.op_parent[part[0]])])
+        rname = int(att.name[int(region_node[part[0]])])
+        if sym[rname].endswith(" None ##"):
+            rname = -1 - int(part[0])  # a key no symbol has: this range alone
         names = [sym[int(att.name[c])] for c in part.tolist()]
         if rname not in graph_of_name:
             hashes = [
@@ -388,52 +421,6 @@ def refine(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakd
     return table
 
 
-def compiled_row_flops(
-    table: Breakdown, att: Attribution, node_flops: dict[str, npt.NDArray[np.float64]]
-) -> dict[int, dict[str, float]]:
-    """Per precision, the FLOPs of the rows :func:`refine` added to a module table: those of
-    the op calls (``aten::mm`` of ``extern_kernels.mm``, and Inductor's own kernels counted
-    from the FX nodes they fuse: :mod:`gpuviz.analysis.compiled_calls`) whose kernels a row
-    holds, its child rows' included. A row with no call of known FLOPs has none (absent from
-    the result).
-
-    Parameters
-    ----------
-    table : Breakdown
-        A refined module table.
-    att : Attribution
-    node_flops : dict
-        Precision -> FLOPs held at each forest node (each call at its own node).
-
-    Returns
-    -------
-    dict
-        Row index -> precision -> FLOPs, for rows with FLOPs.
-    """
-    origins = compiled_origins(att, compile_info_of(att.trace))
-    index = {r.key: i for i, r in enumerate(table.rows)}
-    out: dict[int, dict[str, float]] = {}
-    seen: set[tuple[int, int]] = set()
-    for k in np.flatnonzero((origins.call >= 0) & (table.kernel_row >= 0)).tolist():
-        leaf, call = int(table.kernel_row[k]), int(origins.call[k])
-        row = table.rows[leaf]
-        if "compiled_in" not in row.extra or (leaf, call) in seen:
-            continue
-        seen.add((leaf, call))  # a call's FLOPs once, however many kernels it ran
-        top = str(row.extra["compiled_in"])
-        key = row.key
-        while True:
-            i = index.get(key)
-            if i is None or key == top:
-                break
-            for p, w in node_flops.items():
-                if w[call] > 0:
-                    out.setdefault(i, {})
-                    out[i][p] = out[i].get(p, 0.0) + float(w[call])
-            key = key.rpartition(".")[0]
-    return out
-
-
 def _line_key(line: str, table: Breakdown) -> str:
     """``/abs/path/gpt_train.py:31`` as the trace writes that file's lines (paths relative
     to their ``sys.path`` entry: ``gpt_train.py:31``) where the table has a line of it."""
@@ -460,7 +447,7 @@ def _move(
     kernel_row = table.kernel_row.copy()
     regions: dict[int, set[int]] = {}
     back = att.backward[np.maximum(att.gpu_launch, 0)] & (att.gpu_launch >= 0)
-    region_of = att.op_parent[np.maximum(origins.call, 0)]
+    region_of = origins.region
     sel = np.flatnonzero((key_id >= 0) & (kernel_row >= 0))
     # One step per (old row, key, phase), not per kernel: a trace holds millions of kernels.
     combo = (kernel_row[sel] * (len(keys) + 1) + key_id[sel]) * 2 + back[sel]

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution
 from gpuviz.analysis.breakdown_table import Breakdown
-from gpuviz.analysis.compiled_regions import compiled_row_flops
+from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins
 from gpuviz.analysis.frame_rows import key_totals
 from gpuviz.analysis.graph_replays import GRAPH_FLOPS, graph_held_rows
 from gpuviz.analysis.hardware import Hardware, OpCalls
@@ -145,3 +145,49 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         # Its graph replays' FLOPs are not counted: the ops ran at capture, not in this trace.
         row = table.rows[i]
         row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=GRAPH_FLOPS)
+
+
+def compiled_row_flops(
+    table: Breakdown, att: Attribution, node_flops: dict[str, npt.NDArray[np.float64]]
+) -> dict[int, dict[str, float]]:
+    """Per precision, the FLOPs of the rows :func:`refine` added to a module table: those of
+    the op calls (``aten::mm`` of ``extern_kernels.mm``, and Inductor's own kernels counted
+    from the FX nodes they fuse: :mod:`gpuviz.analysis.compiled_calls`) whose kernels a row
+    holds, its child rows' included. A row with no call of known FLOPs has none (absent from
+    the result).
+
+    Parameters
+    ----------
+    table : Breakdown
+        A refined module table.
+    att : Attribution
+    node_flops : dict
+        Precision -> FLOPs held at each forest node (each call at its own node).
+
+    Returns
+    -------
+    dict
+        Row index -> precision -> FLOPs, for rows with FLOPs.
+    """
+    origins = compiled_origins(att, compile_info_of(att.trace))
+    index = {r.key: i for i, r in enumerate(table.rows)}
+    out: dict[int, dict[str, float]] = {}
+    seen: set[tuple[int, int]] = set()
+    for k in np.flatnonzero((origins.call >= 0) & (table.kernel_row >= 0)).tolist():
+        leaf, call = int(table.kernel_row[k]), int(origins.call[k])
+        row = table.rows[leaf]
+        if "compiled_in" not in row.extra or (leaf, call) in seen:
+            continue
+        seen.add((leaf, call))  # a call's FLOPs once, however many kernels it ran
+        top = str(row.extra["compiled_in"])
+        key = row.key
+        while True:
+            i = index.get(key)
+            if i is None or key == top:
+                break
+            for p, w in node_flops.items():
+                if w[call] > 0:
+                    out.setdefault(i, {})
+                    out[i][p] = out[i].get(p, 0.0) + float(w[call])
+            key = key.rpartition(".")[0]
+    return out

@@ -15,8 +15,9 @@ Writes into OUT_DIR (each trace recorded with ``record_shapes``, ``with_stack``,
   with ``gpt_compile.compile/`` (Inductor's debug output with provenance tracking on, and
   gpuviz's module stacks where ``gpuviz`` is importable: run with ``PYTHONPATH=.``), and
   ``gpt_reduce_overhead.json.gz`` (``mode="reduce-overhead"``: CUDA graphs; the profiled window
-  holds the graphs' capture and their replays); ``truth.json``: each mode's CUDA-event step times
-  and one eager step's FLOPs by ``FlopCounterMode``;
+  holds the graphs' capture and their replays) with ``gpt_reduce_overhead.compile/``;
+  ``truth.json``: each mode's CUDA-event step times and one eager step's FLOPs by
+  ``FlopCounterMode``;
 - ``graphs/manual_graph.json.gz``: a small MLP captured with ``torch.cuda.graph`` and replayed 5
   times, capture and replays in one trace;
 - ``serving/hf_generate.json.gz``: Hugging Face GPT-2 (random weights, from its config)
@@ -136,7 +137,8 @@ def attribution(out: Path, dev: str, small: bool) -> dict[str, Any]:
             undo = _compile_info_on(info)
             fwd = torch.compile(model)
         elif mode == "reduce_overhead":
-            undo()
+            undo()  # its own compile-info folder: the graphs it captures are compiled anew
+            undo = _compile_info_on(out / "gpt_reduce_overhead.compile")
             fwd = torch.compile(model, mode="reduce-overhead")
         else:
             fwd = model
@@ -162,13 +164,14 @@ def attribution(out: Path, dev: str, small: bool) -> dict[str, Any]:
         prof.export_chrome_trace(str(plain))
         _gzip(plain)
         truth[mode] = {"step_ms": ms}
+    undo()
     for junk in (
         "ir_pre_fusion.txt",
         "ir_post_fusion.txt",
         "fx_graph_runnable.py",
         "fx_graph_transformed.py",
     ):  # what gpuviz does not read: keep the data small
-        for f in info.rglob(junk):
+        for f in (*info.rglob(junk), *(out / "gpt_reduce_overhead.compile").rglob(junk)):
             f.unlink()
     (out / "truth.json").write_text(json.dumps(truth, indent=1))
     return truth

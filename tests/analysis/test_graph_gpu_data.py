@@ -4,7 +4,8 @@ each test skips, saying so, while its file is absent):
 - ``manual_graph.json.gz``: one trace holding a ``torch.cuda.graph`` capture of a small MLP and
   5 replays of it;
 - ``gpt_reduce_overhead.json.gz`` / ``gpt_eager.json.gz``: a small GPT under
-  ``torch.compile(mode="reduce-overhead")`` (CUDA graphs) and the same model eager.
+  ``torch.compile(mode="reduce-overhead")`` (CUDA graphs) with its compile-info folder
+  ``gpt_reduce_overhead.compile/``, and the same model eager.
 
 The truth is read from the JSON apart from gpuviz: the capture's launch calls (between
 ``cudaStreamBeginCapture`` and ``cudaStreamEndCapture``), the kernels sharing each
@@ -23,13 +24,16 @@ import pytest
 
 from gpuviz.analysis.attribution import attribute
 from gpuviz.analysis.breakdown import breakdown
+from gpuviz.analysis.compiled_regions import attach_compile_info
 from gpuviz.analysis.graph_merge import merge_of
 from gpuviz.analysis.graph_replays import graph_replays
+from gpuviz.analysis.inductor_provenance import read_compile_info
 from gpuviz.trace.kineto import load_trace
 
 GPU = Path(__file__).parent.parent / "data" / "graphs" / "gpu"
 MANUAL = GPU / "manual_graph.json.gz"
 REDUCE = GPU / "gpt_reduce_overhead.json.gz"
+REDUCE_INFO = GPU / "gpt_reduce_overhead.compile"
 EAGER = GPU / "gpt_eager.json.gz"
 LAUNCH = re.compile(r"Launch(?:Cooperative)?Kernel|Memcpy\w*Async|Memset\w*Async")
 
@@ -151,14 +155,13 @@ def test_reduce_overhead_model_work_on_model_modules() -> None:
     assert on_modules / (on_modules + sum(fwd_bwd(r) for r in outside)) >= 0.95
 
 
-@pytest.mark.xfail(
-    reason="needs the compile part of issue 49 (Inductor kernels to FX nodes): the captured "
-    "launches sit in Inductor's generated code, under OptimizedModule_0.TinyLM_0, not its blocks",
-    strict=False,
-)
 def test_reduce_overhead_blocks_as_eager() -> None:
-    """The issue's check: each block's device time share within 10% of the eager run's."""
-    s_red = _shares(breakdown(load_trace(need(REDUCE)), "module"))
+    """The issue's check: each block's device time share within 10% of the eager run's. The
+    captured launches sit in Inductor's generated code: the blocks come from its compile-info
+    folder (``gpt_reduce_overhead.compile/``, module stacks by gpuviz's pass)."""
+    red = load_trace(need(REDUCE))
+    attach_compile_info(red, read_compile_info(need(REDUCE_INFO)))
+    s_red = _shares(breakdown(red, "module"))
     s_eager = _shares(breakdown(load_trace(need(EAGER)), "module"))
     # Blocks: module paths ending in a class named like one (Block_N), in both runs.
     blocks = [k for k in s_eager if re.search(r"Block\w*_\d+$", k)]
