@@ -8,7 +8,9 @@ is last at three quarters of the collectives, and at least three times.
 
 Saving: for a straggler slower in compute, predicted by replay
 (:mod:`gpuviz.analysis.advisor.replay`): the steps with its compute kernels as fast as the
-median rank's. Otherwise (held up on the host: which of its host time is the excess, the trace
+median rank's, where that explains at least half of the time the others lost to it (a rank
+whose host loop launches tiny kernels and synchronizes is slower in compute, yet faster
+kernels would not bring it in earlier). Otherwise (held up on the host: which of its host time is the excess, the trace
 does not say; scaling all of it would spread a 10 ms sleep over work nobody waits for), and
 where the replay does not run: how much later it arrived than the next-to-last rank, summed
 over the collectives it was last at: the time every rank lost to it alone.
@@ -27,6 +29,10 @@ from gpuviz.analysis.advisor.replay import PREDICTED, replay_saving
 from gpuviz.analysis.dep_graph import COMPUTE, GPU, StepGraph
 
 KIND = "straggler"
+
+HOST_HELD = 0.5
+"""A compute straggler whose replayed saving is under this share of the time the others lost
+to it is held up elsewhere: its saving is that lost time, not the replay's."""
 
 
 def check(ctx: AdviceContext) -> list[Finding]:
@@ -81,11 +87,18 @@ def check(ctx: AdviceContext) -> list[Finding]:
     replayed = None
     if st.measure == "compute":
         replayed = replay_saving(ctx, _compute_of(st.rank), st.ratio)
-    if replayed is not None:
+    if replayed is not None and replayed >= HOST_HELD * st.delay_ns:
         saving = replayed
         how = PREDICTED + (
             f"the steps with rank {st.rank}'s {measure} {st.ratio:.2f}x faster, as fast as the "
             "median rank's."
+        )
+    elif replayed is not None:
+        # Its kernels explain little of its lateness (a host loop that launches and syncs, a
+        # time-bound wait): the others still lost what it kept them waiting.
+        how += (
+            f" Its compute kernels as fast as the median rank's would save only "
+            f"{fmt_ms(replayed)} in all (replayed): most of what holds it up is not GPU compute."
         )
     f = ctx.finding(
         KIND,
