@@ -399,6 +399,20 @@ def test_a_straggler_held_up_by_its_host_loop_keeps_the_time_lost_to_it() -> Non
     assert "would save only" in f.saving_how
 
 
+def test_a_planted_host_loop_straggler_saves_its_delay_on_an_h100() -> None:
+    """scripts/record_collectives.py on an H100 (gloo, 2 ranks, 4 steps): rank 1 runs 30 ms of
+    synchronized 256x256 matmuls before its backward each step (--delay-ms 30); rank 0 waits
+    for it at the step's all_reduce. The saving is that planted delay, a step."""
+    advice = _advice(DATA / "gloo_2rank_straggler_h100")
+    f = _kinds(advice)["straggler"]
+    st = advice.context.ranks.straggler
+    assert st.rank == 1 and st.measure == "compute"
+    steps = advice.context.step_count(0)
+    assert steps == 4
+    assert abs(f.saving_ns / steps - 30e6) <= 0.15 * 30e6, f.saving_ns / steps
+    assert "would save nothing" in f.saving_how
+
+
 def test_no_straggler_in_real_nccl_runs() -> None:
     assert "straggler" not in _kinds(_advice(SAMPLES / "ddp_4rank_h200"))
     assert "straggler" not in _kinds(_advice(DATA / "ddp_2rank"))

@@ -96,9 +96,10 @@ def check(ctx: AdviceContext) -> list[Finding]:
     elif replayed is not None:
         # Its kernels explain little of its lateness (a host loop that launches and syncs, a
         # time-bound wait): the others still lost what it kept them waiting.
+        gain = f"only {fmt_ms(replayed)} in all" if replayed >= 1000 else "nothing"
         how += (
-            f" Its compute kernels as fast as the median rank's would save only "
-            f"{fmt_ms(replayed)} in all (replayed): most of what holds it up is not GPU compute."
+            f" Its compute kernels as fast as the median rank's would save {gain} (replayed): "
+            "most of what holds it up is not GPU compute."
         )
     f = ctx.finding(
         KIND,
