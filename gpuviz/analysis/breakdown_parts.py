@@ -13,9 +13,12 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
 - ``op``, ``kernel``, ``line``: a row's calls, host and device times are sums over its calls
   (rounded from integer nanoseconds: exact in float64 below 2**53 ns), and the folder's rows
   are sorted by those sums and the key. Merged exactly.
-- ``step``: each row is one rank's step, but a step's MFU counts against the peaks of the
-  folder's first file with ``deviceProperties`` and its label depends on the folder's rank
-  numbering: kept on the whole-trace path.
+- ``step``: each row is one rank's step (a step is found within its rank), so the folder's
+  rows are the ranks' in rank order, renamed to the folder's rank numbers (``rank N`` before
+  the label where two or more ranks have steps). Its FLOPs and MFU count against its own
+  file's peaks, the folder's against its first file's with ``deviceProperties``: where the
+  files' peaks differ the merge declines. A serving trace's steps (their phases are made over
+  all ranks) are read whole.
 - ``op-shape``: the roofline columns (bytes, intensity, the precision mix of a shape's calls)
   come from per-call figures of the whole trace (:func:`gpuviz.analysis.hardware.hardware`),
   not from the rows: whole-trace path.
@@ -37,12 +40,15 @@ from pathlib import Path
 import numpy as np
 
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.hardware import Hardware, OpShape
+from gpuviz.analysis.peaks import PeakMatch, PeakOverride
+from gpuviz.analysis.step_flops import StepFigures
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.kineto import assign_ranks, declared_rank
 from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import FileFacts, check_one_job, file_facts
 
-MERGEABLE = ("op", "kernel", "line")
+MERGEABLE = ("op", "kernel", "line", "step")
 """The ``--by`` tables a folder's rows are summed for (see the module docstring)."""
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -72,6 +78,17 @@ class BreakdownPart:
         ``module``/``line`` of a rank without Python stacks (no rows).
     unmergeable : str or None
         Why its rows cannot be summed with the others' exactly; None where they can.
+    device_properties : bool
+        Its file has ``deviceProperties``.
+    peaks : PeakMatch or None
+        ``step``: the peaks its FLOPs count against (its own file's).
+    step_figures : list of StepFigures
+        ``step``: its steps' FLOPs and MFU (the report's peaks line names their precisions).
+    counted : list of OpShape
+        ``step``: one op shape whose FLOPs were counted, if any, its kernels left out (with
+        no peaks, stderr says so only where something would have been measured).
+    flop_warnings : list of str
+        ``step``: calls skipped or flagged as the FLOPs were counted.
     """
 
     source: str
@@ -83,9 +100,16 @@ class BreakdownPart:
     unattributed_device_ns: int = 0
     no_stacks: bool = False
     unmergeable: str | None = None
+    device_properties: bool = False
+    peaks: PeakMatch | None = None
+    step_figures: list[StepFigures] = field(default_factory=list)
+    counted: list[OpShape] = field(default_factory=list)
+    flop_warnings: list[str] = field(default_factory=list)
 
 
-def breakdown_part(trace: Trace, by: str, mine: bool = False) -> BreakdownPart:
+def breakdown_part(
+    trace: Trace, by: str, mine: bool = False, override: PeakOverride | None = None
+) -> BreakdownPart:
     """The breakdown rows of ``trace``, one rank file imported alone.
 
     Parameters
@@ -97,6 +121,8 @@ def breakdown_part(trace: Trace, by: str, mine: bool = False) -> BreakdownPart:
         One of :data:`MERGEABLE`.
     mine : bool
         For ``line``: the user's own files only.
+    override : PeakOverride, optional
+        For ``step``: the caller's peaks (``--peak-tflops``, ``--peak-bandwidth``).
 
     Returns
     -------
@@ -122,6 +148,7 @@ def breakdown_part(trace: Trace, by: str, mine: bool = False) -> BreakdownPart:
         job=file_facts(info.source, info.metadata, first, end),
         warnings=ImportWarnings(limit=warnings.limit),
         by=by,
+        device_properties=bool(info.metadata.get("deviceProperties")),
     )
     part.warnings.extend(warnings)  # a copy: open_ranges below adds its own line to the trace's
     # Ranges left open are clipped to their step, and the folder's warning about them is
@@ -139,20 +166,55 @@ def breakdown_part(trace: Trace, by: str, mine: bool = False) -> BreakdownPart:
         return part
     part.rows = table.rows
     part.unattributed_device_ns = int(table.unattributed_device_ns)
+    if by == "step":
+        _step_figures(part, table, trace, override)
     if any(r.kind == "graph" or r.input_shapes is not None for r in table.rows):
         # A graph replay's row is keyed by the rank's own graph ids and kernel counts.
         part.unmergeable = "graph replays outside any op"
     return part
 
 
+def _step_figures(
+    part: BreakdownPart, table: Breakdown, trace: Trace, override: PeakOverride | None
+) -> None:
+    """A step table's FLOPs and MFU, as ``gpuviz breakdown`` adds them, and what its report
+    needs of them."""
+    from gpuviz.analysis.hardware import annotate_breakdown, hardware
+
+    if any("phase" in r.extra for r in table.rows):
+        part.unmergeable = "serving steps (their phases are made over all ranks)"
+        return
+    hw = hardware(trace, override)
+    annotate_breakdown(table, hw)
+    part.peaks = hw.peaks
+    part.step_figures = hw.steps
+    part.counted = [dataclasses.replace(s, kernels=_EMPTY) for s in hw.shapes[:1]]
+    part.flop_warnings = hw.warnings
+
+
 @dataclass
 class MergedBreakdown:
-    """A folder's breakdown from its ranks' parts, as the folder read whole gives it."""
+    """A folder's breakdown from its ranks' parts, as the folder read whole gives it.
+
+    Attributes
+    ----------
+    table : Breakdown
+        Its rows (no kernel rows: :meth:`Breakdown.kernels_of` is empty).
+    sources : list of str
+        Its files, in rank order.
+    warnings : ImportWarnings
+        Its import warnings.
+    no_stacks : bool
+        No rank has Python stacks (``module``, ``line``).
+    hardware : Hardware or None
+        ``step``: the peaks, the steps' figures and the FLOP warnings (no shapes but one).
+    """
 
     table: Breakdown
     sources: list[str]
     warnings: ImportWarnings
     no_stacks: bool = False
+    hardware: Hardware | None = None
 
 
 def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
@@ -192,6 +254,8 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
         return MergedBreakdown(Breakdown(by, [], _EMPTY, _EMPTY), sources, warnings, True)
     if any(p.no_stacks for p in parts):
         return "some ranks have Python stacks and some not"
+    if by == "step":
+        return _merge_steps(parts, [ranks[i] for i in order], sources, warnings)
     rows: dict[str, BreakdownRow] = {}
     for p in parts:
         for r in p.rows:
@@ -210,6 +274,33 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
         unattributed_device_ns=sum(p.unattributed_device_ns for p in parts),
     ).sorted(by_self=by == "line")
     return MergedBreakdown(table, sources, warnings)
+
+
+def _merge_steps(
+    parts: list[BreakdownPart], ranks: list[int | None], sources: list[str], w: ImportWarnings
+) -> MergedBreakdown | str:
+    """The step table of a folder: each rank's steps in rank order, renamed to its rank."""
+    # The folder's peaks are those of its first file with deviceProperties.
+    peaks = next((p.peaks for p in parts if p.device_properties), parts[0].peaks)
+    if peaks is None or any(p.peaks != peaks for p in parts):
+        return "the ranks' devices have different peaks"
+    stepped = {r for p, r in zip(parts, ranks) if p.rows}
+    rows: list[BreakdownRow] = []
+    figures: list[StepFigures] = []
+    for p, rank in zip(parts, ranks):
+        for r in p.rows:
+            label = r.key if len(stepped) < 2 else f"rank {rank} {r.key}"
+            rows.append(dataclasses.replace(r, key=label, extra={**r.extra, "rank": rank}))
+        figures += [dataclasses.replace(f, rank=rank) for f in p.step_figures]
+    hw = Hardware(
+        peaks,
+        [s for p in parts for s in p.counted][:1],
+        figures,
+        warnings=[x for p in parts for x in p.flop_warnings],
+    )
+    unattributed = sum(p.unattributed_device_ns for p in parts)
+    table = Breakdown("step", rows, _EMPTY, _EMPTY, unattributed_device_ns=unattributed)
+    return MergedBreakdown(table, sources, w, hardware=hw)
 
 
 _SUMMED = ("calls", "cpu_self_ns", "cpu_total_ns", "device_self_ns", "device_total_ns")

@@ -54,7 +54,9 @@ def main(args: argparse.Namespace) -> int:
         many = merged.sources
         source: Any = many[0] if len(many) == 1 else many
         warned = list(merged.warnings.samples)
-        _report(args, merged.table, source, warned, None, None, incomplete)
+        if merged.hardware is not None:
+            say_hardware(merged.hardware)
+        _report(args, merged.table, source, warned, merged.hardware, None, incomplete)
         return 0
     # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
     trace = read_trace(
@@ -172,7 +174,6 @@ def add_hardware_columns(
     if table.by not in ("op-shape", "step", "module"):
         return None
     from gpuviz.analysis.hardware import annotate_breakdown, hardware
-    from gpuviz.commands.peak_options import unknown_device_line
 
     hw = hardware(trace, override)
     if table.by == "module":
@@ -182,12 +183,19 @@ def add_hardware_columns(
         annotate_modules(table, hw, attribute(trace))
     else:
         annotate_breakdown(table, hw)
+    say_hardware(hw)
+    return hw
+
+
+def say_hardware(hw: Hardware) -> None:
+    """On stderr: the calls skipped or flagged as FLOPs were counted, and the peaks unknown."""
+    from gpuviz.commands.peak_options import unknown_device_line
+
     for warning in hw.warnings:  # calls skipped or flagged, counted
         echo(f"gpuviz: warning: {terminal_safe(warning, one_line=True)}", file=sys.stderr)
     line = unknown_device_line(hw)
     if line is not None:
         echo(line, file=sys.stderr)
-    return hw
 
 
 def _compiled_note(rows: Sequence[BreakdownRow]) -> list[str]:

@@ -2,15 +2,16 @@
 
 Read whole, a folder's ranks are assembled on the client (the workers only decode:
 :mod:`gpuviz.trace.cluster_decode`), so the client's memory grows with the folder. The op,
-kernel and source-line tables are sums over calls, each call one rank's
-(:mod:`gpuviz.analysis.breakdown_parts`): so each worker makes its rank's table (from the
-rank's entry in the shared import cache, or importing it there) and returns its rows, and the
-client sums them by key, sorts them and prints them through the report code of
-:mod:`gpuviz.commands.breakdown`: the same output as the folder read whole, byte for byte.
+kernel and source-line tables are sums over calls, each call one rank's, and a step is one
+rank's (:mod:`gpuviz.analysis.breakdown_parts`): so each worker makes its rank's table (from
+the rank's entry in the shared import cache, or importing it there) and returns its rows,
+and the client sums them by key (steps: puts them in rank order), sorts them and prints them
+through the report code of :mod:`gpuviz.commands.breakdown`: the same output as the folder
+read whole, byte for byte.
 
 Declined (None: the caller reads the folder whole, on the cluster's workers as before) for a
 lone file, a folder of fewer than two files, a ``--by`` whose rows are not sums
-(``step``, ``op-shape``, ``module``: see :mod:`gpuviz.analysis.breakdown_parts`), graph
+(``op-shape``, ``module``: see :mod:`gpuviz.analysis.breakdown_parts`), graph
 captures (``--capture-trace`` or ``capture_traces/`` in the folder: a replayed kernel is
 placed by its capture, matched over the whole trace), a folder the import cache holds
 already (mapped back at once), and where the ranks' rows cannot be summed exactly (the
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_parts import BreakdownPart, MergedBreakdown
+    from gpuviz.analysis.peaks import PeakOverride
     from gpuviz.commands.cluster_ranks import CacheAt
 
 
@@ -61,11 +63,11 @@ def breakdown_by_rank(
     if cache_enabled() and _cached(path, files):
         return None
     from gpuviz.commands.cluster_ranks import cache_at, incomplete, map_on_cluster
+    from gpuviz.commands.peak_options import peak_override_of
 
     info = _compile_info_folder(path, args.compile_info)
-    parts, failed = map_on_cluster(
-        on, path, files, cluster_breakdown_part, args.by, args.mine, info, cache_at()
-    )
+    how = (args.by, args.mine, peak_override_of(args), info)
+    parts, failed = map_on_cluster(on, path, files, cluster_breakdown_part, how, cache_at())
     merged = merge_breakdown(parts)
     if isinstance(merged, str):
         return None  # not a sum on these ranks (merged says why): read whole
@@ -101,22 +103,24 @@ def _compile_info_folder(path: Path, given: str | None) -> str | None:
 
 
 def cluster_breakdown_part(
-    path: str, by: str, mine: bool, compile_info: str | None, cache: CacheAt
+    path: str, how: tuple[str, bool, PeakOverride | None, str | None], cache: CacheAt
 ) -> BreakdownPart:
     """On a cluster's worker: the :class:`~gpuviz.analysis.breakdown_parts.BreakdownPart` of
-    one rank file (``compile_info``: the run's compile-info folder, attached first), its trace
-    read as :func:`gpuviz.commands.cluster_ranks.rank_trace` reads it."""
+    one rank file, ``how`` being the table's ``by``, ``mine``, the caller's peaks and the
+    run's compile-info folder (attached first, if any); its trace read as
+    :func:`gpuviz.commands.cluster_ranks.rank_trace` reads it."""
     from gpuviz.analysis.breakdown_parts import breakdown_part
     from gpuviz.commands.cluster_ranks import rank_trace
     from gpuviz.trace.gcpause import release_freed_memory
 
+    by, mine, override, compile_info = how
     trace = rank_trace(path, cache)
     if compile_info is not None:
         from gpuviz.analysis.compiled_regions import attach_compile_info
         from gpuviz.analysis.inductor_provenance import read_compile_info
 
         attach_compile_info(trace, read_compile_info(compile_info))
-    part = breakdown_part(trace, by, mine)
+    part = breakdown_part(trace, by, mine, override)
     del trace
     release_freed_memory()
     return part
