@@ -15,13 +15,14 @@ lone file, a folder of fewer than two files, a ``--by`` whose rows are not sums
 captures (``--capture-trace`` or ``capture_traces/`` in the folder: a replayed kernel is
 placed by its capture, matched over the whole trace), a folder the import cache holds
 already (mapped back at once), and where the ranks' rows cannot be summed exactly (the
-workers' parts say why). A rank file that fails is named on stderr and skipped; the answer is
+workers' parts say why), and where ``GPUVIZ_BREAKDOWN_BY_RANK=0``. A rank file that fails is named on stderr and skipped; the answer is
 marked incomplete (JSON ``incomplete``), as ``summary --cluster`` marks it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_parts import BreakdownPart, MergedBreakdown
     from gpuviz.analysis.peaks import PeakOverride
     from gpuviz.commands.cluster_ranks import CacheAt
+
+ENV = "GPUVIZ_BREAKDOWN_BY_RANK"
+"""``0`` reads every folder whole on the cluster (benchmarks compare the two ways)."""
 
 
 def breakdown_by_rank(
@@ -49,7 +53,7 @@ def breakdown_by_rank(
     from gpuviz.trace import cluster
 
     on = cluster.active()
-    if on is None or args.by not in MERGEABLE or not path.is_dir():
+    if on is None or args.by not in MERGEABLE or not path.is_dir() or os.environ.get(ENV) == "0":
         return None
     from gpuviz.trace.files import trace_files
     from gpuviz.trace.graph_captures import capture_files
@@ -126,4 +130,4 @@ def cluster_breakdown_part(
     return part
 
 
-__all__ = ["breakdown_by_rank", "cluster_breakdown_part"]
+__all__ = ["ENV", "breakdown_by_rank", "cluster_breakdown_part"]
