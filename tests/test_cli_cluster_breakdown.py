@@ -154,3 +154,30 @@ def test_a_bad_rank_file_is_named_skipped_and_the_answer_marked_incomplete(
     # Without --cluster the bad file is bad input, as before (exit 2, named).
     rc, _, err = _run(capsys, "breakdown", str(folder), "--json", "--no-cache")
     assert rc == 2 and "rank-2.json.gz" in err
+
+
+def test_compiled_ranks_place_their_kernels_with_the_runs_compile_info(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
+) -> None:
+    """Two ranks of a torch.compile run, its compile-info folder beside the rank folder (and
+    given with --compile-info): each worker attaches it, and the rows are the local path's."""
+    compiled = DATA / "compile" / "gpu"
+    doc = json.loads(gzip.decompress((compiled / "gpt_compile.json.gz").read_bytes()))
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for rank in range(2):
+        one = dict(doc, distributedInfo={"rank": rank, "world_size": 2})
+        (folder / f"rank-{rank}.json.gz").write_bytes(gzip.compress(json.dumps(one).encode()))
+    info = compiled / "gpt_compile.compile"
+    shutil.copytree(info, tmp_path / "run.compile")
+    for extra in ([], ["--compile-info", str(info)]):
+        for by in ("op", "line"):
+            command = ["breakdown", str(folder), "--by", by, "--json", "--no-cache", *extra]
+            here = _run(capsys, *command)
+            there = _run(capsys, *command, "--cluster", scheduler)
+            assert here[0] == there[0] == 0 and there[1] == here[1], (by, extra)
+            rows = json.loads(there[1])["rows"]
+            # Inductor's kernels were placed: on the ops they fuse, on the lines that wrote them.
+            placed = "fused_ops" if by == "op" else "compiled_in"
+            assert any(placed in r for r in rows), by
+    assert not no_whole_trace
