@@ -181,3 +181,18 @@ def test_compiled_ranks_place_their_kernels_with_the_runs_compile_info(
             placed = "fused_ops" if by == "op" else "compiled_in"
             assert any(placed in r for r in rows), by
     assert not no_whole_trace
+
+
+def test_files_of_two_jobs_are_refused_as_on_the_local_path(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "two"
+    folder.mkdir()
+    for f in (DATA / "ddp_2rank").iterdir():
+        shutil.copy(f, folder / f.name)
+    shutil.copy(DATA / "nccl_2rank_h200" / "rank-0.json.gz", folder / "rank-2.json.gz")
+    here = _run(capsys, "breakdown", str(folder), "--no-cache")
+    there = _run(capsys, "breakdown", str(folder), "--no-cache", "--cluster", scheduler)
+    assert here[0] == there[0] == 2 and here[1] == there[1] == ""
+    assert "not one job" in here[2]
+    assert there[2].strip().splitlines()[-1] == here[2].strip().splitlines()[-1]
