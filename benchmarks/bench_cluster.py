@@ -18,10 +18,13 @@ in each round:
 
 For each: the wall time, the peak PSS of the process tree (the sum of its processes'
 proportional sets, sampled every 10 ms by ``bench_import.py``'s sampler), and whether the
-JSON is the local pool's byte for byte. ``--command advise`` (or ``breakdown``) times that
-command instead (the whole trace is assembled on the client from the workers' decoding:
-:mod:`gpuviz.trace.cluster_decode`). Figures print as they come and, with ``--out``, go to
-a JSON file with the machine and its load.
+JSON is the local pool's byte for byte. ``--command advise`` times that command instead
+(the whole trace is assembled on the client from the workers' decoding:
+:mod:`gpuviz.trace.cluster_decode`). ``--command breakdown`` times ``breakdown --by BY``
+(``--by``, default op), whose tables the workers make a rank each and the client sums
+(:mod:`gpuviz.commands.breakdown_ranks`), beside a warm cluster with the whole trace
+assembled on the client as before (``GPUVIZ_BREAKDOWN_BY_RANK=0``). Figures print as they
+come and, with ``--out``, go to a JSON file with the machine and its load.
 """
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="the cluster's worker processes")
     p.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     p.add_argument("--command", default="summary", choices=("summary", "advise", "breakdown"))
+    p.add_argument("--by", default="op", help="breakdown's --by (default op)")
     p.add_argument("--data", type=Path, default=Path("/tmp/gpuviz-bench/cluster"))
     p.add_argument("--no-cold", action="store_true", help="leave out --cluster local:N")
     p.add_argument("--out", type=Path, help="write the figures here (JSON)")
@@ -112,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(f.stat().st_size for f in folder.iterdir()) / 1e6
     print(f"{folder}: {a.world} ranks x {a.kernels} kernels, {size:.0f} MB", flush=True)
     base = [sys.executable, "-m", "gpuviz", a.command, str(folder), "--json", "--no-cache"]
+    if a.command == "breakdown":
+        base += ["--by", a.by]
     runs: dict[str, list[dict[str, Any]]] = {}
     with LocalCluster(
         n_workers=a.workers,
@@ -119,10 +125,17 @@ def main(argv: list[str] | None = None) -> int:
         dashboard_address=":0",
         silence_logs=logging.CRITICAL,
     ) as cluster:
-        contenders = {
+        warm = [*base, "--cluster", cluster.scheduler_address]
+        contenders: dict[str, list[str]] = {
             "local pool": base,
-            f"cluster (warm, {a.workers} workers)": [*base, "--cluster", cluster.scheduler_address],
+            f"cluster (warm, {a.workers} workers)": warm,
         }
+        if a.command == "breakdown":  # the route before the ranks' tables: for comparison
+            contenders["cluster (warm, whole trace)"] = [
+                "env",
+                "GPUVIZ_BREAKDOWN_BY_RANK=0",
+                *warm,
+            ]
         if not a.no_cold:
             contenders[f"cluster local:{a.workers} (cold)"] = [
                 *base,
@@ -145,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         "kernels": a.kernels,
         "mb": size,
         "workers": a.workers,
-        "command": a.command,
+        "command": a.command + (f" --by {a.by}" if a.command == "breakdown" else ""),
         "cpus": os.cpu_count(),
         "load": list(os.getloadavg()),
     }

@@ -7,6 +7,11 @@ largest device time first (steps in order). ``--json`` prints
 ``calls``, ``cpu_self_us``, ``cpu_total_us``, ``device_self_us``, ``device_total_us`` and the
 fields of its kind (see README), and ``import_warnings`` where the import warned of something
 (the text lists them under its ``trace:`` line). ``--top N`` keeps the first N rows (0: all).
+
+With ``--cluster``, a rank folder's op, kernel, line and step tables are made a rank at a time
+on the cluster's workers and summed here (:mod:`gpuviz.commands.breakdown_ranks`): the same
+output, plus ``incomplete`` (``{"ranks_failed", "of", "failed"}``) where a rank file failed
+and was left out (named on stderr; the text says so under its ``trace:`` line).
 """
 
 from __future__ import annotations
@@ -42,6 +47,22 @@ def main(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     if not path.exists():
         raise BadInputError(f"{args.trace}: no such file or folder")
+    from gpuviz.commands.breakdown_ranks import breakdown_by_rank
+
+    by_rank = breakdown_by_rank(path, args)  # --cluster: from the ranks' rows (None: whole)
+    if by_rank is not None:
+        merged, incomplete = by_rank
+        if merged.no_stacks:
+            from gpuviz.analysis.breakdown import NO_STACKS
+
+            raise BadInputError(f"{args.trace}: --by {args.by}: the trace {NO_STACKS}")
+        many = merged.sources
+        source: Any = many[0] if len(many) == 1 else many
+        warned = list(merged.warnings.samples)
+        if merged.hardware is not None:
+            say_hardware(merged.hardware)
+        _report(args, merged.table, source, warned, merged.hardware, None, incomplete)
+        return 0
     # What the import left out under --max-memory (shapes, stacks) changes these tables: say it.
     trace = read_trace(
         path,
@@ -62,14 +83,29 @@ def main(args: argparse.Namespace) -> int:
             ) from None
         raise BadInputError(f"{args.trace}: --by {args.by}: the trace {exc}") from None
     from gpuviz.commands.peak_options import peak_override_of
-    from gpuviz.report.peaks import peak_phrase
 
     hw = add_hardware_columns(table, trace, peak_override_of(args))
+    source = trace.sources[0] if len(trace.sources) == 1 else trace.sources
+    merged_note = _capture_note(trace) if table.by in ("op", "module", "line") else None
+    _report(args, table, source, import_warnings(trace), hw, merged_note)
+    return 0
+
+
+def _report(
+    args: argparse.Namespace,
+    table: Breakdown,
+    source: Any,
+    warned: list[str],
+    hw: Hardware | None,
+    merged: dict[str, Any] | None,
+    incomplete: dict[str, Any] | None = None,
+) -> None:
+    """Print ``table`` as ``args`` ask (``--json``, ``--top``): the one report of the folder
+    read whole and of its ranks' rows merged (``incomplete``: the ranks left out)."""
+    from gpuviz.report.peaks import peak_phrase
+
     peaks_line = peak_phrase(hw) if hw is not None else None
     rows = table.rows if args.top == 0 else table.rows[: args.top]
-    source: Any = trace.sources[0] if len(trace.sources) == 1 else trace.sources
-    warned = import_warnings(trace)
-    merged = _capture_note(trace) if table.by in ("op", "module", "line") else None
     if args.json:
         echo(
             json_text(
@@ -81,13 +117,15 @@ def main(args: argparse.Namespace) -> int:
                     **({"peaks": hw.peak_json()} if hw is not None else {}),
                     **({"graph_capture": merged} if merged is not None else {}),
                     **({"import_warnings": warned} if warned else {}),
+                    **({"incomplete": incomplete} if incomplete is not None else {}),
                 }
             )
         )
     else:
-        text = format_breakdown(table, rows, source, len(table.rows), peaks_line, warned)
+        text = format_breakdown(
+            table, rows, source, len(table.rows), peaks_line, warned, incomplete
+        )
         echo(text + ("" if merged is None else "\n\n" + capture_line(merged)))
-    return 0
 
 
 def _capture_note(trace: Trace) -> dict[str, Any] | None:
@@ -141,7 +179,6 @@ def add_hardware_columns(
     if table.by not in ("op-shape", "step", "module"):
         return None
     from gpuviz.analysis.hardware import annotate_breakdown, hardware
-    from gpuviz.commands.peak_options import unknown_device_line
 
     hw = hardware(trace, override)
     if table.by == "module":
@@ -151,12 +188,19 @@ def add_hardware_columns(
         annotate_modules(table, hw, attribute(trace))
     else:
         annotate_breakdown(table, hw)
+    say_hardware(hw)
+    return hw
+
+
+def say_hardware(hw: Hardware) -> None:
+    """On stderr: the calls skipped or flagged as FLOPs were counted, and the peaks unknown."""
+    from gpuviz.commands.peak_options import unknown_device_line
+
     for warning in hw.warnings:  # calls skipped or flagged, counted
         echo(f"gpuviz: warning: {terminal_safe(warning, one_line=True)}", file=sys.stderr)
     line = unknown_device_line(hw)
     if line is not None:
         echo(line, file=sys.stderr)
-    return hw
 
 
 def _compiled_note(rows: Sequence[BreakdownRow]) -> list[str]:
@@ -263,14 +307,22 @@ def format_breakdown(
     total_rows: int,
     peaks_line: str | None = None,
     warned: Sequence[str] = (),
+    incomplete: dict[str, Any] | None = None,
 ) -> str:
     """The text form: a title, then a table of ``rows`` (times in ms), names escaped; the
-    import's warnings ``warned`` under the ``trace:`` line."""
+    import's warnings ``warned`` under the ``trace:`` line, and the ranks left out
+    (``incomplete``, ``--cluster``) under them."""
     from gpuviz.report.tables import text_table
 
     by = table.by
     src = source if isinstance(source, str) else ", ".join(source)
-    lines = [f"trace: {terminal_safe(src, one_line=True)}", *warning_lines(warned), ""]
+    lines = [f"trace: {terminal_safe(src, one_line=True)}", *warning_lines(warned)]
+    if incomplete is not None:
+        lines.append(
+            f"incomplete: {incomplete['ranks_failed']} of {incomplete['of']} rank files "
+            "failed and are left out (named on stderr); the figures are the other ranks'"
+        )
+    lines.append("")
     shown = (
         f"{len(rows)} of {counted(total_rows, 'row')}"
         if len(rows) < total_rows

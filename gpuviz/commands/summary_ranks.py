@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -114,50 +113,18 @@ def _on_cluster(
     (the ranks' GPUs have different peaks): the caller reads the folder whole (on the cluster
     too: :mod:`gpuviz.trace.cluster_decode`).
     """
+    from gpuviz.commands.cluster_ranks import cache_at, incomplete, map_on_cluster
     from gpuviz.commands.peak_options import peak_override_of
-    from gpuviz.commands.reading import with_progress
-    from gpuviz.display import echo, terminal_safe
-    from gpuviz.trace import cluster
-    from gpuviz.trace.cache import TraceCache, cache_enabled
 
     override = peak_override_of(args)
-    cache = TraceCache.default() if cache_enabled() else None
-    where = None if cache is None else (str(cache.root), cache.max_bytes)
-    failed: list[str] = []
-    state: list[cluster.Progress] = []
-
-    def read(progress: Any) -> list[Any]:
-        def report(p: cluster.Progress) -> None:
-            state[:] = [p]
-            if progress is not None:
-                progress(p.done / p.total)
-
-        return cluster.map_files(
-            on, cluster_part, files, override, where, progress=report, on_error=failed.append
-        )
-
-    def detail() -> str:
-        return state[0].line() if state else ""
-
-    parts = [p for p in with_progress(path, read, detail) if p is not None]
-    if state:
-        echo(f"gpuviz: cluster {terminal_safe(on.address)}: {state[0].line()}", file=sys.stderr)
-    for line in failed:
-        echo(
-            f"gpuviz: warning: rank skipped: {terminal_safe(line, one_line=True)}", file=sys.stderr
-        )
-    if not parts:
-        from gpuviz.errors import BadInputError
-
-        raise BadInputError(f"{path}: no rank file could be read ({len(failed)} failed)")
+    parts, failed = map_on_cluster(on, path, files, cluster_part, override, cache_at())
     from gpuviz.analysis.rank_parts import merge_parts
 
     merged = merge_parts(parts)
     if merged is None:
         return None
     summary, hw, err, serving = _finish(merged, parts)
-    if failed:
-        summary.incomplete = {"ranks_failed": len(failed), "of": len(files), "failed": failed}
+    summary.incomplete = incomplete(failed, len(files))
     return summary, hw, err, serving
 
 
@@ -167,25 +134,12 @@ def cluster_part(
     """On a cluster's worker: the :class:`RankPart` of one rank file, read from its entry in
     the import cache at ``cache`` (the folder and its cap: the client's, on shared storage)
     or imported into it; imported alone where ``cache`` is None."""
-    from functools import partial
-
     from gpuviz.analysis.rank_parts import rank_part
-    from gpuviz.trace import args_text
-    from gpuviz.trace.cache import TraceCache, load_cached
+    from gpuviz.commands.cluster_ranks import rank_trace
     from gpuviz.trace.gcpause import release_freed_memory
-    from gpuviz.trace.kineto import import_trace
 
-    # A worker is one process of the cluster's: it imports its rank alone, without children
-    # of its own (Dask's workers are daemons), its args text compressed as a folder's is.
-    os.environ["GPUVIZ_IMPORT_WORKERS"] = "0"
-    os.environ.setdefault(args_text.ENV, "1")
-    importer = partial(import_trace, max_memory=0)
-    if cache is None:
-        trace = importer(path)
-    else:
-        store = TraceCache(Path(cache[0]), cache[1])
-        trace = load_cached(path, [path], importer, cache=store)
-    part = rank_part(trace.prepare(), override)
+    trace = rank_trace(path, cache)
+    part = rank_part(trace, override)
     del trace
     release_freed_memory()
     return part

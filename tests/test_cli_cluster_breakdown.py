@@ -1,0 +1,198 @@
+"""``breakdown DIR --cluster`` from the ranks' rows (issue 51), against a LocalCluster of two
+worker processes: the JSON and text are the local path's byte for byte, made without the
+client assembling the whole trace (the whole-trace route on the cluster fails the test if it
+is taken); tables whose rows are not sums still go that route, as before; a bad rank file is
+named, skipped and the answer marked incomplete, with the other ranks' rows."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed", reason="the 'cluster' extra (dask) is missing")
+
+import test_cli_cluster as base
+
+from gpuviz.trace import cluster, cluster_decode
+
+# That module's fixtures (a LocalCluster of two worker processes, each test's environment).
+scheduler = base.scheduler
+_env = base._env
+_run = base._run
+
+DATA = Path(__file__).parent / "data"
+FOLDERS = ["ddp_2rank", "gloo_4rank_cpu", "nccl_2rank_h200", "ddp_nccl_4rank", "gloo_2rank_h100"]
+
+
+@pytest.fixture
+def no_whole_trace(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Fails the command if the client assembles the folder from the workers' decoding."""
+    used: list[int] = []
+
+    def whole(*args: object, **kw: object) -> None:
+        used.append(1)
+        raise AssertionError("the whole trace was assembled on the client")
+
+    monkeypatch.setattr(cluster_decode, "read_on_cluster", whole)
+    return used
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_op_kernel_and_step_tables_are_the_local_paths(
+    capsys: pytest.CaptureFixture[str], scheduler: str, folder: str, no_whole_trace: list[int]
+) -> None:
+    path = str(DATA / folder)
+    for command in (
+        ["--by", "op", "--json"],
+        ["--by", "kernel", "--json"],
+        ["--by", "step", "--json"],
+        ["--by", "op", "--top", "5"],  # the text, cut
+        ["--by", "step"],
+    ):
+        here = _run(capsys, "breakdown", path, *command, "--no-cache")
+        there = _run(capsys, "breakdown", path, *command, "--no-cache", "--cluster", scheduler)
+        assert here[0] == there[0] == 0, (command, here[2], there[2])
+        assert there[1] == here[1], command  # byte for byte
+        ranks = len(list((DATA / folder).iterdir()))
+        assert f"{ranks}/{ranks} ranks done" in there[2]  # the workers made the tables
+    assert not no_whole_trace
+
+
+@pytest.mark.parametrize("mine", [[], ["--mine"]])
+def test_source_lines_of_a_folder_with_stacks_are_the_local_paths(
+    capsys: pytest.CaptureFixture[str],
+    scheduler: str,
+    monkeypatch: pytest.MonkeyPatch,
+    mine: list[str],
+    no_whole_trace: list[int],
+) -> None:
+    path = str(DATA / "whatif" / "gpu" / "gloo_even")
+    here = _run(capsys, "breakdown", path, "--by", "line", *mine, "--json", "--no-cache")
+    monkeypatch.setenv(cluster.ENV, scheduler)  # the address from the environment
+    there = _run(capsys, "breakdown", path, "--by", "line", *mine, "--json", "--no-cache")
+    assert here[0] == there[0] == 0 and there[1] == here[1]
+    assert json.loads(there[1])["rows"] and "2/2 ranks done" in there[2]
+    assert not no_whole_trace
+
+
+def test_a_folder_without_stacks_is_bad_input_as_on_the_local_path(
+    capsys: pytest.CaptureFixture[str], scheduler: str, no_whole_trace: list[int]
+) -> None:
+    path = str(DATA / "ddp_2rank")
+    here = _run(capsys, "breakdown", path, "--by", "line", "--no-cache")
+    there = _run(capsys, "breakdown", path, "--by", "line", "--no-cache", "--cluster", scheduler)
+    assert here[0] == there[0] == 2
+    assert here[2].strip().splitlines()[-1] == there[2].strip().splitlines()[-1]
+
+
+def test_tables_that_are_not_sums_are_read_whole_as_before(
+    capsys: pytest.CaptureFixture[str], scheduler: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    used: list[int] = []
+    real = cluster_decode.read_on_cluster
+
+    def counted(*args: object, **kw: object) -> object:
+        used.append(1)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
+    path = str(DATA / "nccl_2rank_h200")
+    here = _run(capsys, "breakdown", path, "--by", "op-shape", "--json", "--no-cache")
+    there = _run(
+        capsys,
+        "breakdown",
+        path,
+        "--by",
+        "op-shape",
+        "--json",
+        "--no-cache",
+        "--cluster",
+        scheduler,
+    )
+    assert here[0] == there[0] == 0 and there[1] == here[1]
+    assert used == [1]
+
+
+def test_a_bad_rank_file_is_named_skipped_and_the_answer_marked_incomplete(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
+) -> None:
+    folder = tmp_path / "job"
+    shutil.copytree(DATA / "ddp_nccl_4rank", folder)
+    (folder / "rank-2.json.gz").write_bytes(gzip.compress(b'{"traceEvents": [')[:-9])
+    three = tmp_path / "three"
+    three.mkdir()
+    for f in ("rank-0.json.gz", "rank-1.json.gz", "rank-3.json.gz"):
+        shutil.copy(folder / f, three / f)
+    for by in ("op", "step"):
+        rc, out, err = _run(
+            capsys,
+            "breakdown",
+            str(folder),
+            "--by",
+            by,
+            "--json",
+            "--no-cache",
+            "--cluster",
+            scheduler,
+        )
+        assert rc == 0, err
+        assert "rank skipped" in err and "rank-2.json.gz" in err
+        got = json.loads(out)
+        assert got["incomplete"]["ranks_failed"] == 1 and got["incomplete"]["of"] == 4
+        assert "rank-2.json.gz" in got["incomplete"]["failed"][0]
+        # The rows are those of a folder holding only the three good files, read here.
+        ref = json.loads(_run(capsys, "breakdown", str(three), "--by", by, "--json")[1])
+        assert got["rows"] == ref["rows"] and got["rows"]
+        assert got["unattributed_device_us"] == ref["unattributed_device_us"]
+        assert [Path(s).name for s in got["source"]] == [Path(s).name for s in ref["source"]]
+    rc, out, _ = _run(capsys, "breakdown", str(folder), "--no-cache", "--cluster", scheduler)
+    assert rc == 0 and "incomplete: 1 of 4 rank files failed" in out
+    # Without --cluster the bad file is bad input, as before (exit 2, named).
+    rc, _, err = _run(capsys, "breakdown", str(folder), "--json", "--no-cache")
+    assert rc == 2 and "rank-2.json.gz" in err
+
+
+def test_compiled_ranks_place_their_kernels_with_the_runs_compile_info(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
+) -> None:
+    """Two ranks of a torch.compile run, its compile-info folder beside the rank folder (and
+    given with --compile-info): each worker attaches it, and the rows are the local path's."""
+    compiled = DATA / "compile" / "gpu"
+    doc = json.loads(gzip.decompress((compiled / "gpt_compile.json.gz").read_bytes()))
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for rank in range(2):
+        one = dict(doc, distributedInfo={"rank": rank, "world_size": 2})
+        (folder / f"rank-{rank}.json.gz").write_bytes(gzip.compress(json.dumps(one).encode()))
+    info = compiled / "gpt_compile.compile"
+    shutil.copytree(info, tmp_path / "run.compile")
+    for extra in ([], ["--compile-info", str(info)]):
+        for by in ("op", "line"):
+            command = ["breakdown", str(folder), "--by", by, "--json", "--no-cache", *extra]
+            here = _run(capsys, *command)
+            there = _run(capsys, *command, "--cluster", scheduler)
+            assert here[0] == there[0] == 0 and there[1] == here[1], (by, extra)
+            rows = json.loads(there[1])["rows"]
+            # Inductor's kernels were placed: on the ops they fuse, on the lines that wrote them.
+            placed = "fused_ops" if by == "op" else "compiled_in"
+            assert any(placed in r for r in rows), by
+    assert not no_whole_trace
+
+
+def test_files_of_two_jobs_are_refused_as_on_the_local_path(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "two"
+    folder.mkdir()
+    for f in (DATA / "ddp_2rank").iterdir():
+        shutil.copy(f, folder / f.name)
+    shutil.copy(DATA / "nccl_2rank_h200" / "rank-0.json.gz", folder / "rank-2.json.gz")
+    here = _run(capsys, "breakdown", str(folder), "--no-cache")
+    there = _run(capsys, "breakdown", str(folder), "--no-cache", "--cluster", scheduler)
+    assert here[0] == there[0] == 2 and here[1] == there[1] == ""
+    assert "not one job" in here[2]
+    assert there[2].strip().splitlines()[-1] == here[2].strip().splitlines()[-1]
