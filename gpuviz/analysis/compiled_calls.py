@@ -190,6 +190,10 @@ def _argument_bytes(dims: Any, types: Any) -> int | None:
 
 
 NO_TRACE_FLOPS = "unknown (Inductor kernel: the trace records no FLOP count for generated code)"
+EXTERN_FLOPS = (
+    "unknown (a library call of compiled code, replayed from a CUDA graph: its shapes are "
+    "recorded at capture only)"
+)
 
 
 def annotate_fused_flops(table: Breakdown, att: Attribution, origins: KernelOrigins) -> Breakdown:
@@ -236,7 +240,9 @@ def fused_row_flops(
             continue  # a call's FLOPs once, however many kernels it ran
         seen.add(int(origins.call[k]))
         g = int(origins.graph[k])
-        fig = graph_figures(att, info, g)[(g, int(origins.index[k]))]
+        fig = graph_figures(att, info, g).get((g, int(origins.index[k])))
+        if fig is None:  # a library call (extern_kernels.mm): counted from its op's shapes
+            return None, EXTERN_FLOPS
         if not np.isfinite(fig.flops):
             return None, fig.note
         total += fig.flops

@@ -170,3 +170,17 @@ def test_reduce_overhead_blocks_as_eager() -> None:
         red = next((v for p, v in s_red.items() if p.endswith(k.split(".", 1)[-1])), None)
         assert red is not None, k
         assert abs(red - s_eager[k]) <= 0.1 * s_eager[k], k
+
+
+@pytest.mark.parametrize("by", ["op", "op-shape", "module", "line", "kernel"])
+def test_reduce_overhead_tables_with_compile_info_hold_every_kernel_once(by: str) -> None:
+    """Every table of the reduce-overhead run, its compile info attached, holds each kernel's
+    time once: the rows' self time plus the time in no row is the kernels' time in the JSON."""
+    red = load_trace(need(REDUCE))
+    attach_compile_info(red, read_compile_info(need(REDUCE_INFO)))
+    table = breakdown(red, by)
+    gpu = sum(
+        e["dur"] for e in events(REDUCE) if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+    )
+    held = sum(r.device_self_ns for r in table.rows) + table.unattributed_device_ns
+    assert held == pytest.approx(gpu * 1000, rel=1e-3)
