@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, is_
 from typing import Any
 
 import msgspec
@@ -28,20 +28,34 @@ from gpuviz.trace.args_text import TextWriter
 from gpuviz.trace.errors import ImportWarnings, TraceFormatError
 from gpuviz.trace.kineto_events import (
     ARG_ERRORS,
-    LIMIT_US,
     MEMORY_ARGS,
     ONE_EVENT,
-    SLICE_ARGS,
     STRING_CODE_BASE,
     Event,
     Interner,
     MemoryArgs,
-    SliceArgs,
     coerce_event,
     loose_fields,
     meta_dict,
-    time_problem,
     us_to_ns,
+)
+from gpuviz.trace.kineto_fields import (
+    GPU_KINDS,
+    IS_FLOW,
+    IS_INSTANT,
+    MEMORY_ROWS,
+    PH_BEGIN,
+    PH_END,
+    PH_META,
+    PH_OTHER,
+    PH_X,
+    PHASES,
+    Loose,
+    bad_times,
+    json_array,
+    phase_byte,
+    slice_arg_fields,
+    take,
 )
 from gpuviz.trace.kineto_tracks import TrackTable
 from gpuviz.trace.memory_budget import DROP_CPU_ARGS, DROP_FLOWS, DROP_PYTHON
@@ -52,24 +66,6 @@ Array = npt.NDArray[Any]
 _PH, _NAME, _CAT, _TS, _DUR, _PID, _TID, _ID, _BP, _ARGS = (
     attrgetter(f) for f in ("ph", "name", "cat", "ts", "dur", "pid", "tid", "id", "bp", "args")
 )
-
-# Phase codes: the phase's byte for the phases the model knows, 0 for any other.
-PH_OTHER = 0
-
-
-class _PhaseCodes(dict[str, int]):
-    def __missing__(self, key: str) -> int:
-        return PH_OTHER
-
-
-_PHASES = _PhaseCodes({p: ord(p) for p in "XiIstfMBE"})
-PH_X, PH_META, PH_BEGIN, PH_END = (ord(p) for p in "XMBE")
-_IS_INSTANT = np.zeros(256, dtype=bool)
-_IS_INSTANT[[PH_OTHER, ord("i"), ord("I")]] = True
-_IS_FLOW = np.zeros(256, dtype=bool)
-_IS_FLOW[[ord("s"), ord("t"), ord("f")]] = True
-GPU_KINDS = np.zeros(256, dtype=bool)
-GPU_KINDS[[Kind.KERNEL, Kind.MEMCPY, Kind.MEMSET]] = True
 
 _SLICE_COLS = ("start_ns", "dur_ns", "track", "name", "cat", "kind", "correlation",
                "external_id", "bytes", "args")  # fmt: skip
@@ -262,24 +258,24 @@ class ColumnBuilder:
         def event_index(k: int) -> int:
             return int(index[k]) if index is not None else base + k
 
-        ph = np.fromiter(map(_PHASES.__getitem__, map(_PH, ev)), np.uint8, n)
+        ph = np.fromiter(map(PHASES.__getitem__, map(_PH, ev)), np.uint8, n)
         ts = np.fromiter(map(_TS, ev), np.float64, n)
         names = it.names
         name = np.fromiter(map(names.__getitem__, map(_NAME, ev)), np.int32, n)
         pre = self._common(ev, name)
         x = np.flatnonzero(ph == PH_X)
-        inst = np.flatnonzero(_IS_INSTANT[ph])
-        flow = np.flatnonzero(_IS_FLOW[ph])
+        inst = np.flatnonzero(IS_INSTANT[ph])
+        flow = np.flatnonzero(IS_FLOW[ph])
         rare = np.flatnonzero((ph == PH_META) | (ph == PH_BEGIN) | (ph == PH_END))
         if x.size == n:
             sub_x = ev
         elif x.size:
-            sub_x = _take(ev, x)
+            sub_x = take(ev, x)
         if x.size:
             self._slices(sub_x, x, ts[x], _rows(pre, x), event_index, reasons)
         if inst.size:
             self._instants(
-                _take(ev, inst),
+                take(ev, inst),
                 inst,
                 ts[inst],
                 _rows(pre, inst),
@@ -289,7 +285,7 @@ class ColumnBuilder:
             )
         if flow.size:
             self._flows(
-                _take(ev, flow),
+                take(ev, flow),
                 flow,
                 ts[flow],
                 _rows(pre, flow),
@@ -314,44 +310,6 @@ class ColumnBuilder:
             "name": name, "cat": np.fromiter(map(it.names.__getitem__, map(_CAT, ev)), np.int32, n),
             "pid": pid, "tid": tid, "lane": self.tracks.lane_ids(pid, tid),
         }  # fmt: skip
-
-    def _bad_times(
-        self,
-        sub: list[Event],
-        rows: Array,
-        ts: Array,
-        dur: Array | None,
-        kind: Array | None,
-        event_index: Callable[[int], int],
-        reasons: dict[int, str],
-    ) -> Array | None:
-        """Check times; raise for GPU activity, warn for the rest; the rows to keep (or None)."""
-        bad = ~np.isfinite(ts) | (np.abs(ts) > LIMIT_US)
-        if dur is not None:
-            bad |= ~np.isfinite(dur) | (dur < 0) | (dur > LIMIT_US)
-        if kind is not None:
-            bad_gpu = GPU_KINDS[kind] & (bad | (ts < 0))
-            if bad_gpu.any():
-                k = int(np.flatnonzero(bad_gpu)[0])
-                e = sub[k]
-                reason = reasons.get(int(rows[k])) or time_problem(e.ts, e.dur)
-                raise TraceFormatError(
-                    self.path, f"event {event_index(int(rows[k]))}",
-                    f"GPU activity slice {e.name[:80]!r} (cat {e.cat!r}): {reason}",
-                )  # fmt: skip
-        if not bad.any():
-            return None
-        for k in np.flatnonzero(bad)[:3].tolist():
-            e = sub[k]
-            reason = reasons.get(int(rows[k])) or (
-                time_problem(e.ts, e.dur) if dur is not None else "ts is missing or not a number"
-            )
-            self.warnings.add(
-                f"event {event_index(int(rows[k]))}: {e.ph!r} event {e.name[:60]!r}: {reason}, skipped",
-                0,
-            )
-        self.warnings.count += int(bad.sum())
-        return np.flatnonzero(~bad)
 
     def _store_args(self, raws: Sequence[msgspec.Raw | bytes]) -> Array:
         """Append raw args to the store; each one's row, -1 for an event without args."""
@@ -380,9 +338,9 @@ class ColumnBuilder:
         n = len(sub)
         dur = np.fromiter(map(_DUR, sub), np.float64, n)
         kind = it.kinds(pre["cat"])
-        keep = self._bad_times(sub, rows, ts, dur, kind, event_index, reasons)
+        keep = bad_times(self.path, self.warnings, sub, rows, ts, dur, kind, event_index, reasons)
         if keep is not None:
-            sub = _take(sub, keep)
+            sub = take(sub, keep)
             ts, dur, kind, pre = ts[keep], dur[keep], kind[keep], _rows(pre, keep)
             n = len(sub)
             if not n:
@@ -391,7 +349,7 @@ class ColumnBuilder:
             keep = np.flatnonzero(kind != Kind.PYTHON_FUNCTION)
             if keep.size < n:
                 self.dropped_python += n - int(keep.size)
-                sub = _take(sub, keep)
+                sub = take(sub, keep)
                 ts, dur, kind, pre = ts[keep], dur[keep], kind[keep], _rows(pre, keep)
                 n = len(sub)
                 if not n:
@@ -409,11 +367,11 @@ class ColumnBuilder:
         k = int(has.sum())
         on_gpu = GPU_KINDS[kind] | (kind == Kind.GPU_USER_ANNOTATION)
         if k == n:
-            fields = _slice_arg_fields(raws, on_gpu)
+            fields = slice_arg_fields(raws, on_gpu)
         else:
             fields = np.full((7, n), NONE, dtype=np.int64)
             if k:
-                fields[:, has] = _slice_arg_fields([r for r in raws if len(r)], on_gpu[has])
+                fields[:, has] = slice_arg_fields([r for r in raws if len(r)], on_gpu[has])
         correlation, ext, ext_2021, nbytes, device, in_device, stream = fields
         ext = np.where(ext != NONE, ext, ext_2021)
         # A copy's device is args.device, else args.inDevice (p2p), else the GPU's pid.
@@ -467,25 +425,25 @@ class ColumnBuilder:
         event_index: Callable[[int], int],
         reasons: dict[int, str],
     ) -> None:
-        keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
+        keep = bad_times(self.path, self.warnings, sub, rows, ts, None, None, event_index, reasons)
         if keep is not None:
-            sub = _take(sub, keep)
+            sub = take(sub, keep)
             ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
             if not sub:
                 return
         is_mem = pre["name"] == self.it.memory_name
         if is_mem.any():
             mem = np.flatnonzero(is_mem)
-            self._memory(_take(sub, mem), ts[mem], pre["lane"][mem])
+            self._memory(take(sub, mem), ts[mem], pre["lane"][mem])
             other = np.flatnonzero(~is_mem)
-            sub = _take(sub, other)
+            sub = take(sub, other)
             ts, pre, phase = ts[other], _rows(pre, other), phase[other]
             if not sub:
                 return
         unknown = np.flatnonzero(phase == PH_OTHER)
         if unknown.size:  # phases the model has no table for keep their own byte
             phase = phase.copy()
-            phase[unknown] = [_phase_byte(sub[k].ph) for k in unknown.tolist()]
+            phase[unknown] = [phase_byte(sub[k].ph) for k in unknown.tolist()]
         out = self.instants
         out["ts_ns"].append(us_to_ns(ts))
         out["lane"].append(pre["lane"])
@@ -501,18 +459,18 @@ class ColumnBuilder:
         fields[3] = 0
         has = np.fromiter(map(len, raws), np.int64, n) > 0
         if has.any():
-            present = raws if has.all() else _take(raws, np.flatnonzero(has))
+            present = raws if has.all() else take(raws, np.flatnonzero(has))
             try:
-                decoded = MEMORY_ARGS.decode(_json_array(present))
+                decoded = MEMORY_ARGS.decode(json_array(present))
                 cols = [
                     np.fromiter(map(attrgetter(f), decoded), np.int64, len(decoded))
-                    for f in _MEMORY_ROWS
+                    for f in MEMORY_ROWS
                 ]
                 fields[:, has] = np.stack(cols)
             except ARG_ERRORS:
                 fields[:, has] = (
                     np.array(
-                        [loose_fields(r, MemoryArgs, _MEMORY_ROWS) for r in present],
+                        [loose_fields(r, MemoryArgs, MEMORY_ROWS) for r in present],
                         dtype=np.int64,
                     )
                     .reshape(-1, 6)
@@ -547,7 +505,7 @@ class ColumnBuilder:
                 self.dropped_flows += len(sub) - int(other.size)
                 if not other.size:
                     return
-                sub, rows, ts, phase = _take(sub, other), rows[other], ts[other], phase[other]
+                sub, rows, ts, phase = take(sub, other), rows[other], ts[other], phase[other]
                 pre = _rows(pre, other)
         try:
             flow_id = np.fromiter(map(_ID, sub), np.int64, len(sub))  # the usual case: all ints
@@ -562,12 +520,12 @@ class ColumnBuilder:
                 )
             self.warnings.count += int(no_id.sum())
             with_id = np.flatnonzero(~no_id)
-            sub = _take(sub, with_id)
+            sub = take(sub, with_id)
             rows, ts, phase = rows[with_id], ts[with_id], phase[with_id]
             pre = _rows(pre, with_id)
-        keep = self._bad_times(sub, rows, ts, None, None, event_index, reasons)
+        keep = bad_times(self.path, self.warnings, sub, rows, ts, None, None, event_index, reasons)
         if keep is not None:
-            sub = _take(sub, keep)
+            sub = take(sub, keep)
             ts, pre, phase = ts[keep], _rows(pre, keep), phase[keep]
             flow_id = None
         n = len(sub)
@@ -628,82 +586,12 @@ class ColumnBuilder:
             if group is slices:
                 self._slices(group, np.arange(n), ts, pre, no_index, {})
             else:
-                phase = np.fromiter(map(_phase_byte, map(_PH, group)), np.uint8, n)
+                phase = np.fromiter(map(phase_byte, map(_PH, group)), np.uint8, n)
                 self._instants(group, np.arange(n), ts, pre, phase, no_index, {})
-
-
-def _json_array(raws: list[msgspec.Raw]) -> bytearray:
-    """``[raw,raw,…]`` with one copy of the text (``b"[" + … + b"]"`` would make two)."""
-    buf = bytearray(b",").join(raws)
-    buf[0:0] = b"["
-    buf += b"]"
-    return buf
-
-
-def _take(seq: Sequence[Any], index: Array) -> list[Any]:
-    """``[seq[k] for k in index]``, at C speed."""
-    if len(index) > 1:
-        return list(itemgetter(*index.tolist())(seq))
-    return [seq[int(k)] for k in index]
 
 
 def _rows(cols: dict[str, Array], index: Array) -> dict[str, Array]:
     return {k: v[index] for k, v in cols.items()}
-
-
-@dataclass
-class Loose:
-    """What the event-by-event path learnt about a chunk."""
-
-    index: list[int] = field(default_factory=list)  # chunk position of each kept event
-    reasons: dict[int, str] = field(default_factory=dict)  # kept position -> why ts/dur is bad
-    skipped: int = 0
-
-
-def _slice_arg_fields(raws: list[msgspec.Raw], gpu: Array) -> Array:
-    """(7, n) int64: correlation, External id, external id, bytes, device, inDevice, stream.
-
-    The last four are read for GPU activity only (``gpu``), the 2021 ``external id`` only
-    where ``External id`` is missing: each field read costs a pass over the events.
-    """
-    n = len(raws)
-    try:
-        return _slice_arg_columns(SLICE_ARGS.decode(_json_array(raws)), gpu, n)
-    except ARG_ERRORS:  # odd values, or an int beyond int64 (msgspec takes up to 2**64 - 1)
-        return (
-            np.array([loose_fields(r, SliceArgs, _SLICE_ROWS) for r in raws], dtype=np.int64)
-            .reshape(-1, 7)
-            .T
-        )
-
-
-def _slice_arg_columns(decoded: list[SliceArgs], gpu: Array, n: int) -> Array:
-    out = np.full((7, n), NONE, dtype=np.int64)
-    out[0] = np.fromiter(map(_CORRELATION, decoded), np.int64, n)
-    out[1] = np.fromiter(map(_EXTERNAL_ID, decoded), np.int64, n)
-    missing = np.flatnonzero(out[1] == NONE)
-    if missing.size:
-        out[2, missing] = [decoded[k].external_id_2021 for k in missing.tolist()]
-    g = np.flatnonzero(gpu)
-    if g.size:
-        sub = decoded if g.size == n else _take(decoded, g)
-        for row, get in enumerate(_GPU_ARG_FIELDS, start=3):
-            out[row, g] = np.fromiter(map(get, sub), np.int64, g.size)
-    return out
-
-
-_SLICE_ROWS = ("correlation", "external_id", "external_id_2021", "bytes", "device",
-               "in_device", "stream")  # fmt: skip
-_MEMORY_ROWS = ("device_type", "device_id", "addr", "bytes", "total_allocated", "total_reserved")
-_CORRELATION = attrgetter("correlation")
-_EXTERNAL_ID = attrgetter("external_id")
-_GPU_ARG_FIELDS = tuple(attrgetter(f) for f in ("bytes", "device", "in_device", "stream"))
-
-
-def _phase_byte(ph: str) -> int:
-    """``ord(ph)`` for the column; ``?`` for an empty or non-ASCII phase."""
-    c = ord(ph[0]) if ph else 63
-    return c if c < 128 else 63
 
 
 __all__ = ["GPU_KINDS", "ColumnBuilder", "Loose"]
