@@ -14,9 +14,10 @@ lone file, a folder of fewer than two files, a ``--by`` whose rows are not sums
 (``op-shape``, ``module``: see :mod:`gpuviz.analysis.breakdown_parts`), graph
 captures (``--capture-trace`` or ``capture_traces/`` in the folder: a replayed kernel is
 placed by its capture, matched over the whole trace), a folder the import cache holds
-already (mapped back at once), and where the ranks' rows cannot be summed exactly (the
-workers' parts say why), and where ``GPUVIZ_BREAKDOWN_BY_RANK=0``. A rank file that fails is named on stderr and skipped; the answer is
-marked incomplete (JSON ``incomplete``), as ``summary --cluster`` marks it.
+already (mapped back at once), where the ranks' rows cannot be summed exactly (the
+workers' parts say why), and where ``GPUVIZ_BREAKDOWN_BY_RANK=0``. A rank file that fails is
+named on stderr and skipped; the answer is marked incomplete (JSON ``incomplete``), as
+``summary --cluster`` marks it.
 """
 
 from __future__ import annotations
