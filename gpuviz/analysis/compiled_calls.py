@@ -191,8 +191,8 @@ def _argument_bytes(dims: Any, types: Any) -> int | None:
 
 NO_TRACE_FLOPS = "unknown (Inductor kernel: the trace records no FLOP count for generated code)"
 EXTERN_FLOPS = (
-    "unknown (a library call of compiled code, replayed from a CUDA graph: its shapes are "
-    "recorded at capture only)"
+    "unknown (a library call of compiled code, extern_kernels: its FLOPs come from its op's "
+    "recorded shapes, absent here: shapes not recorded, or the call replayed from a CUDA graph)"
 )
 
 

@@ -200,11 +200,10 @@ def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:
     # calls under them are the range's own, so each node's parent skips them.
     wrapper = name_mask(sym, lambda s: s.startswith(CUDAGRAPH_RECORD))[att.name]
     region_node = att.op_parent.copy()  # of each top call: its compiled range
-    for _ in range(8):
-        skip = np.flatnonzero((region_node >= 0) & wrapper[np.maximum(region_node, 0)])
-        if not len(skip):
-            break
+    skip = np.flatnonzero((region_node >= 0) & wrapper[np.maximum(region_node, 0)])
+    while len(skip):  # each pass climbs one level: it ends at the forest's roots
         region_node[skip] = att.op_parent[region_node[skip]]
+        skip = skip[(region_node[skip] >= 0) & wrapper[np.maximum(region_node[skip], 0)]]
     top = is_op & ~wrapper & (region_node >= 0) & region[np.maximum(region_node, 0)]
     call_of = att.forest.nearest(top)
     ok = att.gpu_launch >= 0
@@ -212,7 +211,7 @@ def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:
     out.region = np.where(kcall >= 0, region_node[np.maximum(kcall, 0)], -1)
     # A replayed kernel (mode="reduce-overhead") takes the call of its capture launch where
     # the capture is in this trace (graph_merge; another trace's has its own compile info).
-    merge = merge_of(att)
+    merge = merge_of(att) if top.any() else None  # no compiled range: nothing to place
     if merge is not None and merge.captures and merge.captures[0] is att:
         own = merge.kernel[merge.capture == 0]
         kcall[own] = call_of[merge.launch_node[merge.capture == 0]]

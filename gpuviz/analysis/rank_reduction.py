@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import numpy.typing as npt
@@ -41,18 +41,7 @@ from gpuviz.trace.one_job import FileFacts, declared_rank, file_facts
 
 I64 = npt.NDArray[np.int64]
 
-_DEVICE_FIELDS = (
-    "step",
-    "rank",
-    "device",
-    "compute_ns",
-    "comm_ns",
-    "copy_ns",
-    "set_ns",
-    "idle_ns",
-    "comm_total_ns",
-    "copy_total_ns",
-)
+_DEVICE_FIELDS = tuple(f.name for f in fields(DeviceStepTimes))
 _STEP_TIMES = ("start_ns", "end_ns", "cpu_start_ns", "cpu_end_ns")
 
 

@@ -50,7 +50,7 @@ loading, waiting).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -553,21 +553,7 @@ def step_breakdown(
     ops = pytorch_op_coverages(trace) if op_coverages is None else op_coverages
     no_ops = Coverage([], [])
     cpu_op = np.zeros(len(st), dtype=np.int64)
-    cols: dict[str, list[I64]] = {
-        k: []
-        for k in (
-            "step",
-            "rank",
-            "device",
-            "compute_ns",
-            "comm_ns",
-            "copy_ns",
-            "set_ns",
-            "idle_ns",
-            "comm_total_ns",
-            "copy_total_ns",
-        )
-    }
+    cols: dict[str, list[I64]] = {f.name: [] for f in fields(DeviceStepTimes)}
     for rank in unique(st.rank).tolist():
         idx = st.of_rank(rank)
         cpu_op[idx] = ops.get(rank, no_ops).covered(st.cpu_start_ns[idx], st.cpu_end_ns[idx])

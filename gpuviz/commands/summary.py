@@ -41,10 +41,11 @@ def main(args: argparse.Namespace) -> int:
         given_compile_info(args.compile_info)  # a folder that is not one: exit 2 before work
     from gpuviz.trace.cache_memo import output_memo
 
-    memo = output_memo("summary", path, _printed_options(args))
+    options = _printed_options(args)
+    memo = output_memo("summary", path, options)
     kept = memo.get() if memo is not None else None
     if kept is None:
-        kept = _compute(path, args)
+        kept = _compute(path, args, options)
         if memo is not None and kept is not None:
             memo.put(kept)
     if kept is not None:
@@ -72,7 +73,6 @@ def _capture_stamps(args: argparse.Namespace) -> list[list[Any]]:
     ``capture_traces/`` beside TRACE): each file's path, size and mtime, so that a kept output
     is not printed for other captures."""
     import os
-    from pathlib import Path
 
     from gpuviz.trace.graph_captures import capture_files, folder_captures
 
@@ -109,9 +109,10 @@ def _compile_info_key(path: Path, given: str | None) -> list[Any] | None:
     return [str(folder.resolve()), stamps]
 
 
-def _compute(path: Any, args: argparse.Namespace) -> Output | None:
+def _compute(path: Any, args: argparse.Namespace, options: dict[str, Any]) -> Output | None:
     """Load the trace and make the output; None when it was printed already (a trace that
-    left parts out to fit its memory limit: what it says on stderr comes as it reads)."""
+    left parts out to fit its memory limit: what it says on stderr comes as it reads).
+    ``options``: :func:`_printed_options` of ``args`` (the captures and compile info found)."""
     from gpuviz.commands.reading import read_trace
     from gpuviz.commands.summary_ranks import summarize_ranks
     from gpuviz.trace.cache_memo import Output
@@ -119,8 +120,8 @@ def _compute(path: Any, args: argparse.Namespace) -> Output | None:
     # A rank folder without the cache, or too large for the memory limit: a rank at a time
     # (not with graph captures: their merge needs the whole run; nor with compile info:
     # the compiled kernels' FLOPs need the whole trace's attribution).
-    captures = getattr(args, "capture_trace", None) is not None or bool(_capture_stamps(args))
-    compiled = _compile_info_key(path, getattr(args, "compile_info", None)) is not None
+    captures = getattr(args, "capture_trace", None) is not None or bool(options["captures"])
+    compiled = options["compile_info"] is not None
     by_rank = None if captures or compiled else summarize_ranks(path, args)
     dropped = False
     serving = None
