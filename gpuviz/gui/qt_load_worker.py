@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 
 from gpuviz.display import echo_traceback
+from gpuviz.trace.errors import ImportCancelledError
 from gpuviz.trace.model import Trace
 
 ProgressFn = Callable[[float, str], None]
@@ -209,10 +210,8 @@ def load_and_analyze(
             return kineto.load_trace(p, cancelled=cancelled)
 
         trace = load_with_captures(path, capture_trace, load=load)
-    except Exception as exc:
-        if type(exc).__name__ == "ImportCancelledError":
-            raise ImportCancelled() from exc
-        raise
+    except ImportCancelledError as exc:
+        raise ImportCancelled() from exc
 
     def analysis_progress(frac: float, what: str) -> None:
         if progress is not None:
@@ -247,10 +246,8 @@ def load_reduced(
 
     try:
         reduced = reduce_folder(path, progress, cancelled)
-    except Exception as exc:
-        if type(exc).__name__ == "ImportCancelledError":
-            raise ImportCancelled() from exc
-        raise
+    except ImportCancelledError as exc:
+        raise ImportCancelled() from exc
     return TraceAnalyses(Trace.empty(path), ranks=reduced.analysis, reduced=reduced)
 
 
@@ -343,10 +340,8 @@ def load_rank_snapshots(
 
     try:
         per_file = map_ranks(RankTimelines(), [f for _, f in files], read_progress, cancelled)
-    except Exception as exc:
-        if type(exc).__name__ == "ImportCancelledError":
-            raise ImportCancelled() from exc
-        raise
+    except ImportCancelledError as exc:
+        raise ImportCancelled() from exc
     out = TraceAnalyses(Trace.empty(path), snapshot_only=True)
     _add_rank_timelines(out, path, [r for r, _ in files], per_file)
     if not out.snapshots:
@@ -372,10 +367,8 @@ def load_snapshot_alone(
 
     try:
         snap = load_snapshot(path, read_progress, cancelled)
-    except Exception as exc:
-        if type(exc).__name__ == "ImportCancelledError":
-            raise ImportCancelled() from exc
-        raise
+    except ImportCancelledError as exc:
+        raise ImportCancelled() from exc
     if progress is not None:
         progress(0.9, "computing the timeline")
     out = TraceAnalyses(Trace.empty(path), snapshot_only=True)
@@ -441,11 +434,11 @@ class QtTraceWorker(QThread):
     def run(self) -> None:
         try:
             result = self.job(self._progress, self.is_cancel_requested)
-        except ImportCancelled:
+        except (ImportCancelled, ImportCancelledError):
             self.cancelled.emit()
             return
         except Exception as exc:
-            if type(exc).__name__ == "ImportCancelledError" or self._cancel:
+            if self._cancel:
                 self.cancelled.emit()
                 return
             self.failed.emit(_one_line(exc))
