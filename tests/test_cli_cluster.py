@@ -148,7 +148,7 @@ def test_a_cluster_that_cannot_start_fails_the_work_and_is_checks_internal_failu
 ) -> None:
     from gpuviz.errors import WorkFailedError
 
-    def refuse(address: str) -> None:
+    def refuse(address: str, **_: object) -> None:
         raise WorkFailedError(f"--cluster {address}: the LocalCluster did not start (test)")
 
     monkeypatch.setattr(cluster, "connect", refuse)
@@ -158,6 +158,22 @@ def test_a_cluster_that_cannot_start_fails_the_work_and_is_checks_internal_failu
     # check's 1 is a regression: a gate must not read the failure as one.
     rc, _, err = _run(capsys, "check", path, "--against", path, "--cluster", "local:2")
     assert rc == 3 and "did not start" in err
+
+
+def test_the_clis_local_cluster_is_asked_to_fork_its_workers(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[str, bool]] = []
+
+    def refuse(address: str, *, fork: bool = False) -> None:
+        from gpuviz.errors import WorkFailedError
+
+        asked.append((address, fork))
+        raise WorkFailedError("test")
+
+    monkeypatch.setattr(cluster, "connect", refuse)
+    _run(capsys, "summary", str(DATA / "ddp_2rank"), "--cluster", "local:2")
+    assert asked == [("local:2", True)]
 
 
 def test_a_folder_the_cache_holds_is_mapped_here_not_sent_to_the_cluster(

@@ -258,7 +258,8 @@ def _cluster_switch(args: argparse.Namespace) -> Iterator[None]:
         return
     from gpuviz.trace import cluster  # light: Dask itself only when an address is given
 
-    with cluster.using(cluster.address_of(args.cluster)):
+    # A LocalCluster's workers fork from this small process (the import's children do too).
+    with cluster.using(cluster.address_of(args.cluster), fork=True):
         yield
 
 

@@ -106,8 +106,19 @@ def local_workers(address: str) -> int | None:
     return int(text)
 
 
-def connect(address: str) -> Cluster:
+def connect(address: str, *, fork: bool = False) -> Cluster:
     """A client of the cluster at ``address`` (see the module docstring).
+
+    Parameters
+    ----------
+    address : str
+    fork : bool
+        A ``LocalCluster``'s workers are forked from this process where the import's children
+        are (:func:`~gpuviz.trace.kineto_worker_sizing.start_method`: Linux, unless
+        ``GPUVIZ_IMPORT_START=spawn``), not spawned: each spawned worker first imports Python,
+        Dask, numpy and gpuviz again (0.7 s for 2 on the idle 2-core VM, 0.2 s forked). For
+        the CLI, whose process is small and has no other thread when the cluster starts; the
+        app's (Qt's threads) keeps Dask's spawn.
 
     Raises
     ------
@@ -126,14 +137,20 @@ def connect(address: str) -> Cluster:
             "pip install 'dask[distributed]')"
         ) from None
     if n is not None:
+        import dask
+
+        from gpuviz.trace.kineto_worker_sizing import start_method
+
+        method = start_method() if fork else "spawn"
         try:
-            cluster = LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,  # msgspec's decoding holds the GIL: processes
-                processes=True,
-                dashboard_address=":0",  # any free port: 8787 may be another cluster's
-                silence_logs=logging.CRITICAL,  # a worker stopped at the end is no error
-            )
+            with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+                cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,  # msgspec's decoding holds the GIL: processes
+                    processes=True,
+                    dashboard_address=":0",  # any free port: 8787 may be another cluster's
+                    silence_logs=logging.CRITICAL,  # a worker stopped at the end is no error
+                )
         except (OSError, RuntimeError, TimeoutError) as exc:
             raise WorkFailedError(
                 f"--cluster {address}: the LocalCluster did not start ({_one_line(exc)})"
@@ -154,13 +171,14 @@ def active() -> Cluster | None:
 
 
 @contextlib.contextmanager
-def using(address: str | None) -> Iterator[Cluster | None]:
-    """Connect to ``address`` (nothing for None), make it :func:`active` within the block, and
-    close it (and any ``LocalCluster`` it started) after, Ctrl-C included."""
+def using(address: str | None, *, fork: bool = False) -> Iterator[Cluster | None]:
+    """Connect to ``address`` (nothing for None; ``fork``: as :func:`connect`'s), make it
+    :func:`active` within the block, and close it (and any ``LocalCluster`` it started) after,
+    Ctrl-C included."""
     if address is None:
         yield None
         return
-    cluster = connect(address)
+    cluster = connect(address, fork=fork)
     _ACTIVE.append(cluster)
     try:
         yield cluster

@@ -147,3 +147,32 @@ def test_local_n_must_be_a_count() -> None:
         cluster.local_workers("local:two")
     assert cluster.local_workers("local:3") == 3
     assert cluster.local_workers("tcp://h:8786") is None
+
+
+def _mark() -> object:
+    # What the worker's own gpuviz.trace.cluster holds: a forked worker has the client's.
+    module = sys.modules.get("gpuviz.trace.cluster")
+    return getattr(module, "test_mark", None)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_fork_makes_the_local_workers_copies_of_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.delenv("GPUVIZ_IMPORT_START", raising=False)
+    monkeypatch.setattr(cluster, "test_mark", 7, raising=False)
+    with cluster.using("local:1", fork=True) as forked:
+        assert forked is not None
+        assert list(forked.client.run(_mark).values()) == [7]
+    # Without it (the app's), Dask spawns them: fresh interpreters.
+    with cluster.using("local:1") as spawned:
+        assert spawned is not None
+        assert list(spawned.client.run(_mark).values()) == [None]
+    # GPUVIZ_IMPORT_START=spawn spawns them even so, as it does the import's children.
+    monkeypatch.setenv("GPUVIZ_IMPORT_START", "spawn")
+    with cluster.using("local:1", fork=True) as told:
+        assert told is not None
+        assert list(told.client.run(_mark).values()) == [None]
