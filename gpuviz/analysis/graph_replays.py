@@ -25,7 +25,6 @@ to the op, module and line that launched it at capture instead.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +34,9 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
-from gpuviz.analysis.names import name_mask
+from gpuviz.analysis.names import GRAPH_LAUNCH, name_mask
 
 I64 = npt.NDArray[np.int64]
-
-GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:_v\d+)?(?:_ptsz|_spt)?$")
-"""Runtime and driver calls that replay a graph."""
 
 
 @dataclass

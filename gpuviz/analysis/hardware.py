@@ -71,6 +71,7 @@ from gpuviz.analysis.step_flops import (
     StepFigures,
     launched_device_ns,
     rank_figures,
+    replayed_device_ns,
     step_figures,
 )
 from gpuviz.analysis.steps import Steps, find_steps
@@ -453,7 +454,14 @@ def hardware(
     why_none = SHAPES_LEFT_OUT if dropped else NO_SHAPES
     if not dropped and np.isfinite(calls.flops).any():  # shapes there: this step has no FLOPs
         why_none = NO_FORMULA
-    figures = step_figures(steps, per_call, match_of, launched_device_ns(trace, steps), why_none)
+    device_ns = launched_device_ns(trace, steps)
+    replayed = replayed_device_ns(trace, steps)
+    replays = None
+    if replayed is not None and replayed.any():  # the attribution: only for graph replays
+        from gpuviz.analysis.replay_flops import replay_flops
+
+        replays = replay_flops(trace, steps, calls.rows, calls.flops, precision)
+    figures = step_figures(steps, per_call, match_of, device_ns, why_none, replayed, replays)
     return Hardware(
         match,
         [shapes[j] for j in order],

@@ -14,7 +14,9 @@ replay, for every replay that ran one of its kernels.
 FLOPs go the same way: a replayed kernel's innermost op with counted FLOPs in the capture
 (:func:`gpuviz.analysis.flops.op_flops`, from its recorded shapes), once a replay, each at its
 own precision; the kernel's time is then time with known FLOPs, for the step's coverage
-(:func:`gpuviz.analysis.serving_phases.serving_report` judges its MFU again with them).
+(:func:`gpuviz.analysis.serving_phases.serving_report` judges its MFU again with them). A
+capture inside the run itself gives no FLOPs here: the step figures count its replays
+already (:mod:`gpuviz.analysis.replay_flops`).
 
 The count is a floor, as :mod:`gpuviz.analysis.mbu`'s: activations, and the operands of ops
 that are no aten GEMM or attention (a fused MoE of a kernel library), are not in it. Where a
@@ -121,7 +123,9 @@ def replay_bytes(trace: Trace, steps: Steps) -> ReplayBytes | None:
             ops.setdefault(int(r), set())
             if op >= 0:
                 ops[int(r)].add((int(c), op))
-            if fop >= 0:
+            # A capture in this trace: its replays' FLOPs are the steps' own already
+            # (gpuviz.analysis.replay_flops), not to be added again.
+            if fop >= 0 and merge.captures[key[0]] is not att:
                 flop_ops.setdefault(int(r), set()).add((int(c), fop))
                 known_ns[int(r)] = known_ns.get(int(r), 0) + int(d)
     for i in range(n):

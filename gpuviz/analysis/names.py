@@ -38,6 +38,8 @@ SYNC_CALLS = frozenset(
 
 PROFILER_STEP = re.compile(r"^ProfilerStep#(\d+)$")
 HARNESS_STEP = re.compile(r"^gpuviz/.+#(\d+)$")
+GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:_v\d+)?(?:_ptsz|_spt)?$")
+"""Runtime and driver calls that replay a CUDA or HIP graph."""
 """The ``record_function`` gpuviz's runner puts around each profiled step."""
 OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 DATAPARALLEL_FORWARD = "DataParallel.forward"

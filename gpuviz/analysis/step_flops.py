@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,9 @@ from gpuviz.analysis.peaks import (
 )
 from gpuviz.analysis.steps import Steps
 from gpuviz.trace.model import Trace
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.replay_flops import ReplayFlops
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -51,6 +54,14 @@ SHAPES_LEFT_OUT = (
     "shapes were left out to fit the memory limit (raise --max-memory or GPUVIZ_MAX_MEMORY)"
 )
 NO_FORMULA = "no op with a FLOP formula started in it (GEMMs, convolutions, attention, add, mul)"
+REPLAYED = (
+    "{pct:.0f}% of its GPU time ran in CUDA/HIP graph replays, whose kernels have no op in the "
+    "step: their FLOPs are not counted"
+)
+REPLAYED_UNMATCHED = (
+    "{pct:.0f}% of its GPU time ran in CUDA/HIP graph replays whose kernels' capture has no op "
+    "with FLOPs for them"
+)
 NO_SHAPES = "no FLOPs counted: record shapes (torch.profiler record_shapes=True, gpuviz profile --record-shapes)"
 
 
@@ -294,9 +305,10 @@ class RankPeaks:
         return self.found[rank]
 
 
-def launched_device_ns(trace: Trace, steps: Steps) -> I64:
+def launched_device_ns(trace: Trace, steps: Steps, by: npt.NDArray[np.bool_] | None = None) -> I64:
     """Each step's device time: the GPU work (kernels, copies, sets) launched in its CPU range,
-    the denominator of the coverage (the calls' kernels are found the same way)."""
+    the denominator of the coverage (the calls' kernels are found the same way); with ``by``
+    (a mask over symbol ids), only the work whose launch call's name it holds."""
     out = np.zeros(len(steps), dtype=np.int64)
     s = trace.slices
     gpu = np.flatnonzero(trace.gpu_activity_mask())
@@ -304,6 +316,8 @@ def launched_device_ns(trace: Trace, steps: Steps) -> I64:
         return out
     launch = trace.launches_of(gpu)
     ok = launch >= 0
+    if by is not None:
+        ok[ok] = by[s.name[launch[ok]]]
     gpu, launch = gpu[ok], launch[ok]
     rank = trace.tracks.rank[s.track[launch]].astype(np.int64)
     start = s.start_ns[launch].astype(np.int64)
@@ -318,14 +332,31 @@ def launched_device_ns(trace: Trace, steps: Steps) -> I64:
     return out
 
 
+def replayed_device_ns(trace: Trace, steps: Steps) -> I64 | None:
+    """Each step's device time launched by CUDA/HIP graph replays (``cudaGraphLaunch``), or
+    None where the trace has no such call."""
+    from gpuviz.analysis.names import GRAPH_LAUNCH, name_mask
+
+    graph = name_mask(trace.symbols, lambda n: GRAPH_LAUNCH.match(n) is not None)
+    return launched_device_ns(trace, steps, graph) if graph.any() else None
+
+
 def step_figures(
     steps: Steps,
     calls: OpCalls,
     match_of: RankPeaks,
     device_ns: I64,
     why_none: str = NO_SHAPES,
+    replayed_ns: I64 | None = None,
+    replays: ReplayFlops | None = None,
 ) -> list[StepFigures]:
-    """Each step's figures (see the module notes)."""
+    """Each step's figures (see the module notes).
+
+    ``replayed_ns``: each step's device time in graph replays (:func:`replayed_device_ns`),
+    which the MFU's note names where its FLOPs are not known. ``replays``: the replays' FLOPs
+    from their captures in the trace (:func:`~gpuviz.analysis.replay_flops.replay_flops`),
+    counted in the replaying steps, their captured calls in none.
+    """
     out = []
     finite = np.isfinite(calls.flops)
     bad = calls.bad if calls.bad is not None else np.zeros(len(calls.rows), dtype=bool)
@@ -333,11 +364,15 @@ def step_figures(
         r = int(steps.rank[i])
         peaks = match_of(None if r < 0 else r).peaks
         inside = calls.in_step(steps, i)
-        known = inside[finite[inside]]
+        counted = inside if replays is None else inside[~replays.captured[inside]]
+        known = counted[finite[counted]]
         by: dict[str, float] = {}
         for p, f in zip(calls.precision[known].tolist(), calls.flops[known].tolist()):
             if f > 0:  # a known 0 (a compiled dtype cast) is time covered, not a precision
                 by[p] = by.get(p, 0.0) + f
+        replay_known = 0 if replays is None else int(replays.known_ns[i])
+        for p, f in ({} if replays is None else replays.by_precision[i]).items():
+            by[p] = by.get(p, 0.0) + f
         dur = int(steps.end_ns[i] - steps.start_ns[i])
         fig = StepFigures(
             flops=0.0,
@@ -346,15 +381,34 @@ def step_figures(
             mfu=None,
             by_precision=by,
             device_ns=int(device_ns[i]),
-            known_ns=int(calls.device_ns[known].sum()),
+            known_ns=int(calls.device_ns[known].sum()) + replay_known,
             rank=None if r < 0 else r,
             step=int(steps.number[i]),
             label=steps.label(i),
             duration_ns=dur,
         )
         judge(fig, dur, peaks, int(bad[inside].sum()), why_none)
+        if replayed_ns is not None:
+            note_replays(fig, int(replayed_ns[i]) - replay_known, matched=replays is not None)
         out.append(fig)
     return out
+
+
+def note_replays(fig: _Figures, replayed_ns: int, matched: bool = False) -> None:
+    """Say in ``fig``'s MFU note that ``replayed_ns`` of its device time ran in graph replays
+    with no FLOPs known (``matched``: the replays' kernels were matched to their capture, but
+    not to an op with FLOPs), where that time is why its MFU is unknown or a lower bound. An
+    MFU withheld as inconsistent keeps its note alone."""
+    if replayed_ns <= 0 or fig.inconsistent or (fig.mfu is not None and not fig.lower_bound):
+        return
+    pct = 100.0 * replayed_ns / fig.device_ns if fig.device_ns else 100.0
+    why = (REPLAYED_UNMATCHED if matched else REPLAYED).format(pct=pct)
+    if not fig.mfu_note or (fig.flops <= 0 and replayed_ns >= fig.device_ns):
+        fig.mfu_note = why
+    elif fig.flops <= 0:  # the replays first, then why the rest has no FLOPs either
+        fig.mfu_note = f"{why}; the rest: {fig.mfu_note}"
+    else:
+        fig.mfu_note = f"{fig.mfu_note}; {why}"
 
 
 def rank_figures(

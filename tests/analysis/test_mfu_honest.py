@@ -330,3 +330,107 @@ def test_shapes_left_out_under_max_memory_are_said_and_null(
     assert all("left out" in s["mfu_note"] for s in j["steps"])
     rc, out, _ = run(capsys, "breakdown", str(WITH_SHAPES), "--by", "step", "--max-memory", "1M")
     assert "unknown" in out and " 0.0 " not in out and "left out" in out
+
+
+GRAPHS = DATA / "graphs" / "gpu"
+
+
+def _replayed_share(path: Path) -> list[float]:
+    """Per step, the share of its launched GPU time that graph replays ran, counted apart
+    from gpuviz's step figures: from the attribution's graph replays (each replay's kernels
+    by Kineto's correlation to its graph launch), the replays put in the step whose CPU range
+    holds their launch."""
+    import numpy as np
+
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.graph_replays import graph_replays
+    from gpuviz.analysis.steps import find_steps
+
+    trace = load_trace(path)
+    att = attribute(trace)
+    replays = graph_replays(att)
+    hw = hardware(trace)
+    steps = find_steps(trace)
+    launch_start = trace.slices.start_ns[att.forest.rows[replays.launch_node]]
+    out = []
+    for i, fig in enumerate(hw.steps):
+        inside = (launch_start >= steps.cpu_start_ns[i]) & (launch_start < steps.cpu_end_ns[i])
+        mine = np.isin(replays.kernel_replay, np.flatnonzero(inside))
+        out.append(float(att.gpu_dur_ns[mine].sum()) / fig.device_ns if fig.device_ns else 0.0)
+    return out
+
+
+def test_graph_replays_count_the_flops_of_their_capture_in_the_replaying_step() -> None:
+    """torch.compile(mode="reduce-overhead") on the H100, read without its compile info:
+    step 0 captures the CUDA graph and replays it, steps 1-3 replay it. Each step counts its
+    replay's FLOPs from the ops that captured the kernels, once: the same as the eager run of
+    the same model counts from its own ops, and within 5% of torch's FlopCounterMode
+    (recorded beside the data). The capture's own ops count in no step (step 0 had 21.9 GFLOP
+    with none of its GPU time known; steps 1-3 had none). The Triton kernels' capture ops
+    have no shapes: that share is named in the note."""
+    hw = hardware(load_trace(GRAPHS / "gpt_reduce_overhead.json.gz"))
+    eager = hardware(load_trace(GRAPHS / "gpt_eager.json.gz"))
+    truth = json.loads((DATA / "compile" / "gpu" / "truth.json").read_text())
+    shares = _replayed_share(GRAPHS / "gpt_reduce_overhead.json.gz")
+    assert len(hw.steps) == 4 and all(s > 0.5 for s in shares)
+    for fig, share in zip(hw.steps, shares):
+        assert fig.flops == pytest.approx(eager.steps[0].flops, rel=1e-3)
+        assert fig.flops == pytest.approx(truth["flop_counter_total"], rel=0.05)
+        assert 0 < fig.known_ns <= fig.device_ns
+        assert fig.mfu is None  # the GEMMs and attention alone: under half the GPU time
+        note = fig.mfu_note or ""
+        unmatched = float(note.split("; ")[1].split("%")[0])
+        assert 0 < unmatched < 100 * share
+        assert note.endswith("ran in CUDA/HIP graph replays whose kernels' capture has no op "
+                             "with FLOPs for them")  # fmt: skip
+    assert not any("graph replays" in (s.mfu_note or "") for s in eager.steps)
+
+
+def test_with_the_compile_info_every_replayed_step_has_its_flops_and_a_lower_bound(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same run with its compile info (``gpt_reduce_overhead.compile/``): the Triton
+    kernels' FLOPs come from the FX nodes they fuse, so each step's replay is known whole;
+    the 31% left is the eager optimizer (no FLOP formula). Before, step 0 claimed 100% of its
+    GPU time known (the capture's calls held every later replay's kernels: 128%) and steps
+    1-3 had no FLOPs."""
+    truth = json.loads((DATA / "compile" / "gpu" / "truth.json").read_text())
+    rc, out, _ = run(capsys, "summary", str(GRAPHS / "gpt_reduce_overhead.json.gz"), "--json")
+    assert rc == 0
+    steps = json.loads(out)["mfu"]["steps"]
+    shares = _replayed_share(GRAPHS / "gpt_reduce_overhead.json.gz")
+    for j, share in zip(steps, shares):
+        assert j["flops"] == pytest.approx(truth["flop_counter_total"], rel=0.05)
+        assert j["flops_coverage"] == pytest.approx(share, abs=0.01)  # the replay, whole
+        assert j["mfu_is_lower_bound"] is True and j["mfu"] > 0
+        # Each precision at its own peak: between all at bf16's and all at fp32's (the
+        # H100 SXM datasheet's dense 989.4 and 66.9 TFLOP/s), the JSON's 5 decimals apart.
+        rate = j["flops"] / (j["duration_us"] * 1e-6)
+        assert rate / 989.4e12 - 5e-6 <= j["mfu"] <= rate / 66.9e12 + 5e-6
+
+
+def test_a_replayed_decode_steps_lower_bound_names_the_replays(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """vLLM's decode on an MI300X: 97% of the step's GPU time ran in one HIP graph replay,
+    which is why the FLOPs known cover 3%; the note says both."""
+    (share,) = _replayed_share(MOE)
+    fig = hardware(load_trace(MOE)).steps[0]
+    assert share > 0.9
+    assert fig.mfu_note == (
+        f"FLOPs known for only {100 * (fig.coverage or 0):.0f}% of GPU time; "
+        f"{100 * share:.0f}% of its GPU time ran in CUDA/HIP graph replays, whose kernels have "
+        "no op in the step: their FLOPs are not counted"
+    )
+
+
+def test_a_manual_cuda_graph_counts_each_replays_gemms_by_hand() -> None:
+    """``torch.cuda.graph`` of an MLP (32 x 1024 -> 4096 -> 1024, GELU and LayerNorm between)
+    captured once and replayed 5 times in one trace (the H100 recording of
+    scripts/gpu/record_round4.py): the step's FLOPs are the two Linear GEMMs' 2·M·K·N of each
+    of the 5 replays, counted by hand; the capture itself, which ran no kernel, adds none (it
+    was the step's only count before: one forward, 0% of the GPU time known)."""
+    fig = hardware(load_trace(GRAPHS / "manual_graph.json.gz")).steps[0]
+    gemms = 2 * (2 * 32 * 1024 * 4096)
+    assert fig.flops == 5 * gemms
+    assert 0.5 < (fig.coverage or 0) < 1 and fig.lower_bound and fig.mfu is not None
