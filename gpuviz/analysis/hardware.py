@@ -69,6 +69,7 @@ from gpuviz.analysis.step_flops import (
     RankFigures,
     RankPeaks,
     StepFigures,
+    has_graph_launches,
     launched_device_ns,
     rank_figures,
     replayed_device_ns,
@@ -431,8 +432,14 @@ def hardware(
     for i, p in compiled.items():
         precision[i] = p
     described = split_by_precision(calls, described, precision)
-    bad = _bad_calls(trace, calls, precision, match)
-    shapes = _shapes(calls, described, precision, match, bad)
+    rc = None
+    if has_graph_launches(trace):  # the attribution: only for graph replays
+        from gpuviz.analysis.replay_flops import executed, replay_calls
+
+        rc = replay_calls(trace, calls.rows)
+    ran = calls if rc is None else executed(calls, rc)  # a captured call: its replays'
+    bad = _bad_calls(trace, ran, precision, match)
+    shapes = _shapes(ran, described, precision, match, bad)
     order = sorted(range(len(shapes)), key=lambda j: (-shapes[j].device_ns, shapes[j].name))
     remap = np.zeros(len(shapes), dtype=np.int64)
     remap[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
@@ -447,7 +454,7 @@ def hardware(
         precision=precision,
         rank=trace.tracks.rank[s.track[calls.rows]].astype(np.int64),
         start_ns=s.start_ns[calls.rows].astype(np.int64),
-        roof_share=call_shares(calls, precision, match),
+        roof_share=call_shares(ran, precision, match),
         bad=bad,
     )
     dropped = DROP_CPU_ARGS in trace.dropped
@@ -457,10 +464,10 @@ def hardware(
     device_ns = launched_device_ns(trace, steps)
     replayed = replayed_device_ns(trace, steps)
     replays = None
-    if replayed is not None and replayed.any():  # the attribution: only for graph replays
+    if rc is not None:
         from gpuviz.analysis.replay_flops import replay_flops
 
-        replays = replay_flops(trace, steps, calls.rows, calls.flops, precision)
+        replays = replay_flops(rc, steps, len(calls.rows), calls.flops, precision)
     figures = step_figures(steps, per_call, match_of, device_ns, why_none, replayed, replays)
     return Hardware(
         match,

@@ -21,7 +21,10 @@ launches of a capture in this trace:
   kernels: :func:`gpuviz.analysis.step_flops.launched_device_ns`), and its kernels' time
   to the step's time with known FLOPs where the call's FLOPs are known;
 - the calls a replay took (:attr:`ReplayFlops.captured`) count in no step by themselves:
-  each of their executions is a replay's.
+  each of their executions is a replay's;
+- the op-shape table and the roofline count such a call's FLOPs and bytes once per replay that
+  ran its kernels, over those kernels' time (:func:`executed`): one execution's FLOPs over
+  four replays' time made its TFLOP/s four times too low.
 
 Replays of a capture in another trace (``--capture-trace``) are a serving step's matter
 (:mod:`gpuviz.analysis.mbu_graphs`); they count here in no step, as before.
@@ -29,12 +32,14 @@ Replays of a capture in another trace (``--capture-trace``) are a serving step's
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.analysis.op_calls import Calls
 from gpuviz.analysis.steps import Steps
 from gpuviz.trace.model import Trace
 
@@ -64,29 +69,44 @@ class ReplayFlops:
     captured: npt.NDArray[np.bool_]
 
 
-def replay_flops(
-    trace: Trace,
-    steps: Steps,
-    call_rows: I64,
-    flops: F64,
-    precision: npt.NDArray[np.object_],
-) -> ReplayFlops | None:
-    """The FLOPs of each step's graph replays, from their captures in ``trace``.
+@dataclass
+class ReplayCalls:
+    """The replayed kernels that took a counted call from their capture in the same trace.
+
+    Attributes
+    ----------
+    kernel : int64
+        Each such kernel (an index into the attribution's ``gpu_rows``).
+    call : int64
+        Its call (an index into ``Calls.rows``).
+    replay : int64
+        Its replay (:class:`~gpuviz.analysis.graph_replays.GraphReplays`).
+    dur_ns : int64
+        Its device time.
+    replay_rank, replay_start_ns : int64
+        Per replay, its launch call's rank and start.
+    """
+
+    kernel: I64
+    call: I64
+    replay: I64
+    dur_ns: I64
+    replay_rank: I64
+    replay_start_ns: I64
+
+
+def replay_calls(trace: Trace, call_rows: I64) -> ReplayCalls | None:
+    """Each replayed kernel's counted call: the innermost around its capture launch.
 
     Parameters
     ----------
     trace : Trace
-    steps : Steps
     call_rows : int64
         Each counted call's op row (``Calls.rows``).
-    flops : float64
-        Each call's FLOPs (NaN: unknown).
-    precision : object array
-        Each call's precision.
 
     Returns
     -------
-    ReplayFlops or None
+    ReplayCalls or None
         None where no replayed kernel was matched to a capture in this trace.
     """
     from gpuviz.analysis.attribution import attribute
@@ -106,27 +126,70 @@ def replay_flops(
     hit = call >= 0
     kernels, call = kernels[hit], call[hit]
     replays = graph_replays(att)
-    replay = replays.kernel_replay[kernels]
-    n = len(steps)
-    out = ReplayFlops(
-        [{} for _ in range(n)], np.zeros(n, dtype=np.int64), np.zeros(len(call_rows), bool)
-    )
-    out.captured[call] = True
-    if not len(kernels):
-        return out
     s = trace.slices
     launch_rows = att.forest.rows[replays.launch_node]
-    step_of_replay = _steps_of(
-        steps,
-        trace.tracks.rank[s.track[launch_rows]].astype(np.int64),
-        s.start_ns[launch_rows].astype(np.int64),
+    return ReplayCalls(
+        kernel=kernels,
+        call=call,
+        replay=replays.kernel_replay[kernels].astype(np.int64),
+        dur_ns=att.gpu_dur_ns[kernels].astype(np.int64),
+        replay_rank=trace.tracks.rank[s.track[launch_rows]].astype(np.int64),
+        replay_start_ns=s.start_ns[launch_rows].astype(np.int64),
     )
-    step = step_of_replay[replay]
-    inside = step >= 0
-    known = inside & np.isfinite(flops[call])
-    np.add.at(out.known_ns, step[known], att.gpu_dur_ns[kernels[known]].astype(np.int64))
+
+
+def executed(calls: Calls, rc: ReplayCalls) -> Calls:
+    """``calls`` with each captured call's figures those of its executions: FLOPs and bytes
+    once per replay that ran its kernels, its device time theirs (the roofline of its shape:
+    work over the time it took, not one execution's work over every replay's time)."""
+    n = len(calls.rows)
+    pairs = np.unique(np.stack([rc.replay, rc.call]), axis=1)
+    runs = np.bincount(pairs[1], minlength=n).astype(np.float64)
+    captured = runs > 0
+    ran_ns = np.bincount(rc.call, weights=rc.dur_ns, minlength=n).astype(np.int64)
+    return dataclasses.replace(
+        calls,
+        flops=np.where(captured, calls.flops * runs, calls.flops),
+        nbytes=np.where(captured, calls.nbytes * runs, calls.nbytes),
+        device_ns=np.where(captured, ran_ns, calls.device_ns),
+    )
+
+
+def replay_flops(
+    rc: ReplayCalls,
+    steps: Steps,
+    n_calls: int,
+    flops: F64,
+    precision: npt.NDArray[np.object_],
+) -> ReplayFlops:
+    """The FLOPs of each step's graph replays (see the module notes).
+
+    Parameters
+    ----------
+    rc : ReplayCalls
+    steps : Steps
+    n_calls : int
+        How many calls there are.
+    flops : float64
+        Each call's FLOPs, one execution's (NaN: unknown).
+    precision : object array
+        Each call's precision.
+
+    Returns
+    -------
+    ReplayFlops
+    """
+    n = len(steps)
+    out = ReplayFlops([{} for _ in range(n)], np.zeros(n, dtype=np.int64), np.zeros(n_calls, bool))
+    out.captured[rc.call] = True
+    if not len(rc.kernel):
+        return out
+    step_of_replay = _steps_of(steps, rc.replay_rank, rc.replay_start_ns)
+    step = step_of_replay[rc.replay]
+    known = (step >= 0) & np.isfinite(flops[rc.call])
+    np.add.at(out.known_ns, step[known], rc.dur_ns[known])
     # Each call once a replay: its FLOPs per execution, at its precision.
-    pairs = np.unique(np.stack([replay[known], call[known]]), axis=1)
+    pairs = np.unique(np.stack([rc.replay[known], rc.call[known]]), axis=1)
     for r, c in zip(pairs[0].tolist(), pairs[1].tolist()):
         f = float(flops[c])
         if f > 0:  # a known 0 (a compiled dtype cast) is time covered, not a precision
@@ -168,4 +231,4 @@ def _steps_of(steps: Steps, rank: I64, start: I64) -> I64:
     return out
 
 
-__all__ = ["ReplayFlops", "replay_flops"]
+__all__ = ["ReplayCalls", "ReplayFlops", "executed", "replay_calls", "replay_flops"]

@@ -434,3 +434,35 @@ def test_a_manual_cuda_graph_counts_each_replays_gemms_by_hand() -> None:
     gemms = 2 * (2 * 32 * 1024 * 4096)
     assert fig.flops == 5 * gemms
     assert 0.5 < (fig.coverage or 0) < 1 and fig.lower_bound and fig.mfu is not None
+
+
+def test_a_captured_gemms_roofline_is_its_replays_work_over_their_kernels_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same MLP's op-shape rows: each Linear's ``aten::addmm`` was called once, at capture,
+    and its GEMM kernel ran in each of the 5 replays. Its FLOPs are the 5 executions'
+    (2·M·K·N each, by hand), and its TFLOP/s those FLOPs over the GEMM kernels' time, summed
+    here from the trace by kernel name (an xmma GEMM and a memset a call: 10 GEMMs and 5
+    memsets in the replays). Before, one
+    execution's FLOPs had no time at all (TFLOP/s unknown)."""
+    import numpy as np
+
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.graph_replays import graph_replays
+
+    path = GRAPHS / "manual_graph.json.gz"
+    rc, out, _ = run(capsys, "breakdown", str(path), "--by", "op-shape", "--top", "0", "--json")
+    assert rc == 0
+    rows = [r for r in json.loads(out)["rows"] if r["key"] == "aten::addmm"]
+    assert len(rows) == 2 and all(r["flops"] == 5 * 2 * 32 * 1024 * 4096 for r in rows)
+    trace = load_trace(path)
+    att = attribute(trace)
+    names = np.array([trace.symbols[int(n)] for n in trace.slices.name[att.gpu_rows]])
+    replayed = graph_replays(att).kernel_replay >= 0
+    gemm = replayed & (np.char.find(names, "gemm") >= 0)
+    # cuBLAS clears its workspace first: addmm's own kernels are a memset and the GEMM.
+    memset = replayed & (names == "Memset (Device)")
+    assert gemm.sum() == 10 and memset.sum() == 5
+    row_ns = sum(r["flops"] / (r["tflops"] * 1e12) * 1e9 for r in rows)
+    truth = float(att.gpu_dur_ns[gemm].sum() + att.gpu_dur_ns[memset].sum())
+    assert row_ns == pytest.approx(truth, rel=0.01)  # TFLOP/s has 1 decimal in the JSON
