@@ -68,13 +68,16 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
     # Compiled code's kernels to the modules and lines that wrote them (issue 49): from the
     # compile-info folder a command attached to the trace, else from kernel names.
     origins = compiled_origins(att, compile_info_of(trace))
-    merge = merge_of(att) if by in ("op", "module", "line") else None
+    merge = merge_of(att) if by in ("op", "op-shape", "module", "line") else None
     if merge is not None:
         # Graph replays with their capture: each matched kernel where it was captured.
         base = att.memo("graph_merge_base", lambda: without_merged(att, merge))
-        table = {"op": op_table, "module": module_table}.get(by, lambda a: line_table(a, mine))(
-            base
-        )
+        make = {
+            "op": op_table,
+            "op-shape": lambda a: op_table(a, by_shape=True),
+            "module": module_table,
+        }.get(by, lambda a: line_table(a, mine))
+        table = make(base)
         refined = refine(add_captured(table, att, merge, mine), att, origins)
         return annotate_fused_flops(refined, att, origins)
     if by == "op":

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -259,6 +260,29 @@ class CaptureKeys:
     kind: str
 
 
+SHAPE_SEP = "\x1f"
+"""Between an op-shape row's name and its shapes in :func:`shape_row_key`."""
+
+
+def shape_row_key(name: str, input_shapes: Any) -> str:
+    """An op-shape row's identity: its name and its input shapes (as JSON)."""
+    return f"{name}{SHAPE_SEP}{msgspec.json.encode(input_shapes or []).decode()}"
+
+
+def _dims_of(c_att: Attribution, nodes: list[int]) -> list[Any]:
+    """The decoded ``Input Dims`` of op nodes (None where they record none)."""
+    args = c_att.op_args(("input_dims",))
+    where = np.searchsorted(c_att.op_node_indices(), np.asarray(nodes, dtype=np.int64))
+    out = []
+    for i in where.tolist():
+        raw = args.input_dims[i]
+        try:
+            out.append(msgspec.json.decode(raw) if raw else None)
+        except msgspec.DecodeError:
+            out.append(None)
+    return out
+
+
 def capture_keys(c_att: Attribution, node: int, by: str, mine: bool = False) -> CaptureKeys:
     """Where the kernel launched by capture node ``node`` goes in table ``by``.
 
@@ -285,7 +309,7 @@ def capture_keys(c_att: Attribution, node: int, by: str, mine: bool = False) -> 
         phase = "backward"
         if c_att.forward_op[node] >= 0:
             holder = int(c_att.forward_op[node])
-    if by == "op":
+    if by in ("op", "op-shape"):
         op = int(c_att.memo("graph_innermost_op", lambda: f.nearest(c_att.is_op))[node])
         if op < 0:
             return CaptureKeys(None, (), phase, "op")
@@ -293,6 +317,9 @@ def capture_keys(c_att: Attribution, node: int, by: str, mine: bool = False) -> 
         while c_att.op_parent[chain[-1]] >= 0:
             chain.append(int(c_att.op_parent[chain[-1]]))
         names = [op_display_name(n) for n in c_att.names(chain)]
+        if by == "op-shape":  # each op's row of its own shapes
+            dims = _dims_of(c_att, chain)
+            names = [shape_row_key(n, d) for n, d in zip(names, dims, strict=True)]
         return CaptureKeys(names[0], tuple(dict.fromkeys(names)), phase, "op")
     if by == "module":
         frame, path, paths = module_paths(c_att)
@@ -348,14 +375,17 @@ def add_captured(
     capture, not in this trace); every row that received time carries
     ``extra["graph_device_us"]``, the part of its device total that came from graph replays.
     """
-    by = "op" if table.by in ("op", "op-shape") else table.by
+    by = table.by
     dur = att.gpu_dur_ns[merge.kernel].astype(np.float64)
     # One entry per distinct capture launch: replays of a graph share them.
     pair = merge.capture * (1 << 40) + merge.launch_node
     uniq, inv = np.unique(pair, return_inverse=True)
     sums = np.bincount(inv.reshape(-1), weights=dur, minlength=len(uniq))
     rows = list(table.rows)
-    index = {r.key: i for i, r in enumerate(rows)}
+    if by == "op-shape":
+        index = {shape_row_key(r.key, r.input_shapes): i for i, r in enumerate(rows)}
+    else:
+        index = {r.key: i for i, r in enumerate(rows)}
     kernel_row = table.kernel_row.copy()
     added = 0.0
     graph_ns: dict[int, float] = {}
@@ -369,7 +399,12 @@ def add_captured(
             i = index.get(k)
             if i is None:
                 i = index[k] = len(rows)
-                rows.append(empty_row(k, keys.kind, phases=by in ("module", "line")))
+                if by == "op-shape":
+                    name, _, shapes = k.partition(SHAPE_SEP)
+                    rows.append(empty_row(name, keys.kind, phases=False))
+                    rows[-1].input_shapes = msgspec.json.decode(shapes)
+                else:
+                    rows.append(empty_row(k, keys.kind, phases=by in ("module", "line")))
             r = rows[i]
             r.device_total_ns += round(total)
             graph_ns[i] = graph_ns.get(i, 0.0) + total

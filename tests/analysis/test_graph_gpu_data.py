@@ -184,3 +184,27 @@ def test_reduce_overhead_tables_with_compile_info_hold_every_kernel_once(by: str
     )
     held = sum(r.device_self_ns for r in table.rows) + table.unattributed_device_ns
     assert held == pytest.approx(gpu * 1000, rel=1e-3)
+
+
+@pytest.mark.parametrize("path", [MANUAL, REDUCE])
+def test_op_shape_rows_of_captured_ops_hold_their_replays(path: Path) -> None:
+    """``--by op-shape`` places a replayed kernel on the captured op's row of its own shapes,
+    as ``--by op`` places it on the op's row: each kernel's time once (the rows' self time and
+    the time in no row add up to the kernels' in the JSON), no row left for the graph, and
+    the manual graph's two ``aten::addmm`` rows hold their GEMMs and memset (5 replays)."""
+    trace = load_trace(need(path))
+    table = breakdown(trace, "op-shape")
+    gpu = sum(
+        e["dur"] for e in events(path) if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+    )
+    held = sum(r.device_self_ns for r in table.rows) + table.unattributed_device_ns
+    assert held == pytest.approx(gpu * 1000, rel=1e-3)
+    assert not any(r.key.startswith("graph ") for r in table.rows)
+    if path == MANUAL:
+        kernels = [e for e in events(path) if e.get("cat") in ("kernel", "gpu_memset")]
+        gemm = sum(
+            e["dur"] for e in kernels if "gemm" in e["name"] or e["name"] == "Memset (Device)"
+        )
+        addmm = [r for r in table.rows if r.key == "aten::addmm"]
+        assert len(addmm) == 2 and all(r.calls == 1 for r in addmm)
+        assert sum(r.device_self_ns for r in addmm) == pytest.approx(gemm * 1000, rel=1e-3)
