@@ -18,7 +18,7 @@ from gpuviz.analysis.attribution import Attribution, attribute
 from gpuviz.analysis.breakdown_table import BY_VALUES, Breakdown, BreakdownRow
 from gpuviz.analysis.compiled_calls import annotate_fused_flops
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins, refine
-from gpuviz.analysis.graph_merge import add_captured, merge_of, without_merged
+from gpuviz.analysis.graph_merge import add_captured, capture_runs, merge_of, without_merged
 from gpuviz.analysis.modules import module_table
 from gpuviz.analysis.op_table import node_times, op_table
 from gpuviz.analysis.source_lines import line_table
@@ -72,9 +72,10 @@ def breakdown(trace: Trace, by: str, mine: bool = False) -> Breakdown:
     if merge is not None:
         # Graph replays with their capture: each matched kernel where it was captured.
         base = att.memo("graph_merge_base", lambda: without_merged(att, merge))
+        runs = capture_runs(att, merge)  # a captured op's FLOPs: once per replay
         make = {
-            "op": op_table,
-            "op-shape": lambda a: op_table(a, by_shape=True),
+            "op": lambda a: op_table(a, runs=runs),
+            "op-shape": lambda a: op_table(a, by_shape=True, runs=runs),
             "module": module_table,
         }.get(by, lambda a: line_table(a, mine))
         table = make(base)

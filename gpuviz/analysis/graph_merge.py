@@ -218,6 +218,29 @@ def merge_of(att: Attribution) -> GraphMerge | None:
     return att.memo("graph_merge", make)
 
 
+def capture_runs(att: Attribution, merge: GraphMerge) -> I64 | None:
+    """Per node of ``att``'s forest, how many times the GPU ran it: for an op of a capture in
+    ``att``'s own trace, the replays that ran a kernel it (or an op inside it) launched;
+    1 elsewhere. None where no capture of this trace was matched.
+
+    A captured op ran nothing at capture: its FLOPs are work done once per replay.
+    """
+    own = merge.capture == 0
+    if not merge.captures or merge.captures[0] is not att or not own.any():
+        return None
+    nodes = merge.launch_node[own]
+    replay = graph_replays(att).kernel_replay[merge.kernel[own]]
+    pairs = np.unique(np.stack([nodes, replay]), axis=1)
+    launch, count = np.unique(pairs[0], return_counts=True)
+    runs = np.ones(len(att.forest), dtype=np.int64)
+    for node, n in zip(launch.tolist(), count.tolist(), strict=True):
+        at = int(att.op_parent[node])
+        while at >= 0:  # the ops around the launch: each ran as often as its replays
+            runs[at] = max(int(runs[at]), int(n))
+            at = int(att.op_parent[at])
+    return runs
+
+
 def without_merged(att: Attribution, merge: GraphMerge) -> Attribution:
     """A copy of ``att`` in which the merged kernels have no launch (so that the tables count
     them nowhere, until :func:`add_captured` puts them where their capture says)."""

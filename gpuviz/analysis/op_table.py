@@ -95,7 +95,10 @@ def node_times(att: Attribution) -> tuple[I64, I64, F64, F64]:
 
 
 def op_table(
-    att: Attribution, by_shape: bool = False, flops_fn: FlopsFn | None = formula_flops
+    att: Attribution,
+    by_shape: bool = False,
+    flops_fn: FlopsFn | None = formula_flops,
+    runs: I64 | None = None,
 ) -> Breakdown:
     """Ops (and ``record_function`` ranges) grouped by name, or by name and input shapes.
 
@@ -109,6 +112,10 @@ def op_table(
     flops_fn : callable, optional
         FLOPs of one call from ``(name, input_dims, input_types)`` where Kineto wrote none;
         None to use Kineto's only.
+    runs : int64, optional
+        Per forest node, how many times the GPU ran its work
+        (:func:`~gpuviz.analysis.graph_merge.capture_runs`: a captured op once per replay);
+        its FLOPs count that many times. Default: once.
 
     Returns
     -------
@@ -143,7 +150,7 @@ def op_table(
 
     cpu_t, cpu_s = total(dur[nodes]), total(cpu_self[nodes])
     dev_s, dev_t = total(dev_self[nodes]), total(dev_total[nodes])
-    flops = _flops(att, nodes, inverse, g, flops_fn)
+    flops = _flops(att, nodes, inverse, g, flops_fn, None if runs is None else runs[nodes])
     kind = att.kind[nodes]
     # A row's types are its first call's: decoded for those calls only.
     first_types = (
@@ -219,17 +226,24 @@ def _json(raw: bytes) -> Any:
 
 
 def _flops(
-    att: Attribution, nodes: I64, inverse: I64, g: int, flops_fn: FlopsFn | None
+    att: Attribution,
+    nodes: I64,
+    inverse: I64,
+    g: int,
+    flops_fn: FlopsFn | None,
+    runs: I64 | None = None,
 ) -> list[int | None]:
     """Summed FLOPs per group: Kineto's where a group's calls have them, else the formula's
-    (once per distinct name, shapes, types and scalar inputs, times its calls); None where
-    neither knows. Only the calls of ops that have a formula are decoded."""
+    (once per distinct name, shapes, types and scalar inputs, times its calls, each call
+    ``runs`` times); None where neither knows. Only the calls of ops that have a formula are
+    decoded."""
     out: list[int | None] = [None] * g
     have = np.zeros(len(nodes), dtype=bool)
+    times = np.ones(len(nodes)) if runs is None else runs.astype(np.float64)
     if _has_kineto_flops(att, nodes):
         kineto = att.op_args(("flops",)).flops
         have = ~np.isnan(kineto)
-        sums = np.bincount(inverse[have], weights=kineto[have], minlength=g)
+        sums = np.bincount(inverse[have], weights=kineto[have] * times[have], minlength=g)
         seen = np.bincount(inverse[have], minlength=g) > 0
         for j in np.flatnonzero(seen).tolist():
             out[j] = int(sums[j])
@@ -275,7 +289,7 @@ def _flops(
             )
         value = memo[combo]
         if value is not None:
-            per_call[k], hit[k] = value, True
+            per_call[k], hit[k] = value * times[todo[k]], True
     if not hit.any():
         return out
     sums = np.bincount(inverse[todo[hit]], weights=per_call[hit], minlength=g)

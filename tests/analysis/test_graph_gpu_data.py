@@ -208,3 +208,7 @@ def test_op_shape_rows_of_captured_ops_hold_their_replays(path: Path) -> None:
         addmm = [r for r in table.rows if r.key == "aten::addmm"]
         assert len(addmm) == 2 and all(r.calls == 1 for r in addmm)
         assert sum(r.device_self_ns for r in addmm) == pytest.approx(gemm * 1000, rel=1e-3)
+        # Called once each, at capture; run 5 times: 5 x 2·M·K·N, by hand, in both tables.
+        assert all(r.flops == 5 * 2 * 32 * 1024 * 4096 for r in addmm)
+        (by_op,) = [r for r in breakdown(trace, "op").rows if r.key == "aten::addmm"]
+        assert by_op.calls == 2 and by_op.flops == 2 * 5 * 2 * 32 * 1024 * 4096
