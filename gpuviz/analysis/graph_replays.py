@@ -173,6 +173,12 @@ def _graph_numbers(att: Attribution, replays: GraphReplays, graph_id: I64) -> I6
 
 GRAPH_FLOPS = "unknown: holds graph replays, whose ops ran at capture, not in this trace"
 """Why a row holding graph-replayed kernels has no FLOPs."""
+GRAPH_FLOPS_CAPTURED = (
+    "unknown: holds graph replays; their FLOPs, from the capture in this trace, are counted "
+    "per step (summary) and per op (--by op, op-shape), not per module"
+)
+"""The same, where the graph's capture is in the trace itself (the steps count its replays:
+:mod:`gpuviz.analysis.replay_flops`)."""
 
 
 def graph_held_rows(table: Breakdown, att: Attribution) -> list[int]:

@@ -23,11 +23,11 @@ from gpuviz.analysis.attribution import Attribution
 from gpuviz.analysis.breakdown_table import Breakdown
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins
 from gpuviz.analysis.frame_rows import key_totals
-from gpuviz.analysis.graph_replays import GRAPH_FLOPS, graph_held_rows
+from gpuviz.analysis.graph_replays import GRAPH_FLOPS, GRAPH_FLOPS_CAPTURED, graph_held_rows
 from gpuviz.analysis.hardware import Hardware, OpCalls
 from gpuviz.analysis.modules import module_paths, outside_keys
 from gpuviz.analysis.op_args import MAX_CALL_FLOPS
-from gpuviz.analysis.step_flops import MAX_MFU, NO_SHAPES, SHAPES_LEFT_OUT
+from gpuviz.analysis.step_flops import MAX_MFU, NO_FORMULA, NO_SHAPES, SHAPES_LEFT_OUT
 
 F64 = npt.NDArray[np.float64]
 
@@ -52,6 +52,17 @@ def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
             np.float64, copy=False
         )
     return out
+
+
+def node_known(att: Attribution, calls: OpCalls) -> F64:
+    """Per node of the call forest, how many calls with known FLOPs it holds, placed as
+    :func:`node_flops` places their FLOPs (a known 0 counts: a cast is known work)."""
+    node = att.forest.node_of(calls.rows)
+    ok = (node >= 0) & np.isfinite(calls.flops)
+    node = node[ok]
+    src = att.forward_op[node]
+    at = np.where(att.backward[node] & (src >= 0), src, node)
+    return np.bincount(at, minlength=len(att.forest)).astype(np.float64)
 
 
 def _call_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
@@ -101,6 +112,11 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         per_outside[p] = np.bincount(
             out_key[outside], weights=w[outside], minlength=len(out_names)
         ).astype(np.float64, copy=False)
+    counted = node_known(att, hw.calls)
+    known_module = key_totals(att, frame, path, len(paths), counted)
+    known_outside = np.bincount(
+        out_key[outside], weights=counted[outside], minlength=len(out_names)
+    )
     module_index = {name: i for i, name in enumerate(paths)}
     outside_index = {name: i for i, name in enumerate(out_names)}
     peaks = hw.peaks.peaks
@@ -116,6 +132,10 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
             i, source = module_index.get(row.key), per_module
         if i is not None:
             by = {p: float(v[i]) for p, v in source.items() if v[i] > 0}
+            known = (known_outside if source is per_outside else known_module)[i]
+            if known == 0:  # no call with a FLOP formula in it: unknown, not 0
+                row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=NO_FORMULA)
+                continue
         elif "compiled_in" not in row.extra:
             by = {}
         if not by and "compiled_in" in row.extra:
@@ -141,10 +161,18 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         row.extra["mfu"] = None if got is None else round(got, 5)
         row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
         row.extra["mfu_note"] = note
-    for i in graph_held_rows(table, att):
-        # Its graph replays' FLOPs are not counted: the ops ran at capture, not in this trace.
+    held = graph_held_rows(table, att)
+    why = GRAPH_FLOPS
+    if held:
+        from gpuviz.analysis.graph_merge import merge_of
+
+        merge = merge_of(att)
+        if merge is not None and merge.captures and merge.captures[0] is att:
+            why = GRAPH_FLOPS_CAPTURED  # the capture is here: the steps and ops count it
+    for i in held:
+        # Its graph replays' FLOPs are not counted per module.
         row = table.rows[i]
-        row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=GRAPH_FLOPS)
+        row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
 
 
 def compiled_row_flops(
