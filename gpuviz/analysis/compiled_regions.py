@@ -212,9 +212,10 @@ def _origins(att: Attribution, info: CompileInfo | None) -> KernelOrigins:
     # A replayed kernel (mode="reduce-overhead") takes the call of its capture launch where
     # the capture is in this trace (graph_merge; another trace's has its own compile info).
     merge = merge_of(att) if top.any() else None  # no compiled range: nothing to place
-    if merge is not None and merge.captures and merge.captures[0] is att:
-        own = merge.kernel[merge.capture == 0]
-        kcall[own] = call_of[merge.launch_node[merge.capture == 0]]
+    mine = merge.own(att) if merge is not None else np.zeros(0, dtype=bool)
+    if merge is not None and mine.any():
+        own = merge.kernel[mine]
+        kcall[own] = call_of[merge.launch_node[mine]]
         out.region[own] = att.forest.nearest(region)[att.gpu_launch[own]]
     out.call = kcall
     # Kernel names first: every Inductor kernel at least says what ops it fuses.

@@ -76,6 +76,13 @@ class GraphMerge:
     graph_kernels: int
     grid_mismatches: int
 
+    def own(self, att: Attribution) -> npt.NDArray[np.bool_]:
+        """Which matched kernels paired with a capture in ``att``'s own trace (the first of
+        :attr:`captures` where it holds one)."""
+        if self.captures and self.captures[0] is att:
+            return self.capture == 0
+        return np.zeros(len(self.kernel), dtype=bool)
+
     @property
     def matched_share(self) -> float | None:
         """The share of the replays' kernels matched to a capture launch (None: no replays)."""
@@ -225,8 +232,8 @@ def capture_runs(att: Attribution, merge: GraphMerge) -> I64 | None:
 
     A captured op ran nothing at capture: its FLOPs are work done once per replay.
     """
-    own = merge.capture == 0
-    if not merge.captures or merge.captures[0] is not att or not own.any():
+    own = merge.own(att)
+    if not own.any():
         return None
     nodes = merge.launch_node[own]
     replay = graph_replays(att).kernel_replay[merge.kernel[own]]

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
-from gpuviz.analysis.names import GRAPH_LAUNCH, name_mask
+from gpuviz.analysis.names import graph_launch_mask
 
 I64 = npt.NDArray[np.int64]
 
@@ -108,7 +108,7 @@ def graph_replays(att: Attribution) -> GraphReplays:
 
 def _find(att: Attribution) -> GraphReplays:
     n_k = len(att.gpu_rows)
-    is_graph = name_mask(att.trace.symbols, lambda n: bool(GRAPH_LAUNCH.match(n)))[att.name]
+    is_graph = graph_launch_mask(att.trace.symbols)[att.name]
     is_graph &= att.kind == NodeKind.RUNTIME
     launch = att.gpu_launch
     hit = launch >= 0

@@ -69,10 +69,8 @@ from gpuviz.analysis.step_flops import (
     RankFigures,
     RankPeaks,
     StepFigures,
-    has_graph_launches,
     launched_device_ns,
     rank_figures,
-    replayed_device_ns,
     step_figures,
 )
 from gpuviz.analysis.steps import Steps, find_steps
@@ -432,8 +430,11 @@ def hardware(
     for i, p in compiled.items():
         precision[i] = p
     described = split_by_precision(calls, described, precision)
+    from gpuviz.analysis.names import graph_launch_mask
+
+    graph = graph_launch_mask(trace.symbols)
     rc = None
-    if has_graph_launches(trace):  # the attribution: only for graph replays
+    if graph.any():  # the attribution: only for graph replays
         from gpuviz.analysis.replay_flops import executed, replay_calls
 
         rc = replay_calls(trace, calls.rows)
@@ -462,7 +463,7 @@ def hardware(
     if not dropped and np.isfinite(calls.flops).any():  # shapes there: this step has no FLOPs
         why_none = NO_FORMULA
     device_ns = launched_device_ns(trace, steps)
-    replayed = replayed_device_ns(trace, steps)
+    replayed = launched_device_ns(trace, steps, graph) if graph.any() else None
     replays = None
     if rc is not None:
         from gpuviz.analysis.replay_flops import replay_flops

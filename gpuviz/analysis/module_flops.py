@@ -37,14 +37,22 @@ NO_COMPILED_FLOPS = (
 )
 
 
-def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
-    """Per precision, the FLOPs held at each node of the call forest (forward calls at their
-    node, linked backward calls at their forward op)."""
+def _held_at(
+    att: Attribution, calls: OpCalls
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+    """The node that holds each call with known FLOPs (forward calls at their node, linked
+    backward calls at their forward op), and which calls those are."""
     node = att.forest.node_of(calls.rows)
     ok = (node >= 0) & np.isfinite(calls.flops)
-    node, flops, precision = node[ok], calls.flops[ok], calls.precision[ok]
+    node = node[ok]
     src = att.forward_op[node]
-    at = np.where(att.backward[node] & (src >= 0), src, node)
+    return np.where(att.backward[node] & (src >= 0), src, node), ok
+
+
+def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
+    """Per precision, the FLOPs held at each node of the call forest (:func:`_held_at`)."""
+    at, ok = _held_at(att, calls)
+    flops, precision = calls.flops[ok], calls.precision[ok]
     out: dict[str, F64] = {}
     for p in sorted(set(precision.tolist())):
         sel = precision == p
@@ -57,11 +65,7 @@ def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
 def node_known(att: Attribution, calls: OpCalls) -> F64:
     """Per node of the call forest, how many calls with known FLOPs it holds, placed as
     :func:`node_flops` places their FLOPs (a known 0 counts: a cast is known work)."""
-    node = att.forest.node_of(calls.rows)
-    ok = (node >= 0) & np.isfinite(calls.flops)
-    node = node[ok]
-    src = att.forward_op[node]
-    at = np.where(att.backward[node] & (src >= 0), src, node)
+    at, _ = _held_at(att, calls)
     return np.bincount(at, minlength=len(att.forest)).astype(np.float64)
 
 
@@ -167,7 +171,7 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
         from gpuviz.analysis.graph_merge import merge_of
 
         merge = merge_of(att)
-        if merge is not None and merge.captures and merge.captures[0] is att:
+        if merge is not None and merge.own(att).any():
             why = GRAPH_FLOPS_CAPTURED  # the capture is here: the steps and ops count it
     for i in held:
         # Its graph replays' FLOPs are not counted per module.

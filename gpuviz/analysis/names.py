@@ -40,6 +40,13 @@ PROFILER_STEP = re.compile(r"^ProfilerStep#(\d+)$")
 HARNESS_STEP = re.compile(r"^gpuviz/.+#(\d+)$")
 GRAPH_LAUNCH = re.compile(r"^(?:cuda|hip|cu)GraphLaunch(?:_v\d+)?(?:_ptsz|_spt)?$")
 """Runtime and driver calls that replay a CUDA or HIP graph."""
+
+
+def graph_launch_mask(symbols: SymbolTable) -> Mask:
+    """Per symbol id: whether it names a graph launch call (:data:`GRAPH_LAUNCH`)."""
+    return name_mask(symbols, lambda n: GRAPH_LAUNCH.match(n) is not None)
+
+
 """The ``record_function`` gpuviz's runner puts around each profiled step."""
 OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 DATAPARALLEL_FORWARD = "DataParallel.forward"

@@ -115,9 +115,9 @@ def replay_calls(trace: Trace, call_rows: I64) -> ReplayCalls | None:
 
     att = attribute(trace)
     merge = merge_of(att)
-    if merge is None or not merge.captures or merge.captures[0] is not att:
+    if merge is None:
         return None
-    own = merge.capture == 0
+    own = merge.own(att)
     kernels, launch_nodes = merge.kernel[own], merge.launch_node[own]
     if not len(kernels) or not len(call_rows):
         return None

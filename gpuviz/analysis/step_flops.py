@@ -332,25 +332,6 @@ def launched_device_ns(trace: Trace, steps: Steps, by: npt.NDArray[np.bool_] | N
     return out
 
 
-def _graph_launch_names(trace: Trace) -> npt.NDArray[np.bool_]:
-    """Per symbol id: whether it names a CUDA/HIP graph launch call."""
-    from gpuviz.analysis.names import GRAPH_LAUNCH, name_mask
-
-    return name_mask(trace.symbols, lambda n: GRAPH_LAUNCH.match(n) is not None)
-
-
-def has_graph_launches(trace: Trace) -> bool:
-    """Whether any string of the trace names a graph launch call (``cudaGraphLaunch``)."""
-    return bool(_graph_launch_names(trace).any())
-
-
-def replayed_device_ns(trace: Trace, steps: Steps) -> I64 | None:
-    """Each step's device time launched by CUDA/HIP graph replays (``cudaGraphLaunch``), or
-    None where the trace has no such call."""
-    graph = _graph_launch_names(trace)
-    return launched_device_ns(trace, steps, graph) if graph.any() else None
-
-
 def step_figures(
     steps: Steps,
     calls: OpCalls,
@@ -362,7 +343,8 @@ def step_figures(
 ) -> list[StepFigures]:
     """Each step's figures (see the module notes).
 
-    ``replayed_ns``: each step's device time in graph replays (:func:`replayed_device_ns`),
+    ``replayed_ns``: each step's device time in graph replays (:func:`launched_device_ns` of
+    the graph launch calls),
     which the MFU's note names where its FLOPs are not known. ``replays``: the replays' FLOPs
     from their captures in the trace (:func:`~gpuviz.analysis.replay_flops.replay_flops`),
     counted in the replaying steps, their captured calls in none.
