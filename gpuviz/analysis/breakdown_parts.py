@@ -36,6 +36,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,7 +49,10 @@ from gpuviz.trace.kineto import assign_ranks, declared_rank
 from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import FileFacts, check_one_job, file_facts
 
-MERGEABLE = ("op", "kernel", "line", "step")
+if TYPE_CHECKING:
+    from gpuviz.analysis.breakdown_shapes import ShapesPart
+
+MERGEABLE = ("op", "op-shape", "kernel", "line", "step")
 """The ``--by`` tables a folder's rows are summed for (see the module docstring)."""
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -89,6 +93,8 @@ class BreakdownPart:
         no peaks, stderr says so only where something would have been measured).
     flop_warnings : list of str
         ``step``: calls skipped or flagged as the FLOPs were counted.
+    shapes : ShapesPart or None
+        ``op-shape``: what its rows need to merge (:mod:`gpuviz.analysis.breakdown_shapes`).
     """
 
     source: str
@@ -105,6 +111,7 @@ class BreakdownPart:
     step_figures: list[StepFigures] = field(default_factory=list)
     counted: list[OpShape] = field(default_factory=list)
     flop_warnings: list[str] = field(default_factory=list)
+    shapes: ShapesPart | None = None
 
 
 def breakdown_part(
@@ -168,7 +175,15 @@ def breakdown_part(
     part.unattributed_device_ns = int(table.unattributed_device_ns)
     if by == "step":
         _step_figures(part, table, trace, override)
-    if any(r.kind == "graph" or r.input_shapes is not None for r in table.rows):
+    if by == "op-shape":
+        from gpuviz.analysis.breakdown_shapes import shapes_part
+
+        got = shapes_part(trace, table, override)
+        if isinstance(got, str):
+            part.unmergeable = got
+        else:
+            part.shapes = got
+    if any(r.kind == "graph" for r in table.rows):
         # A graph replay's row is keyed by the rank's own graph ids and kernel counts.
         part.unmergeable = "graph replays outside any op"
     return part
@@ -256,6 +271,10 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
         return "some ranks have Python stacks and some not"
     if by == "step":
         return _merge_steps(parts, [ranks[i] for i in order], sources, warnings)
+    if by == "op-shape":
+        from gpuviz.analysis.breakdown_shapes import merge_shapes
+
+        return merge_shapes(parts, [ranks[i] for i in order], sources, warnings)
     rows: dict[str, BreakdownRow] = {}
     for p in parts:
         for r in p.rows:

@@ -90,6 +90,7 @@ __all__ = [
     "hardware",
     "mfu_brief",
     "mfu_unknown_reason",
+    "shape_figures",
 ]
 
 I64 = npt.NDArray[np.int64]
@@ -189,6 +190,10 @@ class Hardware:
         unknown, not 0.
     warnings : list of str
         Calls skipped or flagged (shapes no real tensor has, impossible FLOP counts), counted.
+    skipped : dict of str to int
+        The calls skipped, by reason (:attr:`gpuviz.analysis.op_calls.Calls.skipped`).
+    bad_flops : int
+        The calls whose recorded FLOPs no op does (``warnings`` says both in words).
     """
 
     peaks: PeakMatch
@@ -198,6 +203,8 @@ class Hardware:
     ranks: list[RankFigures] = field(default_factory=list)
     shapes_dropped: bool = False
     warnings: list[str] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+    bad_flops: int = 0
     _by_key: dict[tuple[str, bytes, bytes], list[OpShape]] | None = field(
         default=None, init=False, repr=False
     )
@@ -317,14 +324,41 @@ def _shapes(
         precision = _majority(precision_of[mine], calls.flops[mine])
         row = OpShape(name, dims, types, int(count[j]), f, b, int(dev[j]), precision)
         row.kernels = kernels
-        out.append(_fill(row, peaks))
         recorded_bad = calls.bad_flops is not None and bool(calls.bad_flops[mine].any())
-        if recorded_bad:
-            row.flops = row.intensity = None
-            _inconsistent(row, "a recorded FLOP count no op does")
-        elif bad is not None and bool(bad[mine].any()) and not row.inconsistent:
-            _inconsistent(row, "more FLOPs than the peak does in the kernels' time")
+        out.append(
+            shape_figures(row, peaks, recorded_bad, bad is not None and bool(bad[mine].any()))
+        )
     return out
+
+
+def shape_figures(row: OpShape, peaks: Any, recorded_bad: bool, bad: bool) -> OpShape:
+    """Fill a shape's figures from its sums (``calls``, ``flops``, ``nbytes``, ``device_ns``)
+    against ``peaks``: achieved rates, intensity, bound, roof share, and where they are
+    impossible, why (the one rule for a trace's shapes and for the sums of a rank folder's
+    parts, :mod:`gpuviz.analysis.breakdown_shapes`).
+
+    Parameters
+    ----------
+    row : OpShape
+        The sums; changed in place and returned.
+    peaks : DevicePeaks or None
+    recorded_bad : bool
+        A call of it carries a recorded FLOP count no op does: its FLOPs are unknown.
+    bad : bool
+        A call of it did more FLOPs than its precision's peak does in its device time.
+    """
+    _fill(row, peaks)
+    if recorded_bad:
+        row.flops = row.intensity = None
+        _inconsistent(row, RECORDED_BAD)
+    elif bad and not row.inconsistent:
+        _inconsistent(row, "more FLOPs than the peak does in the kernels' time")
+    return row
+
+
+RECORDED_BAD = "a recorded FLOP count no op does"
+"""What a shape's ``note`` says after ``inconsistent: `` where a call's recorded FLOPs were
+impossible (its summed FLOPs are then null)."""
 
 
 def _fill(row: OpShape, peaks: Any) -> OpShape:
@@ -478,6 +512,8 @@ def hardware(
         rank_figures(figures, match_of, why_none),
         shapes_dropped=dropped,
         warnings=calls.warnings(),
+        skipped=dict(calls.skipped or {}),
+        bad_flops=int(calls.bad_flops.sum()) if calls.bad_flops is not None else 0,
     )
 
 

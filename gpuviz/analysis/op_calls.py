@@ -140,14 +140,30 @@ class Calls:
 
     def warnings(self) -> list[str]:
         """One line per reason calls were skipped or flagged, with its count."""
-        out = [f"{n} op call(s) skipped: {why}" for why, n in (self.skipped or {}).items()]
         bad = int(self.bad_flops.sum()) if self.bad_flops is not None else 0
-        if bad:
-            out.append(
-                f"{bad} op call(s) with a recorded 'flops' past {MAX_CALL_FLOPS:.3g} "
-                "(no real op does that many): their FLOPs are unknown, their rows inconsistent"
-            )
-        return out
+        return flag_lines(self.skipped or {}, bad)
+
+
+def flag_lines(skipped: dict[str, int], bad: int) -> list[str]:
+    """The warnings of :meth:`Calls.warnings` from the counts: ``skipped`` calls by reason and
+    ``bad`` calls with impossible recorded FLOPs (a rank folder's are its ranks' counts
+    summed)."""
+    out = [f"{n} op call(s) skipped: {why}" for why, n in skipped.items()]
+    if bad:
+        out.append(
+            f"{bad} op call(s) with a recorded 'flops' past {MAX_CALL_FLOPS:.3g} "
+            "(no real op does that many): their FLOPs are unknown, their rows inconsistent"
+        )
+    return out
+
+
+def candidate_rows(trace: Trace) -> I64:
+    """The slice rows of the ops :func:`count_calls` may count (by name, with args), in
+    order: those it reads the shapes of."""
+    s = trace.slices
+    counted = name_mask(trace.symbols, counted_op)
+    rows = np.flatnonzero((s.kind == Kind.CPU_OP) & (s.args >= 0))
+    return rows[counted[s.name[rows]]] if len(counted) else rows[:0]
 
 
 def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
@@ -161,9 +177,7 @@ def count_calls(trace: Trace) -> tuple[Calls, list[tuple[str, Any, Any]]]:
         What ``calls.group`` indexes.
     """
     s = trace.slices
-    counted = name_mask(trace.symbols, counted_op)
-    rows = np.flatnonzero((s.kind == Kind.CPU_OP) & (s.args >= 0))
-    rows = rows[counted[s.name[rows]]] if len(counted) else rows[:0]
+    rows = candidate_rows(trace)
     if len(rows) > SHAPE_PROBE:
         # A trace recorded without shapes has none on any op: its first and last ops say so
         # (decoding all of a 300k-kernel trace's ops took 0.46 s of a 0.7 s cached `gpuviz

@@ -39,7 +39,7 @@ def _whole(folder: Path, by: str, mine: bool = False) -> dict[str, Any]:
     trace = load_trace(folder, cache=False)
     table = breakdown(trace, by, mine=mine)
     hw = None
-    if by == "step":
+    if by in ("step", "op-shape"):
         hw = hardware(trace, None)
         annotate_breakdown(table, hw)
     return {
@@ -48,6 +48,7 @@ def _whole(folder: Path, by: str, mine: bool = False) -> dict[str, Any]:
         "sources": list(trace.sources),
         "warnings": list(trace.warnings.samples),
         "peaks": None if hw is None else hw.peak_json(),
+        "flop_warnings": None if hw is None else hw.warnings,
     }
 
 
@@ -67,16 +68,25 @@ def _merged(folder: Path, by: str, mine: bool = False) -> dict[str, Any]:
         "sources": m.sources,
         "warnings": list(m.warnings.samples),
         "peaks": None if m.hardware is None else m.hardware.peak_json(),
+        "flop_warnings": None if m.hardware is None else m.hardware.warnings,
     }
 
 
-@pytest.mark.parametrize("by", ["op", "kernel", "step"])
+@pytest.mark.parametrize("by", ["op", "op-shape", "kernel", "step"])
 @pytest.mark.parametrize("name", FOLDERS)
 def test_the_merged_table_is_the_whole_folders(name: str, by: str) -> None:
     got, want = _merged(DATA / name, by), _whole(DATA / name, by)
     assert got == want
     if by != "kernel" or "cpu" not in name:
         assert got["rows"], "a table with rows"
+
+
+@pytest.mark.parametrize("name", ["ddp_nccl_4rank", *STACKED])
+def test_the_merged_op_shape_roofline_is_the_whole_folders(name: str) -> None:
+    """Folders whose GEMMs have shapes on every rank: FLOPs, bytes and roof columns merged."""
+    got = _merged(DATA / name, "op-shape")
+    assert got == _whole(DATA / name, "op-shape")
+    assert any(r["flops"] and r["bytes"] and r["bound"] for r in got["rows"])
 
 
 @pytest.mark.parametrize("mine", [False, True])

@@ -1,0 +1,391 @@
+"""A rank folder's ``--by op-shape`` table from its ranks' parts, as the folder read whole
+gives it.
+
+The table's rows are sums over calls like the op table's, but its roofline columns
+(:func:`gpuviz.analysis.hardware.annotate_breakdown`) come from the folder's op shapes
+(:class:`~gpuviz.analysis.hardware.OpShape`): per op, shapes, types and precision, the calls'
+summed FLOPs, bytes and device time, with rates, intensity, bound and roof share made from
+those sums against the folder's peaks. So each rank keeps, besides its rows
+(:func:`shapes_part`):
+
+- each row's raw ``Input Dims`` text and where that text first appears among the rank's ops:
+  the folder groups rows by the raw text (two texts of one shape are two rows) and orders
+  rows that tie on every sum by the first appearance of their text, ranks one after another;
+- its shapes' sums (:class:`ShapeSums`) and whether a call was flagged (an impossible
+  recorded FLOP count, more FLOPs than the peak does in the time): the merge adds the sums
+  by shape and fills the figures with :func:`gpuviz.analysis.hardware.shape_figures`, the
+  rule the whole trace uses;
+- its peaks, the calls skipped or flagged (counted), its steps' precisions (the peaks line).
+
+Exact, or declined (a string saying why; the caller reads the folder whole):
+
+- sums: a call's FLOPs and bytes are integers (formulas, and Kineto's ``flops`` made ``int``),
+  summed in float64 by the whole trace and by each rank. Below 2**53 every such sum is exact
+  in any order, so the ranks' sums add up to the folder's; a merged figure at or past 2**53
+  declines (``tests/analysis/test_breakdown_shapes.py`` shows a sum past it that is not);
+- peaks: the folder's are its first file's with ``deviceProperties``; the ranks' differ:
+  declined (each rank counted against its own);
+- convolutions recorded without ``Concrete Inputs`` are counted from what the trace's
+  backwards say of them (:class:`~gpuviz.analysis.conv_hints.ConvHints`), over the whole
+  trace: the ranks' hints differ: declined;
+- shapes: the whole trace reads no op's shapes where the first and last of its ops have none
+  (:data:`~gpuviz.analysis.op_calls.SHAPE_PROBE`); ranks whose counted ops have shapes beside
+  ranks (or ops) that have none: declined;
+- graph replays (their calls count once per replay, matched over the whole trace) and
+  compiled code counted from its compile-info folder: declined on the rank.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import numpy as np
+
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.conv_hints import ConvHints
+from gpuviz.analysis.hardware import Hardware, OpShape, annotate_breakdown, shape_figures
+from gpuviz.analysis.peaks import PeakMatch, PeakOverride
+from gpuviz.analysis.step_flops import StepFigures
+from gpuviz.trace.model import Trace
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.attribution import Attribution
+    from gpuviz.analysis.breakdown_parts import BreakdownPart, MergedBreakdown
+    from gpuviz.trace.errors import ImportWarnings
+
+EXACT = 2**53
+"""Integers up to this add exactly in float64, in any order."""
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class ShapeSums:
+    """One op, shapes, types and precision of one rank: its calls' sums and flags.
+
+    Attributes
+    ----------
+    name : str
+    input_dims, input_types : list
+        Decoded, as :class:`~gpuviz.analysis.hardware.OpShape` has them.
+    precision : str
+    calls : int
+    flops, nbytes : float or None
+        Summed over the calls; None where no call has one (FLOPs: also where a call's recorded
+        FLOPs are impossible, the other calls' sum is kept).
+    device_ns : int
+    recorded_bad, bad : bool
+        A call's recorded FLOPs are impossible; a call did more than the peak.
+    first : int
+        Its first call's index among the rank's counted calls.
+    """
+
+    name: str
+    input_dims: Any
+    input_types: Any
+    precision: str
+    calls: int
+    flops: float | None
+    nbytes: float | None
+    device_ns: int
+    recorded_bad: bool
+    bad: bool
+    first: int
+
+
+@dataclass
+class ShapesPart:
+    """What a rank's op-shape rows need beside themselves to merge (see the module notes).
+
+    Attributes
+    ----------
+    raw_dims : list of bytes
+        Each row's raw ``Input Dims`` text (in the part's row order).
+    first_seen : list of int
+        Where each row's text first appears among the rank's ops (any name).
+    sums : list of ShapeSums
+    peaks : PeakMatch
+    hints : ConvHints
+        What its convolution backwards say.
+    shapes : str
+        ``"all"``, ``"none"`` (its counted ops have shapes, have none), ``"mixed"`` or
+        ``"empty"`` (it has no op to count).
+    skipped : dict of str to int
+    bad_flops : int
+    steps : list of StepFigures
+        Its steps' figures (the peaks line names the precisions they do FLOPs in).
+    """
+
+    raw_dims: list[bytes]
+    first_seen: list[int]
+    sums: list[ShapeSums]
+    peaks: PeakMatch
+    hints: ConvHints
+    shapes: str
+    skipped: dict[str, int] = field(default_factory=dict)
+    bad_flops: int = 0
+    steps: list[StepFigures] = field(default_factory=list)
+
+
+def shapes_part(
+    trace: Trace, table: Breakdown, override: PeakOverride | None = None
+) -> ShapesPart | str:
+    """What the op-shape ``table`` of one rank file's ``trace`` needs to merge with the other
+    ranks', or why it cannot be merged exactly.
+
+    Parameters
+    ----------
+    trace : Trace
+        One file's trace.
+    table : Breakdown
+        Its ``op-shape`` table (:func:`gpuviz.analysis.breakdown.breakdown`).
+    override : PeakOverride, optional
+        The caller's peaks.
+
+    Returns
+    -------
+    ShapesPart or str
+    """
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.hardware import COMPILE_INFO_KEY, RECORDED_BAD, hardware
+    from gpuviz.analysis.names import graph_launch_mask
+
+    if COMPILE_INFO_KEY in trace.derived:
+        return "compiled code counted from its compile-info folder"
+    if graph_launch_mask(trace.symbols).any():
+        return "graph replays (a captured call counts once per replay of the whole trace)"
+    att = attribute(trace)
+    dims = _row_dims(att, table)
+    if isinstance(dims, str):
+        return dims
+    hw = hardware(trace, override)
+    calls, n = hw.calls, len(hw.shapes)
+    fin = np.isfinite(calls.flops)
+    # Recomputed from the calls: a shape with an impossible recorded count has its FLOPs
+    # nulled, but the merged shape's bound is made from the other calls' sum.
+    flops = np.bincount(calls.shape[fin], weights=calls.flops[fin], minlength=n)
+    have_f = np.bincount(calls.shape[fin], minlength=n) > 0
+    flagged = calls.bad if calls.bad is not None else np.zeros(len(calls.shape), dtype=bool)
+    bad = np.bincount(calls.shape[flagged], minlength=n) > 0
+    _, first = np.unique(calls.shape, return_index=True)
+    sums = [
+        ShapeSums(
+            s.name,
+            s.input_dims,
+            s.input_types,
+            s.precision,
+            s.calls,
+            float(flops[j]) if have_f[j] else None,
+            s.nbytes,
+            s.device_ns,
+            RECORDED_BAD in (s.note or ""),
+            bool(bad[j]),
+            int(first[j]),
+        )
+        for j, s in enumerate(hw.shapes)
+    ]
+    return ShapesPart(
+        raw_dims=dims[0],
+        first_seen=dims[1],
+        sums=sums,
+        peaks=hw.peaks,
+        hints=_hints(trace),
+        shapes=_shapes_state(trace, att),
+        skipped=dict(hw.skipped),
+        bad_flops=hw.bad_flops,
+        steps=list(hw.steps),
+    )
+
+
+def _decoded(raw: bytes) -> Any:
+    """A row's ``input_shapes`` from its raw text, as :func:`~gpuviz.analysis.op_table.op_table`
+    decodes it."""
+    try:
+        return (msgspec.json.decode(raw) if raw else None) or []
+    except msgspec.DecodeError:
+        return []
+
+
+def _row_dims(att: Attribution, table: Breakdown) -> tuple[list[bytes], list[int]] | str:
+    """Each row's raw ``Input Dims`` text and the first op (any name) that has it; why not
+    where two texts of one op read as the same shapes (the folder's rows would be two)."""
+    from gpuviz.analysis.op_table import op_display_name
+
+    nodes = att.op_node_indices()
+    raws = att.op_args(("input_dims",)).input_dims  # decoded already by the op-shape table
+    first: dict[bytes, int] = {}
+    for i, raw in enumerate(raws):
+        first.setdefault(raw, i)
+    names = att.trace.symbols.strings
+    text: dict[tuple[str, bytes], bytes] = {}
+    for nid, raw in set(zip(att.name[nodes].tolist(), raws, strict=True)):
+        key = (op_display_name(names[nid]), msgspec.json.encode(_decoded(raw)))
+        if text.setdefault(key, raw) != raw:
+            return f"{key[0]!r}: two texts of one shape's Input Dims"
+    out: list[bytes] = []
+    for r in table.rows:
+        got = text.get((r.key, msgspec.json.encode(r.input_shapes or [])))
+        if got is None:
+            return f"{r.key!r}: a row of no op's shapes"
+        out.append(got)
+    return out, [first[raw] for raw in out]
+
+
+def _hints(trace: Trace) -> ConvHints:
+    """What the trace's convolution backwards say of their forwards, as
+    :func:`~gpuviz.analysis.op_calls.count_calls` reads them."""
+    from gpuviz.analysis.names import name_mask
+    from gpuviz.analysis.node_args import decode_args
+    from gpuviz.analysis.op_args import CONV_BACKWARDS, OLD_CONV_BACKWARDS
+    from gpuviz.analysis.op_calls import _conv_hints, candidate_rows
+
+    s = trace.slices
+    backward = name_mask(trace.symbols, lambda n: n in CONV_BACKWARDS or n in OLD_CONV_BACKWARDS)
+    rows = candidate_rows(trace)
+    rows = rows[backward[s.name[rows]]] if len(backward) else rows[:0]
+    if not len(rows):
+        return ConvHints()
+    got = decode_args(trace, rows, ("input_dims",))
+    return _conv_hints(trace.symbols.strings, s.name[rows].tolist(), got.input_dims)
+
+
+def _shapes_state(trace: Trace, att: Attribution) -> str:
+    """Whether the ops the FLOPs and bytes may be counted at have shapes: ``all``, ``none``,
+    ``mixed``, or ``empty`` (no such op)."""
+    from gpuviz.analysis.op_calls import candidate_rows
+
+    rows = candidate_rows(trace)
+    if not len(rows):
+        return "empty"
+    where = np.full(len(trace.slices), -1, dtype=np.int64)
+    op_rows = att.forest.rows[att.op_node_indices()]
+    where[op_rows] = np.arange(len(op_rows))
+    at = where[rows]
+    raws = att.op_args(("input_dims",)).input_dims  # decoded already by the op-shape table
+    has = {bool(raws[i]) for i in at[at >= 0].tolist()}
+    if (at < 0).any():  # ops not in the table (another kind of node): read here
+        from gpuviz.analysis.node_args import decode_args
+
+        has |= {bool(r) for r in decode_args(trace, rows[at < 0], ("input_dims",)).input_dims}
+    return "mixed" if len(has) > 1 else ("all" if has.pop() else "none")
+
+
+def merge_shapes(
+    parts: list[BreakdownPart], ranks: list[int | None], sources: list[str], w: ImportWarnings
+) -> MergedBreakdown | str:
+    """The op-shape table of a folder from its ranks' parts (in rank order), with its
+    roofline columns; or why it cannot be merged exactly.
+
+    Parameters
+    ----------
+    parts : list of BreakdownPart
+        In rank order, each with its :class:`ShapesPart` (``part.shapes``).
+    ranks : list of int or None
+        Their ranks.
+    sources : list of str
+    w : ImportWarnings
+        The folder's import warnings.
+    """
+    from gpuviz.analysis.breakdown_parts import MergedBreakdown, _add
+    from gpuviz.analysis.op_calls import flag_lines
+
+    infos = [p.shapes for p in parts]
+    if any(i is None for i in infos):
+        return "a rank without its op shapes"
+    got = [i for i in infos if i is not None]
+    peaks = next((i.peaks for p, i in zip(parts, got) if p.device_properties), got[0].peaks)
+    if any(i.peaks != peaks for i in got):
+        return "the ranks' devices have different peaks"
+    if any(i.hints != got[0].hints for i in got):
+        return "the ranks' convolution backwards say different things of their forwards"
+    states = {i.shapes for i in got} - {"empty"}
+    if len(states) > 1 or "mixed" in states:
+        return "some op calls have shapes and some not"
+    rows: dict[tuple[str, bytes], BreakdownRow] = {}
+    seen: dict[bytes, tuple[int, int]] = {}
+    for k, (p, info) in enumerate(zip(parts, got)):
+        for r, raw, at in zip(p.rows, info.raw_dims, info.first_seen, strict=True):
+            seen.setdefault(raw, (k, at))  # the folder's first op with this text
+            into = rows.get((r.key, raw))
+            if into is None:
+                rows[(r.key, raw)] = dataclasses.replace(r, extra=dict(r.extra))
+                continue
+            why = _add(into, r)
+            if why is not None:
+                return f"{r.key!r}: {why}"
+    # Rows that tie on every sort key are in the order of their Input Dims' first appearance.
+    keys = sorted(rows, key=lambda kr: (kr[0], seen[kr[1]]))
+    if any((rows[k].flops or 0) >= EXACT for k in keys):
+        return "an op's FLOPs pass 2**53 (float sums of the folder are not exact)"
+    shapes = _merged_shapes(got, peaks)
+    if isinstance(shapes, str):
+        return shapes
+    skipped: dict[str, int] = {}
+    for i in got:
+        for why, n in i.skipped.items():
+            skipped[why] = skipped.get(why, 0) + n
+    bad = sum(i.bad_flops for i in got)
+    steps = [dataclasses.replace(f, rank=r) for i, r in zip(got, ranks) for f in i.steps]
+    hw = Hardware(
+        peaks, shapes, steps, warnings=flag_lines(skipped, bad), skipped=skipped, bad_flops=bad
+    )
+    table = Breakdown(
+        "op-shape",
+        [rows[k] for k in keys],
+        _EMPTY,
+        _EMPTY,
+        unattributed_device_ns=sum(p.unattributed_device_ns for p in parts),
+    ).sorted()
+    annotate_breakdown(table, hw)
+    return MergedBreakdown(table, sources, w, hardware=hw)
+
+
+def _merged_shapes(infos: list[ShapesPart], peaks: PeakMatch) -> list[OpShape] | str:
+    """The folder's op shapes from the ranks' sums, in :func:`~gpuviz.analysis.hardware.
+    hardware`'s order (largest device time first, then name, then first call)."""
+    from gpuviz.analysis.op_calls import shape_key
+
+    merged: dict[tuple[tuple[str, bytes, bytes], str], ShapeSums] = {}
+    order: dict[tuple[tuple[str, bytes, bytes], str], tuple[int, int]] = {}
+    for k, info in enumerate(infos):
+        for s in info.sums:
+            key = (shape_key(s.name, s.input_dims, s.input_types), s.precision)
+            into = merged.get(key)
+            if into is None:
+                merged[key] = dataclasses.replace(s)
+                order[key] = (k, s.first)
+                continue
+            into.calls += s.calls
+            into.device_ns += s.device_ns
+            into.flops = _plus(into.flops, s.flops)
+            into.nbytes = _plus(into.nbytes, s.nbytes)
+            into.recorded_bad |= s.recorded_bad
+            into.bad |= s.bad
+    out: list[OpShape] = []
+    for key in sorted(merged, key=lambda x: order[x]):
+        s = merged[key]
+        if max(s.flops or 0.0, s.nbytes or 0.0) >= EXACT:
+            return f"{s.name}: its FLOPs or bytes pass 2**53 (float sums are not exact)"
+        row = OpShape(
+            s.name,
+            s.input_dims,
+            s.input_types,
+            s.calls,
+            s.flops,
+            s.nbytes,
+            s.device_ns,
+            s.precision,
+        )
+        out.append(shape_figures(row, peaks.peaks, s.recorded_bad, s.bad))
+    out.sort(key=lambda x: (-x.device_ns, x.name))  # stable: ties keep the first call's order
+    return out
+
+
+def _plus(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else a + b
+
+
+__all__ = ["EXACT", "ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]
