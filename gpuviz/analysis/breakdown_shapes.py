@@ -299,11 +299,11 @@ def merge_shapes(
     peaks = next((i.peaks for p, i in zip(parts, got) if p.device_properties), got[0].peaks)
     if any(i.peaks != peaks for i in got):
         return "the ranks' devices have different peaks"
-    if any(i.hints != got[0].hints for i in got):
-        return "the ranks' convolution backwards say different things of their forwards"
     states = {i.shapes for i in got} - {"empty"}
     if len(states) > 1 or "mixed" in states:
         return "some op calls have shapes and some not"
+    if any(i.hints != got[0].hints for i in got):
+        return "the ranks' convolution backwards say different things of their forwards"
     rows: dict[tuple[str, bytes], BreakdownRow] = {}
     seen: dict[bytes, tuple[int, int]] = {}
     for k, (p, info) in enumerate(zip(parts, got)):
