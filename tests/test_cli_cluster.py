@@ -10,12 +10,16 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("distributed", reason="the 'cluster' extra (dask) is missing")
+
+from subproc import gpuviz_env
 
 from gpuviz.cli import main
 from gpuviz.trace import cluster
@@ -219,3 +223,26 @@ def test_on_a_terminal_the_bar_says_ranks_done_per_worker(
     assert rc == 0
     texts = [t for t in seen if t and "ranks done" in t]
     assert texts and "4/4 ranks done; by worker: tcp://" in texts[-1]
+
+
+def test_op_shape_on_a_local_cluster_of_two_is_the_local_paths(tmp_path: Path) -> None:
+    """``breakdown --by op-shape --cluster local:2`` as a user runs it (its own LocalCluster,
+    forked workers, in a process of its own): the JSON and the text of a folder whose GEMMs
+    have shapes on both ranks are the local path's, byte for byte, and carry the roofline."""
+    path = str(DATA / "whatif" / "gpu" / "gloo_even")
+    env = gpuviz_env(GPUVIZ_CACHE_DIR=str(tmp_path / "cache"), GPUVIZ_IMPORT_WORKERS="0")
+    env.pop(cluster.ENV, None)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "gpuviz", "breakdown", path, "--by", "op-shape", *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+    outs = []
+    for fmt in (["--json"], []):
+        here, there = run(*fmt, "--no-cache"), run(*fmt, "--no-cache", "--cluster", "local:2")
+        assert here.returncode == there.returncode == 0, there.stderr
+        assert there.stdout == here.stdout, fmt
+        assert "2/2 ranks done" in there.stderr
+        outs.append(there.stdout)
+    (mm,) = [r for r in json.loads(outs[0])["rows"] if r["key"] == "aten::mm"]
+    assert mm["flops"] == mm["calls"] * 2 * 2048**3 and mm["bound"] == "compute"

@@ -62,6 +62,37 @@ def test_op_kernel_and_step_tables_are_the_local_paths(
     assert not no_whole_trace
 
 
+def _said(err: str) -> list[str]:
+    """The stderr lines that are not the progress bar's."""
+    return [x for x in err.replace("\r", "\n").splitlines() if x and "ranks done" not in x]
+
+
+@pytest.mark.parametrize(
+    "folder", ["ddp_nccl_4rank", "whatif/gpu/gloo_even", "whatif/gpu/gloo_slow", "gloo_4rank_cpu"]
+)
+def test_op_shape_tables_and_their_roofline_are_the_local_paths(
+    capsys: pytest.CaptureFixture[str], scheduler: str, folder: str, no_whole_trace: list[int]
+) -> None:
+    """GEMMs with shapes on every rank (FLOPs, bytes, roof columns), and a folder of a CPU
+    job (no peaks: the same stderr line)."""
+    path = str(DATA / folder)
+    for command in (["--json"], ["--top", "5"]):
+        here = _run(capsys, "breakdown", path, "--by", "op-shape", *command, "--no-cache")
+        there = _run(
+            capsys, "breakdown", path, "--by", "op-shape", *command, "--no-cache",
+            "--cluster", scheduler,
+        )  # fmt: skip
+        assert here[0] == there[0] == 0, (command, here[2], there[2])
+        assert there[1] == here[1], command  # byte for byte
+        assert _said(there[2]) == _said(here[2])
+        ranks = len(list((DATA / folder).iterdir()))
+        assert f"{ranks}/{ranks} ranks done" in there[2]  # the workers made the tables
+    rows = json.loads(_run(capsys, "breakdown", path, "--by", "op-shape", "--json")[1])["rows"]
+    if "cpu" not in folder:
+        assert any(r["flops"] and r["bound"] for r in rows)
+    assert not no_whole_trace
+
+
 @pytest.mark.parametrize("mine", [[], ["--mine"]])
 def test_source_lines_of_a_folder_with_stacks_are_the_local_paths(
     capsys: pytest.CaptureFixture[str],
@@ -90,7 +121,10 @@ def test_a_folder_without_stacks_is_bad_input_as_on_the_local_path(
 
 
 def test_tables_that_are_not_sums_are_read_whole_as_before(
-    capsys: pytest.CaptureFixture[str], scheduler: str, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
+    scheduler: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     used: list[int] = []
     real = cluster_decode.read_on_cluster
@@ -100,7 +134,13 @@ def test_tables_that_are_not_sums_are_read_whole_as_before(
         return real(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
-    path = str(DATA / "nccl_2rank_h200")
+    # One rank without deviceProperties: its shapes count against no peaks, the folder's
+    # against the other rank's (breakdown_shapes declines; the folder is read whole).
+    path = str(tmp_path / "job")
+    shutil.copytree(DATA / "whatif" / "gpu" / "gloo_even", path)
+    doc = json.loads(gzip.decompress(Path(path, "rank-1.json.gz").read_bytes()))
+    del doc["deviceProperties"]
+    Path(path, "rank-1.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
     here = _run(capsys, "breakdown", path, "--by", "op-shape", "--json", "--no-cache")
     there = _run(
         capsys,

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from test_breakdown_parts import _job, _merged, _parts, _whole
 
 from gpuviz.analysis.breakdown_parts import MergedBreakdown, merge_breakdown
