@@ -57,6 +57,9 @@ MERGEABLE = ("op", "op-shape", "kernel", "line", "step")
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
+EXACT = 2**53
+"""Integers below this add up exactly in float64, in any order."""
+
 
 @dataclass
 class BreakdownPart:
@@ -343,6 +346,10 @@ def _add(into: BreakdownRow, row: BreakdownRow) -> str | None:
             return f"its {name} is known on some ranks only"
         if a is not None:
             setattr(into, name, a + b)
+    if into.flops is not None and into.flops >= EXACT:
+        # Each rank's FLOPs are a float sum of integers, made int: exact below 2**53 in any
+        # order, so the ranks' add up to the folder's; past it they need not.
+        return "its flops pass 2**53 (the folder's float sum is not the ranks' sums)"
     return None
 
 

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import numpy as np
 
+from gpuviz.analysis.breakdown_parts import EXACT, MergedBreakdown, _add
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.conv_hints import ConvHints
 from gpuviz.analysis.hardware import Hardware, OpShape, annotate_breakdown, shape_figures
@@ -53,11 +54,9 @@ from gpuviz.trace.model import Trace
 
 if TYPE_CHECKING:
     from gpuviz.analysis.attribution import Attribution
-    from gpuviz.analysis.breakdown_parts import BreakdownPart, MergedBreakdown
+    from gpuviz.analysis.breakdown_parts import BreakdownPart
     from gpuviz.trace.errors import ImportWarnings
 
-EXACT = 2**53
-"""Integers up to this add exactly in float64, in any order."""
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -289,7 +288,6 @@ def merge_shapes(
     w : ImportWarnings
         The folder's import warnings.
     """
-    from gpuviz.analysis.breakdown_parts import MergedBreakdown, _add
     from gpuviz.analysis.op_calls import flag_lines
 
     infos = [p.shapes for p in parts]
@@ -318,8 +316,6 @@ def merge_shapes(
                 return f"{r.key!r}: {why}"
     # Rows that tie on every sort key are in the order of their Input Dims' first appearance.
     keys = sorted(rows, key=lambda kr: (kr[0], seen[kr[1]]))
-    if any((rows[k].flops or 0) >= EXACT for k in keys):
-        return "an op's FLOPs pass 2**53 (float sums of the folder are not exact)"
     shapes = _merged_shapes(got, peaks)
     if isinstance(shapes, str):
         return shapes
@@ -388,4 +384,4 @@ def _plus(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else a + b
 
 
-__all__ = ["EXACT", "ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]
+__all__ = ["ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]

@@ -175,6 +175,17 @@ def test_a_figure_known_on_some_ranks_only_is_not_summed() -> None:
     assert isinstance(why, str) and "annotation" in why
 
 
+def test_flops_summed_past_2_53_are_not_merged() -> None:
+    """A rank's FLOPs are a float sum made int: below 2**53 the ranks' sums are the
+    folder's, past it the folder's running sum need not be (op and op-shape rows alike)."""
+    row = BreakdownRow("aten::mm", 2, 10, 20, 30, 40, flops=2**52)
+    half = dataclasses.replace(row, flops=2**51)
+    merged = merge_breakdown([_part([row], "/j/r0.json", 0), _part([half], "/j/r1.json", 1)])
+    assert isinstance(merged, MergedBreakdown) and merged.table.rows[0].flops == 3 * 2**51
+    why = merge_breakdown([_part([row], "/j/r0.json", 0), _part([row], "/j/r1.json", 1)])
+    assert isinstance(why, str) and "2**53" in why
+
+
 def test_files_of_two_jobs_are_refused(tmp_path: Path) -> None:
     folder = tmp_path / "two"
     folder.mkdir()
