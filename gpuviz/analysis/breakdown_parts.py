@@ -19,15 +19,18 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
   file's peaks, the folder's against its first file's with ``deviceProperties``: where the
   files' peaks differ the merge declines. A serving trace's steps (their phases are made over
   all ranks) are read whole.
-- ``op-shape``: the roofline columns (bytes, intensity, the precision mix of a shape's calls)
-  come from per-call figures of the whole trace (:func:`gpuviz.analysis.hardware.hardware`),
-  not from the rows: whole-trace path.
+- ``op-shape``: its rows are summed as the op table's, keyed by op and raw ``Input Dims``
+  text; its roofline columns (bytes, intensity, the precision of a shape's calls) come from
+  the folder's op shapes (:func:`gpuviz.analysis.hardware.hardware`), which are sums over
+  calls too: each rank sends its shapes' sums and the merge fills the columns by the whole
+  trace's rule (:mod:`gpuviz.analysis.breakdown_shapes`, which says where it declines).
 - ``module``: the FLOPs and MFU of a module are joined from its calls through the
   attribution of the whole trace (:mod:`gpuviz.analysis.module_flops`): whole-trace path.
 
 A rank whose rows cannot be summed exactly says why (:attr:`BreakdownPart.unmergeable`, or
 :func:`merge_breakdown` finds the ranks disagree on a row's kind, extras or whether its FLOPs
-are known); the caller then reads the folder whole, so the answer is never an approximation.
+are known, or a row's FLOPs reach 2**53, past which the folder's float sum is not the ranks'
+sums); the caller then reads the folder whole, so the answer is never an approximation.
 """
 
 from __future__ import annotations
