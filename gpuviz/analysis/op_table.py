@@ -246,7 +246,7 @@ def _flops(
         sums = np.bincount(inverse[have], weights=kineto[have] * times[have], minlength=g)
         seen = np.bincount(inverse[have], minlength=g) > 0
         for j in np.flatnonzero(seen).tolist():
-            out[j] = int(sums[j])
+            out[j] = _whole_number(sums[j])
     if flops_fn is None:
         return out
     names = att.trace.symbols.strings
@@ -295,8 +295,14 @@ def _flops(
     sums = np.bincount(inverse[todo[hit]], weights=per_call[hit], minlength=g)
     seen = np.bincount(inverse[todo[hit]], minlength=g) > 0
     for j in np.flatnonzero(seen).tolist():
-        out[j] = int(sums[j]) + (out[j] or 0)
+        out[j] = _whole_number(sums[j]) + (out[j] or 0)
     return out
+
+
+def _whole_number(total: float) -> int:
+    """A row's summed FLOPs as an int; two recorded 1e308s add up to inf, which no int is: the
+    largest float instead, which :attr:`BreakdownRow.sane_flops` flags as no op's figure."""
+    return int(total) if np.isfinite(total) else int(np.finfo(np.float64).max)
 
 
 def _formula_names() -> frozenset[str] | None:

@@ -181,6 +181,22 @@ def test_a_recorded_flops_of_1e308_is_flagged_not_printed(
     assert "0" * 300 not in out and max(len(w) for w in out.split()) < 120
 
 
+def test_two_recorded_flops_of_1e308_on_one_row_are_flagged_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Their sum is inf, which no int is: the row says inconsistent (it raised
+    OverflowError)."""
+    path = write_ops(
+        tmp_path / "two_e308.json.gz",
+        [("aten::mm", [[64, 64]] * 2, [BF16] * 2, 5.0, {"flops": 1e308})] * 2,
+    )
+    for by in ("op", "op-shape"):
+        rc, out, err = run(capsys, "breakdown", str(path), "--by", by, "--json")
+        assert rc == 0, err
+        (mm,) = [r for r in json.loads(out)["rows"] if r["key"] == "aten::mm"]
+        assert mm["calls"] == 2 and mm["flops"] is None and mm["inconsistent"] is True, by
+
+
 def test_every_sample_trace_mfu_and_roof_at_most_100_percent() -> None:
     """Issue 47's check: no MFU or roof share above 100% on the traces in tests/data and
     assets/samples."""
