@@ -99,6 +99,9 @@ class BreakdownPart:
         no peaks, stderr says so only where something would have been measured).
     flop_warnings : list of str
         ``step``: calls skipped or flagged as the FLOPs were counted.
+    flop_skipped, flop_bad : dict of str to int, int
+        ``step``: those calls counted (skipped by reason; impossible FLOPs), for the folder's
+        lines (its counts are the ranks' added up).
     shapes : ShapesPart or None
         ``op-shape``: what its rows need to merge (:mod:`gpuviz.analysis.breakdown_shapes`).
     """
@@ -117,6 +120,8 @@ class BreakdownPart:
     step_figures: list[StepFigures] = field(default_factory=list)
     counted: list[OpShape] = field(default_factory=list)
     flop_warnings: list[str] = field(default_factory=list)
+    flop_skipped: dict[str, int] = field(default_factory=dict)
+    flop_bad: int = 0
     shapes: ShapesPart | None = None
 
 
@@ -211,6 +216,7 @@ def _step_figures(
     part.step_figures = hw.steps
     part.counted = [dataclasses.replace(s, kernels=_EMPTY) for s in hw.shapes[:1]]
     part.flop_warnings = hw.warnings
+    part.flop_skipped, part.flop_bad = hw.skipped, hw.bad_flops
 
 
 @dataclass
@@ -305,6 +311,8 @@ def _merge_steps(
     parts: list[BreakdownPart], ranks: list[int | None], sources: list[str], w: ImportWarnings
 ) -> MergedBreakdown | str:
     """The step table of a folder: each rank's steps in rank order, renamed to its rank."""
+    from gpuviz.analysis.op_calls import add_flags, flag_lines
+
     # The folder's peaks are those of its first file with deviceProperties.
     peaks = next((p.peaks for p in parts if p.device_properties), parts[0].peaks)
     if peaks is None or any(p.peaks != peaks for p in parts):
@@ -321,7 +329,7 @@ def _merge_steps(
         peaks,
         [s for p in parts for s in p.counted][:1],
         figures,
-        warnings=[x for p in parts for x in p.flop_warnings],
+        warnings=flag_lines(*add_flags((p.flop_skipped, p.flop_bad) for p in parts)),
     )
     unattributed = sum(p.unattributed_device_ns for p in parts)
     table = Breakdown("step", rows, _EMPTY, _EMPTY, unattributed_device_ns=unattributed)

@@ -288,7 +288,7 @@ def merge_shapes(
     w : ImportWarnings
         The folder's import warnings.
     """
-    from gpuviz.analysis.op_calls import flag_lines
+    from gpuviz.analysis.op_calls import add_flags, flag_lines
 
     infos = [p.shapes for p in parts]
     if any(i is None for i in infos):
@@ -319,11 +319,7 @@ def merge_shapes(
     shapes = _merged_shapes(got, peaks)
     if isinstance(shapes, str):
         return shapes
-    skipped: dict[str, int] = {}
-    for i in got:
-        for why, n in i.skipped.items():
-            skipped[why] = skipped.get(why, 0) + n
-    bad = sum(i.bad_flops for i in got)
+    skipped, bad = add_flags((i.skipped, i.bad_flops) for i in got)
     steps = [dataclasses.replace(f, rank=r) for i, r in zip(got, ranks) for f in i.steps]
     hw = Hardware(
         peaks, shapes, steps, warnings=flag_lines(skipped, bad), skipped=skipped, bad_flops=bad

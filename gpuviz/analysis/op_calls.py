@@ -11,6 +11,7 @@ turns the calls into roofline figures and MFU.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +143,18 @@ class Calls:
         """One line per reason calls were skipped or flagged, with its count."""
         bad = int(self.bad_flops.sum()) if self.bad_flops is not None else 0
         return flag_lines(self.skipped or {}, bad)
+
+
+def add_flags(counts: Iterable[tuple[dict[str, int], int]]) -> tuple[dict[str, int], int]:
+    """Several traces' (calls skipped by reason, calls with impossible FLOPs), added up: a
+    rank folder's from its ranks' (reasons in the order they first come)."""
+    skipped: dict[str, int] = {}
+    bad = 0
+    for each, n in counts:
+        for why, k in each.items():
+            skipped[why] = skipped.get(why, 0) + k
+        bad += n
+    return skipped, bad
 
 
 def flag_lines(skipped: dict[str, int], bad: int) -> list[str]:

@@ -175,6 +175,50 @@ def test_a_figure_known_on_some_ranks_only_is_not_summed() -> None:
     assert isinstance(why, str) and "annotation" in why
 
 
+def test_calls_flagged_on_every_rank_are_one_line_with_their_count(tmp_path: Path) -> None:
+    """15 GEMM calls a rank with a recorded 'flops' of 1e308: the folder read whole says
+    "30 op call(s)" once, and so do the merged steps, op shapes and summary (each rank's
+    line was repeated)."""
+    from gpuviz.analysis.rank_parts import merge_parts, rank_part
+
+    def impossible(i: int, doc: dict[str, Any]) -> None:
+        doc["traceEvents"] = [
+            dict(e, args=dict(e["args"], flops=1e308)) if e.get("name") == "aten::mm" else e
+            for e in doc["traceEvents"]
+        ]
+
+    folder = _job(tmp_path, DATA / "roofline" / "roofline.json.gz", [0, 1], impossible)
+    mm = sum(
+        1
+        for e in json.loads(gzip.decompress((DATA / "roofline" / "roofline.json.gz").read_bytes()))[
+            "traceEvents"
+        ]
+        if e.get("name") == "aten::mm"
+    )
+    whole = hardware(load_trace(folder, cache=False)).warnings
+    assert len(whole) == 1 and whole[0].startswith(f"{2 * mm} op call(s) with a recorded")
+    assert _merged(folder, "step")["flop_warnings"] == whole
+    parts = [rank_part(import_trace(str(f), max_memory=0).prepare()) for f in trace_files(folder)]
+    merged = merge_parts(parts)
+    assert merged is not None and merged[1].warnings == whole
+
+    def too_large(i: int, doc: dict[str, Any]) -> None:
+        """One GEMM a rank with a shape no tensor has: skipped, counted."""
+        first = next(k for k, e in enumerate(doc["traceEvents"]) if e.get("name") == "aten::mm")
+        e = doc["traceEvents"][first]
+        doc["traceEvents"] = list(doc["traceEvents"])
+        doc["traceEvents"][first] = dict(
+            e, args=dict(e["args"], **{"Input Dims": [[10**10] * 2] * 2})
+        )
+
+    other = tmp_path / "other"
+    other.mkdir()
+    folder = _job(other, DATA / "roofline" / "roofline.json.gz", [0, 1], too_large)
+    got = _merged(folder, "op-shape")
+    assert got == _whole(folder, "op-shape")
+    assert len(got["flop_warnings"]) == 1 and got["flop_warnings"][0].startswith("2 op call(s)")
+
+
 def test_flops_summed_past_2_53_are_not_merged() -> None:
     """A rank's FLOPs are a float sum made int: below 2**53 the ranks' sums are the
     folder's, past it the folder's running sum need not be (op and op-shape rows alike)."""
