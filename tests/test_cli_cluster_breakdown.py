@@ -167,7 +167,7 @@ def test_a_bad_rank_file_is_named_skipped_and_the_answer_marked_incomplete(
     three.mkdir()
     for f in ("rank-0.json.gz", "rank-1.json.gz", "rank-3.json.gz"):
         shutil.copy(folder / f, three / f)
-    for by in ("op", "step"):
+    for by in ("op", "op-shape", "step"):
         rc, out, err = _run(
             capsys,
             "breakdown",
