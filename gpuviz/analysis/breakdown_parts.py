@@ -325,11 +325,14 @@ def _merge_steps(
             label = r.key if len(stepped) < 2 else f"rank {rank} {r.key}"
             rows.append(dataclasses.replace(r, key=label, extra={**r.extra, "rank": rank}))
         figures += [dataclasses.replace(f, rank=rank) for f in p.step_figures]
+    skipped, bad = add_flags((p.flop_skipped, p.flop_bad) for p in parts)
     hw = Hardware(
         peaks,
         [s for p in parts for s in p.counted][:1],
         figures,
-        warnings=flag_lines(*add_flags((p.flop_skipped, p.flop_bad) for p in parts)),
+        warnings=flag_lines(skipped, bad),
+        skipped=skipped,
+        bad_flops=bad,
     )
     unattributed = sum(p.unattributed_device_ns for p in parts)
     table = Breakdown("step", rows, _EMPTY, _EMPTY, unattributed_device_ns=unattributed)

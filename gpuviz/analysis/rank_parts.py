@@ -256,6 +256,8 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         splits=each("splits"),
         warning_samples=list(warnings.samples),
     )
+    # One line per reason with the ranks' counts added, as the folder read whole says it.
+    skipped, bad = add_flags((p.flop_skipped, p.flop_bad) for p in parts)
     hw = Hardware(
         peaks,
         [],
@@ -263,8 +265,9 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         OpCalls.empty(),
         each("rank_figures"),
         shapes_dropped=any(p.shapes_dropped for p in parts),  # said, not "record shapes"
-        # One line per reason with the ranks' counts added, as the folder read whole says it.
-        warnings=flag_lines(*add_flags((p.flop_skipped, p.flop_bad) for p in parts)),
+        warnings=flag_lines(skipped, bad),
+        skipped=skipped,
+        bad_flops=bad,
     )
     return summary, hw
 
