@@ -39,10 +39,10 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuviz.analysis.breakdown_shapes import EXACT, ShapesPart, merge_shapes, shapes_part
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.hardware import Hardware, OpShape
 from gpuviz.analysis.peaks import PeakMatch, PeakOverride
@@ -52,16 +52,10 @@ from gpuviz.trace.kineto import assign_ranks, declared_rank
 from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import FileFacts, check_one_job, file_facts
 
-if TYPE_CHECKING:
-    from gpuviz.analysis.breakdown_shapes import ShapesPart
-
 MERGEABLE = ("op", "op-shape", "kernel", "line", "step")
 """The ``--by`` tables a folder's rows are summed for (see the module docstring)."""
 
 _EMPTY = np.zeros(0, dtype=np.int64)
-
-EXACT = 2**53
-"""Integers below this add up exactly in float64, in any order."""
 
 
 @dataclass
@@ -187,8 +181,6 @@ def breakdown_part(
     if by == "step":
         _step_figures(part, table, trace, override)
     if by == "op-shape":
-        from gpuviz.analysis.breakdown_shapes import shapes_part
-
         got = shapes_part(trace, table, override)
         if isinstance(got, str):
             part.unmergeable = got
@@ -284,9 +276,17 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
     if by == "step":
         return _merge_steps(parts, [ranks[i] for i in order], sources, warnings)
     if by == "op-shape":
-        from gpuviz.analysis.breakdown_shapes import merge_shapes
-
-        return merge_shapes(parts, [ranks[i] for i in order], sources, warnings)
+        shaped = merge_shapes(
+            [p.rows for p in parts],
+            [p.shapes for p in parts],
+            [p.device_properties for p in parts],
+            [ranks[i] for i in order],
+            _add,
+        )
+        if isinstance(shaped, str):
+            return shaped
+        shaped[0].unattributed_device_ns = sum(p.unattributed_device_ns for p in parts)
+        return MergedBreakdown(shaped[0], sources, warnings, hardware=shaped[1])
     rows: dict[str, BreakdownRow] = {}
     for p in parts:
         for r in p.rows:

@@ -38,13 +38,13 @@ Exact, or declined (a string saying why; the caller reads the folder whole):
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
 
-from gpuviz.analysis.breakdown_parts import EXACT, MergedBreakdown, _add
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.conv_hints import ConvHints
 from gpuviz.analysis.hardware import Hardware, OpShape, annotate_breakdown, shape_figures
@@ -54,8 +54,10 @@ from gpuviz.trace.model import Trace
 
 if TYPE_CHECKING:
     from gpuviz.analysis.attribution import Attribution
-    from gpuviz.analysis.breakdown_parts import BreakdownPart
-    from gpuviz.trace.errors import ImportWarnings
+
+EXACT = 2**53
+"""Integers below this add up exactly in float64, in any order (a rank folder's FLOPs and
+bytes from its ranks' sums: :mod:`gpuviz.analysis.breakdown_parts` declines past it too)."""
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -273,28 +275,42 @@ def _shapes_state(trace: Trace, att: Attribution) -> str:
 
 
 def merge_shapes(
-    parts: list[BreakdownPart], ranks: list[int | None], sources: list[str], w: ImportWarnings
-) -> MergedBreakdown | str:
+    rows: Sequence[list[BreakdownRow]],
+    infos: Sequence[ShapesPart | None],
+    with_properties: Sequence[bool],
+    ranks: Sequence[int | None],
+    add: Callable[[BreakdownRow, BreakdownRow], str | None],
+) -> tuple[Breakdown, Hardware] | str:
     """The op-shape table of a folder from its ranks' parts (in rank order), with its
-    roofline columns; or why it cannot be merged exactly.
+    roofline columns and figures; or why it cannot be merged exactly.
 
     Parameters
     ----------
-    parts : list of BreakdownPart
-        In rank order, each with its :class:`ShapesPart` (``part.shapes``).
-    ranks : list of int or None
+    rows : sequence of list of BreakdownRow
+        Each rank's rows (``BreakdownPart.rows``).
+    infos : sequence of ShapesPart or None
+        What each rank's rows need to merge (``BreakdownPart.shapes``).
+    with_properties : sequence of bool
+        Whether each rank's file has ``deviceProperties`` (the folder's peaks are the first
+        such file's).
+    ranks : sequence of int or None
         Their ranks.
-    sources : list of str
-    w : ImportWarnings
-        The folder's import warnings.
+    add : callable
+        Adds one row's sums to another's of the same key, or says why not
+        (:mod:`gpuviz.analysis.breakdown_parts`' rule for every table).
+
+    Returns
+    -------
+    (Breakdown, Hardware) or str
+        The table (its device time in no row left 0 for the caller) and the figures it was
+        annotated from.
     """
     from gpuviz.analysis.op_calls import add_flags, flag_lines
 
-    infos = [p.shapes for p in parts]
     if any(i is None for i in infos):
         return "a rank without its op shapes"
     got = [i for i in infos if i is not None]
-    peaks = next((i.peaks for p, i in zip(parts, got) if p.device_properties), got[0].peaks)
+    peaks = next((i.peaks for w, i in zip(with_properties, got) if w), got[0].peaks)
     if any(i.peaks != peaks for i in got):
         return "the ranks' devices have different peaks"
     states = {i.shapes for i in got} - {"empty"}
@@ -302,20 +318,20 @@ def merge_shapes(
         return "some op calls have shapes and some not"
     if any(i.hints != got[0].hints for i in got):
         return "the ranks' convolution backwards say different things of their forwards"
-    rows: dict[tuple[str, bytes], BreakdownRow] = {}
+    merged: dict[tuple[str, bytes], BreakdownRow] = {}
     seen: dict[bytes, tuple[int, int]] = {}
-    for k, (p, info) in enumerate(zip(parts, got)):
-        for r, raw, at in zip(p.rows, info.raw_dims, info.first_seen, strict=True):
+    for k, (mine, info) in enumerate(zip(rows, got)):
+        for r, raw, at in zip(mine, info.raw_dims, info.first_seen, strict=True):
             seen.setdefault(raw, (k, at))  # the folder's first op with this text
-            into = rows.get((r.key, raw))
+            into = merged.get((r.key, raw))
             if into is None:
-                rows[(r.key, raw)] = dataclasses.replace(r, extra=dict(r.extra))
+                merged[(r.key, raw)] = dataclasses.replace(r, extra=dict(r.extra))
                 continue
-            why = _add(into, r)
+            why = add(into, r)
             if why is not None:
                 return f"{r.key!r}: {why}"
     # Rows that tie on every sort key are in the order of their Input Dims' first appearance.
-    keys = sorted(rows, key=lambda kr: (kr[0], seen[kr[1]]))
+    keys = sorted(merged, key=lambda kr: (kr[0], seen[kr[1]]))
     shapes = _merged_shapes(got, peaks)
     if isinstance(shapes, str):
         return shapes
@@ -324,15 +340,9 @@ def merge_shapes(
     hw = Hardware(
         peaks, shapes, steps, warnings=flag_lines(skipped, bad), skipped=skipped, bad_flops=bad
     )
-    table = Breakdown(
-        "op-shape",
-        [rows[k] for k in keys],
-        _EMPTY,
-        _EMPTY,
-        unattributed_device_ns=sum(p.unattributed_device_ns for p in parts),
-    ).sorted()
+    table = Breakdown("op-shape", [merged[k] for k in keys], _EMPTY, _EMPTY).sorted()
     annotate_breakdown(table, hw)
-    return MergedBreakdown(table, sources, w, hardware=hw)
+    return table, hw
 
 
 def _merged_shapes(infos: list[ShapesPart], peaks: PeakMatch) -> list[OpShape] | str:
@@ -380,4 +390,4 @@ def _plus(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else a + b
 
 
-__all__ = ["ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]
+__all__ = ["EXACT", "ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]

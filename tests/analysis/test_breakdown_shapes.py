@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from test_breakdown_parts import _job, _merged, _parts, _whole
 
-from gpuviz.analysis.breakdown_parts import EXACT, MergedBreakdown, merge_breakdown
+from gpuviz.analysis.breakdown_parts import MergedBreakdown, merge_breakdown
+from gpuviz.analysis.breakdown_shapes import EXACT
 from gpuviz.analysis.conv_hints import ConvHints
 
 DATA = Path(__file__).parent.parent / "data"
