@@ -16,17 +16,20 @@ while the module's kernels ran, not over the step's wall time. Above 100% it is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution
-from gpuviz.analysis.breakdown_table import Breakdown
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins
 from gpuviz.analysis.frame_rows import key_totals
 from gpuviz.analysis.graph_replays import GRAPH_FLOPS, GRAPH_FLOPS_CAPTURED, graph_held_rows
 from gpuviz.analysis.hardware import Hardware, OpCalls
 from gpuviz.analysis.modules import module_paths, outside_keys
 from gpuviz.analysis.op_args import MAX_CALL_FLOPS
+from gpuviz.analysis.peaks import DevicePeaks
 from gpuviz.analysis.step_flops import MAX_MFU, NO_FORMULA, NO_SHAPES, SHAPES_LEFT_OUT
 
 F64 = npt.NDArray[np.float64]
@@ -82,6 +85,115 @@ def _call_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
     return out
 
 
+@dataclass
+class RowFlops:
+    """What a module table's row's FLOPs and MFU are made of (:func:`row_flops`).
+
+    Attributes
+    ----------
+    by : dict of str to float
+        Its FLOPs per precision (those above 0), in the order its MFU sums their time at
+        peak.
+    known : int or None
+        How many calls with known FLOPs it holds (a known 0 counts); None for a row the
+        module and outside rows do not index (its FLOPs are those of ``by``, no note).
+    compiled : bool
+        A compiled model's row (``compiled_in``): FLOPs of the calls whose kernels it holds.
+    """
+
+    by: dict[str, float]
+    known: int | None
+    compiled: bool = False
+
+
+def row_flops(table: Breakdown, hw: Hardware, att: Attribution) -> list[RowFlops]:
+    """Per row of a ``module`` table (in its order), the FLOPs :func:`fill_row` makes its
+    ``flops`` and ``mfu`` of (see the module docstring for where a call's FLOPs are held).
+
+    Parameters
+    ----------
+    table : Breakdown
+        ``breakdown(trace, "module")``.
+    hw : Hardware
+        ``hardware(trace)`` of the same trace: its counted calls.
+    att : Attribution
+        ``attribute(trace)``: the module frames and backward links the table was made from.
+
+    Returns
+    -------
+    list of RowFlops
+    """
+    frame, path, paths = module_paths(att)
+    out_key, out_names = outside_keys(att)
+    outside = att.forest.nearest(frame) < 0
+    per_module: dict[str, F64] = {}
+    per_outside: dict[str, F64] = {}
+    for p, w in node_flops(att, hw.calls).items():
+        per_module[p] = key_totals(att, frame, path, len(paths), w)
+        per_outside[p] = np.bincount(
+            out_key[outside], weights=w[outside], minlength=len(out_names)
+        ).astype(np.float64, copy=False)
+    counted = node_known(att, hw.calls)
+    known_module = key_totals(att, frame, path, len(paths), counted)
+    known_outside: F64 = np.bincount(
+        out_key[outside], weights=counted[outside], minlength=len(out_names)
+    ).astype(np.float64, copy=False)
+    module_index = {name: i for i, name in enumerate(paths)}
+    outside_index = {name: i for i, name in enumerate(out_names)}
+    # A compiled model's rows (issue 49): the FLOPs of the calls whose kernels they hold.
+    compiled = compiled_row_flops(table, att, _call_flops(att, hw.calls))
+    out: list[RowFlops] = []
+    for j, row in enumerate(table.rows):
+        if "compiled_in" in row.extra:
+            out.append(RowFlops(compiled.get(j, {}), None, compiled=True))
+            continue
+        if row.kind == "outside":
+            i, source, known = outside_index.get(row.key), per_outside, known_outside
+        else:
+            i, source, known = module_index.get(row.key), per_module, known_module
+        if i is None:
+            out.append(RowFlops({}, None))
+            continue
+        by = {p: float(v[i]) for p, v in source.items() if v[i] > 0}
+        out.append(RowFlops(by, int(known[i])))
+    return out
+
+
+def unknown_flops(row: BreakdownRow, why: str) -> None:
+    """A row whose FLOPs and MFU are unknown, and why."""
+    row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
+
+
+def fill_row(row: BreakdownRow, f: RowFlops, peaks: DevicePeaks | None) -> None:
+    """Set a module row's ``flops``, ``mfu``, ``inconsistent`` and ``mfu_note`` from its
+    FLOPs ``f``, its device time and the device's ``peaks`` (None: unknown)."""
+    if f.compiled and not f.by:
+        unknown_flops(row, NO_COMPILED_FLOPS)
+        return
+    if not f.compiled and f.known == 0:  # no call with a FLOP formula in it: unknown, not 0
+        unknown_flops(row, NO_FORMULA)
+        return
+    by = f.by
+    total = sum(by.values())
+    # each precision at its own peak: time at peak over the row's device time
+    at_peak = [v / (peaks.tflops(p) or 0) / 1e3 for p, v in by.items() if peaks and peaks.tflops(p)]
+    dur = row.device_total_ns
+    got = sum(at_peak) / dur if at_peak and dur > 0 else None
+    note = None
+    if got is not None and got > MAX_MFU:
+        note = (
+            "inconsistent: more FLOPs than the peak does in its device time "
+            "(bad shapes or durations)"
+        )
+        got = None
+    elif got is not None and len(at_peak) < len(by):
+        note = "a lower bound: FLOPs of a precision with no peak left out"
+    row.extra["flops"] = round(total) if total < MAX_CALL_FLOPS * 2**20 else None
+    row.extra["mfu"] = None if got is None else round(got, 5)
+    row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
+    row.extra["mfu_note"] = note
+
+
 def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
     """Add ``flops`` and ``mfu`` to a ``module`` table's rows (in their ``extra``).
 
@@ -98,73 +210,17 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
     -----
     ``mfu`` is null where no peak is known or the row has no FLOPs (as a step's is); both are
     null on every row of a trace with no counted FLOPs (recorded without shapes).
+    A rank folder's table is made from its ranks' :func:`row_flops` summed
+    (:mod:`gpuviz.analysis.breakdown_modules`), through :func:`fill_row` as here.
     """
     if table.by != "module":
         return
     if not np.isfinite(hw.calls.flops).any():
         for row in table.rows:
-            why = SHAPES_LEFT_OUT if hw.shapes_dropped else NO_SHAPES
-            row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
+            unknown_flops(row, SHAPES_LEFT_OUT if hw.shapes_dropped else NO_SHAPES)
         return
-    frame, path, paths = module_paths(att)
-    out_key, out_names = outside_keys(att)
-    outside = att.forest.nearest(frame) < 0
-    per_module: dict[str, F64] = {}
-    per_outside: dict[str, F64] = {}
-    for p, w in node_flops(att, hw.calls).items():
-        per_module[p] = key_totals(att, frame, path, len(paths), w)
-        per_outside[p] = np.bincount(
-            out_key[outside], weights=w[outside], minlength=len(out_names)
-        ).astype(np.float64, copy=False)
-    counted = node_known(att, hw.calls)
-    known_module = key_totals(att, frame, path, len(paths), counted)
-    known_outside = np.bincount(
-        out_key[outside], weights=counted[outside], minlength=len(out_names)
-    )
-    module_index = {name: i for i, name in enumerate(paths)}
-    outside_index = {name: i for i, name in enumerate(out_names)}
-    peaks = hw.peaks.peaks
-    # A compiled model's rows (issue 49): the FLOPs of the calls whose kernels they hold.
-    compiled = compiled_row_flops(table, att, _call_flops(att, hw.calls))
-    for j, row in enumerate(table.rows):
-        if "compiled_in" in row.extra:
-            by = compiled.get(j, {})
-            i = None
-        elif row.kind == "outside":
-            i, source = outside_index.get(row.key), per_outside
-        else:
-            i, source = module_index.get(row.key), per_module
-        if i is not None:
-            by = {p: float(v[i]) for p, v in source.items() if v[i] > 0}
-            known = (known_outside if source is per_outside else known_module)[i]
-            if known == 0:  # no call with a FLOP formula in it: unknown, not 0
-                row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=NO_FORMULA)
-                continue
-        elif "compiled_in" not in row.extra:
-            by = {}
-        if not by and "compiled_in" in row.extra:
-            row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=NO_COMPILED_FLOPS)
-            continue
-        total = sum(by.values())
-        # each precision at its own peak: time at peak over the row's device time
-        at_peak = [
-            f / (peaks.tflops(p) or 0) / 1e3 for p, f in by.items() if peaks and peaks.tflops(p)
-        ]
-        dur = row.device_total_ns
-        got = sum(at_peak) / dur if at_peak and dur > 0 else None
-        note = None
-        if got is not None and got > MAX_MFU:
-            note = (
-                "inconsistent: more FLOPs than the peak does in its device time "
-                "(bad shapes or durations)"
-            )
-            got = None
-        elif got is not None and len(at_peak) < len(by):
-            note = "a lower bound: FLOPs of a precision with no peak left out"
-        row.extra["flops"] = round(total) if total < MAX_CALL_FLOPS * 2**20 else None
-        row.extra["mfu"] = None if got is None else round(got, 5)
-        row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
-        row.extra["mfu_note"] = note
+    for row, f in zip(table.rows, row_flops(table, hw, att), strict=True):
+        fill_row(row, f, hw.peaks.peaks)
     held = graph_held_rows(table, att)
     why = GRAPH_FLOPS
     if held:
@@ -175,8 +231,7 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
             why = GRAPH_FLOPS_CAPTURED  # the capture is here: the steps and ops count it
     for i in held:
         # Its graph replays' FLOPs are not counted per module.
-        row = table.rows[i]
-        row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
+        unknown_flops(table.rows[i], why)
 
 
 def compiled_row_flops(
