@@ -1,0 +1,171 @@
+"""A rank folder's ``--by module`` table from its ranks' parts (``breakdown DIR --by module
+--cluster``, issue 51), as the folder read whole gives it, to the last digit.
+
+A module row's calls, host and device times are sums over its frames, and every frame is one
+rank's: :func:`gpuviz.analysis.breakdown_parts.merge_breakdown` sums them by path as it sums
+op rows. Its FLOPs and MFU (:mod:`gpuviz.analysis.module_flops`) are joined from its calls
+through the attribution: each rank keeps, per row, the FLOPs per precision of the calls it
+holds and how many calls of known FLOPs those are (:class:`~gpuviz.analysis.module_flops.RowFlops`,
+made by :func:`~gpuviz.analysis.module_flops.row_flops` on the rank's own trace), and the
+folder's rows are filled from their sums by :func:`~gpuviz.analysis.module_flops.fill_row`,
+the code that fills them for the folder read whole. So:
+
+- FLOPs: the folder's figure is a float64 sum over calls, in the order of the whole trace's
+  nodes. Sums of whole numbers below 2**53 are exact in any order; so a rank says how many
+  FLOPs its calls hold in all (:attr:`ModuleFlopsPart.flops_total`, None where a call's count
+  is not a whole number or is negative), and where the folder's total reaches 2**53 (about 9
+  PFLOP) the merge declines: the whole trace's figure then depends on the order of its sums.
+- MFU: each precision's FLOPs over its own peak, over the row's device time: the same formula
+  on the same exact sums. The peaks are the folder's (its first file's with
+  ``deviceProperties``); where the ranks' differ the merge declines, as the step table's does.
+- notes: a row is unknown for ``NO_FORMULA`` only where no rank holds a call of known FLOPs
+  in it, and every row is ``NO_SHAPES`` only where no rank has a call of known FLOPs at all.
+- the peaks line and stderr: the precisions the steps do FLOPs in (each rank's steps), one
+  counted shape (whether a missing peak is worth a line) and the calls skipped or flagged,
+  their counts summed (:func:`gpuviz.analysis.op_calls.sum_call_warnings`).
+
+Declined (the caller reads the folder whole): graph launches in a rank (a replay's kernels
+and FLOPs are placed through its capture: ``GRAPH_FLOPS`` rows), a server's steps, and a
+compiled model's row whose FLOPs mix precisions (the whole trace sums their time at peak in
+the order its kernels come, which the ranks' parts do not keep).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gpuviz.analysis.breakdown_table import Breakdown
+from gpuviz.analysis.hardware import Hardware
+from gpuviz.analysis.module_flops import RowFlops, fill_row, row_flops, unknown_flops
+from gpuviz.analysis.op_calls import sum_call_warnings
+from gpuviz.analysis.step_flops import NO_SHAPES
+
+if TYPE_CHECKING:
+    from gpuviz.analysis.breakdown_parts import BreakdownPart
+    from gpuviz.analysis.peaks import PeakOverride
+    from gpuviz.trace.model import Trace
+
+EXACT_FLOPS = 2**53
+"""Below this many FLOPs in all, the folder's float64 sums of whole-number FLOPs are exact in
+any order (see the module docstring)."""
+
+
+@dataclass
+class ModuleFlopsPart:
+    """What one rank's module rows' FLOPs are made of.
+
+    Attributes
+    ----------
+    rows : dict of str to RowFlops
+        By row key.
+    any_flops : bool
+        Some call of the rank has known FLOPs.
+    flops_total : int or None
+        The FLOPs of all its calls of known FLOPs, where each is a whole number of at least 0
+        and their sum is below :data:`EXACT_FLOPS`; None otherwise.
+    """
+
+    rows: dict[str, RowFlops] = field(default_factory=dict)
+    any_flops: bool = False
+    flops_total: int | None = 0
+
+
+def module_part(
+    part: BreakdownPart, table: Breakdown, trace: Trace, override: PeakOverride | None
+) -> None:
+    """Fill ``part`` (a ``module`` table's rows, from ``trace``) with what the folder's FLOPs,
+    MFU and peaks line are merged from, or say why it cannot be (``part.unmergeable``)."""
+    from gpuviz.analysis.attribution import attribute
+    from gpuviz.analysis.breakdown_parts import keep_hardware
+    from gpuviz.analysis.hardware import hardware
+    from gpuviz.analysis.names import graph_launch_mask
+    from gpuviz.analysis.serving_steps import is_serving
+    from gpuviz.analysis.steps import find_steps
+
+    if graph_launch_mask(trace.symbols)[trace.slices.name].any():
+        part.unmergeable = "graph launches (their FLOPs are placed through the capture)"
+        return
+    steps = find_steps(trace)
+    if is_serving(steps):
+        part.unmergeable = "serving steps (their phases are made over all ranks)"
+        return
+    hw = hardware(trace, override, steps)
+    keep_hardware(part, hw)
+    flops = hw.calls.flops[np.isfinite(hw.calls.flops)]
+    total = float(flops.sum())
+    whole = bool((flops >= 0).all() and (flops == np.floor(flops)).all())
+    part.modules = ModuleFlopsPart(
+        rows={
+            r.key: f
+            for r, f in zip(table.rows, row_flops(table, hw, attribute(trace)), strict=True)
+        },
+        any_flops=len(flops) > 0,
+        flops_total=int(total) if whole and total < EXACT_FLOPS else None,
+    )
+
+
+def merge_module_flops(table: Breakdown, parts: Sequence[BreakdownPart]) -> Hardware | str:
+    """Fill the folder's module rows (``table``, summed from ``parts``) with their FLOPs and
+    MFU, as :func:`~gpuviz.analysis.module_flops.annotate_modules` fills the folder read
+    whole's.
+
+    Returns
+    -------
+    Hardware or str
+        The folder's peaks, its steps' figures (for the precisions the peaks line names), one
+        counted shape and the FLOP warnings; or why the ranks' FLOPs cannot be merged exactly.
+    """
+    from gpuviz.analysis.breakdown_parts import folder_peaks
+
+    peaks = folder_peaks(parts)
+    if isinstance(peaks, str):
+        return peaks
+    mods = [p.modules for p in parts if p.modules is not None]
+    if len(mods) != len(parts):
+        return "a rank's module FLOPs are missing"
+    totals = [m.flops_total for m in mods]
+    if any(t is None for t in totals) or sum(t or 0 for t in totals) >= EXACT_FLOPS:
+        return "FLOPs that float64 does not sum exactly (not whole numbers, or 2**53 or more)"
+    warnings = sum_call_warnings([p.flop_warnings for p in parts])
+    if warnings is None:
+        return "FLOP warnings of several kinds (their order is the whole trace's)"
+    hw = Hardware(
+        peaks,
+        [s for p in parts for s in p.counted][:1],
+        [f for p in parts for f in p.step_figures],  # the peaks line reads their precisions
+        warnings=warnings,
+    )
+    if not any(m.any_flops for m in mods):
+        for row in table.rows:
+            unknown_flops(row, NO_SHAPES)  # shapes left out on import: the part declined
+        return hw
+    for row in table.rows:
+        f = _sum([m.rows[row.key] for m in mods if row.key in m.rows])
+        if isinstance(f, str):
+            return f"{row.key!r}: {f}"
+        fill_row(row, f, peaks.peaks)
+    return hw
+
+
+def _sum(rows: list[RowFlops]) -> RowFlops | str:
+    """One row's FLOPs over the ranks that have it; why not, where they cannot be summed."""
+    known = {f.known is None for f in rows}
+    if len(known) > 1 or len({f.compiled for f in rows}) > 1:
+        return "its FLOPs are counted differently on different ranks"
+    by: dict[str, float] = {}
+    for f in rows:
+        for p, v in f.by.items():
+            by[p] = by.get(p, 0.0) + v
+    if rows[0].compiled and len(by) > 1:
+        return "a compiled row's FLOPs of several precisions"
+    # The whole trace lists a row's precisions sorted (module_flops.node_flops).
+    ordered = by if rows[0].compiled else {p: by[p] for p in sorted(by)}
+    n = None if rows[0].known is None else sum(f.known or 0 for f in rows)
+    return RowFlops(ordered, n, rows[0].compiled)
+
+
+__all__ = ["EXACT_FLOPS", "ModuleFlopsPart", "merge_module_flops", "module_part"]
