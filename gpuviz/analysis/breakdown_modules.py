@@ -26,8 +26,9 @@ the code that fills them for the folder read whole. So:
 
 Declined (the caller reads the folder whole): graph launches in a rank (a replay's kernels
 and FLOPs are placed through its capture: ``GRAPH_FLOPS`` rows), a server's steps, and a
-compiled model's row whose FLOPs mix precisions (the whole trace sums their time at peak in
-the order its kernels come, which the ranks' parts do not keep).
+compiled model's row whose FLOPs are of three precisions or more (the whole trace sums their
+time at peak in the order its kernels come, which the ranks' parts do not keep; two add up
+the same either way round).
 """
 
 from __future__ import annotations
@@ -160,8 +161,9 @@ def _sum(rows: list[RowFlops]) -> RowFlops | str:
     for f in rows:
         for p, v in f.by.items():
             by[p] = by.get(p, 0.0) + v
-    if rows[0].compiled and len(by) > 1:
-        return "a compiled row's FLOPs of several precisions"
+    if rows[0].compiled and len(by) > 2:
+        # Two floats add the same either way round; three or more in the order they come.
+        return "a compiled row's FLOPs of three precisions or more"
     # The whole trace lists a row's precisions sorted (module_flops.node_flops).
     ordered = by if rows[0].compiled else {p: by[p] for p in sorted(by)}
     n = None if rows[0].known is None else sum(f.known or 0 for f in rows)
