@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuviz.analysis.breakdown_hardware import folder_peaks, keep_hardware
 from gpuviz.analysis.breakdown_table import Breakdown
 from gpuviz.analysis.hardware import Hardware
 from gpuviz.analysis.module_flops import RowFlops, fill_row, row_flops, unknown_flops
@@ -81,7 +82,6 @@ def module_part(
     """Fill ``part`` (a ``module`` table's rows, from ``trace``) with what the folder's FLOPs,
     MFU and peaks line are merged from, or say why it cannot be (``part.unmergeable``)."""
     from gpuviz.analysis.attribution import attribute
-    from gpuviz.analysis.breakdown_parts import keep_hardware
     from gpuviz.analysis.hardware import hardware
     from gpuviz.analysis.names import graph_launch_mask
     from gpuviz.analysis.serving_steps import is_serving
@@ -120,8 +120,6 @@ def merge_module_flops(table: Breakdown, parts: Sequence[BreakdownPart]) -> Hard
         The folder's peaks, its steps' figures (for the precisions the peaks line names), one
         counted shape and the FLOP warnings; or why the ranks' FLOPs cannot be merged exactly.
     """
-    from gpuviz.analysis.breakdown_parts import folder_peaks
-
     peaks = folder_peaks(parts)
     if isinstance(peaks, str):
         return peaks

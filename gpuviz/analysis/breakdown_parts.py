@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuviz.analysis.breakdown_hardware import folder_peaks, keep_hardware
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.hardware import Hardware, OpShape
 from gpuviz.analysis.op_calls import sum_call_warnings
@@ -216,15 +217,6 @@ def _step_figures(
     keep_hardware(part, hw)
 
 
-def keep_hardware(part: BreakdownPart, hw: Hardware) -> None:
-    """Keep of a rank's hardware figures what the folder's report needs: its peaks, its
-    steps' figures, one counted shape (its kernels left out) and its FLOP warnings."""
-    part.peaks = hw.peaks
-    part.step_figures = hw.steps
-    part.counted = [dataclasses.replace(s, kernels=_EMPTY) for s in hw.shapes[:1]]
-    part.flop_warnings = hw.warnings
-
-
 @dataclass
 class MergedBreakdown:
     """A folder's breakdown from its ranks' parts, as the folder read whole gives it.
@@ -348,16 +340,6 @@ def _merge_steps(
     unattributed = sum(p.unattributed_device_ns for p in parts)
     table = Breakdown("step", rows, _EMPTY, _EMPTY, unattributed_device_ns=unattributed)
     return MergedBreakdown(table, sources, w, hardware=hw)
-
-
-def folder_peaks(parts: Sequence[BreakdownPart]) -> PeakMatch | str:
-    """The peaks a folder's FLOPs count against (those of its first file with
-    ``deviceProperties``, as :func:`gpuviz.analysis.hardware.hardware` takes them), or why
-    the ranks' figures cannot be merged: they counted against different peaks."""
-    peaks = next((p.peaks for p in parts if p.device_properties), parts[0].peaks)
-    if peaks is None or any(p.peaks != peaks for p in parts):
-        return "the ranks' devices have different peaks"
-    return peaks
 
 
 _SUMMED = ("calls", "cpu_self_ns", "cpu_total_ns", "device_self_ns", "device_total_ns")
