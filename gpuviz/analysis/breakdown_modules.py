@@ -10,11 +10,12 @@ made by :func:`~gpuviz.analysis.module_flops.row_flops` on the rank's own trace)
 folder's rows are filled from their sums by :func:`~gpuviz.analysis.module_flops.fill_row`,
 the code that fills them for the folder read whole. So:
 
-- FLOPs: the folder's figure is a float64 sum over calls, in the order of the whole trace's
-  nodes. Sums of whole numbers below 2**53 are exact in any order; so a rank says how many
-  FLOPs its calls hold in all (:attr:`ModuleFlopsPart.flops_total`, None where a call's count
-  is not a whole number or is negative), and where the folder's total reaches 2**53 (about 9
-  PFLOP) the merge declines: the whole trace's figure then depends on the order of its sums.
+- FLOPs: every FLOP count is a whole number (each formula's and Kineto's), and a row's FLOPs
+  are summed exactly, as ints, in the folder read whole as in each rank
+  (``module_flops._parts``: a float64 sum would depend on the order of its terms past 2**53,
+  about 9 PFLOP, which a 1,000-rank job passes). So the folder's are the ranks' sums, at any
+  size. Where some count is not a whole number (no formula gives one today) both are float64
+  sums, and the merge declines (:attr:`ModuleFlopsPart.exact`).
 - MFU: each precision's FLOPs over its own peak, over the row's device time: the same formula
   on the same exact sums. The peaks are the folder's (its first file's with
   ``deviceProperties``); where the ranks' differ the merge declines, as the step table's does.
@@ -42,7 +43,13 @@ import numpy as np
 from gpuviz.analysis.breakdown_hardware import folder_peaks, keep_hardware
 from gpuviz.analysis.breakdown_table import Breakdown
 from gpuviz.analysis.hardware import Hardware
-from gpuviz.analysis.module_flops import RowFlops, fill_row, row_flops, unknown_flops
+from gpuviz.analysis.module_flops import (
+    RowFlops,
+    exact_flops,
+    fill_row,
+    row_flops,
+    unknown_flops,
+)
 from gpuviz.analysis.op_calls import sum_call_warnings
 from gpuviz.analysis.step_flops import NO_SHAPES
 
@@ -50,10 +57,6 @@ if TYPE_CHECKING:
     from gpuviz.analysis.breakdown_parts import BreakdownPart
     from gpuviz.analysis.peaks import PeakOverride
     from gpuviz.trace.model import Trace
-
-EXACT_FLOPS = 2**53
-"""Below this many FLOPs in all, the folder's float64 sums of whole-number FLOPs are exact in
-any order (see the module docstring)."""
 
 
 @dataclass
@@ -66,14 +69,14 @@ class ModuleFlopsPart:
         By row key.
     any_flops : bool
         Some call of the rank has known FLOPs.
-    flops_total : int or None
-        The FLOPs of all its calls of known FLOPs, where each is a whole number of at least 0
-        and their sum is below :data:`EXACT_FLOPS`; None otherwise.
+    exact : bool
+        Its rows' FLOPs are exact ints (every count a whole number:
+        :func:`~gpuviz.analysis.module_flops.exact_flops`).
     """
 
     rows: dict[str, RowFlops] = field(default_factory=dict)
     any_flops: bool = False
-    flops_total: int | None = 0
+    exact: bool = True
 
 
 def module_part(
@@ -96,16 +99,13 @@ def module_part(
         return
     hw = hardware(trace, override, steps)
     keep_hardware(part, hw)
-    flops = hw.calls.flops[np.isfinite(hw.calls.flops)]
-    total = float(flops.sum())
-    whole = bool((flops >= 0).all() and (flops == np.floor(flops)).all())
     part.modules = ModuleFlopsPart(
         rows={
             r.key: f
             for r, f in zip(table.rows, row_flops(table, hw, attribute(trace)), strict=True)
         },
-        any_flops=len(flops) > 0,
-        flops_total=int(total) if whole and total < EXACT_FLOPS else None,
+        any_flops=bool(np.isfinite(hw.calls.flops).any()),
+        exact=exact_flops(hw.calls),
     )
 
 
@@ -126,9 +126,8 @@ def merge_module_flops(table: Breakdown, parts: Sequence[BreakdownPart]) -> Hard
     mods = [p.modules for p in parts if p.modules is not None]
     if len(mods) != len(parts):
         return "a rank's module FLOPs are missing"
-    totals = [m.flops_total for m in mods]
-    if any(t is None for t in totals) or sum(t or 0 for t in totals) >= EXACT_FLOPS:
-        return "FLOPs that float64 does not sum exactly (not whole numbers, or 2**53 or more)"
+    if not all(m.exact for m in mods):
+        return "FLOP counts that are not whole numbers (their float64 sums depend on order)"
     warnings = sum_call_warnings([p.flop_warnings for p in parts])
     if warnings is None:
         return "FLOP warnings of several kinds (their order is the whole trace's)"
@@ -155,10 +154,10 @@ def _sum(rows: list[RowFlops]) -> RowFlops | str:
     known = {f.known is None for f in rows}
     if len(known) > 1 or len({f.compiled for f in rows}) > 1:
         return "its FLOPs are counted differently on different ranks"
-    by: dict[str, float] = {}
+    by: dict[str, int] = {}
     for f in rows:
         for p, v in f.by.items():
-            by[p] = by.get(p, 0.0) + v
+            by[p] = by.get(p, 0) + int(v)  # exact ints (merge_module_flops declined floats)
     if rows[0].compiled and len(by) > 2:
         # Two floats add the same either way round; three or more in the order they come.
         return "a compiled row's FLOPs of three precisions or more"
@@ -168,4 +167,4 @@ def _sum(rows: list[RowFlops]) -> RowFlops | str:
     return RowFlops(ordered, n, rows[0].compiled)
 
 
-__all__ = ["EXACT_FLOPS", "ModuleFlopsPart", "merge_module_flops", "module_part"]
+__all__ = ["ModuleFlopsPart", "merge_module_flops", "module_part"]

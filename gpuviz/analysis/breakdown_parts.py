@@ -18,7 +18,7 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
   declines.
 - ``module``: its rows are summed as op rows are; their FLOPs and MFU, joined from their calls
   through the attribution (:mod:`gpuviz.analysis.module_flops`), are summed from each rank's
-  FLOPs per row and precision (whole numbers, exact below 2**53 FLOPs in all, else declined)
+  FLOPs per row and precision (exact ints: whole-number FLOPs summed in parts, at any size)
   and filled by the code that fills the whole trace's: :mod:`gpuviz.analysis.breakdown_modules`.
 - ``step``: each row is one rank's step (a step is found within its rank), so the folder's
   rows are the ranks' in rank order, renamed to the folder's rank numbers (``rank N`` before
