@@ -39,6 +39,7 @@ import numpy as np
 from gpuviz.analysis.hardware import Hardware, OpCalls, RankFigures, StepFigures, hardware
 from gpuviz.analysis.kernels import KernelSums
 from gpuviz.analysis.memory import MemorySeries, memory_series
+from gpuviz.analysis.op_calls import sum_call_warnings
 from gpuviz.analysis.overlap import DeviceOverlap, device_overlap
 from gpuviz.analysis.peaks import PeakMatch, PeakOverride
 from gpuviz.analysis.splits import SplitRow, find_splits
@@ -255,9 +256,16 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         OpCalls.empty(),
         each("rank_figures"),
         shapes_dropped=any(p.shapes_dropped for p in parts),  # said, not "record shapes"
-        warnings=[w for p in parts for w in p.flop_warnings],
+        warnings=_flop_warnings(parts),
     )
     return summary, hw
+
+
+def _flop_warnings(parts: Sequence[RankPart]) -> list[str]:
+    """The folder's FLOP warnings: one line per reason, the ranks' counts summed, as the
+    folder read whole gives them (each rank's lines, where they cannot be summed)."""
+    summed = sum_call_warnings([p.flop_warnings for p in parts])
+    return summed if summed is not None else [w for p in parts for w in p.flop_warnings]
 
 
 def _ranked(parts: Sequence[RankPart]) -> tuple[list[RankPart], list[int | None], str | None]:

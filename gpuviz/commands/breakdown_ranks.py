@@ -2,8 +2,9 @@
 
 Read whole, a folder's ranks are assembled on the client (the workers only decode:
 :mod:`gpuviz.trace.cluster_decode`), so the client's memory grows with the folder. The op,
-kernel and source-line tables are sums over calls, each call one rank's, and a step is one
-rank's (:mod:`gpuviz.analysis.breakdown_parts`): so each worker makes its rank's table (from
+kernel, module and source-line tables are sums over calls, each call one rank's (a module's
+FLOPs too, its MFU made from the sums: :mod:`gpuviz.analysis.breakdown_modules`), and a step
+is one rank's (:mod:`gpuviz.analysis.breakdown_parts`): so each worker makes its rank's table (from
 the rank's entry in the shared import cache, or importing it there) and returns its rows,
 and the client sums them by key (steps: puts them in rank order), sorts them and prints them
 through the report code of :mod:`gpuviz.commands.breakdown`: the same output as the folder
@@ -11,7 +12,7 @@ read whole, byte for byte.
 
 Declined (None: the caller reads the folder whole, on the cluster's workers as before) for a
 lone file, a folder of fewer than two files, a ``--by`` whose rows are not sums
-(``op-shape``, ``module``: see :mod:`gpuviz.analysis.breakdown_parts`), graph
+(``op-shape``: see :mod:`gpuviz.analysis.breakdown_parts`), graph
 captures (``--capture-trace`` or ``capture_traces/`` in the folder: a replayed kernel is
 placed by its capture, matched over the whole trace), a folder the import cache holds
 already (mapped back at once), where the ranks' rows cannot be summed exactly (the
