@@ -21,7 +21,8 @@ proportional sets, sampled every 10 ms by ``bench_import.py``'s sampler), and wh
 JSON is the local pool's byte for byte. ``--command advise`` times that command instead
 (the whole trace is assembled on the client from the workers' decoding:
 :mod:`gpuviz.trace.cluster_decode`). ``--command breakdown`` times ``breakdown --by BY``
-(``--by``, default op), whose tables the workers make a rank each and the client sums
+(``--by``, default op; ``--stack`` generates ranks with Python frames and modules, for
+``--by module``), whose tables the workers make a rank each and the client sums
 (:mod:`gpuviz.commands.breakdown_ranks`), beside a warm cluster with the whole trace
 assembled on the client as before (``GPUVIZ_BREAKDOWN_BY_RANK=0``). Figures print as they
 come and, with ``--out``, go to a JSON file with the machine and its load.
@@ -57,9 +58,10 @@ def gpuviz_env() -> dict[str, str]:
     return env
 
 
-def gen(world: int, kernels: int, data: Path) -> Path:
-    """The rank folder, generated once (``gen_trace.py``) and reused."""
-    out = data / f"w{world}-k{kernels}"
+def gen(world: int, kernels: int, data: Path, stack: bool = False) -> Path:
+    """The rank folder, generated once (``gen_trace.py``; ``stack``: with Python frames and
+    modules, ``--stack``) and reused."""
+    out = data / f"w{world}-k{kernels}{'-stack' * stack}"
     if not out.exists():
         print(f"generating {out} …", flush=True)
         tmp = out.with_name(out.name + ".part")
@@ -80,6 +82,7 @@ def gen(world: int, kernels: int, data: Path) -> Path:
                 str(tmp),
                 "--jobs",
                 str(os.cpu_count() or 1),
+                *(["--stack"] if stack else []),
             ],
             check=True,
             stdout=subprocess.DEVNULL,
@@ -106,13 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     p.add_argument("--command", default="summary", choices=("summary", "advise", "breakdown"))
     p.add_argument("--by", default="op", help="breakdown's --by (default op)")
+    p.add_argument(
+        "--stack",
+        action="store_true",
+        help="ranks with Python frames and nn.Module scopes (for breakdown --by module)",
+    )
     p.add_argument("--data", type=Path, default=Path("/tmp/gpuviz-bench/cluster"))
     p.add_argument("--no-cold", action="store_true", help="leave out --cluster local:N")
     p.add_argument("--out", type=Path, help="write the figures here (JSON)")
     a = p.parse_args(argv)
     from distributed import LocalCluster
 
-    folder = gen(a.world, a.kernels, a.data)
+    folder = gen(a.world, a.kernels, a.data, a.stack)
     size = sum(f.stat().st_size for f in folder.iterdir()) / 1e6
     print(f"{folder}: {a.world} ranks x {a.kernels} kernels, {size:.0f} MB", flush=True)
     base = [sys.executable, "-m", "gpuviz", a.command, str(folder), "--json", "--no-cache"]
@@ -156,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, Any] = {
         "world": a.world,
         "kernels": a.kernels,
+        "stack": a.stack,
         "mb": size,
         "workers": a.workers,
         "command": a.command + (f" --by {a.by}" if a.command == "breakdown" else ""),

@@ -1,8 +1,10 @@
 """``breakdown DIR --cluster`` from the ranks' rows (issue 51), against a LocalCluster of two
 worker processes: the JSON and text are the local path's byte for byte, made without the
 client assembling the whole trace (the whole-trace route on the cluster fails the test if it
-is taken); tables whose rows are not sums still go that route, as before; a bad rank file is
-named, skipped and the answer marked incomplete, with the other ranks' rows."""
+is taken), the module table too (its FLOPs, MFU, peaks line and FLOP warnings) on two ranks
+with modules; tables whose rows are not sums still go that route, as before, and so do module
+tables of graph replays; a bad rank file is named, skipped and the answer marked incomplete,
+with the other ranks' rows."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 pytest.importorskip("distributed", reason="the 'cluster' extra (dask) is missing")
 
 import test_cli_cluster as base
+from module_ranks import module_calls, write_module_job
 
 from gpuviz.trace import cluster, cluster_decode
 
@@ -200,7 +203,8 @@ def test_compiled_ranks_place_their_kernels_with_the_runs_compile_info(
     capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
 ) -> None:
     """Two ranks of a torch.compile run, its compile-info folder beside the rank folder (and
-    given with --compile-info): each worker attaches it, and the rows are the local path's."""
+    given with --compile-info): each worker attaches it, and the rows are the local path's
+    (the module table's compiled rows with their FLOPs of two precisions and MFU too)."""
     compiled = DATA / "compile" / "gpu"
     doc = json.loads(gzip.decompress((compiled / "gpt_compile.json.gz").read_bytes()))
     folder = tmp_path / "run"
@@ -211,7 +215,7 @@ def test_compiled_ranks_place_their_kernels_with_the_runs_compile_info(
     info = compiled / "gpt_compile.compile"
     shutil.copytree(info, tmp_path / "run.compile")
     for extra in ([], ["--compile-info", str(info)]):
-        for by in ("op", "line"):
+        for by in ("op", "line", "module"):
             command = ["breakdown", str(folder), "--by", by, "--json", "--no-cache", *extra]
             here = _run(capsys, *command)
             there = _run(capsys, *command, "--cluster", scheduler)
@@ -236,3 +240,71 @@ def test_files_of_two_jobs_are_refused_as_on_the_local_path(
     assert here[0] == there[0] == 2 and here[1] == there[1] == ""
     assert "not one job" in here[2]
     assert there[2].strip().splitlines()[-1] == here[2].strip().splitlines()[-1]
+
+
+def _stderr_figures(err: str) -> list[str]:
+    """The lines of stderr the report writes (FLOP warnings, unknown peaks), not progress."""
+    return [x for x in err.splitlines() if x.startswith(("gpuviz: warning", "gpuviz: no peak"))]
+
+
+def test_module_tables_of_ranks_with_modules_are_the_local_paths(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
+) -> None:
+    """Two ranks with stacks and nn.Module frames (tests/module_ranks.py), one FLOP count no op
+    does on each: JSON and text byte for byte, the FLOP warning once with both ranks' count."""
+
+    def bad_flops(rank: int, doc: dict[str, object]) -> None:
+        events = doc["traceEvents"]
+        assert isinstance(events, list)
+        next(e for e in events if e.get("name") == "aten::mm")["args"]["flops"] = 1e300
+
+    folder = str(write_module_job(tmp_path / "job", edit=bad_flops))
+    for command in (["--json", "--top", "0"], [], ["--top", "5"]):
+        here = _run(capsys, "breakdown", folder, "--by", "module", *command, "--no-cache")
+        there = _run(
+            capsys,
+            "breakdown",
+            folder,
+            "--by",
+            "module",
+            *command,
+            "--no-cache",
+            "--cluster",
+            scheduler,
+        )
+        assert here[0] == there[0] == 0, (command, here[2], there[2])
+        assert there[1] == here[1], command  # byte for byte
+        assert _stderr_figures(there[2]) == _stderr_figures(here[2])
+        assert "2/2 ranks done" in there[2]  # the workers made the tables
+    assert "2 op call(s) with a recorded 'flops'" in "\n".join(_stderr_figures(there[2]))
+    json_out = _run(capsys, "breakdown", folder, "--by", "module", "--json", "--top", "0")[1]
+    rows = {r["key"]: r for r in json.loads(json_out)["rows"]}
+    assert rows["TinyLM_0"]["calls"] == module_calls(Path(folder), "TinyLM_0")
+    assert sum(r["mfu"] is not None for r in rows.values()) > 10
+    # A LocalCluster the command starts itself (local:2) prints the same text.
+    text = _run(capsys, "breakdown", folder, "--by", "module", "--no-cache", "--cluster", "local:2")
+    assert text[0] == 0 and text[1] == _run(capsys, "breakdown", folder, "--by", "module")[1]
+    assert not no_whole_trace
+
+
+def test_module_tables_of_graph_replays_are_read_whole_as_before(
+    capsys: pytest.CaptureFixture[str],
+    scheduler: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    used: list[int] = []
+    real = cluster_decode.read_on_cluster
+
+    def counted(*args: object, **kw: object) -> object:
+        used.append(1)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
+    graphs = DATA / "graphs" / "gpu" / "manual_graph.json.gz"
+    folder = str(write_module_job(tmp_path / "job", (graphs, graphs)))
+    command = ["breakdown", folder, "--by", "module", "--json", "--no-cache"]
+    here = _run(capsys, *command)
+    there = _run(capsys, *command, "--cluster", scheduler)
+    assert here[0] == there[0] == 0 and there[1] == here[1]
+    assert used == [1]  # the ranks' parts declined: the folder was read whole

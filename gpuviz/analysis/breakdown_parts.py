@@ -1,7 +1,7 @@
 """A rank folder's breakdown table made one rank at a time: each rank's rows, then summed.
 
 ``gpuviz breakdown DIR --cluster`` need not assemble the whole trace on the client: the op,
-kernel and source-line tables are sums over calls, and every call is one rank's. So each rank
+op-shape, kernel, module and source-line tables are sums over calls, and every call is one rank's. So each rank
 file's table is made where the file is (a cluster's worker, :mod:`gpuviz.commands.breakdown_ranks`),
 kept as its rows (integer nanoseconds, calls, FLOPs: :class:`BreakdownPart`), and
 :func:`merge_breakdown` sums the rows by key and sorts them as
@@ -12,7 +12,14 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
 
 - ``op``, ``kernel``, ``line``: a row's calls, host and device times are sums over its calls
   (rounded from integer nanoseconds: exact in float64 below 2**53 ns), and the folder's rows
-  are sorted by those sums and the key. Merged exactly.
+  are sorted by those sums and the key. Merged exactly. The forward, backward and other
+  device time of a line (and a module) are split by whether the folder has module frames
+  at all (``Attribution.phase_weights``): where some ranks have them and some not, the merge
+  declines.
+- ``module``: its rows are summed as op rows are; their FLOPs and MFU, joined from their calls
+  through the attribution (:mod:`gpuviz.analysis.module_flops`), are summed from each rank's
+  FLOPs per row and precision (exact ints: whole-number FLOPs summed in parts, at any size)
+  and filled by the code that fills the whole trace's: :mod:`gpuviz.analysis.breakdown_modules`.
 - ``step``: each row is one rank's step (a step is found within its rank), so the folder's
   rows are the ranks' in rank order, renamed to the folder's rank numbers (``rank N`` before
   the label where two or more ranks have steps). Its FLOPs and MFU count against its own
@@ -24,13 +31,12 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
   the folder's op shapes (:func:`gpuviz.analysis.hardware.hardware`), which are sums over
   calls too: each rank sends its shapes' sums and the merge fills the columns by the whole
   trace's rule (:mod:`gpuviz.analysis.breakdown_shapes`, which says where it declines).
-- ``module``: the FLOPs and MFU of a module are joined from its calls through the
-  attribution of the whole trace (:mod:`gpuviz.analysis.module_flops`): whole-trace path.
 
 A rank whose rows cannot be summed exactly says why (:attr:`BreakdownPart.unmergeable`, or
 :func:`merge_breakdown` finds the ranks disagree on a row's kind, extras or whether its FLOPs
-are known, or a row's FLOPs reach 2**53, past which the folder's float sum is not the ranks'
-sums); the caller then reads the folder whole, so the answer is never an approximation.
+are known, or an op or op-shape row's FLOPs reach 2**53, past which the folder's float sum is
+not the ranks' sums); the caller then reads the folder whole, so the answer is never an
+approximation.
 """
 
 from __future__ import annotations
@@ -39,12 +45,15 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuviz.analysis.breakdown_hardware import folder_peaks, keep_hardware
 from gpuviz.analysis.breakdown_shapes import EXACT, ShapesPart, merge_shapes, shapes_part
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.hardware import Hardware, OpShape
+from gpuviz.analysis.op_calls import sum_call_warnings
 from gpuviz.analysis.peaks import PeakMatch, PeakOverride
 from gpuviz.analysis.step_flops import StepFigures
 from gpuviz.trace.errors import ImportWarnings
@@ -52,7 +61,10 @@ from gpuviz.trace.kineto import assign_ranks, declared_rank
 from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import FileFacts, check_one_job, file_facts
 
-MERGEABLE = ("op", "op-shape", "kernel", "line", "step")
+if TYPE_CHECKING:
+    from gpuviz.analysis.breakdown_modules import ModuleFlopsPart
+
+MERGEABLE = ("op", "op-shape", "kernel", "line", "step", "module")
 """The ``--by`` tables a folder's rows are summed for (see the module docstring)."""
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -85,17 +97,19 @@ class BreakdownPart:
     device_properties : bool
         Its file has ``deviceProperties``.
     peaks : PeakMatch or None
-        ``step``: the peaks its FLOPs count against (its own file's).
+        ``step``, ``module``: the peaks its FLOPs count against (its own file's).
     step_figures : list of StepFigures
-        ``step``: its steps' FLOPs and MFU (the report's peaks line names their precisions).
+        ``step``, ``module``: its steps' FLOPs and MFU (the report's peaks line names their
+        precisions).
     counted : list of OpShape
-        ``step``: one op shape whose FLOPs were counted, if any, its kernels left out (with
-        no peaks, stderr says so only where something would have been measured).
+        ``step``, ``module``: one op shape whose FLOPs were counted, if any, its kernels left
+        out (with no peaks, stderr says so only where something would have been measured).
     flop_warnings : list of str
-        ``step``: calls skipped or flagged as the FLOPs were counted.
-    flop_skipped, flop_bad : dict of str to int, int
-        ``step``: those calls counted (skipped by reason; impossible FLOPs), for the folder's
-        lines (its counts are the ranks' added up).
+        ``step``, ``module``: calls skipped or flagged as the FLOPs were counted.
+    module_frames : bool
+        ``module``, ``line``: its trace has ``nn.Module`` frames.
+    modules : ModuleFlopsPart or None
+        ``module``: its rows' FLOPs (:mod:`gpuviz.analysis.breakdown_modules`).
     shapes : ShapesPart or None
         ``op-shape``: what its rows need to merge (:mod:`gpuviz.analysis.breakdown_shapes`).
     """
@@ -114,8 +128,8 @@ class BreakdownPart:
     step_figures: list[StepFigures] = field(default_factory=list)
     counted: list[OpShape] = field(default_factory=list)
     flop_warnings: list[str] = field(default_factory=list)
-    flop_skipped: dict[str, int] = field(default_factory=dict)
-    flop_bad: int = 0
+    module_frames: bool = False
+    modules: ModuleFlopsPart | None = None
     shapes: ShapesPart | None = None
 
 
@@ -134,7 +148,8 @@ def breakdown_part(
     mine : bool
         For ``line``: the user's own files only.
     override : PeakOverride, optional
-        For ``step``: the caller's peaks (``--peak-tflops``, ``--peak-bandwidth``).
+        For ``step`` and ``module``: the caller's peaks (``--peak-tflops``,
+        ``--peak-bandwidth``).
 
     Returns
     -------
@@ -178,9 +193,18 @@ def breakdown_part(
         return part
     part.rows = table.rows
     part.unattributed_device_ns = int(table.unattributed_device_ns)
+    if by in ("module", "line"):
+        from gpuviz.analysis.attribution import attribute
+        from gpuviz.analysis.modules import module_paths
+
+        part.module_frames = bool(module_paths(attribute(trace))[0].any())
     if by == "step":
         _step_figures(part, table, trace, override)
-    if by == "op-shape":
+    elif by == "module":
+        from gpuviz.analysis.breakdown_modules import module_part
+
+        module_part(part, table, trace, override)
+    elif by == "op-shape":
         got = shapes_part(trace, table, override)
         if isinstance(got, str):
             part.unmergeable = got
@@ -204,11 +228,7 @@ def _step_figures(
         return
     hw = hardware(trace, override)
     annotate_breakdown(table, hw)
-    part.peaks = hw.peaks
-    part.step_figures = hw.steps
-    part.counted = [dataclasses.replace(s, kernels=_EMPTY) for s in hw.shapes[:1]]
-    part.flop_warnings = hw.warnings
-    part.flop_skipped, part.flop_bad = hw.skipped, hw.bad_flops
+    keep_hardware(part, hw)
 
 
 @dataclass
@@ -287,6 +307,10 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
             return shaped
         shaped[0].unattributed_device_ns = sum(p.unattributed_device_ns for p in parts)
         return MergedBreakdown(shaped[0], sources, warnings, hardware=shaped[1])
+    if by in ("module", "line") and len({p.module_frames for p in parts}) > 1:
+        # The folder's phase split counts forward time outside every module as "other"
+        # only where some rank has module frames (Attribution.phase_weights).
+        return "some ranks have nn.Module frames and some not"
     rows: dict[str, BreakdownRow] = {}
     for p in parts:
         for r in p.rows:
@@ -297,6 +321,8 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
             why = _add(got, r)
             if why is not None:
                 return f"{r.key!r}: {why}"
+    if by == "op" and any((r.flops or 0) >= EXACT for r in rows.values()):
+        return _PAST_EXACT
     table = Breakdown(
         by=by,
         rows=list(rows.values()),
@@ -304,19 +330,27 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
         kernel_row=_EMPTY,
         unattributed_device_ns=sum(p.unattributed_device_ns for p in parts),
     ).sorted(by_self=by == "line")
-    return MergedBreakdown(table, sources, warnings)
+    merged = MergedBreakdown(table, sources, warnings)
+    if by == "module":
+        from gpuviz.analysis.breakdown_modules import merge_module_flops
+
+        hw = merge_module_flops(table, parts)
+        if isinstance(hw, str):
+            return hw
+        merged.hardware = hw
+    return merged
 
 
 def _merge_steps(
     parts: list[BreakdownPart], ranks: list[int | None], sources: list[str], w: ImportWarnings
 ) -> MergedBreakdown | str:
     """The step table of a folder: each rank's steps in rank order, renamed to its rank."""
-    from gpuviz.analysis.op_calls import add_flags, flag_lines
-
-    # The folder's peaks are those of its first file with deviceProperties.
-    peaks = next((p.peaks for p in parts if p.device_properties), parts[0].peaks)
-    if peaks is None or any(p.peaks != peaks for p in parts):
-        return "the ranks' devices have different peaks"
+    peaks = folder_peaks(parts)
+    if isinstance(peaks, str):
+        return peaks
+    flop_warnings = sum_call_warnings([p.flop_warnings for p in parts])
+    if flop_warnings is None:
+        return "FLOP warnings of several kinds (their order is the whole trace's)"
     stepped = {r for p, r in zip(parts, ranks) if p.rows}
     rows: list[BreakdownRow] = []
     figures: list[StepFigures] = []
@@ -325,19 +359,20 @@ def _merge_steps(
             label = r.key if len(stepped) < 2 else f"rank {rank} {r.key}"
             rows.append(dataclasses.replace(r, key=label, extra={**r.extra, "rank": rank}))
         figures += [dataclasses.replace(f, rank=rank) for f in p.step_figures]
-    skipped, bad = add_flags((p.flop_skipped, p.flop_bad) for p in parts)
     hw = Hardware(
         peaks,
         [s for p in parts for s in p.counted][:1],
         figures,
-        warnings=flag_lines(skipped, bad),
-        skipped=skipped,
-        bad_flops=bad,
+        warnings=flop_warnings,
     )
     unattributed = sum(p.unattributed_device_ns for p in parts)
     table = Breakdown("step", rows, _EMPTY, _EMPTY, unattributed_device_ns=unattributed)
     return MergedBreakdown(table, sources, w, hardware=hw)
 
+
+_PAST_EXACT = "an op's FLOPs reach 2**53 (the folder's float sum is not the ranks' sums)"
+"""Why an op or op-shape table is not merged: each rank's row FLOPs are a float sum of
+integers made int, exact below 2**53 in any order, not past it (a module's are exact ints)."""
 
 _SUMMED = ("calls", "cpu_self_ns", "cpu_total_ns", "device_self_ns", "device_total_ns")
 _SUMMED_OR_NONE = ("forward_device_ns", "backward_device_ns", "other_device_ns", "flops")
@@ -360,10 +395,6 @@ def _add(into: BreakdownRow, row: BreakdownRow) -> str | None:
             return f"its {name} is known on some ranks only"
         if a is not None:
             setattr(into, name, a + b)
-    if into.flops is not None and into.flops >= EXACT:
-        # Each rank's FLOPs are a float sum of integers, made int: exact below 2**53 in any
-        # order, so the ranks' add up to the folder's; past it they need not.
-        return "its flops pass 2**53 (the folder's float sum is not the ranks' sums)"
     return None
 
 

@@ -114,8 +114,8 @@ class ShapesPart:
     shapes : str
         ``"all"``, ``"none"`` (its counted ops have shapes, have none), ``"mixed"`` or
         ``"empty"`` (it has no op to count).
-    skipped : dict of str to int
-    bad_flops : int
+    flop_warnings : list of str
+        Its calls skipped or flagged as FLOPs were counted (the folder's count them all).
     steps : list of StepFigures
         Its steps' figures (the peaks line names the precisions they do FLOPs in).
     """
@@ -126,8 +126,7 @@ class ShapesPart:
     peaks: PeakMatch
     hints: ConvHints
     shapes: str
-    skipped: dict[str, int] = field(default_factory=dict)
-    bad_flops: int = 0
+    flop_warnings: list[str] = field(default_factory=list)
     steps: list[StepFigures] = field(default_factory=list)
 
 
@@ -195,8 +194,7 @@ def shapes_part(
         peaks=hw.peaks,
         hints=_hints(trace),
         shapes=_shapes_state(trace, att),
-        skipped=dict(hw.skipped),
-        bad_flops=hw.bad_flops,
+        flop_warnings=list(hw.warnings),
         steps=list(hw.steps),
     )
 
@@ -305,7 +303,7 @@ def merge_shapes(
         The table (its device time in no row left 0 for the caller) and the figures it was
         annotated from.
     """
-    from gpuviz.analysis.op_calls import add_flags, flag_lines
+    from gpuviz.analysis.op_calls import sum_call_warnings
 
     if any(i is None for i in infos):
         return "a rank without its op shapes"
@@ -330,16 +328,18 @@ def merge_shapes(
             why = add(into, r)
             if why is not None:
                 return f"{r.key!r}: {why}"
+    if any((r.flops or 0) >= EXACT for r in merged.values()):
+        return "an op's FLOPs reach 2**53 (the folder's float sum is not the ranks' sums)"
     # Rows that tie on every sort key are in the order of their Input Dims' first appearance.
     keys = sorted(merged, key=lambda kr: (kr[0], seen[kr[1]]))
     shapes = _merged_shapes(got, peaks)
     if isinstance(shapes, str):
         return shapes
-    skipped, bad = add_flags((i.skipped, i.bad_flops) for i in got)
+    warnings = sum_call_warnings([i.flop_warnings for i in got])
+    if warnings is None:
+        return "FLOP warnings of several kinds (their order is the whole trace's)"
     steps = [dataclasses.replace(f, rank=r) for i, r in zip(got, ranks) for f in i.steps]
-    hw = Hardware(
-        peaks, shapes, steps, warnings=flag_lines(skipped, bad), skipped=skipped, bad_flops=bad
-    )
+    hw = Hardware(peaks, shapes, steps, warnings=warnings)
     table = Breakdown("op-shape", [merged[k] for k in keys], _EMPTY, _EMPTY).sorted()
     annotate_breakdown(table, hw)
     return table, hw

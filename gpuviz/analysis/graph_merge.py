@@ -303,14 +303,9 @@ def _dims_of(c_att: Attribution, nodes: list[int]) -> list[Any]:
     """The decoded ``Input Dims`` of op nodes (None where they record none)."""
     args = c_att.op_args(("input_dims",))
     where = np.searchsorted(c_att.op_node_indices(), np.asarray(nodes, dtype=np.int64))
-    out = []
-    for i in where.tolist():
-        raw = args.input_dims[i]
-        try:
-            out.append(msgspec.json.decode(raw) if raw else None)
-        except msgspec.DecodeError:
-            out.append(None)
-    return out
+    from gpuviz.analysis.op_table import decode_arg
+
+    return [decode_arg(args.input_dims[i]) for i in where.tolist()]
 
 
 def capture_keys(c_att: Attribution, node: int, by: str, mine: bool = False) -> CaptureKeys:

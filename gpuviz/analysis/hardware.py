@@ -190,10 +190,6 @@ class Hardware:
         unknown, not 0.
     warnings : list of str
         Calls skipped or flagged (shapes no real tensor has, impossible FLOP counts), counted.
-    skipped : dict of str to int
-        The calls skipped, by reason (:attr:`gpuviz.analysis.op_calls.Calls.skipped`).
-    bad_flops : int
-        The calls whose recorded FLOPs no op does (``warnings`` says both in words).
     """
 
     peaks: PeakMatch
@@ -203,8 +199,6 @@ class Hardware:
     ranks: list[RankFigures] = field(default_factory=list)
     shapes_dropped: bool = False
     warnings: list[str] = field(default_factory=list)
-    skipped: dict[str, int] = field(default_factory=dict)
-    bad_flops: int = 0
     _by_key: dict[tuple[str, bytes, bytes], list[OpShape]] | None = field(
         default=None, init=False, repr=False
     )
@@ -512,8 +506,6 @@ def hardware(
         rank_figures(figures, match_of, why_none),
         shapes_dropped=dropped,
         warnings=calls.warnings(),
-        skipped=dict(calls.skipped or {}),
-        bad_flops=int(calls.bad_flops.sum()) if calls.bad_flops is not None else 0,
     )
 
 

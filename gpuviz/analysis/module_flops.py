@@ -6,7 +6,10 @@ its outermost frames, forward and backward, held where the module table holds de
 op it came from when linked, so that a module's backward GEMMs are its own. The FLOPs then sum
 per module path as its ``device_total_ns`` does (with its child modules'), and per outside row
 as its device time does. So the top-level modules' FLOPs and the outside rows' add up to the
-FLOPs of every counted call.
+FLOPs of every counted call. The sums are exact ints (whole-number counts summed in three
+parts, :func:`_parts`): past 2**53 FLOPs a float64 sum would depend on the order of its terms,
+and a rank folder's rows, summed from its ranks' (:mod:`gpuviz.analysis.breakdown_modules`),
+must be the folder read whole's to the last digit.
 
 A row's MFU is its time at peak (each precision's FLOPs over that precision's dense peak) over
 its device time (forward and backward, child modules in): how busy the GPU's math units were
@@ -16,17 +19,20 @@ while the module's kernels ran, not over the step's wall time. Above 100% it is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution
-from gpuviz.analysis.breakdown_table import Breakdown
+from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins
 from gpuviz.analysis.frame_rows import key_totals
 from gpuviz.analysis.graph_replays import GRAPH_FLOPS, GRAPH_FLOPS_CAPTURED, graph_held_rows
 from gpuviz.analysis.hardware import Hardware, OpCalls
 from gpuviz.analysis.modules import module_paths, outside_keys
 from gpuviz.analysis.op_args import MAX_CALL_FLOPS
+from gpuviz.analysis.peaks import DevicePeaks
 from gpuviz.analysis.step_flops import MAX_MFU, NO_FORMULA, NO_SHAPES, SHAPES_LEFT_OUT
 
 F64 = npt.NDArray[np.float64]
@@ -49,10 +55,11 @@ def _held_at(
     return np.where(att.backward[node] & (src >= 0), src, node), ok
 
 
-def node_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
-    """Per precision, the FLOPs held at each node of the call forest (:func:`_held_at`)."""
+def node_flops(att: Attribution, calls: OpCalls, weight: F64 | None = None) -> dict[str, F64]:
+    """Per precision, the FLOPs held at each node of the call forest (:func:`_held_at`); with
+    ``weight``, that per-call figure instead (a part of each call's FLOPs: :func:`_parts`)."""
     at, ok = _held_at(att, calls)
-    flops, precision = calls.flops[ok], calls.precision[ok]
+    flops, precision = (calls.flops if weight is None else weight)[ok], calls.precision[ok]
     out: dict[str, F64] = {}
     for p in sorted(set(precision.tolist())):
         sel = precision == p
@@ -82,6 +89,156 @@ def _call_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
     return out
 
 
+PART_BITS = 21
+"""Whole-number FLOPs are summed in three parts of this many bits (:func:`_parts`)."""
+
+
+def _parts(flops: F64) -> list[F64] | None:
+    """Each call's FLOPs as three parts of :data:`PART_BITS` bits (low first), where every
+    known count is a whole number from 0 to below 2**63 (every formula's and Kineto's are);
+    None otherwise.
+
+    A float64 sum of FLOPs is exact only below 2**53 (about 9 PFLOP); past that it depends on
+    the order of its terms, and a folder's sum would not be the sum of its ranks'. Each part
+    is below 2**21, so float64 sums any 2**32 of them exactly, and the parts' sums give the
+    exact total as an int, however the calls are ordered or grouped.
+    """
+    ok = np.isfinite(flops)
+    f = flops[ok]
+    if not bool(((f >= 0) & (f < 2.0**63) & (f == np.floor(f))).all()):
+        return None
+    whole = np.zeros(len(flops), dtype=np.int64)
+    whole[ok] = f.astype(np.int64)
+    mask = (1 << PART_BITS) - 1
+    return [((whole >> (PART_BITS * k)) & mask).astype(np.float64) for k in range(3)]
+
+
+def exact_flops(calls: OpCalls) -> bool:
+    """Whether the module rows' FLOPs of these calls are exact ints (:func:`_parts`)."""
+    return _parts(calls.flops[np.isfinite(calls.flops)]) is not None
+
+
+def _joined(parts: list[F64], i: int) -> int:
+    """The exact total of one entry of :func:`_parts`'s sums."""
+    return sum(int(part[i]) << (PART_BITS * k) for k, part in enumerate(parts))
+
+
+@dataclass
+class RowFlops:
+    """What a module table's row's FLOPs and MFU are made of (:func:`row_flops`).
+
+    Attributes
+    ----------
+    by : dict of str to int or float
+        Its FLOPs per precision (those above 0), in the order its MFU sums their time at
+        peak: exact ints where every call's count is a whole number (:func:`_parts`), else
+        float64 sums.
+    known : int or None
+        How many calls with known FLOPs it holds (a known 0 counts); None for a row the
+        module and outside rows do not index (its FLOPs are those of ``by``, no note).
+    compiled : bool
+        A compiled model's row (``compiled_in``): FLOPs of the calls whose kernels it holds.
+    """
+
+    by: dict[str, int] | dict[str, float]
+    known: int | None
+    compiled: bool = False
+
+
+def row_flops(table: Breakdown, hw: Hardware, att: Attribution) -> list[RowFlops]:
+    """Per row of a ``module`` table (in its order), the FLOPs :func:`fill_row` makes its
+    ``flops`` and ``mfu`` of (see the module docstring for where a call's FLOPs are held).
+
+    Parameters
+    ----------
+    table : Breakdown
+        ``breakdown(trace, "module")``.
+    hw : Hardware
+        ``hardware(trace)`` of the same trace: its counted calls.
+    att : Attribution
+        ``attribute(trace)``: the module frames and backward links the table was made from.
+
+    Returns
+    -------
+    list of RowFlops
+    """
+    frame, path, paths = module_paths(att)
+    out_key, out_names = outside_keys(att)
+    outside = att.forest.nearest(frame) < 0
+    parts = _parts(hw.calls.flops)
+    # Per precision, the FLOPs per module path and per outside row: as float64 sums, or (all
+    # whole numbers) as the sums of each of their three parts, joined into ints per row.
+    per_module: dict[str, list[F64]] = {}
+    per_outside: dict[str, list[F64]] = {}
+    for weight in [None] if parts is None else parts:
+        for p, w in node_flops(att, hw.calls, weight).items():
+            per_module.setdefault(p, []).append(key_totals(att, frame, path, len(paths), w))
+            per_outside.setdefault(p, []).append(
+                np.bincount(out_key[outside], weights=w[outside], minlength=len(out_names)).astype(
+                    np.float64, copy=False
+                )
+            )
+    counted = node_known(att, hw.calls)
+    known_module = key_totals(att, frame, path, len(paths), counted)
+    known_outside: F64 = np.bincount(
+        out_key[outside], weights=counted[outside], minlength=len(out_names)
+    ).astype(np.float64, copy=False)
+    module_index = {name: i for i, name in enumerate(paths)}
+    outside_index = {name: i for i, name in enumerate(out_names)}
+    # A compiled model's rows (issue 49): the FLOPs of the calls whose kernels they hold.
+    compiled = compiled_row_flops(table, att, _call_flops(att, hw.calls), exact=parts is not None)
+    out: list[RowFlops] = []
+    for j, row in enumerate(table.rows):
+        if "compiled_in" in row.extra:
+            out.append(RowFlops(compiled.get(j, {}), None, compiled=True))
+            continue
+        if row.kind == "outside":
+            i, source, known = outside_index.get(row.key), per_outside, known_outside
+        else:
+            i, source, known = module_index.get(row.key), per_module, known_module
+        if i is None:
+            out.append(RowFlops({}, None))
+            continue
+        sums = {p: float(v[0][i]) if parts is None else _joined(v, i) for p, v in source.items()}
+        out.append(RowFlops({p: v for p, v in sums.items() if v > 0}, int(known[i])))
+    return out
+
+
+def unknown_flops(row: BreakdownRow, why: str) -> None:
+    """A row whose FLOPs and MFU are unknown, and why."""
+    row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
+
+
+def fill_row(row: BreakdownRow, f: RowFlops, peaks: DevicePeaks | None) -> None:
+    """Set a module row's ``flops``, ``mfu``, ``inconsistent`` and ``mfu_note`` from its
+    FLOPs ``f``, its device time and the device's ``peaks`` (None: unknown)."""
+    if f.compiled and not f.by:
+        unknown_flops(row, NO_COMPILED_FLOPS)
+        return
+    if not f.compiled and f.known == 0:  # no call with a FLOP formula in it: unknown, not 0
+        unknown_flops(row, NO_FORMULA)
+        return
+    by = f.by
+    total = sum(by.values())
+    # each precision at its own peak: time at peak over the row's device time
+    at_peak = [v / (peaks.tflops(p) or 0) / 1e3 for p, v in by.items() if peaks and peaks.tflops(p)]
+    dur = row.device_total_ns
+    got = sum(at_peak) / dur if at_peak and dur > 0 else None
+    note = None
+    if got is not None and got > MAX_MFU:
+        note = (
+            "inconsistent: more FLOPs than the peak does in its device time "
+            "(bad shapes or durations)"
+        )
+        got = None
+    elif got is not None and len(at_peak) < len(by):
+        note = "a lower bound: FLOPs of a precision with no peak left out"
+    row.extra["flops"] = round(total) if total < MAX_CALL_FLOPS * 2**20 else None
+    row.extra["mfu"] = None if got is None else round(got, 5)
+    row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
+    row.extra["mfu_note"] = note
+
+
 def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
     """Add ``flops`` and ``mfu`` to a ``module`` table's rows (in their ``extra``).
 
@@ -98,73 +255,17 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
     -----
     ``mfu`` is null where no peak is known or the row has no FLOPs (as a step's is); both are
     null on every row of a trace with no counted FLOPs (recorded without shapes).
+    A rank folder's table is made from its ranks' :func:`row_flops` summed
+    (:mod:`gpuviz.analysis.breakdown_modules`), through :func:`fill_row` as here.
     """
     if table.by != "module":
         return
     if not np.isfinite(hw.calls.flops).any():
         for row in table.rows:
-            why = SHAPES_LEFT_OUT if hw.shapes_dropped else NO_SHAPES
-            row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
+            unknown_flops(row, SHAPES_LEFT_OUT if hw.shapes_dropped else NO_SHAPES)
         return
-    frame, path, paths = module_paths(att)
-    out_key, out_names = outside_keys(att)
-    outside = att.forest.nearest(frame) < 0
-    per_module: dict[str, F64] = {}
-    per_outside: dict[str, F64] = {}
-    for p, w in node_flops(att, hw.calls).items():
-        per_module[p] = key_totals(att, frame, path, len(paths), w)
-        per_outside[p] = np.bincount(
-            out_key[outside], weights=w[outside], minlength=len(out_names)
-        ).astype(np.float64, copy=False)
-    counted = node_known(att, hw.calls)
-    known_module = key_totals(att, frame, path, len(paths), counted)
-    known_outside = np.bincount(
-        out_key[outside], weights=counted[outside], minlength=len(out_names)
-    )
-    module_index = {name: i for i, name in enumerate(paths)}
-    outside_index = {name: i for i, name in enumerate(out_names)}
-    peaks = hw.peaks.peaks
-    # A compiled model's rows (issue 49): the FLOPs of the calls whose kernels they hold.
-    compiled = compiled_row_flops(table, att, _call_flops(att, hw.calls))
-    for j, row in enumerate(table.rows):
-        if "compiled_in" in row.extra:
-            by = compiled.get(j, {})
-            i = None
-        elif row.kind == "outside":
-            i, source = outside_index.get(row.key), per_outside
-        else:
-            i, source = module_index.get(row.key), per_module
-        if i is not None:
-            by = {p: float(v[i]) for p, v in source.items() if v[i] > 0}
-            known = (known_outside if source is per_outside else known_module)[i]
-            if known == 0:  # no call with a FLOP formula in it: unknown, not 0
-                row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=NO_FORMULA)
-                continue
-        elif "compiled_in" not in row.extra:
-            by = {}
-        if not by and "compiled_in" in row.extra:
-            row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=NO_COMPILED_FLOPS)
-            continue
-        total = sum(by.values())
-        # each precision at its own peak: time at peak over the row's device time
-        at_peak = [
-            f / (peaks.tflops(p) or 0) / 1e3 for p, f in by.items() if peaks and peaks.tflops(p)
-        ]
-        dur = row.device_total_ns
-        got = sum(at_peak) / dur if at_peak and dur > 0 else None
-        note = None
-        if got is not None and got > MAX_MFU:
-            note = (
-                "inconsistent: more FLOPs than the peak does in its device time "
-                "(bad shapes or durations)"
-            )
-            got = None
-        elif got is not None and len(at_peak) < len(by):
-            note = "a lower bound: FLOPs of a precision with no peak left out"
-        row.extra["flops"] = round(total) if total < MAX_CALL_FLOPS * 2**20 else None
-        row.extra["mfu"] = None if got is None else round(got, 5)
-        row.extra["inconsistent"] = note is not None and note.startswith("inconsistent")
-        row.extra["mfu_note"] = note
+    for row, f in zip(table.rows, row_flops(table, hw, att), strict=True):
+        fill_row(row, f, hw.peaks.peaks)
     held = graph_held_rows(table, att)
     why = GRAPH_FLOPS
     if held:
@@ -175,12 +276,14 @@ def annotate_modules(table: Breakdown, hw: Hardware, att: Attribution) -> None:
             why = GRAPH_FLOPS_CAPTURED  # the capture is here: the steps and ops count it
     for i in held:
         # Its graph replays' FLOPs are not counted per module.
-        row = table.rows[i]
-        row.extra.update(flops=None, mfu=None, inconsistent=False, mfu_note=why)
+        unknown_flops(table.rows[i], why)
 
 
 def compiled_row_flops(
-    table: Breakdown, att: Attribution, node_flops: dict[str, npt.NDArray[np.float64]]
+    table: Breakdown,
+    att: Attribution,
+    node_flops: dict[str, npt.NDArray[np.float64]],
+    exact: bool = False,
 ) -> dict[int, dict[str, float]]:
     """Per precision, the FLOPs of the rows :func:`refine` added to a module table: those of
     the op calls (``aten::mm`` of ``extern_kernels.mm``, and Inductor's own kernels counted
@@ -195,6 +298,8 @@ def compiled_row_flops(
     att : Attribution
     node_flops : dict
         Precision -> FLOPs held at each forest node (each call at its own node).
+    exact : bool
+        Every count is a whole number: sum them as ints (exact however many, :func:`_parts`).
 
     Returns
     -------
@@ -220,6 +325,6 @@ def compiled_row_flops(
             for p, w in node_flops.items():
                 if w[call] > 0:
                     out.setdefault(i, {})
-                    out[i][p] = out[i].get(p, 0.0) + float(w[call])
+                    out[i][p] = out[i].get(p, 0) + (int(w[call]) if exact else float(w[call]))
             key = key.rpartition(".")[0]
     return out

@@ -11,7 +11,7 @@ turns the calls into roofline figures and MFU.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,32 +142,48 @@ class Calls:
     def warnings(self) -> list[str]:
         """One line per reason calls were skipped or flagged, with its count."""
         bad = int(self.bad_flops.sum()) if self.bad_flops is not None else 0
-        return flag_lines(self.skipped or {}, bad)
+        return _warning_lines(self.skipped or {}, bad)
 
 
-def add_flags(counts: Iterable[tuple[dict[str, int], int]]) -> tuple[dict[str, int], int]:
-    """Several traces' (calls skipped by reason, calls with impossible FLOPs), added up: a
-    rank folder's from its ranks' (reasons in the order they first come)."""
+_SKIPPED = " op call(s) skipped: "
+_BAD = (
+    f" op call(s) with a recorded 'flops' past {MAX_CALL_FLOPS:.3g} "
+    "(no real op does that many): their FLOPs are unknown, their rows inconsistent"
+)
+
+
+def _warning_lines(skipped: dict[str, int], bad: int) -> list[str]:
+    """:meth:`Calls.warnings` of these counts."""
+    out = [f"{n}{_SKIPPED}{why}" for why, n in skipped.items()]
+    return [*out, f"{bad}{_BAD}"] if bad else out
+
+
+def sum_call_warnings(per_rank: Sequence[Sequence[str]]) -> list[str] | None:
+    """The :meth:`Calls.warnings` of a folder from those of its ranks' traces (each imported
+    alone): each reason once, with the ranks' counts summed.
+
+    Returns
+    -------
+    list of str or None
+        None where the lines cannot be summed into the folder's: a line of another form, or
+        calls skipped for two reasons or more (the folder lists them in the order its calls
+        come, which the ranks' lines do not keep).
+    """
     skipped: dict[str, int] = {}
     bad = 0
-    for each, n in counts:
-        for why, k in each.items():
-            skipped[why] = skipped.get(why, 0) + k
-        bad += n
-    return skipped, bad
-
-
-def flag_lines(skipped: dict[str, int], bad: int) -> list[str]:
-    """The warnings of :meth:`Calls.warnings` from the counts: ``skipped`` calls by reason and
-    ``bad`` calls with impossible recorded FLOPs (a rank folder's are its ranks' counts
-    summed)."""
-    out = [f"{n} op call(s) skipped: {why}" for why, n in skipped.items()]
-    if bad:
-        out.append(
-            f"{bad} op call(s) with a recorded 'flops' past {MAX_CALL_FLOPS:.3g} "
-            "(no real op does that many): their FLOPs are unknown, their rows inconsistent"
-        )
-    return out
+    for lines in per_rank:
+        for line in lines:
+            n, _, rest = line.partition(" ")
+            if not n.isdigit():
+                return None
+            if rest == _BAD[1:]:
+                bad += int(n)
+            elif rest.startswith(_SKIPPED[1:]):
+                why = rest[len(_SKIPPED) - 1 :]
+                skipped[why] = skipped.get(why, 0) + int(n)
+            else:
+                return None
+    return None if len(skipped) > 1 else _warning_lines(skipped, bad)
 
 
 def candidate_rows(trace: Trace) -> I64:

@@ -172,8 +172,8 @@ def op_table(
             flops=flops[j],
         )
         if by_shape and args is not None:
-            row.input_shapes = _json(args.input_dims[i]) or []
-            row.input_types = _json(first_types[j]) or []
+            row.input_shapes = decode_arg(args.input_dims[i]) or []
+            row.input_types = decode_arg(first_types[j]) or []
         rows.append(row)
     # The row of each kernel: its op's group.
     group_of_node = np.full(len(att.forest), -1, dtype=np.int64)
@@ -216,7 +216,9 @@ def _intern(values: list[bytes]) -> tuple[I64, list[bytes]]:
     return out, list(ids)
 
 
-def _json(raw: bytes) -> Any:
+def decode_arg(raw: bytes) -> Any:
+    """A JSON-encoded op arg (``Input Dims``, ``Input type``...) decoded; None where it is
+    empty or not JSON (Kineto writes some args truncated)."""
     if not raw:
         return None
     try:
@@ -280,11 +282,11 @@ def _flops(
             continue  # no shapes recorded: nothing to count from
         combo = (nm, dims, types, conc)
         if combo not in memo:
-            concrete = _json(conc)
+            concrete = decode_arg(conc)
             memo[combo] = flops_fn(
                 names[nm],
-                _json(dims),
-                _json(types) or [],
+                decode_arg(dims),
+                decode_arg(types) or [],
                 None if concrete is None else {"Concrete Inputs": concrete},
             )
         value = memo[combo]

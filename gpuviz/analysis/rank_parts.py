@@ -39,7 +39,7 @@ import numpy as np
 from gpuviz.analysis.hardware import Hardware, OpCalls, RankFigures, StepFigures, hardware
 from gpuviz.analysis.kernels import KernelSums
 from gpuviz.analysis.memory import MemorySeries, memory_series
-from gpuviz.analysis.op_calls import add_flags, flag_lines
+from gpuviz.analysis.op_calls import sum_call_warnings
 from gpuviz.analysis.overlap import DeviceOverlap, device_overlap
 from gpuviz.analysis.peaks import PeakMatch, PeakOverride
 from gpuviz.analysis.splits import SplitRow, find_splits
@@ -81,9 +81,6 @@ class RankPart:
         The peaks of its file's device (:func:`~gpuviz.analysis.peaks.device_peaks`).
     steps, rank_figures
         Its :class:`~gpuviz.analysis.hardware.Hardware` steps and ranks.
-    flop_skipped, flop_bad : dict of str to int, int
-        Its calls skipped as FLOPs were counted (by reason) and with impossible recorded
-        FLOPs: the merge adds them up into the folder's warning lines.
     job : FileFacts or None
         What its file says of its job (:func:`gpuviz.trace.one_job.file_facts`): the merge
         refuses files that are not one job, as the importer does.
@@ -112,8 +109,6 @@ class RankPart:
     rank_figures: list[RankFigures]
     shapes_dropped: bool = False
     flop_warnings: list[str] = field(default_factory=list)
-    flop_skipped: dict[str, int] = field(default_factory=dict)
-    flop_bad: int = 0
     job: FileFacts | None = None
     zero_ns: int = 0
     serving: list[StepRecord] | None = None
@@ -174,8 +169,6 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
         rank_figures=hw.ranks,
         shapes_dropped=hw.shapes_dropped,
         flop_warnings=hw.warnings,
-        flop_skipped=hw.skipped,
-        flop_bad=hw.bad_flops,
         job=file_facts(info.source, info.metadata, first, end),
         zero_ns=int(trace.zero_ns),
         serving=_serving_records(trace, steps, hw),
@@ -256,8 +249,6 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         splits=each("splits"),
         warning_samples=list(warnings.samples),
     )
-    # One line per reason with the ranks' counts added, as the folder read whole says it.
-    skipped, bad = add_flags((p.flop_skipped, p.flop_bad) for p in parts)
     hw = Hardware(
         peaks,
         [],
@@ -265,11 +256,16 @@ def merge_parts(parts: Sequence[RankPart]) -> tuple[Summary, Hardware] | None:
         OpCalls.empty(),
         each("rank_figures"),
         shapes_dropped=any(p.shapes_dropped for p in parts),  # said, not "record shapes"
-        warnings=flag_lines(skipped, bad),
-        skipped=skipped,
-        bad_flops=bad,
+        warnings=_flop_warnings(parts),
     )
     return summary, hw
+
+
+def _flop_warnings(parts: Sequence[RankPart]) -> list[str]:
+    """The folder's FLOP warnings: one line per reason, the ranks' counts summed, as the
+    folder read whole gives them (each rank's lines, where they cannot be summed)."""
+    summed = sum_call_warnings([p.flop_warnings for p in parts])
+    return summed if summed is not None else [w for p in parts for w in p.flop_warnings]
 
 
 def _ranked(parts: Sequence[RankPart]) -> tuple[list[RankPart], list[int | None], str | None]:

@@ -8,9 +8,10 @@ largest device time first (steps in order). ``--json`` prints
 fields of its kind (see README), and ``import_warnings`` where the import warned of something
 (the text lists them under its ``trace:`` line). ``--top N`` keeps the first N rows (0: all).
 
-With ``--cluster``, a rank folder's op, op-shape, kernel, line and step tables are made a
-rank at a time on the cluster's workers and summed here
-(:mod:`gpuviz.commands.breakdown_ranks`): the same output, plus ``incomplete`` (``{"ranks_failed", "of", "failed"}``) where a rank file failed
+With ``--cluster``, a rank folder's op, op-shape, kernel, module, line and step tables are
+made a rank at a time on the cluster's workers and summed here
+(:mod:`gpuviz.commands.breakdown_ranks`): the same output, plus ``incomplete``
+(``{"ranks_failed", "of", "failed"}``) where a rank file failed
 and was left out (named on stderr; the text says so under its ``trace:`` line).
 """
 

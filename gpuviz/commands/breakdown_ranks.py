@@ -2,17 +2,18 @@
 
 Read whole, a folder's ranks are assembled on the client (the workers only decode:
 :mod:`gpuviz.trace.cluster_decode`), so the client's memory grows with the folder. The op,
-op-shape (with its roofline columns), kernel and source-line tables are sums over calls,
-each call one rank's, and a step is one rank's (:mod:`gpuviz.analysis.breakdown_parts`,
-:mod:`gpuviz.analysis.breakdown_shapes`): so each worker makes its rank's table (from
+op-shape, kernel, module and source-line tables are sums over calls, each call one rank's
+(an op shape's FLOPs and bytes too, its roofline columns made from the sums:
+:mod:`gpuviz.analysis.breakdown_shapes`; a module's FLOPs too, its MFU made from the sums:
+:mod:`gpuviz.analysis.breakdown_modules`), and a step is one rank's
+(:mod:`gpuviz.analysis.breakdown_parts`): so each worker makes its rank's table (from
 the rank's entry in the shared import cache, or importing it there) and returns its rows,
 and the client sums them by key (steps: puts them in rank order), sorts them and prints them
 through the report code of :mod:`gpuviz.commands.breakdown`: the same output as the folder
 read whole, byte for byte.
 
 Declined (None: the caller reads the folder whole, on the cluster's workers as before) for a
-lone file, a folder of fewer than two files, a ``--by`` whose rows are not sums
-(``module``: see :mod:`gpuviz.analysis.breakdown_parts`), graph
+lone file, a folder of fewer than two files, graph
 captures (``--capture-trace`` or ``capture_traces/`` in the folder: a replayed kernel is
 placed by its capture, matched over the whole trace), a folder the import cache holds
 already (mapped back at once), where the ranks' rows cannot be summed exactly (the

@@ -2,8 +2,11 @@
 ``breakdown DIR --cluster``, issue 51) is the folder read whole's, to the last digit: rows,
 order, device time in no row, sources and import warnings; the kernel table's sums match the
 raw events of the files counted here; a step table's FLOPs and MFU and its rank labels match
-the whole folder's (ranks declared against file order too); where the ranks cannot be merged
-exactly (different peaks, FLOPs known on some ranks only) the merge says why instead."""
+the whole folder's (ranks declared against file order too); a module table's rows, FLOPs, MFU
+and notes match the whole folder's on ranks of different models; where the ranks cannot be
+merged exactly (different peaks, FLOPs known on some ranks only, FLOPs not whole numbers, graph
+launches, module frames on some ranks only) the merge says why instead; module FLOPs past 2**53
+are the exact sums of the ranks'."""
 
 from __future__ import annotations
 
@@ -14,8 +17,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from module_ranks import module_calls, write_module_job
 
+from gpuviz.analysis.attribution import attribute
 from gpuviz.analysis.breakdown import breakdown
 from gpuviz.analysis.breakdown_parts import (
     BreakdownPart,
@@ -25,6 +31,9 @@ from gpuviz.analysis.breakdown_parts import (
 )
 from gpuviz.analysis.breakdown_table import BreakdownRow
 from gpuviz.analysis.hardware import annotate_breakdown, hardware
+from gpuviz.analysis.module_flops import annotate_modules
+from gpuviz.analysis.step_flops import NO_SHAPES
+from gpuviz.report.peaks import peak_phrase
 from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.files import trace_files
 from gpuviz.trace.kineto import import_trace, load_trace
@@ -42,6 +51,9 @@ def _whole(folder: Path, by: str, mine: bool = False) -> dict[str, Any]:
     if by in ("step", "op-shape"):
         hw = hardware(trace, None)
         annotate_breakdown(table, hw)
+    if by == "module":  # as gpuviz breakdown fills them (commands.breakdown.add_hardware_columns)
+        hw = hardware(trace, None)
+        annotate_modules(table, hw, attribute(trace))
     return {
         "rows": [r.to_json(by) for r in table.rows],
         "unattributed": table.unattributed_device_ns,
@@ -49,6 +61,7 @@ def _whole(folder: Path, by: str, mine: bool = False) -> dict[str, Any]:
         "warnings": list(trace.warnings.samples),
         "peaks": None if hw is None else hw.peak_json(),
         "flop_warnings": None if hw is None else hw.warnings,
+        "peak_phrase": None if hw is None else peak_phrase(hw),
     }
 
 
@@ -69,6 +82,7 @@ def _merged(folder: Path, by: str, mine: bool = False) -> dict[str, Any]:
         "warnings": list(m.warnings.samples),
         "peaks": None if m.hardware is None else m.hardware.peak_json(),
         "flop_warnings": None if m.hardware is None else m.hardware.warnings,
+        "peak_phrase": None if m.hardware is None else peak_phrase(m.hardware),
     }
 
 
@@ -175,32 +189,10 @@ def test_a_figure_known_on_some_ranks_only_is_not_summed() -> None:
     assert isinstance(why, str) and "annotation" in why
 
 
-def test_calls_flagged_on_every_rank_are_one_line_with_their_count(tmp_path: Path) -> None:
-    """15 GEMM calls a rank with a recorded 'flops' of 1e308: the folder read whole says
-    "30 op call(s)" once, and so do the merged steps, op shapes and summary (each rank's
-    line was repeated)."""
-    from gpuviz.analysis.rank_parts import merge_parts, rank_part
-
-    def impossible(i: int, doc: dict[str, Any]) -> None:
-        doc["traceEvents"] = [
-            dict(e, args=dict(e["args"], flops=1e308)) if e.get("name") == "aten::mm" else e
-            for e in doc["traceEvents"]
-        ]
-
-    folder = _job(tmp_path, DATA / "roofline" / "roofline.json.gz", [0, 1], impossible)
-    mm = sum(
-        1
-        for e in json.loads(gzip.decompress((DATA / "roofline" / "roofline.json.gz").read_bytes()))[
-            "traceEvents"
-        ]
-        if e.get("name") == "aten::mm"
-    )
-    whole = hardware(load_trace(folder, cache=False)).warnings
-    assert len(whole) == 1 and whole[0].startswith(f"{2 * mm} op call(s) with a recorded")
-    assert _merged(folder, "step")["flop_warnings"] == whole
-    parts = [rank_part(import_trace(str(f), max_memory=0).prepare()) for f in trace_files(folder)]
-    merged = merge_parts(parts)
-    assert merged is not None and merged[1].warnings == whole
+def test_op_shape_flop_warnings_of_the_ranks_are_counted_once_for_the_folder(
+    tmp_path: Path,
+) -> None:
+    """One GEMM a rank with a shape no tensor has: skipped on each, one line for both."""
 
     def too_large(i: int, doc: dict[str, Any]) -> None:
         """One GEMM a rank with a shape no tensor has: skipped, counted."""
@@ -211,9 +203,7 @@ def test_calls_flagged_on_every_rank_are_one_line_with_their_count(tmp_path: Pat
             e, args=dict(e["args"], **{"Input Dims": [[10**10] * 2] * 2})
         )
 
-    other = tmp_path / "other"
-    other.mkdir()
-    folder = _job(other, DATA / "roofline" / "roofline.json.gz", [0, 1], too_large)
+    folder = _job(tmp_path, DATA / "roofline" / "roofline.json.gz", [0, 1], too_large)
     got = _merged(folder, "op-shape")
     assert got == _whole(folder, "op-shape")
     assert len(got["flop_warnings"]) == 1 and got["flop_warnings"][0].startswith("2 op call(s)")
@@ -243,3 +233,190 @@ def test_files_of_two_jobs_are_refused(tmp_path: Path) -> None:
 def test_a_folder_without_stacks_says_so_for_lines() -> None:
     m = merge_breakdown(_parts(DATA / "ddp_2rank", "line"))
     assert isinstance(m, MergedBreakdown) and m.no_stacks and not m.table.rows
+
+
+@pytest.fixture(scope="module")
+def module_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two ranks of different TinyLM runs with stacks, modules and shapes (tests/module_ranks.py)."""
+    return write_module_job(tmp_path_factory.mktemp("modules") / "job")
+
+
+@pytest.mark.parametrize("name", STACKED)
+def test_the_merged_module_table_of_ranks_without_modules_is_the_whole_folders(name: str) -> None:
+    """Stacks but no nn.Module frames: outside rows only, with their FLOPs."""
+    got = _merged(DATA / name, "module")
+    assert got["rows"] and got == _whole(DATA / name, "module")
+
+
+def test_the_merged_module_table_is_the_whole_folders(module_job: Path) -> None:
+    """Rows, order, FLOPs, MFU, notes, peaks and the peaks line, to the last digit; the
+    shared module paths sum both ranks' calls (counted here from the files' events)."""
+    got, want = _merged(module_job, "module"), _whole(module_job, "module")
+    assert got == want
+    rows = {r["key"]: r for r in got["rows"]}
+    assert rows["TinyLM_0"]["calls"] == module_calls(module_job, "TinyLM_0") > 0
+    one = {r.key: r for r in _parts(module_job, "module")[0].rows}
+    two = {r.key: r for r in _parts(module_job, "module")[1].rows}
+    shared = [k for k in one if k in two and rows[k]["kind"] == "module"]
+    assert len(shared) > 10
+    for k in shared:  # each a sum of both ranks' (int ns: exact)
+        assert rows[k]["calls"] == one[k].calls + two[k].calls
+        assert rows[k]["device_total_us"] == round(
+            (one[k].device_total_ns + two[k].device_total_ns) / 1000, 3
+        )
+    assert sum(r["mfu"] is not None for r in got["rows"]) > 10
+    assert any(r["mfu_note"] for r in got["rows"])  # NO_FORMULA rows stay unknown
+    # The merge has teeth: one rank's part alone is not the folder's table.
+    alone = merge_breakdown(_parts(module_job, "module")[:1])
+    assert isinstance(alone, MergedBreakdown)
+    assert [r.to_json("module") for r in alone.table.rows] != want["rows"]
+
+
+def test_a_module_rows_flops_are_the_sum_of_each_ranks_own(module_job: Path) -> None:
+    """Each file read alone (the table gpuviz prints for it) holds part of a shared row's
+    FLOPs; the folder's row holds their sum and its MFU counts the sum over its device time."""
+    alone = []
+    for f in trace_files(module_job):
+        trace = import_trace(str(f), max_memory=0).prepare()
+        table = breakdown(trace, "module")
+        annotate_modules(table, hardware(trace, None), attribute(trace))
+        alone.append({r.key: r.extra for r in table.rows})
+    rows = {r["key"]: r for r in _merged(module_job, "module")["rows"]}
+    both = [k for k in alone[0] if k in alone[1] and alone[0][k]["flops"] and alone[1][k]["flops"]]
+    assert both
+    for k in both:
+        assert rows[k]["flops"] == alone[0][k]["flops"] + alone[1][k]["flops"]
+
+
+def _set_flops(value: float, ranks: tuple[int, ...] = (0, 1), step: int = 0) -> Any:
+    """An edit that records Kineto's ``flops`` of ``value`` (plus ``step`` times the rank) on
+    the first aten::mm of ``ranks``."""
+
+    def edit(rank: int, doc: dict[str, Any]) -> None:
+        if rank in ranks:
+            mm = next(e for e in doc["traceEvents"] if e.get("name") == "aten::mm")
+            mm["args"]["flops"] = value + step * rank
+
+    return edit
+
+
+def test_module_flops_past_2_53_are_exact_sums_of_the_ranks(tmp_path: Path) -> None:
+    """Each rank's FLOPs below 2**53, the folder's above (about 9 PFLOP, a big job's): a
+    float64 sum would depend on its order and round; the folder's rows, read whole and merged
+    alike, are the exact int sums of the ranks' own (each exact in float64)."""
+    folder = write_module_job(tmp_path / "big", edit=_set_flops(2**52 + 1, step=1))
+    got, want = _merged(folder, "module"), _whole(folder, "module")
+    assert got == want
+    alone = []
+    for f in trace_files(folder):
+        trace = import_trace(str(f), max_memory=0).prepare()
+        table = breakdown(trace, "module")
+        annotate_modules(table, hardware(trace, None), attribute(trace))
+        alone.append({r.key: r.extra["flops"] for r in table.rows})
+    rows = {r["key"]: r["flops"] for r in got["rows"]}
+    both = [k for k in alone[0] if alone[0][k] and alone[1].get(k)]
+    for k in both:
+        assert rows[k] == alone[0][k] + alone[1][k]
+    # The test has teeth: a sum float64 cannot hold (a float path would print it rounded).
+    assert any(rows[k] >= 2**53 and float(rows[k]) != rows[k] for k in both)
+
+
+def test_module_flops_that_are_not_whole_numbers_are_not_merged(
+    module_job: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every FLOP formula and Kineto's count are whole numbers; a count that is not (a future
+    formula's) is summed in float64, whose order the ranks' parts do not keep: declined."""
+    import gpuviz.analysis.hardware as hardware_module
+
+    real = hardware_module.hardware
+
+    def halves(*args: Any, **kw: Any) -> Any:
+        hw = real(*args, **kw)
+        if "rank-1" in args[0].sources[0]:
+            hw.calls.flops[np.flatnonzero(np.isfinite(hw.calls.flops))[0]] += 0.5
+        return hw
+
+    monkeypatch.setattr(hardware_module, "hardware", halves)
+    why = merge_breakdown(_parts(module_job, "module"))
+    assert isinstance(why, str) and "whole numbers" in why
+
+
+@pytest.mark.parametrize("by", ["module", "step"])
+def test_flop_warnings_of_the_ranks_are_counted_once_for_the_folder(
+    tmp_path: Path, by: str
+) -> None:
+    """A recorded FLOP count no op does, on each rank: the folder's one line counts both."""
+    folder = write_module_job(tmp_path / "job", edit=_set_flops(1e300))
+    got, want = _merged(folder, by), _whole(folder, by)
+    assert got == want
+    assert [w.split(" ", 1)[0] for w in got["flop_warnings"]] == ["2"]
+
+
+def test_modules_of_ranks_of_different_peaks_are_not_merged(tmp_path: Path) -> None:
+    def bare(rank: int, doc: dict[str, Any]) -> None:
+        if rank == 1:
+            del doc["deviceProperties"]
+
+    folder = write_module_job(tmp_path / "job", edit=bare)
+    why = merge_breakdown(_parts(folder, "module"))
+    assert isinstance(why, str) and "peaks" in why
+
+
+def test_graph_launches_are_read_whole_for_modules(tmp_path: Path) -> None:
+    graphs = DATA / "graphs" / "gpu" / "manual_graph.json.gz"
+    folder = write_module_job(tmp_path / "job", (graphs, graphs))
+    why = merge_breakdown(_parts(folder, "module"))
+    assert isinstance(why, str) and "graph" in why
+
+
+@pytest.mark.parametrize("by", ["module", "line"])
+def test_module_frames_on_some_ranks_only_are_not_merged(
+    tmp_path: Path, by: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rank 1's module frames renamed away: the folder counts rank 1's forward time outside
+    every module as "other", rank 1 alone as forward; so the sums would be wrong (shown by
+    merging past the check) and the merge declines."""
+
+    def no_modules(rank: int, doc: dict[str, Any]) -> None:
+        if rank == 1:
+            for e in doc["traceEvents"]:
+                if str(e.get("name", "")).startswith("nn.Module: "):
+                    e["name"] = "model.py(1): " + e["name"][len("nn.Module: ") :]
+
+    folder = write_module_job(tmp_path / "job", edit=no_modules)
+    parts = _parts(folder, by)
+    why = merge_breakdown(parts)
+    assert isinstance(why, str) and "nn.Module frames" in why
+    for p in parts:
+        p.module_frames = True  # past the check: the rows are not the folder's
+    forced = merge_breakdown(parts)
+    assert isinstance(forced, MergedBreakdown)
+    assert [r.to_json(by) for r in forced.table.rows] != _whole(folder, by)["rows"]
+
+
+def _no_shapes(ranks: tuple[int, ...]) -> Any:
+    """An edit that drops the ops' shapes (as recorded without ``record_shapes``) on ``ranks``."""
+
+    def edit(rank: int, doc: dict[str, Any]) -> None:
+        if rank in ranks:
+            for e in doc["traceEvents"]:
+                for k in ("Input Dims", "Input type", "Concrete Inputs"):
+                    e.get("args", {}).pop(k, None)
+
+    return edit
+
+
+def test_a_module_rows_flops_are_unknown_only_where_no_rank_counts_them(tmp_path: Path) -> None:
+    """Rank 0 recorded without shapes: a row is unknown (NO_FORMULA) only where rank 1 holds no
+    call of known FLOPs in it either; a shared module's FLOPs are rank 1's alone. Neither rank
+    with shapes: every row says so (NO_SHAPES), as the folder read whole says."""
+    folder = write_module_job(tmp_path / "one", edit=_no_shapes((0,)))
+    got = _merged(folder, "module")
+    assert got == _whole(folder, "module")
+    rows = {r["key"]: r for r in got["rows"]}
+    assert rows["TinyLM_0"]["flops"] and rows["TinyLM_0"]["mfu_note"] is None
+    assert rows["TinyLM_0"]["calls"] == module_calls(folder, "TinyLM_0")
+    none = write_module_job(tmp_path / "none", edit=_no_shapes((0, 1)))
+    got = _merged(none, "module")
+    assert got == _whole(none, "module")
+    assert {r["mfu_note"] for r in got["rows"]} == {NO_SHAPES}

@@ -97,3 +97,23 @@ def test_a_part_is_one_files_and_holds_no_memory_series() -> None:
     part = rank_part(import_trace(str(trace_files(DATA / "ddp_nccl_4rank")[0])).prepare())
     assert part.memory and all(len(m.ts_ns) == 0 for m in part.memory)
     assert all(m.peak_allocated_bytes > 0 for m in part.memory)
+
+
+def test_flop_warnings_of_the_ranks_are_counted_once_for_the_folder(tmp_path: Path) -> None:
+    """A recorded FLOP count no op does on each of two ranks (tests/module_ranks.py): the
+    folder's warning is one line counting both, as the folder read whole (or from its cache
+    entry) says it, not each rank's line again."""
+    from module_ranks import write_module_job
+
+    def bad(rank: int, doc: dict[str, object]) -> None:
+        events = doc["traceEvents"]
+        assert isinstance(events, list)
+        next(e for e in events if e.get("name") == "aten::mm")["args"]["flops"] = 1e300
+
+    folder = write_module_job(tmp_path / "job", edit=bad)
+    merged = _by_rank(folder)
+    assert merged is not None
+    _, whole_hw, _ = cmd._analyse(load_trace(folder, cache=False), ARGS)
+    assert merged[1].warnings == whole_hw.warnings
+    assert [w.split(" ", 1)[0] for w in whole_hw.warnings] == ["2"]
+    assert _printed(*merged) == _printed(*cmd._analyse(load_trace(folder, cache=False), ARGS)[:2])
