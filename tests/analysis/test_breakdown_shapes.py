@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from module_ranks import write_module_job
 from test_breakdown_parts import _job, _merged, _parts, _whole
 
 from gpuviz.analysis.breakdown_parts import MergedBreakdown, merge_breakdown
@@ -64,6 +65,16 @@ def test_a_roofline_job_is_the_whole_folders_and_torchs_flops(tmp_path: Path) ->
         assert row["calls"] == calls and row["flops"] == calls * torch_flops, case["name"]
         checked += 1
     assert checked >= 4
+
+
+def test_two_different_runs_as_ranks_are_the_whole_folders(tmp_path: Path) -> None:
+    """Two real TinyLM runs of their own shapes, calls and times (tests/module_ranks.py): shapes
+    on one rank only, shapes on both with different sums."""
+    folder = write_module_job(tmp_path / "job")
+    got = _merged(folder, "op-shape")
+    assert got == _whole(folder, "op-shape")
+    rows = [r for r in got["rows"] if r["flops"] and r["roof_share"] is not None]
+    assert len(rows) >= 5
 
 
 def test_dropping_a_ranks_part_is_not_the_whole_folder(tmp_path: Path) -> None:
