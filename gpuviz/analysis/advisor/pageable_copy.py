@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_bytes, fmt_ms
 from gpuviz.trace.model import Kind
 
@@ -50,7 +50,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     rank_of = t.rank[s.track[copies]]
     per = {int(r): float(saving[rank_of == r].sum()) for r in np.unique(rank_of).tolist()}
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     mine = rank_of == rank
     rows = copies[mine]
     total_bytes = float(nbytes[mine].sum())
@@ -59,7 +59,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     used = sorted(set(float(v) for v in gbps[mine]))
     basis = ", ".join(f"{v:.0f}" for v in used)
     detail = (
-        f"{len(rows)} copies{ranks_phrase(ctx, rank, sorted(per))} moved {fmt_bytes(total_bytes)} "
+        f"{len(rows)} copies{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))} moved {fmt_bytes(total_bytes)} "
         f"through pageable host memory in {fmt_ms(total_ns)} ({measured:.1f} GB/s); from "
         f"pinned memory they would take about {fmt_ms(total_ns - per[rank])} at {basis} GB/s. "
         f"A pageable copy also blocks the CPU until it is done."
