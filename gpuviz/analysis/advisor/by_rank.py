@@ -18,11 +18,15 @@ is not proven. In three passes over the ranks' traces:
    file; its evidence moves to the folder's clock (``ReducedRanks.offset_ns``). ``straggler``
    runs on the straggler's file. The findings are then ordered as ``advise`` orders them.
 
+Of other ranks' figures, each rank's rules are given the job's step totals, the rank analysis
+(``exposed_comm``'s waits for the last rank, ``straggler``) and the best pinned copy bandwidth
+over all ranks (``pageable_copy``).
+
 It declines where the folder read whole is small (within the replay's limits, where the rules
 replay steps over all ranks at once: read it whole, it is cheap), where a rank's rule
-needs figures of other ranks that are not carried here (``pageable_copy``'s best pinned
-bandwidth, ``low_mfu``/``memory_bound_hot``'s shapes summed over ranks and the first rank's
-peaks, ``idle_devices``/``dp_imbalance`` over several ranks' steps), for serving folders,
+needs figures of other ranks that are not carried here (``low_mfu``/``memory_bound_hot``'s
+shapes summed over ranks and the first rank's peaks, ``idle_devices``/``dp_imbalance`` over
+several ranks' steps), for serving folders,
 for folders whose ranks differ in having ops or Python stacks (the code locations are made per
 job), and where a rule fails on a rank. Qt-free and torch-free.
 """
@@ -40,7 +44,9 @@ from gpuviz.analysis.advisor.context import AdviceContext, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding
 from gpuviz.analysis.advisor.host_sync import symptom_order, symptom_sums
 from gpuviz.analysis.advisor.job import JobFigures
+from gpuviz.analysis.advisor.pageable_copy import pinned_bandwidth
 from gpuviz.analysis.advisor.rank_inputs import (
+    best_pinned,
     folder_of,
     on_rank_clock,
     per_rank_steps,
@@ -69,7 +75,6 @@ HOOKED = (
 their per-rank savings, phase 2 runs them on the worst rank's file."""
 
 CROSS_RANK = {
-    "pageable_copy": "its pinned bandwidth is the best over all ranks' copies",
     "low_mfu": "its ops' figures are summed over all ranks' calls of a shape",
     "memory_bound_hot": "its ops' figures are summed over all ranks' calls of a shape",
 }
@@ -192,11 +197,12 @@ def advise_by_rank(
     rr = combine_reductions(reds)
     steps = per_rank_steps(rr.analysis.breakdown)
     several = len({t.ranks[0].rank for t in ranked}) >= 2
+    pinned = best_pinned([pinned_bandwidth(AdviceContext(t)) for t in ranked])
 
     def job(t: Trace, hook: _Recorder | _Merged) -> JobFigures:
         code = int(t.ranks[0].rank or 0)
         ra = on_rank_clock(rr.analysis, rr.offset_ns[code]) if several else None
-        return JobFigures(steps, ra, replay=False, hook=hook)
+        return JobFigures(steps, ra, replay=False, hook=hook, pinned_gbps=pinned)
 
     p1 = _Phase1()
     for t in ranked:

@@ -46,12 +46,16 @@ class JobFigures:
         limits, :mod:`~gpuviz.analysis.advisor.replay`).
     hook : RankHook or None
         Picks each rule's worst rank; None: the rank's own figures decide.
+    pinned_gbps : dict of str to float, optional
+        The best pinned copy bandwidth per direction over all ranks (``pageable_copy``
+        holds each pageable copy against it); None: the rank's own.
     """
 
     per_rank_steps: dict[int, tuple[int, int]]
     ranks: Any
     replay: bool = True
     hook: RankHook | None = None
+    pinned_gbps: dict[str, float] | None = None
 
 
 __all__ = ["JobFigures", "RankHook"]

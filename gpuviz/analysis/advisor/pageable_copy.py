@@ -41,7 +41,11 @@ def check(ctx: AdviceContext) -> list[Finding]:
     copies = np.flatnonzero((s.kind == Kind.MEMCPY) & pageable[s.name])
     if len(copies) == 0:
         return []
-    bw = _pinned_bandwidth(ctx, np.flatnonzero((s.kind == Kind.MEMCPY) & pinned[s.name]))
+    job = ctx.job
+    if job is not None and job.pinned_gbps is not None:
+        bw = dict(job.pinned_gbps)  # one rank of a job: the best of all ranks' copies
+    else:
+        bw = _pinned_bandwidth(ctx, np.flatnonzero((s.kind == Kind.MEMCPY) & pinned[s.name]))
     nbytes = np.maximum(s.bytes[copies], 0).astype(np.float64)
     dirs = [_direction(n) for n in ctx.trace.symbols.lookup(s.name[copies])]
     gbps = np.array([bw.get(d, PINNED_GBPS) for d in dirs])
@@ -79,6 +83,14 @@ def check(ctx: AdviceContext) -> list[Finding]:
         evidence=ctx.slice_evidence(order),
     )
     return [f] if f is not None else []
+
+
+def pinned_bandwidth(ctx: AdviceContext) -> dict[str, float]:
+    """The trace's own best pinned bandwidth (GB/s) per direction, over copies of at least
+    1 MiB: what a job advised rank by rank takes the best of over its ranks."""
+    s = ctx.trace.slices
+    pinned = ctx.mask(lambda n: "Pinned" in n)
+    return _pinned_bandwidth(ctx, np.flatnonzero((s.kind == Kind.MEMCPY) & pinned[s.name]))
 
 
 def _pinned_bandwidth(ctx: AdviceContext, rows: np.ndarray) -> dict[str, float]:

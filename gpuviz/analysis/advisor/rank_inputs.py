@@ -5,7 +5,7 @@ their reductions combine into the job's steps and rank analysis
 (:func:`~gpuviz.analysis.rank_reduction.combine_reductions`), from which each rank's
 :class:`~gpuviz.analysis.advisor.job.JobFigures` are made: every rank's step totals
 (:func:`per_rank_steps`) and the aligned collectives on the rank's own clock
-(:func:`on_rank_clock`). Qt-free and torch-free.
+(:func:`on_rank_clock`), the best pinned copy bandwidth (:func:`best_pinned`). Qt-free and torch-free.
 """
 
 from __future__ import annotations
@@ -89,4 +89,14 @@ def on_rank_clock(ra: RankAnalysis, offset_ns: int) -> RankAnalysis:
     return dataclasses.replace(ra, collectives=moved)
 
 
-__all__ = ["folder_of", "on_rank_clock", "per_rank_steps", "ranked_traces"]
+def best_pinned(per_rank: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The best pinned bandwidth per direction over the ranks' own (``pageable_copy``'s
+    yardstick: the folder read whole takes the best over all ranks' copies)."""
+    out: dict[str, float] = {}
+    for bw in per_rank:
+        for d, gbps in bw.items():
+            out[d] = max(out.get(d, 0.0), gbps)
+    return out
+
+
+__all__ = ["best_pinned", "folder_of", "on_rank_clock", "per_rank_steps", "ranked_traces"]

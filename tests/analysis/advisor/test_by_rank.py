@@ -20,6 +20,7 @@ from gpuviz.analysis.advisor import replay as replay_mod
 from gpuviz.analysis.advisor.by_rank import advise_by_rank
 from gpuviz.trace.files import trace_files
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.one_job import NotOneJobError
 from tests.analysis.advisor.rank_jobs import DATA, RANK_FOLDERS, make_job, read, write
 
 ADV = DATA / "advisor"
@@ -105,7 +106,15 @@ def test_files_without_ranks_take_their_folder_rank(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("no_replay")
 @pytest.mark.parametrize(
     "kind",
-    ["launch_bound", "host_sync", "fp32_matmul", "copy_not_overlapped", "low_occupancy"],
+    [
+        "launch_bound",
+        "host_sync",
+        "fp32_matmul",
+        "copy_not_overlapped",
+        "low_occupancy",
+        "gpu_starved",
+        "pageable_copy",
+    ],
 )
 def test_planted_rank_as_read_whole(tmp_path: Path, kind: str) -> None:
     # rank 0 clean, rank 1 with the problem and starting 3 ms later: the finding is rank 1's
@@ -128,15 +137,25 @@ def test_declines_within_the_replay_limits() -> None:
 
 
 @pytest.mark.usefixtures("no_replay")
-def test_declines_pageable_copies(tmp_path: Path) -> None:
-    # the pinned bandwidth a pageable copy is held against is the best over all ranks
-    folder = make_job(
-        tmp_path, [ADV / "adv_clean.json.gz", ADV / "adv_pageable_copy.json.gz"], [0, 1000]
-    )
-    assert "pageable_copy" in {f["kind"] for f in _whole(folder)["findings"]}
-    got = advise_by_rank(_ranks(folder))
-    assert got.advice is None and got.declined is not None
-    assert got.declined.startswith("pageable_copy could apply")
+def test_pageable_copies_against_the_best_pinned_of_all_ranks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rank 0 copies 384 MiB from pinned memory, rank 1 from pageable memory: read whole,
+    # rank 1's copies are held against rank 0's pinned bandwidth, not the 20 GB/s default
+    pair = [ADV / "adv_copy_not_overlapped.json.gz", ADV / "adv_pageable_copy.json.gz"]
+    pinned = [
+        e["args"]["bytes"] / (e["dur"] * 1000)
+        for e in read(pair[0])["traceEvents"]
+        if "Pinned" in e.get("name", "") and e.get("args", {}).get("bytes", 0) >= 1 << 20
+    ]
+    folder = make_job(tmp_path, pair, [0, 3_000_000])
+    whole = _whole(folder)
+    f = next(f for f in whole["findings"] if f["kind"] == "pageable_copy")
+    assert f"at {max(pinned):.0f} GB/s" in f["detail"] and max(pinned) > 50
+    assert {e["rank"] for e in f["evidence"]} == {1}
+    assert _by_rank(folder) == whole
+    monkeypatch.setattr(by_rank, "best_pinned", lambda per_rank: None)
+    assert _by_rank(folder) != whole
 
 
 @pytest.mark.usefixtures("no_replay")
@@ -178,6 +197,17 @@ def test_declines_mixed_stacks(tmp_path: Path) -> None:
 def test_declines_ranks_numbered_by_file_order(tmp_path: Path) -> None:
     # both files claim rank 0: the folder numbers them by file order and says so
     assert "file order" in _declined_with_rank1(tmp_path, _claim_rank_0)
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_declines_files_not_of_one_job(tmp_path: Path) -> None:
+    # recorded 2 minutes apart: the folder read whole refuses them (one_job.CLOSE_NS, 1 min)
+    pair = [ADV / "adv_clean.json.gz", ADV / "adv_fp32_matmul.json.gz"]
+    folder = make_job(tmp_path, pair, [0, 120 * 10**9])
+    with pytest.raises(NotOneJobError):
+        load_trace(str(folder))
+    got = advise_by_rank(_ranks(folder))
+    assert got.declined is not None and got.declined.startswith("the files are not one job")
 
 
 def test_one_file_trace_only() -> None:
