@@ -27,7 +27,8 @@ replay steps over all ranks at once: read it whole, it is cheap), where a rank's
 needs figures of other ranks that are not carried here (``low_mfu``/``memory_bound_hot``'s
 shapes summed over ranks and the first rank's peaks, ``idle_devices``/``dp_imbalance`` over
 several ranks' steps), for serving folders,
-for folders whose ranks differ in having ops or Python stacks (the code locations are made per
+where a rank's file has import warnings (the folder read whole orders and caps them over
+all ranks), for folders whose ranks differ in having ops or Python stacks (the code locations are made per
 job), and where a rule fails on a rank. Qt-free and torch-free.
 """
 
@@ -193,6 +194,15 @@ def advise_by_rank(
     why = _not_one_job(ranked)
     if why:
         return RankAdvice(None, why)
+    warned = next((t for t in ranked if getattr(t.warnings, "samples", None)), None)
+    if warned is not None:
+        # read whole, the import orders and caps the ranks' warnings (and adds its own
+        # over all ranks): a rank's own list alone does not make the folder's
+        return RankAdvice(
+            None,
+            f"rank {warned.ranks[0].rank}'s file has import warnings: the folder read whole "
+            "orders and counts them for all ranks",
+        )
     reds = [rank_reduction(t) for t in ranked]
     rr = combine_reductions(reds)
     steps = per_rank_steps(rr.analysis.breakdown)
@@ -228,9 +238,8 @@ def advise_by_rank(
     findings = sorted_findings(findings)
     sums = tuple(sum(s[i] for s in p1.sums) for i in range(4))
     findings = symptom_order((sums[0], sums[1], int(sums[2]), int(sums[3])), findings)
-    samples = [s for t in ranked for s in (getattr(t.warnings, "samples", []) or [])]
     sources = [t.ranks[0].source for t in ranked]
-    advice = Advice(sources, rr.analysis.breakdown, findings, {}, None, samples)
+    advice = Advice(sources, rr.analysis.breakdown, findings, {}, None, [])
     return RankAdvice(advice, None, rr.offset_ns)
 
 

@@ -193,6 +193,15 @@ def test_declines_mixed_stacks(tmp_path: Path) -> None:
     assert "Python stacks" in _declined_with_rank1(tmp_path, _add_python_frame)
 
 
+def _event_without_time(doc: dict) -> None:
+    doc["traceEvents"].append({"ph": "X", "cat": "cpu_op", "name": "no ts", "pid": 1, "tid": 1})
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_declines_import_warnings(tmp_path: Path) -> None:
+    assert "import warnings" in _declined_with_rank1(tmp_path, _event_without_time)
+
+
 @pytest.mark.usefixtures("no_replay")
 def test_declines_ranks_numbered_by_file_order(tmp_path: Path) -> None:
     # both files claim rank 0: the folder numbers them by file order and says so
