@@ -55,3 +55,15 @@ def make_job(folder: Path, files: list[Path], shift_ns: list[int], declare: bool
         doc["distributedInfo"] = info
         write(doc, folder / f"rank{i}.json.gz")
     return folder
+
+
+def copies_job(folder: Path, files: list[Path], n: int) -> Path:
+    """``folder`` holding ``n`` ranks, rank i a copy of ``files[i % len(files)]`` (its clock
+    as recorded) declaring rank i of ``n``: a job past the replay's 16 ranks from small
+    recordings."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        doc = read(files[i % len(files)])
+        doc["distributedInfo"] = dict(doc["distributedInfo"], rank=i, world_size=n)
+        write(doc, folder / f"rank{i}.json.gz")
+    return folder

@@ -21,7 +21,14 @@ from gpuviz.analysis.advisor.by_rank import advise_by_rank
 from gpuviz.trace.files import trace_files
 from gpuviz.trace.kineto import load_trace
 from gpuviz.trace.one_job import NotOneJobError
-from tests.analysis.advisor.rank_jobs import DATA, RANK_FOLDERS, make_job, read, write
+from tests.analysis.advisor.rank_jobs import (
+    DATA,
+    RANK_FOLDERS,
+    copies_job,
+    make_job,
+    read,
+    write,
+)
 
 ADV = DATA / "advisor"
 
@@ -126,6 +133,17 @@ def test_planted_rank_as_read_whole(tmp_path: Path, kind: str) -> None:
     mine = [f for f in whole["findings"] if f["kind"] == kind]
     assert mine and {e["rank"] for e in mine[0]["evidence"]} == {1}
     assert _by_rank(folder) == whole
+
+
+@pytest.mark.parametrize("name", ["nccl_2rank_h200", "ddp_2rank"])
+def test_past_the_replay_limits_as_read_whole(tmp_path: Path, name: str) -> None:
+    # 18 ranks, past replay.MAX_RANKS (16) as they are: no limit lowered, read whole or by rank
+    assert replay_mod.MAX_RANKS < 18
+    folder = copies_job(tmp_path, trace_files(DATA / name), 18)
+    whole = _whole(folder)
+    assert whole["findings"]
+    got = advise_by_rank(_ranks(folder))
+    assert got.advice is not None and got.advice.to_json() == whole
 
 
 def test_declines_within_the_replay_limits() -> None:
