@@ -45,15 +45,17 @@ from gpuviz.analysis.advisor.context import AdviceContext, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding
 from gpuviz.analysis.advisor.host_sync import symptom_order, symptom_sums
 from gpuviz.analysis.advisor.job import JobFigures
-from gpuviz.analysis.advisor.pageable_copy import pinned_bandwidth
 from gpuviz.analysis.advisor.rank_inputs import (
+    RankFile,
+    as_rank,
     best_pinned,
     folder_of,
     on_rank_clock,
     per_rank_steps,
-    ranked_traces,
+    rank_codes,
+    rank_file,
 )
-from gpuviz.analysis.rank_reduction import ReducedRanks, combine_reductions, rank_reduction
+from gpuviz.analysis.rank_reduction import ReducedRanks, combine_reductions
 from gpuviz.analysis.serving_markers import SOURCES as SERVING_SOURCES
 from gpuviz.trace.model import Kind, Trace
 
@@ -163,7 +165,9 @@ def advise_by_rank(
     Parameters
     ----------
     traces : sequence of Trace
-        One trace per file of the folder, in the folder's file order (``trace_files``).
+        One trace per file of the folder, in the folder's file order (``trace_files``). Each
+        is asked for by index in up to three passes and not kept: a sequence that imports
+        the file on each access (from the trace cache) holds one rank at a time.
     max_ranks, max_slices : int, optional
         The replay's limits (default: :data:`~gpuviz.analysis.advisor.replay.MAX_RANKS`,
         :data:`~gpuviz.analysis.advisor.replay.MAX_SLICES`). A folder within both is declined:
@@ -179,44 +183,31 @@ def advise_by_rank(
     ValueError
         Where there is no trace, or one holds more than one file.
     """
-    ranked, note = ranked_traces(traces)
-    if note:
-        return RankAdvice(None, f"the folder's ranks are numbered by file order ({note})")
-    gate_ranks = replay_limits.MAX_RANKS if max_ranks is None else max_ranks
-    gate_slices = replay_limits.MAX_SLICES if max_slices is None else max_slices
-    n_slices = sum(len(t.slices) for t in ranked)
-    if len(ranked) <= gate_ranks and n_slices <= gate_slices:
-        return RankAdvice(
-            None,
-            f"{len(ranked)} ranks and {n_slices} slices are within the replay's limits "
-            f"({gate_ranks} ranks, {gate_slices} slices): read the folder whole",
-        )
-    why = _not_one_job(ranked)
+    if len(traces) == 0:
+        raise ValueError("no rank traces to advise")
+    files = [rank_file(traces[i]) for i in range(len(traces))]
+    codes, note = rank_codes(files)
+    why = _gate(files, note, max_ranks, max_slices)
     if why:
         return RankAdvice(None, why)
-    warned = next((t for t in ranked if getattr(t.warnings, "samples", None)), None)
-    if warned is not None:
-        # read whole, the import orders and caps the ranks' warnings (and adds its own
-        # over all ranks): a rank's own list alone does not make the folder's
-        return RankAdvice(
-            None,
-            f"rank {warned.ranks[0].rank}'s file has import warnings: the folder read whole "
-            "orders and counts them for all ranks",
-        )
-    reds = [rank_reduction(t) for t in ranked]
+    reds = [f.reduction.with_rank(c) if f.reduction.rank != c else f.reduction
+            for f, c in zip(files, codes, strict=True)]  # fmt: skip
     rr = combine_reductions(reds)
     steps = per_rank_steps(rr.analysis.breakdown)
-    several = len({t.ranks[0].rank for t in ranked}) >= 2
-    pinned = best_pinned([pinned_bandwidth(AdviceContext(t)) for t in ranked])
+    several = len(set(codes)) >= 2
+    pinned = best_pinned([f.pinned_gbps for f in files])
+    order = sorted(range(len(files)), key=lambda i: codes[i])  # the folder's rank order
 
-    def job(t: Trace, hook: _Recorder | _Merged) -> JobFigures:
-        code = int(t.ranks[0].rank or 0)
+    def rank(code: int) -> Trace:
+        return as_rank(traces[codes.index(code)], code)
+
+    def job(code: int, hook: _Recorder | _Merged) -> JobFigures:
         ra = on_rank_clock(rr.analysis, rr.offset_ns[code]) if several else None
         return JobFigures(steps, ra, replay=False, hook=hook, pinned_gbps=pinned)
 
     p1 = _Phase1()
-    for t in ranked:
-        why = _phase1(t, job(t, _Recorder()), p1)
+    for i in order:
+        why = _phase1(rank(codes[i]), job(codes[i], _Recorder()), p1)
         if why:
             return RankAdvice(None, why, rr.offset_ns)
     why = _declines(p1)
@@ -228,37 +219,46 @@ def advise_by_rank(
         worst.setdefault(worst_per_rank(per, totals)[0], []).append(kind)
     if several and rr.analysis.straggler is not None:
         worst.setdefault(int(rr.analysis.straggler.rank), []).append("straggler")
-    by_code = {int(t.ranks[0].rank or 0): t for t in ranked}
     findings: list[Finding] = []
     for code, kinds in sorted(worst.items()):
-        got = _phase2(by_code[code], job(by_code[code], _Merged(merged)), kinds, rr, code)
+        got = _phase2(rank(code), job(code, _Merged(merged)), kinds, rr, code)
         if isinstance(got, str):
             return RankAdvice(None, got, rr.offset_ns)
         findings += got
     findings = sorted_findings(findings)
     sums = tuple(sum(s[i] for s in p1.sums) for i in range(4))
     findings = symptom_order((sums[0], sums[1], int(sums[2]), int(sums[3])), findings)
-    sources = [t.ranks[0].source for t in ranked]
+    sources = [files[i].source for i in order]
     advice = Advice(sources, rr.analysis.breakdown, findings, {}, None, [])
     return RankAdvice(advice, None, rr.offset_ns)
 
 
-def _not_one_job(ranked: list[Trace]) -> str:
-    """Why the files are not one job (the folder read whole refuses them), or ""."""
-    from gpuviz.trace.one_job import NotOneJobError, check_one_job, file_facts
+def _gate(files: list[RankFile], note: str, max_ranks: int | None, max_slices: int | None) -> str:
+    """Why the folder is not advised rank by rank before any rule runs, or ""."""
+    from gpuviz.trace.one_job import NotOneJobError, check_one_job
 
-    facts = []
-    for t in ranked:
-        s, info = t.slices, t.ranks[0]
-        first = end = None
-        if len(s):
-            first = t.zero_ns + int(s.start_ns.min())
-            end = t.zero_ns + t.slices_end_ns
-        facts.append(file_facts(info.source, info.metadata, first, end))
+    if note:
+        return f"the folder's ranks are numbered by file order ({note})"
+    gate_ranks = replay_limits.MAX_RANKS if max_ranks is None else max_ranks
+    gate_slices = replay_limits.MAX_SLICES if max_slices is None else max_slices
+    n_slices = sum(f.slices for f in files)
+    if len(files) <= gate_ranks and n_slices <= gate_slices:
+        return (
+            f"{len(files)} ranks and {n_slices} slices are within the replay's limits "
+            f"({gate_ranks} ranks, {gate_slices} slices): read the folder whole"
+        )
     try:
-        check_one_job(folder_of(ranked), facts)
+        check_one_job(folder_of([f.source for f in files]), [f.facts for f in files])
     except NotOneJobError as exc:
         return f"the files are not one job: {exc}"
+    warned = next((f for f in files if f.warned), None)
+    if warned is not None:
+        # read whole, the import orders and caps the ranks' warnings (and adds its own
+        # over all ranks): a rank's own list alone does not make the folder's
+        return (
+            f"{warned.source} has import warnings: the folder read whole orders and counts "
+            "them for all ranks"
+        )
     return ""
 
 

@@ -1,7 +1,8 @@
 """What advising a rank folder rank by rank needs before any rule runs (issue 51).
 
-The ranks' files, each imported alone, get their folder rank codes (:func:`ranked_traces`);
-their reductions combine into the job's steps and rank analysis
+Each rank's file, imported alone, gives its facts (:func:`rank_file`: its declared rank, its
+reduction, its pinned bandwidth), from which the files get their folder rank codes
+(:func:`rank_codes`, :func:`as_rank`); their reductions combine into the job's steps and rank analysis
 (:func:`~gpuviz.analysis.rank_reduction.combine_reductions`), from which each rank's
 :class:`~gpuviz.analysis.advisor.job.JobFigures` are made: every rank's step totals
 (:func:`per_rank_steps`) and the aligned collectives on the rank's own clock
@@ -13,46 +14,87 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from gpuviz.analysis.advisor.context import AdviceContext
+from gpuviz.analysis.advisor.pageable_copy import pinned_bandwidth
+from gpuviz.analysis.rank_reduction import RankReduction, rank_reduction
 from gpuviz.analysis.ranks import RankAnalysis
 from gpuviz.analysis.steps import StepBreakdown
 from gpuviz.trace.kineto_ranks import assign_ranks
 from gpuviz.trace.model import Trace
-from gpuviz.trace.one_job import declared_rank
+from gpuviz.trace.one_job import FileFacts, file_facts
 
 
-def ranked_traces(traces: Sequence[Trace]) -> tuple[list[Trace], str]:
-    """The one-file traces of a folder (in file order) as the folder read whole ranks them,
-    sorted by rank, and the import's rank note ("" when the declared ranks were used).
+@dataclass
+class RankFile:
+    """What one rank's file, imported alone, gives the job before any rule runs.
 
-    A file that does not carry its folder rank (no distinct ``distributedInfo.rank`` in every
-    file: the folder numbers them in file order) is given it (:meth:`Trace.with_rank`).
+    Attributes
+    ----------
+    source : str
+        The file.
+    declared : int or None
+        The rank it declares (``distributedInfo.rank``).
+    facts : FileFacts
+        What it says of its job (:func:`~gpuviz.trace.one_job.check_one_job`).
+    slices : int
+        Its slices (the replay's limit counts the job's).
+    warned : bool
+        Whether its import warned.
+    reduction : RankReduction
+        Its steps, their per-GPU split and its collective parts.
+    pinned_gbps : dict of str to float
+        Its best pinned copy bandwidth per direction (``pageable_copy``).
+    """
+
+    source: str
+    declared: int | None
+    facts: FileFacts
+    slices: int
+    warned: bool
+    reduction: RankReduction
+    pinned_gbps: dict[str, float]
+
+
+def rank_file(trace: Trace) -> RankFile:
+    """The :class:`RankFile` of one file's trace.
 
     Raises
     ------
     ValueError
-        Where a trace holds more than one file, or there is none.
+        Where the trace holds more than one file.
     """
-    if not traces:
-        raise ValueError("no rank traces to advise")
-    for t in traces:
-        if len(t.ranks) != 1:
-            raise ValueError(f"a rank trace holds one file, not {len(t.ranks)}")
-    declared = [declared_rank(t.ranks[0].metadata) for t in traces]
-    codes, note = assign_ranks(declared, [t.ranks[0].source for t in traces], True)
-    out = []
-    for t, code in zip(traces, codes, strict=True):
-        k = -1 if code is None else int(code)
-        out.append(t if t.ranks[0].rank == k else t.with_rank(k))
-    out.sort(key=lambda t: int(t.ranks[0].rank or 0))
-    return out, note
+    if len(trace.ranks) != 1:
+        raise ValueError(f"a rank trace holds one file, not {len(trace.ranks)}")
+    red = rank_reduction(trace)
+    return RankFile(
+        source=str(trace.ranks[0].source),
+        declared=red.declared,
+        facts=red.job or file_facts(trace.ranks[0].source, trace.ranks[0].metadata, None, None),
+        slices=len(trace.slices),
+        warned=bool(getattr(trace.warnings, "samples", None)),
+        reduction=red,
+        pinned_gbps=pinned_bandwidth(AdviceContext(trace)),
+    )
 
 
-def folder_of(traces: Sequence[Trace]) -> str:
-    """The folder the traces' files share (for messages)."""
-    paths = [str(t.ranks[0].source) for t in traces]
+def rank_codes(files: Sequence[RankFile]) -> tuple[list[int], str]:
+    """Each file's rank as the folder read whole numbers it (files in file order), and the
+    import's rank note ("" when the declared ranks were used)."""
+    codes, note = assign_ranks([f.declared for f in files], [f.source for f in files], True)
+    return [-1 if c is None else int(c) for c in codes], note
+
+
+def as_rank(trace: Trace, code: int) -> Trace:
+    """``trace`` as rank ``code`` (:meth:`Trace.with_rank`), itself where it says so."""
+    return trace if trace.ranks[0].rank == code else trace.with_rank(code)
+
+
+def folder_of(paths: Sequence[str]) -> str:
+    """The folder the files share (for messages)."""
     try:
         return os.path.commonpath(paths) if len(paths) > 1 else os.path.dirname(paths[0])
     except ValueError:  # paths on different drives, or mixed absolute and relative
@@ -99,4 +141,13 @@ def best_pinned(per_rank: Sequence[dict[str, float]]) -> dict[str, float]:
     return out
 
 
-__all__ = ["best_pinned", "folder_of", "on_rank_clock", "per_rank_steps", "ranked_traces"]
+__all__ = [
+    "RankFile",
+    "as_rank",
+    "best_pinned",
+    "folder_of",
+    "on_rank_clock",
+    "per_rank_steps",
+    "rank_codes",
+    "rank_file",
+]

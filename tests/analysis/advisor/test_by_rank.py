@@ -9,6 +9,8 @@ and the by-rank gate alike) rather than generating 17 ranks.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from gpuviz.analysis.advisor import replay as replay_mod
 from gpuviz.analysis.advisor.by_rank import advise_by_rank
 from gpuviz.trace.files import trace_files
 from gpuviz.trace.kineto import load_trace
+from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import NotOneJobError
 from tests.analysis.advisor.rank_jobs import (
     DATA,
@@ -144,6 +147,36 @@ def test_past_the_replay_limits_as_read_whole(tmp_path: Path, name: str) -> None
     assert whole["findings"]
     got = advise_by_rank(_ranks(folder))
     assert got.advice is not None and got.advice.to_json() == whole
+
+
+class _OneAtATime:
+    """A folder's files, each imported on access; says how many earlier ones still live."""
+
+    def __init__(self, folder: Path) -> None:
+        self.files = trace_files(folder)
+        self.alive: list[weakref.ref] = []
+        self.most_alive = 0
+        self.loads = 0
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, i: int) -> Trace:
+        gc.collect()
+        self.most_alive = max(self.most_alive, sum(r() is not None for r in self.alive))
+        t = load_trace(str(self.files[i]))
+        self.alive.append(weakref.ref(t))
+        self.loads += 1
+        return t
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_holds_one_rank_at_a_time() -> None:
+    ranks = _OneAtATime(DATA / "ddp_nccl_4rank")
+    got = advise_by_rank(ranks)  # type: ignore[arg-type]
+    assert got.advice is not None and got.advice.to_json() == _whole(DATA / "ddp_nccl_4rank")
+    assert ranks.most_alive == 0  # no earlier rank's trace is alive when the next is read
+    assert ranks.loads == 4 + 4 + 1  # facts, phase 1, phase 2 on launch_bound's worst rank
 
 
 def test_declines_within_the_replay_limits() -> None:
