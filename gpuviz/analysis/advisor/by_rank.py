@@ -44,7 +44,7 @@ from gpuviz.analysis.advisor import replay as replay_limits
 from gpuviz.analysis.advisor.context import AdviceContext, worst_per_rank
 from gpuviz.analysis.advisor.findings import Finding
 from gpuviz.analysis.advisor.host_sync import symptom_order, symptom_sums
-from gpuviz.analysis.advisor.job import JobFigures
+from gpuviz.analysis.advisor.job import JobFigures, RankHook
 from gpuviz.analysis.advisor.rank_inputs import (
     RankFile,
     as_rank,
@@ -56,6 +56,7 @@ from gpuviz.analysis.advisor.rank_inputs import (
     rank_file,
 )
 from gpuviz.analysis.rank_reduction import ReducedRanks, combine_reductions
+from gpuviz.analysis.ranks import RankAnalysis
 from gpuviz.analysis.serving_markers import SOURCES as SERVING_SOURCES
 from gpuviz.trace.model import Kind, Trace
 
@@ -154,6 +155,170 @@ class _Phase1:
     peaks: list[object] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class JobInputs:
+    """What each rank's rules are given of the job (small and picklable: a cluster's workers
+    get it with each rank's task).
+
+    Attributes
+    ----------
+    per_rank_steps : dict of int to (int, int)
+        Every rank's steps: their total length (ns) and count.
+    analysis : RankAnalysis or None
+        The job's rank analysis on the folder's clock; None for a job of one rank.
+    offset_ns : dict of int to int
+        Each rank's zero less the folder's.
+    pinned_gbps : dict of str to float
+        The best pinned copy bandwidth per direction over all ranks.
+    """
+
+    per_rank_steps: dict[int, tuple[int, int]]
+    analysis: RankAnalysis | None
+    offset_ns: dict[int, int]
+    pinned_gbps: dict[str, float]
+
+    def figures(self, code: int, hook: RankHook) -> JobFigures:
+        """Rank ``code``'s :class:`~.job.JobFigures`, its collectives on its own clock."""
+        ra = None if self.analysis is None else on_rank_clock(self.analysis, self.offset_ns[code])
+        return JobFigures(
+            self.per_rank_steps, ra, replay=False, hook=hook, pinned_gbps=self.pinned_gbps
+        )
+
+
+@dataclass
+class JobPlan:
+    """Pass 0 of a rank folder, made from its ranks' :class:`~.rank_inputs.RankFile` (on the
+    client where a cluster's workers made those): :func:`plan_job`.
+
+    Attributes
+    ----------
+    sources : list of str
+        The files, in the order given.
+    codes : list of int
+        Each file's folder rank, in that order.
+    declined : str
+        Why the folder must be read whole ("" where it is advised rank by rank).
+    inputs : JobInputs or None
+        What each rank's rules are given; None where declined before the reductions combined.
+    reduced : ReducedRanks or None
+        The ranks' reductions combined (the advice's ``steps``, the straggler).
+    """
+
+    sources: list[str]
+    codes: list[int]
+    declined: str = ""
+    inputs: JobInputs | None = None
+    reduced: ReducedRanks | None = None
+
+    def order(self) -> list[int]:
+        """The files' indices in the folder's rank order."""
+        return sorted(range(len(self.codes)), key=lambda i: self.codes[i])
+
+    def offsets(self) -> dict[int, int]:
+        """Each rank's zero less the folder's ({} before the reductions combined)."""
+        return {} if self.reduced is None else self.reduced.offset_ns
+
+
+@dataclass
+class RankPass1:
+    """Phase 1 on one rank (:func:`rank_phase1`): what its rules recorded, or why not."""
+
+    declined: str = ""
+    seen: dict[str, tuple[dict[int, float], dict[int, float]]] = field(default_factory=dict)
+    sums: tuple[float, float, int, int] | None = None
+    flags: tuple[bool, bool] | None = None
+    peaks: list[object] = field(default_factory=list)
+
+
+def plan_job(
+    files: Sequence[RankFile], max_ranks: int | None = None, max_slices: int | None = None
+) -> JobPlan:
+    """Pass 0: the folder ranks of ``files`` (one per file, in file order), the gate (see
+    :func:`advise_by_rank` for the limits) and the job's figures."""
+    codes, note = rank_codes(files)
+    plan = JobPlan([f.source for f in files], codes)
+    plan.declined = _gate(list(files), note, max_ranks, max_slices)
+    if plan.declined:
+        return plan
+    reds = [f.reduction.with_rank(c) if f.reduction.rank != c else f.reduction
+            for f, c in zip(files, codes, strict=True)]  # fmt: skip
+    rr = combine_reductions(reds)
+    several = len(set(codes)) >= 2
+    steps = per_rank_steps(rr.analysis.breakdown)
+    pinned = best_pinned([f.pinned_gbps for f in files])
+    plan.reduced = rr
+    plan.inputs = JobInputs(steps, rr.analysis if several else None, rr.offset_ns, pinned)
+    return plan
+
+
+def rank_phase1(trace: Trace, code: int, inputs: JobInputs) -> RankPass1:
+    """Phase 1 on rank ``code``'s trace (already :func:`~.rank_inputs.as_rank`)."""
+    p1 = _Phase1()
+    why = _phase1(trace, inputs.figures(code, _Recorder()), p1)
+    if why:
+        return RankPass1(why)
+    return RankPass1("", p1.seen, p1.sums[0], next(iter(p1.flags)), p1.peaks)
+
+
+def worst_ranks(
+    plan: JobPlan, passes: Sequence[RankPass1]
+) -> tuple[dict[str, tuple[dict[int, float], dict[int, float]]], dict[int, list[str]]] | str:
+    """Phase 1's per-rank results (one per file, as ``plan``'s) merged over the job: each
+    hooked rule's savings over all ranks, and the rules (and ``straggler``) to run on each
+    worst rank; or why the folder must be read whole."""
+    p1 = _Phase1()
+    for i in plan.order():  # the folder's rank order, as read whole
+        got = passes[i]
+        if got.declined:
+            return got.declined
+        for kind, (per, totals) in got.seen.items():
+            mine = p1.seen.setdefault(kind, ({}, {}))
+            mine[0].update(per)
+            mine[1].update(totals)
+        assert got.flags is not None and got.sums is not None
+        p1.flags.add(got.flags)
+        p1.peaks += got.peaks
+        p1.sums.append(got.sums)
+    why = _declines(p1)
+    if why:
+        return why
+    merged = {k: p1.seen[k] for k in HOOKED if k in p1.seen}
+    worst: dict[int, list[str]] = {}
+    for kind, (per, totals) in merged.items():
+        worst.setdefault(worst_per_rank(per, totals)[0], []).append(kind)
+    rr = plan.reduced
+    assert rr is not None
+    if len(set(plan.codes)) >= 2 and rr.analysis.straggler is not None:
+        worst.setdefault(int(rr.analysis.straggler.rank), []).append("straggler")
+    return merged, dict(sorted(worst.items()))
+
+
+def rank_phase2(
+    trace: Trace,
+    code: int,
+    inputs: JobInputs,
+    merged: dict[str, tuple[dict[int, float], dict[int, float]]],
+    kinds: list[str],
+) -> list[Finding] | str:
+    """Phase 2 on worst rank ``code``'s trace: the findings of ``kinds``, on the folder's
+    clock; or why not."""
+    return _phase2(
+        trace, inputs.figures(code, _Merged(merged)), kinds, inputs.offset_ns[code], code
+    )
+
+
+def job_advice(plan: JobPlan, passes: Sequence[RankPass1], findings: list[Finding]) -> Advice:
+    """The folder's advice from phase 2's ``findings`` (each worst rank's, in rank order):
+    sorted, ``host_sync`` and ``launch_bound`` ordered by phase 1's sums over all ranks."""
+    rr = plan.reduced
+    assert rr is not None
+    order = plan.order()
+    got = [passes[i].sums for i in order]
+    sums = tuple(sum(s[k] for s in got if s is not None) for k in range(4))
+    out = symptom_order((sums[0], sums[1], int(sums[2]), int(sums[3])), sorted_findings(findings))
+    return Advice([plan.sources[i] for i in order], rr.analysis.breakdown, out, {}, None, [])
+
+
 def advise_by_rank(
     traces: Sequence[Trace],
     *,
@@ -161,6 +326,10 @@ def advise_by_rank(
     max_slices: int | None = None,
 ) -> RankAdvice:
     """``advise`` of a rank folder from its files' traces, each imported alone.
+
+    The same passes a cluster's workers run a rank each (:mod:`gpuviz.commands.advise_ranks`):
+    :func:`~.rank_inputs.rank_file` and :func:`plan_job` (pass 0), :func:`rank_phase1` and
+    :func:`worst_ranks`, :func:`rank_phase2` and :func:`job_advice`.
 
     Parameters
     ----------
@@ -185,52 +354,31 @@ def advise_by_rank(
     """
     if len(traces) == 0:
         raise ValueError("no rank traces to advise")
-    files = [rank_file(traces[i]) for i in range(len(traces))]
-    codes, note = rank_codes(files)
-    why = _gate(files, note, max_ranks, max_slices)
-    if why:
-        return RankAdvice(None, why)
-    reds = [f.reduction.with_rank(c) if f.reduction.rank != c else f.reduction
-            for f, c in zip(files, codes, strict=True)]  # fmt: skip
-    rr = combine_reductions(reds)
-    steps = per_rank_steps(rr.analysis.breakdown)
-    several = len(set(codes)) >= 2
-    pinned = best_pinned([f.pinned_gbps for f in files])
-    order = sorted(range(len(files)), key=lambda i: codes[i])  # the folder's rank order
+    plan = plan_job([rank_file(traces[i]) for i in range(len(traces))], max_ranks, max_slices)
+    if plan.declined:
+        return RankAdvice(None, plan.declined, plan.offsets())
+    assert plan.inputs is not None
+    codes = plan.codes
 
     def rank(code: int) -> Trace:
         return as_rank(traces[codes.index(code)], code)
 
-    def job(code: int, hook: _Recorder | _Merged) -> JobFigures:
-        ra = on_rank_clock(rr.analysis, rr.offset_ns[code]) if several else None
-        return JobFigures(steps, ra, replay=False, hook=hook, pinned_gbps=pinned)
-
-    p1 = _Phase1()
-    for i in order:
-        why = _phase1(rank(codes[i]), job(codes[i], _Recorder()), p1)
-        if why:
-            return RankAdvice(None, why, rr.offset_ns)
-    why = _declines(p1)
-    if why:
-        return RankAdvice(None, why, rr.offset_ns)
-    merged = {k: p1.seen[k] for k in HOOKED if k in p1.seen}
-    worst: dict[int, list[str]] = {}
-    for kind, (per, totals) in merged.items():
-        worst.setdefault(worst_per_rank(per, totals)[0], []).append(kind)
-    if several and rr.analysis.straggler is not None:
-        worst.setdefault(int(rr.analysis.straggler.rank), []).append("straggler")
+    passes = [RankPass1("(not run)") for _ in codes]
+    for i in plan.order():
+        passes[i] = rank_phase1(rank(codes[i]), codes[i], plan.inputs)
+        if passes[i].declined:  # the rest need not run
+            return RankAdvice(None, passes[i].declined, plan.offsets())
+    chosen = worst_ranks(plan, passes)
+    if isinstance(chosen, str):
+        return RankAdvice(None, chosen, plan.offsets())
+    merged, worst = chosen
     findings: list[Finding] = []
-    for code, kinds in sorted(worst.items()):
-        got = _phase2(rank(code), job(code, _Merged(merged)), kinds, rr, code)
+    for code, kinds in worst.items():
+        got = rank_phase2(rank(code), code, plan.inputs, merged, kinds)
         if isinstance(got, str):
-            return RankAdvice(None, got, rr.offset_ns)
+            return RankAdvice(None, got, plan.offsets())
         findings += got
-    findings = sorted_findings(findings)
-    sums = tuple(sum(s[i] for s in p1.sums) for i in range(4))
-    findings = symptom_order((sums[0], sums[1], int(sums[2]), int(sums[3])), findings)
-    sources = [files[i].source for i in order]
-    advice = Advice(sources, rr.analysis.breakdown, findings, {}, None, [])
-    return RankAdvice(advice, None, rr.offset_ns)
+    return RankAdvice(job_advice(plan, passes, findings), None, plan.offsets())
 
 
 def _gate(files: list[RankFile], note: str, max_ranks: int | None, max_slices: int | None) -> str:
@@ -313,7 +461,7 @@ def _declines(p1: _Phase1) -> str:
 
 
 def _phase2(
-    t: Trace, job: JobFigures, kinds: list[str], rr: ReducedRanks, code: int
+    t: Trace, job: JobFigures, kinds: list[str], offset_ns: int, code: int
 ) -> list[Finding] | str:
     """The findings of ``kinds`` on their worst rank ``t``, on the folder's clock; or why
     not."""
@@ -330,8 +478,7 @@ def _phase2(
         out = with_code(t, out)
     except Exception as exc:
         return f"the code locations failed on rank {code}: {type(exc).__name__}: {exc}"
-    off = rr.offset_ns[code]
-    return [_shifted(f, off) for f in out]
+    return [_shifted(f, offset_ns) for f in out]
 
 
 def _shifted(f: Finding, offset_ns: int) -> Finding:
@@ -343,4 +490,17 @@ def _shifted(f: Finding, offset_ns: int) -> Finding:
     return dataclasses.replace(f, evidence=ev)
 
 
-__all__ = ["CROSS_RANK", "HOOKED", "RankAdvice", "advise_by_rank"]
+__all__ = [
+    "CROSS_RANK",
+    "HOOKED",
+    "JobInputs",
+    "JobPlan",
+    "RankAdvice",
+    "RankPass1",
+    "advise_by_rank",
+    "job_advice",
+    "plan_job",
+    "rank_phase1",
+    "rank_phase2",
+    "worst_ranks",
+]
