@@ -23,6 +23,7 @@ from gpuviz.trace import cluster, cluster_decode
 scheduler = base.scheduler
 _env = base._env
 _run = base._run
+whole_trace = base.whole_trace
 
 DATA = Path(__file__).parent / "data"
 FOLDERS = ["ddp_2rank", "gloo_4rank_cpu", "nccl_2rank_h200", "ddp_nccl_4rank", "gloo_2rank_h100"]
@@ -90,16 +91,8 @@ def test_a_folder_without_stacks_is_bad_input_as_on_the_local_path(
 
 
 def test_tables_that_are_not_sums_are_read_whole_as_before(
-    capsys: pytest.CaptureFixture[str], scheduler: str, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], scheduler: str, whole_trace: list[int]
 ) -> None:
-    used: list[int] = []
-    real = cluster_decode.read_on_cluster
-
-    def counted(*args: object, **kw: object) -> object:
-        used.append(1)
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
     path = str(DATA / "nccl_2rank_h200")
     here = _run(capsys, "breakdown", path, "--by", "op-shape", "--json", "--no-cache")
     there = _run(
@@ -114,19 +107,13 @@ def test_tables_that_are_not_sums_are_read_whole_as_before(
         scheduler,
     )
     assert here[0] == there[0] == 0 and there[1] == here[1]
-    assert used == [1]
+    assert whole_trace == [1]
 
 
 def test_a_bad_rank_file_is_named_skipped_and_the_answer_marked_incomplete(
     capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
 ) -> None:
-    folder = tmp_path / "job"
-    shutil.copytree(DATA / "ddp_nccl_4rank", folder)
-    (folder / "rank-2.json.gz").write_bytes(gzip.compress(b'{"traceEvents": [')[:-9])
-    three = tmp_path / "three"
-    three.mkdir()
-    for f in ("rank-0.json.gz", "rank-1.json.gz", "rank-3.json.gz"):
-        shutil.copy(folder / f, three / f)
+    folder, three = base.bad_rank_job(tmp_path)
     for by in ("op", "step"):
         rc, out, err = _run(
             capsys,

@@ -90,6 +90,14 @@ def incomplete(failed: list[str], of: int) -> dict[str, Any] | None:
     return {"ranks_failed": len(failed), "of": of, "failed": failed} if failed else None
 
 
+def incomplete_line(incomplete: dict[str, Any]) -> str:
+    """The text reports' line under ``trace:`` of an answer without some ranks."""
+    return (
+        f"incomplete: {incomplete['ranks_failed']} of {incomplete['of']} rank files "
+        "failed and are left out (named on stderr); the figures are the other ranks'"
+    )
+
+
 def rank_trace(path: str, cache: CacheAt) -> Trace:
     """On a cluster's worker: the prepared trace of one rank file, read from its entry in the
     import cache at ``cache`` or imported into it; imported alone where ``cache`` is None."""
@@ -110,4 +118,11 @@ def rank_trace(path: str, cache: CacheAt) -> Trace:
     return load_cached(path, [path], importer, cache=store).prepare()
 
 
-__all__ = ["CacheAt", "cache_at", "incomplete", "map_on_cluster", "rank_trace"]
+__all__ = [
+    "CacheAt",
+    "cache_at",
+    "incomplete",
+    "incomplete_line",
+    "map_on_cluster",
+    "rank_trace",
+]
