@@ -18,8 +18,10 @@ in each round:
 
 For each: the wall time, the peak PSS of the process tree (the sum of its processes'
 proportional sets, sampled every 10 ms by ``bench_import.py``'s sampler), and whether the
-JSON is the local pool's byte for byte. ``--command advise`` times that command instead
-(the whole trace is assembled on the client from the workers' decoding:
+JSON is the local pool's byte for byte. ``--command advise`` times that command instead,
+whose passes the workers run a rank each where the folder is past the replay's limits
+(:mod:`gpuviz.commands.advise_ranks`), beside a warm cluster with the whole trace assembled
+on the client from the workers' decoding (``GPUVIZ_ADVISE_BY_RANK=0``,
 :mod:`gpuviz.trace.cluster_decode`). ``--command breakdown`` times ``breakdown --by BY``
 (``--by``, default op), whose tables the workers make a rank each and the client sums
 (:mod:`gpuviz.commands.breakdown_ranks`), beside a warm cluster with the whole trace
@@ -130,10 +132,11 @@ def main(argv: list[str] | None = None) -> int:
             "local pool": base,
             f"cluster (warm, {a.workers} workers)": warm,
         }
-        if a.command == "breakdown":  # the route before the ranks' tables: for comparison
+        by_rank_off = {"breakdown": "GPUVIZ_BREAKDOWN_BY_RANK", "advise": "GPUVIZ_ADVISE_BY_RANK"}
+        if a.command in by_rank_off:  # the route before the ranks' passes: for comparison
             contenders["cluster (warm, whole trace)"] = [
                 "env",
-                "GPUVIZ_BREAKDOWN_BY_RANK=0",
+                f"{by_rank_off[a.command]}=0",
                 *warm,
             ]
         if not a.no_cold:

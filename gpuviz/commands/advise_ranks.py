@@ -92,7 +92,9 @@ def advise_by_rank_on_cluster(
         return None
     assert plan.inputs is not None
     code_of = dict(zip(names, plan.codes, strict=True))
-    passes, lost = map_on_cluster(on, path, names, cluster_phase1, (code_of, plan.inputs), cache)
+    # The job's figures grow with the ranks: to each worker once, not with each rank's task.
+    how1 = (code_of, plan.inputs)
+    passes, lost = map_on_cluster(on, path, names, cluster_phase1, how1, cache, scatter=True)
     if lost:
         return None  # a rank pass 0 read is gone: read whole, as the local path reads it
     chosen = worst_ranks(plan, passes)

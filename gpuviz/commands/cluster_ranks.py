@@ -34,9 +34,15 @@ def cache_at() -> CacheAt:
 
 
 def map_on_cluster(
-    on: Cluster, path: Path, files: list[str], func: Callable[..., Any], *args: Any
+    on: Cluster,
+    path: Path,
+    files: list[str],
+    func: Callable[..., Any],
+    *args: Any,
+    scatter: bool = False,
 ) -> tuple[list[Any], list[str]]:
-    """``func(file, *args)`` for each of the folder ``path``'s ``files`` on the cluster ``on``.
+    """``func(file, *args)`` for each of the folder ``path``'s ``files`` on the cluster ``on``
+    (``scatter``: ``args`` sent to each worker once, :func:`gpuviz.trace.cluster.map_files`).
 
     Progress shows on a terminal (ranks done per worker), stderr then says how the ranks went
     (``gpuviz: cluster ADDRESS: 4/4 ranks done; by worker: …``) and names each rank that
@@ -66,7 +72,9 @@ def map_on_cluster(
             if progress is not None:
                 progress(p.done / p.total)
 
-        return cluster.map_files(on, func, files, *args, progress=report, on_error=failed.append)
+        return cluster.map_files(
+            on, func, files, *args, progress=report, on_error=failed.append, scatter=scatter
+        )
 
     def detail() -> str:
         return state[0].line() if state else ""
