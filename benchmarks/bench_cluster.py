@@ -22,7 +22,9 @@ JSON is the local pool's byte for byte. ``--command advise`` times that command 
 whose passes the workers run a rank each where the folder is past the replay's limits
 (:mod:`gpuviz.commands.advise_ranks`), beside a warm cluster with the whole trace assembled
 on the client from the workers' decoding (``GPUVIZ_ADVISE_BY_RANK=0``,
-:mod:`gpuviz.trace.cluster_decode`). ``--command breakdown`` times ``breakdown --by BY``
+:mod:`gpuviz.trace.cluster_decode`), and beside the by-rank passes with a shared cache that
+starts empty (``--cache-dir``: pass 0 imports each rank into its entry, the later passes read
+it back; under ``--no-cache`` each pass imports its ranks again). ``--command breakdown`` times ``breakdown --by BY``
 (``--by``, default op), whose tables the workers make a rank each and the client sums
 (:mod:`gpuviz.commands.breakdown_ranks`), beside a warm cluster with the whole trace
 assembled on the client as before (``GPUVIZ_BREAKDOWN_BY_RANK=0``). Figures print as they
@@ -35,6 +37,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -139,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{by_rank_off[a.command]}=0",
                 *warm,
             ]
+        cache_dir = a.data / "bench-rank-cache"
+        if a.command == "advise":  # its later passes read the ranks' entries pass 0 wrote
+            contenders["cluster (warm, rank cache)"] = [
+                *(x for x in warm if x != "--no-cache"),
+                "--cache-dir",
+                str(cache_dir),
+            ]
         if not a.no_cold:
             contenders[f"cluster local:{a.workers} (cold)"] = [
                 *base,
@@ -147,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
         for k in range(a.repeat):
             for name, cmd in contenders.items():
+                shutil.rmtree(cache_dir, ignore_errors=True)  # each run starts without entries
                 r = run(cmd)
                 runs.setdefault(name, []).append(r)
                 same = r["stdout"] == runs["local pool"][k]["stdout"]

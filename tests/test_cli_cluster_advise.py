@@ -14,6 +14,7 @@ never replay on this route), or copy a folder's ranks past it (18 ranks).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,32 @@ def _failed_line(err: str) -> str:
     """The failed rank's line as stderr names it."""
     line = next(x for x in err.splitlines() if "rank skipped" in x)
     return line.split("rank skipped: ", 1)[1]
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_the_workers_write_each_ranks_entry_and_the_passes_read_them(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, whole_trace: list[int]
+) -> None:
+    from gpuviz.trace.cache import TraceCache
+
+    folder = tmp_path / "job"
+    shutil.copytree(DATA / "ddp_nccl_4rank", folder)
+    shared = tmp_path / "shared-cache"
+    local = _run(capsys, "advise", str(folder), "--json", "--no-cache")
+    for _ in range(2):  # the second run's passes all read the entries the first wrote
+        rc, out, err = _run(
+            capsys,
+            "advise",
+            str(folder),
+            "--json",
+            "--cluster",
+            scheduler,
+            "--cache-dir",
+            str(shared),
+        )
+        assert rc == 0 and out == local[1] and err.count("4/4 ranks done") == 2
+    store = TraceCache(shared / "traces")
+    files = trace_files(folder)
+    assert all(store.holds(store.key(f, [f])) for f in files)  # written by the workers
+    assert not store.holds(store.key(folder, files))  # no whole folder's entry: never assembled
+    assert not whole_trace
