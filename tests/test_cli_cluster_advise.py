@@ -57,12 +57,27 @@ def _both(
 @pytest.mark.usefixtures("no_replay")
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_json_and_text_are_the_local_paths_without_the_whole_trace(
-    capsys: pytest.CaptureFixture[str], scheduler: str, folder: str, whole_trace: list[int]
+    capsys: pytest.CaptureFixture[str],
+    scheduler: str,
+    folder: str,
+    whole_trace: list[int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from gpuviz.commands import reading
+
+    read: list[str] = []
+    real = reading.read_trace
+
+    def counted(path: str, *args: object, **kw: object) -> object:
+        read.append(path)
+        return real(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reading, "read_trace", counted)
     path = DATA / folder
     ranks = len(trace_files(path))
     for command in (["--json"], []):
         here, there = _both(capsys, scheduler, path, *command)
+        assert len(read) == 1 and read.pop() == str(path)  # the local run's read alone
         assert there[1] == here[1], command  # byte for byte
         if command:
             assert json.loads(here[1])["findings"], "a folder without findings proves little"

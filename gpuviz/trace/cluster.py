@@ -308,8 +308,9 @@ def map_files(
         # At once: cancelled, Ctrl-C, an error or done (then there is nothing to cancel).
         with contextlib.suppress(Exception):
             client.cancel([f for f in futures if not f.done()], force=True)
-        for fut in shared:
-            fut.release()
+        for fut in shared:  # the workers' copies of the arguments
+            with contextlib.suppress(Exception):
+                fut.release()
     out: list[T | None] = []
     for i, r in enumerate(results):
         assert r is not None  # every task finished
