@@ -18,11 +18,15 @@ in each round:
 
 For each: the wall time, the peak PSS of the process tree (the sum of its processes'
 proportional sets, sampled every 10 ms by ``bench_import.py``'s sampler), and whether the
-JSON is the local pool's byte for byte. ``--command advise`` times that command instead
-(the whole trace is assembled on the client from the workers' decoding:
-:mod:`gpuviz.trace.cluster_decode`). ``--command breakdown`` times ``breakdown --by BY``
-(``--by``, default op; ``--stack`` generates ranks with Python frames and modules, for
-``--by module``), whose tables the workers make a rank each and the client sums
+JSON is the local pool's byte for byte. ``--command advise`` times that command instead,
+whose passes the workers run a rank each where the folder is past the replay's limits
+(:mod:`gpuviz.commands.advise_ranks`), beside a warm cluster with the whole trace assembled
+on the client from the workers' decoding (``GPUVIZ_ADVISE_BY_RANK=0``,
+:mod:`gpuviz.trace.cluster_decode`), and beside the by-rank passes with a shared cache that
+starts empty (``--cache-dir``: pass 0 imports each rank into its entry, the later passes read
+it back; under ``--no-cache`` each pass imports its ranks again). ``--command breakdown`` times
+``breakdown --by BY`` (``--by``, default op; ``--stack`` generates ranks with Python frames
+and modules, for ``--by module``), whose tables the workers make a rank each and the client sums
 (:mod:`gpuviz.commands.breakdown_ranks`), beside a warm cluster with the whole trace
 assembled on the client as before (``GPUVIZ_BREAKDOWN_BY_RANK=0``). Figures print as they
 come and, with ``--out``, go to a JSON file with the machine and its load.
@@ -34,6 +38,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -138,11 +143,19 @@ def main(argv: list[str] | None = None) -> int:
             "local pool": base,
             f"cluster (warm, {a.workers} workers)": warm,
         }
-        if a.command == "breakdown":  # the route before the ranks' tables: for comparison
+        by_rank_off = {"breakdown": "GPUVIZ_BREAKDOWN_BY_RANK", "advise": "GPUVIZ_ADVISE_BY_RANK"}
+        if a.command in by_rank_off:  # the route before the ranks' passes: for comparison
             contenders["cluster (warm, whole trace)"] = [
                 "env",
-                "GPUVIZ_BREAKDOWN_BY_RANK=0",
+                f"{by_rank_off[a.command]}=0",
                 *warm,
+            ]
+        cache_dir = a.data / "bench-rank-cache"
+        if a.command == "advise":  # its later passes read the ranks' entries pass 0 wrote
+            contenders["cluster (warm, rank cache)"] = [
+                *(x for x in warm if x != "--no-cache"),
+                "--cache-dir",
+                str(cache_dir),
             ]
         if not a.no_cold:
             contenders[f"cluster local:{a.workers} (cold)"] = [
@@ -152,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
         for k in range(a.repeat):
             for name, cmd in contenders.items():
+                shutil.rmtree(cache_dir, ignore_errors=True)  # each run starts without entries
                 r = run(cmd)
                 runs.setdefault(name, []).append(r)
                 same = r["stdout"] == runs["local pool"][k]["stdout"]

@@ -22,7 +22,7 @@ pytest.importorskip("distributed", reason="the 'cluster' extra (dask) is missing
 from subproc import gpuviz_env
 
 from gpuviz.cli import main
-from gpuviz.trace import cluster
+from gpuviz.trace import cluster, cluster_decode
 from gpuviz.trace.cache import TraceCache
 from gpuviz.trace.files import trace_files
 
@@ -48,6 +48,20 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv(cluster.ENV, raising=False)
     monkeypatch.setenv("GPUVIZ_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("GPUVIZ_IMPORT_WORKERS", "0")
+
+
+@pytest.fixture
+def whole_trace(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the times the client assembles a folder from the workers' decoding."""
+    used: list[int] = []
+    real = cluster_decode.read_on_cluster
+
+    def counted(*args: object, **kw: object) -> object:
+        used.append(1)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
+    return used
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -125,6 +139,19 @@ def test_a_bad_rank_file_is_named_and_the_others_answered(
     # Without --cluster the bad file is bad input, as before (exit 2, named).
     rc, _, err = _run(capsys, "summary", str(folder), "--json", "--no-cache")
     assert rc == 2 and "rank-2.json.gz" in err
+
+
+def bad_rank_job(tmp_path: Path) -> tuple[Path, Path]:
+    """ddp_nccl_4rank with rank 2's file truncated (``job``), and its three other files alone
+    (``three``): what the answer without rank 2 is checked against."""
+    folder = tmp_path / "job"
+    shutil.copytree(DATA / "ddp_nccl_4rank", folder)
+    (folder / "rank-2.json.gz").write_bytes(gzip.compress(b'{"traceEvents": [')[:-9])
+    three = tmp_path / "three"
+    three.mkdir()
+    for f in ("rank-0.json.gz", "rank-1.json.gz", "rank-3.json.gz"):
+        shutil.copy(folder / f, three / f)
+    return folder, three
 
 
 @pytest.mark.parametrize("how", ["option", "env"])

@@ -26,6 +26,7 @@ from gpuviz.trace import cluster, cluster_decode
 scheduler = base.scheduler
 _env = base._env
 _run = base._run
+whole_trace = base.whole_trace
 
 DATA = Path(__file__).parent / "data"
 FOLDERS = ["ddp_2rank", "gloo_4rank_cpu", "nccl_2rank_h200", "ddp_nccl_4rank", "gloo_2rank_h100"]
@@ -126,17 +127,9 @@ def test_a_folder_without_stacks_is_bad_input_as_on_the_local_path(
 def test_tables_that_are_not_sums_are_read_whole_as_before(
     capsys: pytest.CaptureFixture[str],
     scheduler: str,
-    monkeypatch: pytest.MonkeyPatch,
+    whole_trace: list[int],
     tmp_path: Path,
 ) -> None:
-    used: list[int] = []
-    real = cluster_decode.read_on_cluster
-
-    def counted(*args: object, **kw: object) -> object:
-        used.append(1)
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
     # One rank without deviceProperties: its shapes count against no peaks, the folder's
     # against the other rank's (breakdown_shapes declines; the folder is read whole).
     path = str(tmp_path / "job")
@@ -157,19 +150,13 @@ def test_tables_that_are_not_sums_are_read_whole_as_before(
         scheduler,
     )
     assert here[0] == there[0] == 0 and there[1] == here[1]
-    assert used == [1]
+    assert whole_trace == [1]
 
 
 def test_a_bad_rank_file_is_named_skipped_and_the_answer_marked_incomplete(
     capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, no_whole_trace: list[int]
 ) -> None:
-    folder = tmp_path / "job"
-    shutil.copytree(DATA / "ddp_nccl_4rank", folder)
-    (folder / "rank-2.json.gz").write_bytes(gzip.compress(b'{"traceEvents": [')[:-9])
-    three = tmp_path / "three"
-    three.mkdir()
-    for f in ("rank-0.json.gz", "rank-1.json.gz", "rank-3.json.gz"):
-        shutil.copy(folder / f, three / f)
+    folder, three = base.bad_rank_job(tmp_path)
     for by in ("op", "op-shape", "step"):
         rc, out, err = _run(
             capsys,

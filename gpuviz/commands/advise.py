@@ -7,6 +7,10 @@ ops whose total time changed most, after a verdict on what changed per step (the
 kernel for kernel, host syncs, copies, op calls: :mod:`gpuviz.analysis.run_changes`; ``--json``:
 ``{"a": {...}, "b": {...}, "verdict", "changes", "diff": [...]}``).
 
+With ``--cluster``, a rank folder is advised a rank a task on the cluster's workers where the
+by-rank passes apply (:mod:`gpuviz.commands.advise_ranks`; the same output, plus
+``incomplete`` where a rank file failed and was skipped), else read whole as before.
+
 :func:`print_top_findings` is what ``gpuviz run`` and ``gpuviz profile`` call at the end.
 """
 
@@ -33,6 +37,17 @@ DIFF_ROWS = 15
 
 def main(args: argparse.Namespace) -> int:
     """Load the trace(s), advise, print text or JSON."""
+    from gpuviz.commands.advise_ranks import advise_by_rank_on_cluster
+
+    by_rank = advise_by_rank_on_cluster(Path(args.trace), args)  # --cluster (None: whole)
+    if by_rank is not None:
+        advice, incomplete = by_rank
+        if args.json:
+            out = advice.to_json()
+            echo(json_text({**out, "incomplete": incomplete} if incomplete else out))
+        else:
+            echo(format_advice(advice, incomplete))
+        return 0
     advice = _advise_path(
         args.trace,
         args.json,
@@ -173,10 +188,15 @@ def format_breakdown(advice: Advice, max_rows: int = 24) -> list[str]:
     return lines
 
 
-def format_advice(advice: Advice) -> str:
-    """The whole text report: sources, step breakdown, findings."""
+def format_advice(advice: Advice, incomplete: dict[str, Any] | None = None) -> str:
+    """The whole text report: sources (the rank files left out under them: ``incomplete``,
+    ``--cluster``), step breakdown, findings."""
     lines = [f"trace: {_safe(', '.join(advice.sources))}"]
     lines += warning_lines(advice.warning_samples)
+    if incomplete is not None:
+        from gpuviz.commands.cluster_ranks import incomplete_line
+
+        lines.append(incomplete_line(incomplete))
     lines.append("")
     lines += format_breakdown(advice)
     lines.append("")

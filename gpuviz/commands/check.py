@@ -12,6 +12,12 @@ the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.Run
 step time, peak memory, MFU, findings, kernel, op and module deltas), the limits, ``passed``
 and ``regressions``.
 
+With ``--cluster``, each run's rank files are decoded on the cluster's workers and the run is
+assembled whole on the client, as before: the comparison needs more than the advice that
+``advise --cluster`` makes rank by rank (:mod:`gpuviz.commands.advise_ranks`): both whole
+traces' kernel, op and module totals, peak memory, hardware figures and steps call for call
+(docs/cluster.md).
+
 :func:`~gpuviz.report.comparison.format_comparison_brief` (the text) is also what
 ``gpuviz mcp``'s ``compare`` tool answers.
 """

@@ -34,9 +34,15 @@ def cache_at() -> CacheAt:
 
 
 def map_on_cluster(
-    on: Cluster, path: Path, files: list[str], func: Callable[..., Any], *args: Any
+    on: Cluster,
+    path: Path,
+    files: list[str],
+    func: Callable[..., Any],
+    *args: Any,
+    scatter: bool = False,
 ) -> tuple[list[Any], list[str]]:
-    """``func(file, *args)`` for each of the folder ``path``'s ``files`` on the cluster ``on``.
+    """``func(file, *args)`` for each of the folder ``path``'s ``files`` on the cluster ``on``
+    (``scatter``: ``args`` sent to each worker once, :func:`gpuviz.trace.cluster.map_files`).
 
     Progress shows on a terminal (ranks done per worker), stderr then says how the ranks went
     (``gpuviz: cluster ADDRESS: 4/4 ranks done; by worker: …``) and names each rank that
@@ -66,7 +72,9 @@ def map_on_cluster(
             if progress is not None:
                 progress(p.done / p.total)
 
-        return cluster.map_files(on, func, files, *args, progress=report, on_error=failed.append)
+        return cluster.map_files(
+            on, func, files, *args, progress=report, on_error=failed.append, scatter=scatter
+        )
 
     def detail() -> str:
         return state[0].line() if state else ""
@@ -90,6 +98,14 @@ def incomplete(failed: list[str], of: int) -> dict[str, Any] | None:
     return {"ranks_failed": len(failed), "of": of, "failed": failed} if failed else None
 
 
+def incomplete_line(incomplete: dict[str, Any]) -> str:
+    """The text reports' line under ``trace:`` of an answer without some ranks."""
+    return (
+        f"incomplete: {incomplete['ranks_failed']} of {incomplete['of']} rank files "
+        "failed and are left out (named on stderr); the figures are the other ranks'"
+    )
+
+
 def rank_trace(path: str, cache: CacheAt) -> Trace:
     """On a cluster's worker: the prepared trace of one rank file, read from its entry in the
     import cache at ``cache`` or imported into it; imported alone where ``cache`` is None."""
@@ -110,4 +126,11 @@ def rank_trace(path: str, cache: CacheAt) -> Trace:
     return load_cached(path, [path], importer, cache=store).prepare()
 
 
-__all__ = ["CacheAt", "cache_at", "incomplete", "map_on_cluster", "rank_trace"]
+__all__ = [
+    "CacheAt",
+    "cache_at",
+    "incomplete",
+    "incomplete_line",
+    "map_on_cluster",
+    "rank_trace",
+]

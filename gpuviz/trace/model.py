@@ -19,6 +19,7 @@ The tables' classes (:class:`Slices`, :class:`Tracks`, :class:`Flows`, :class:`M
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -390,6 +391,33 @@ class Trace:
     def rank_values(self) -> list[int | None]:
         """The ranks, in order, as ``gpuviz summary`` reports them."""
         return [r.rank for r in self.ranks]
+
+    def with_rank(self, rank: int) -> Trace:
+        """The same one-file trace as rank ``rank``: its lanes, memory events and
+        :class:`RankInfo` say that rank.
+
+        A folder whose files do not each declare a distinct rank numbers them in file order
+        (:func:`gpuviz.trace.kineto_ranks.assign_ranks`); a file imported alone says None
+        (-1) instead. Work done per rank file (``gpuviz advise`` by rank, issue 51) gives each
+        such file its folder rank first, so that its findings name the rank the folder read
+        whole names. The columns are replaced, not written: a cache-loaded trace's columns
+        are read-only. The derived figures (attribution, launch lookup by rank) start afresh.
+
+        Raises
+        ------
+        ValueError
+            Where the trace holds more than one file.
+        """
+        if len(self.ranks) != 1:
+            raise ValueError(f"with_rank takes one file's trace, not {len(self.ranks)}")
+        t, m = self.tracks, self.memory
+        return dataclasses.replace(
+            self,
+            tracks=dataclasses.replace(t, rank=np.full(len(t.rank), rank, dtype=t.rank.dtype)),
+            memory=dataclasses.replace(m, rank=np.full(len(m.rank), rank, dtype=m.rank.dtype)),
+            ranks=[dataclasses.replace(self.ranks[0], rank=rank)],
+            _correlation_index=None,
+        )
 
     def launches_of(self, rows: npt.ArrayLike) -> I64:
         """For GPU slice rows, the row of the runtime call with the same correlation and rank.

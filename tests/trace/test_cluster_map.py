@@ -76,6 +76,45 @@ def test_a_missing_file_is_named_and_the_others_answered(local: cluster.Cluster)
         cluster.map_files(local, _size, [good, "/nonexistent/rank-9.json"])
 
 
+def _logged(log: str, payload: bytes) -> _Logged:
+    with open(log, "a") as f:  # one line each time the argument is unpickled (on a worker)
+        f.write(f"{os.getpid()}\n")
+    return _Logged(log, payload)
+
+
+class _Logged:
+    """An argument that says where and how often it is unpickled."""
+
+    def __init__(self, log: str, payload: bytes) -> None:
+        self.log = log
+        self.payload = payload
+
+    def __reduce__(self) -> tuple[object, tuple[str, bytes]]:
+        return _logged, (self.log, self.payload)
+
+
+def _size_plus(path: str, arg: _Logged) -> int:
+    return os.path.getsize(path) + len(arg.payload)
+
+
+def test_scattered_arguments_go_to_each_worker_once(local: cluster.Cluster, tmp_path: Path) -> None:
+    good = [str(f) for f in trace_files(DATA / "gloo_4rank_cpu")] * 3
+    files = [*good, "/nonexistent/rank-9.json"]
+    want = [os.path.getsize(f) + 1000 for f in good] + [None]
+    for scatter, log in ((False, tmp_path / "sent"), (True, tmp_path / "scattered")):
+        errors: list[str] = []
+        arg = _Logged(str(log), b"x" * 1000)
+        got = cluster.map_files(
+            local, _size_plus, files, arg, on_error=errors.append, scatter=scatter
+        )
+        assert got == want and len(errors) == 1 and "rank-9.json" in errors[0]
+        unpickled = log.read_text().split()
+        if scatter:  # once a worker (two), whatever the tasks
+            assert 1 <= len(unpickled) <= 2 and len(set(unpickled)) == len(unpickled)
+        else:  # with each task
+            assert len(unpickled) >= len(files)
+
+
 @pytest.mark.slow
 def test_a_worker_killed_mid_task_has_its_rank_run_again(
     local: cluster.Cluster, tmp_path: Path

@@ -92,6 +92,15 @@ def rules() -> dict[str, Callable[[AdviceContext], list[Finding]]]:
     return {kind: import_module(f"gpuviz.analysis.advisor.{kind}").check for kind in KINDS}
 
 
+def sorted_findings(findings: list[Finding]) -> list[Finding]:
+    """``findings`` in the advisor's order: largest saving a step first (what every text
+    states), then over the trace, then severity, then kind."""
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(
+        findings, key=lambda f: (-f.saving_per_step_ns, -f.saving_ns, -order[f.severity], f.kind)
+    )
+
+
 def advise(trace: Trace, kinds: list[str] | None = None) -> Advice:
     """Run the rules over ``trace``.
 
@@ -122,9 +131,7 @@ def advise(trace: Trace, kinds: list[str] | None = None) -> Advice:
         findings = with_code(trace, findings)
     except Exception as exc:  # the findings stand without their code locations
         errors["where"] = f"{type(exc).__name__}: {exc}"
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    # Largest saving a step first (what every text states), then over the trace.
-    findings.sort(key=lambda f: (-f.saving_per_step_ns, -f.saving_ns, -order[f.severity], f.kind))
+    findings = sorted_findings(findings)
     if kinds is None or {"host_sync", "launch_bound"} <= set(kinds):
         from gpuviz.analysis.advisor.host_sync import cause_before_symptom
 

@@ -7,7 +7,7 @@ rule that needs the aligned collectives pays for them only when the trace has se
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,9 @@ from gpuviz.analysis.steps import (
 from gpuviz.trace.device_props import device_entry
 from gpuviz.trace.model import NONE, Trace, TrackKind
 
+if TYPE_CHECKING:
+    from gpuviz.analysis.advisor.job import JobFigures
+
 I64 = npt.NDArray[np.int64]
 
 
@@ -45,11 +48,43 @@ class AdviceContext:
     Parameters
     ----------
     trace : Trace
+    job : JobFigures, optional
+        The figures of the whole job where ``trace`` is one rank of a folder advised rank by
+        rank (:mod:`gpuviz.analysis.advisor.by_rank`): every rank's step totals, the rank
+        analysis, whether the replay runs, and the hook that picks each rule's worst rank.
     """
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, job: JobFigures | None = None) -> None:
         self.trace = trace
         self._masks: dict[Any, npt.NDArray[np.bool_]] = {}
+        self.job = job
+        if job is not None:
+            # Set before first use, in place of the cached figures of this file alone: the
+            # rules then measure each rank against the job's ranks, as in the folder read whole.
+            self.__dict__["_per_rank_steps"] = dict(job.per_rank_steps)
+            self.__dict__["ranks"] = job.ranks
+
+    @property
+    def replay(self) -> bool:
+        """Whether rules may replay the steps' graphs (:mod:`~gpuviz.analysis.advisor.replay`):
+        not for a rank of a job too large to replay whole."""
+        return self.job is None or self.job.replay
+
+    def worst_rank(
+        self, kind: str, per_rank: dict[int, float], totals: dict[int, float]
+    ) -> tuple[int, float]:
+        """Rule ``kind``'s worst rank and its share (:func:`worst_per_rank`), or the job's
+        hook's answer where the trace is one rank of a job advised rank by rank."""
+        if self.job is not None and self.job.hook is not None:
+            return self.job.hook.worst(kind, per_rank, totals)
+        return worst_per_rank(per_rank, totals)
+
+    def affected(self, kind: str, ranks: list[int]) -> list[int]:
+        """The ranks rule ``kind`` found the problem on: ``ranks`` (this trace's), or the
+        job's where the trace is one rank of a job advised rank by rank."""
+        if self.job is not None and self.job.hook is not None:
+            return self.job.hook.affected(kind, ranks)
+        return ranks
 
     # -- shared figures, built on first use --------------------------------------------------
     @cached_property
@@ -162,7 +197,7 @@ class AdviceContext:
 
     def rank_codes(self) -> list[int]:
         """The ranks that have steps, as their codes (-1 for a lone file)."""
-        return sorted({int(r) for r in self.steps.rank.tolist()})
+        return sorted(self._per_rank_steps)
 
     # -- device facts --------------------------------------------------------------------------
     @cached_property

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.activity import rank_device_pairs
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_bytes, fmt_ms, fmt_pct
 from gpuviz.trace.model import Kind
 
@@ -85,13 +85,13 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not per:
         return []
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     device, on, exposed, exposed_ns, compute_ns = where[rank]
     rows = a.rows[on]
     nbytes = float(s.bytes[rows].sum())
     detail = (
         f"{len(rows)} copies of {fmt_bytes(nbytes)} on GPU {device}"
-        f"{ranks_phrase(ctx, rank, sorted(per))} ran {fmt_ms(exposed_ns)} with no kernel beside "
+        f"{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))} ran {fmt_ms(exposed_ns)} with no kernel beside "
         f"them ({fmt_pct(exposed_ns / totals[rank])} of {fmt_ms(totals[rank])} of steps); the "
         f"GPU computed {fmt_ms(compute_ns)} that they could have hidden behind."
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.advisor._servingrules import phase_rows, step_evidence
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 
 KIND = "eager_decode"
@@ -45,12 +45,12 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not hit:
         return []
     totals = {k: float(ctx.step_total_ns(k)) for k in hit}
-    rank, _ = worst_per_rank(hit, totals)
+    rank, _ = ctx.worst_rank(KIND, hit, totals)
     rows = rows_of[rank]
     d_ns = ctx.steps.duration_ns[rows]
     b_ns = r.serving.busy_ns[rows]
     detail = (
-        f"{len(rows)} decode step{'s' if len(rows) != 1 else ''}{ranks_phrase(ctx, rank, sorted(hit))} "
+        f"{len(rows)} decode step{'s' if len(rows) != 1 else ''}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(hit)))} "
         f"ran without a graph: {fmt_ms(float(np.median(d_ns)))} a step on median, of which the "
         f"GPU was busy {fmt_ms(float(np.median(b_ns)))} "
         f"({fmt_pct(float(b_ns.sum()) / max(float(d_ns.sum()), 1.0))}); the rest it waited for "

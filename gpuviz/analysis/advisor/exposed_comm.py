@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.activity import rank_device_pairs
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.coverage import Coverage
 from gpuviz.analysis.gaps import COMM
@@ -65,13 +65,13 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not per:
         return []
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     device, exposed_ns, idle_ns, kind = where[rank]
     waited = exposed_ns + idle_ns - per[rank]
     straggler = ctx.ranks is not None and ctx.ranks.straggler is not None
     lone = ctx.ranks is None and _distributed(ctx)
     detail = (
-        f"GPU {device}{ranks_phrase(ctx, rank, sorted(per))} spent {fmt_ms(per[rank])} in "
+        f"GPU {device}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))} spent {fmt_ms(per[rank])} in "
         f"communication ({kind}) that no compute hid: {fmt_pct(per[rank] / totals[rank])} of "
         f"{fmt_ms(totals[rank])} of steps"
         + (

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuviz.analysis.activity import rank_device_pairs
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.advisor.replay import PREDICTED, replay_saving
 from gpuviz.analysis.dep_graph import GPU, StepGraph
@@ -64,7 +64,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not per:
         return []
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     device, rows, busy = where[rank]
     gemm_ns = per[rank] / SPEEDUP_SHARE
     by_name: dict[str, list[int]] = defaultdict(list)
@@ -75,7 +75,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     names = "; ".join(f"{n} ×{len(r)}" for n, r in top)
     detail = (
         f"fp32 GEMMs without tensor cores took {fmt_ms(gemm_ns)}, {fmt_pct(gemm_ns / busy)} of "
-        f"GPU {device}'s busy time{ranks_phrase(ctx, rank, sorted(per))}, on "
+        f"GPU {device}'s busy time{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))}, on "
         f"{props.get('name') or 'a GPU'} (compute capability {props.get('computeMajor')}."
         f"{props.get('computeMinor', 0)}), which has TF32 and bf16 tensor cores. Kernels: {names}."
     )

@@ -18,7 +18,7 @@ import numpy as np
 
 from gpuviz.analysis.activity import rank_value
 from gpuviz.analysis.advisor._gaprules import worst_device_per_rank
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import MAX_EVIDENCE, Evidence, Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.coverage import Coverage
 from gpuviz.analysis.gaps import STARVED
@@ -57,7 +57,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         return []
     per = worst_device_per_rank(ctx, picked, g.duration_ns.astype(np.float64))
     totals = {r: float(ctx.step_total_ns(r)) for r in per.saving_ns}
-    rank, _ = worst_per_rank(per.saving_ns, totals)
+    rank, _ = ctx.worst_rank(KIND, per.saving_ns, totals)
     gaps = per.gaps[rank]
     saving = per.saving_ns[rank]
     loader_ns, loader_names = _ranges_in(ctx, rank, gaps, _is_dataloader)
@@ -86,7 +86,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         loader = " No DataLoader range covers them: Python work between steps, or a sleep."
     n_steps = max(ctx.step_count(rank), 1)
     detail = (
-        f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, sorted(per.saving_ns))} sat idle in "
+        f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per.saving_ns)))} sat idle in "
         + (
             f"{len(gaps)} gaps of {fmt_ms(float(np.median(g.duration_ns[gaps])))} on median "
             if len(gaps) > 1

@@ -33,7 +33,7 @@ import numpy as np
 
 from gpuviz.analysis.activity import rank_value
 from gpuviz.analysis.advisor._gaprules import worst_device_per_rank
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import (
     MAX_EVIDENCE,
     REPORT_SHARE,
@@ -67,7 +67,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     saving = np.where(picked, g.sync_ns, 0).astype(np.float64)
     per = worst_device_per_rank(ctx, picked, saving)
     totals = {r: float(ctx.step_total_ns(r)) for r in per.saving_ns}
-    rank, _ = worst_per_rank(per.saving_ns, totals)
+    rank, _ = ctx.worst_rank(KIND, per.saving_ns, totals)
     gaps = per.gaps[rank]
     # A sync's own gap and the launch gaps that follow it share its row: count each call once.
     sync_rows = np.unique(g.sync_row[gaps])
@@ -93,7 +93,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     n_steps = max(ctx.step_count(rank), 1)
     sources = ", ".join(f"{name} ({n}×)" for name, n in top)
     detail = (
-        f"{len(sync_rows)} synchronization{'s' if len(sync_rows) > 1 else ''}{ranks_phrase(ctx, rank, sorted(per.saving_ns))} blocked the CPU "
+        f"{len(sync_rows)} synchronization{'s' if len(sync_rows) > 1 else ''}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per.saving_ns)))} blocked the CPU "
         f"({fmt_ms(blocked_ns)} in all) until GPU {per.device[rank]} drained; "
         f"it then sat idle {fmt_ms(idle / n_steps)} a step until the CPU queued more work "
         f"({fmt_ms(idle)} over {n_steps} step{'s' if n_steps != 1 else ''} of "
@@ -166,6 +166,16 @@ def cause_before_symptom(ctx: AdviceContext, findings: list[Finding]) -> list[Fi
     kinds = [f.kind for f in findings]
     if KIND not in kinds or "launch_bound" not in kinds:
         return findings
+    return symptom_order(symptom_sums(ctx), findings)
+
+
+def symptom_sums(ctx: AdviceContext) -> tuple[float, float, int, int]:
+    """What :func:`cause_before_symptom` weighs: the launch-bound idle time, the part of it
+    that follows syncs, the distinct syncs that split steps, and the step count.
+
+    Each is a sum over ranks (a sync row is one rank's), so a job advised rank by rank adds
+    its ranks' sums (:mod:`gpuviz.analysis.advisor.by_rank`).
+    """
     from gpuviz.analysis.advisor.launch_bound import MAX_GAP_NS
     from gpuviz.analysis.gaps import LAUNCH
 
@@ -174,7 +184,16 @@ def cause_before_symptom(ctx: AdviceContext, findings: list[Finding]) -> list[Fi
     total = float(g.duration_ns[launch].sum())
     after = float(g.duration_ns[launch & g.after_sync].sum())
     syncs = len(np.unique(g.sync_row[g.cause == SYNC]))
-    dense = syncs >= MIN_SYNCS_PER_STEP * max(len(ctx.steps), 1)
+    return total, after, syncs, len(ctx.steps)
+
+
+def symptom_order(sums: tuple[float, float, int, int], findings: list[Finding]) -> list[Finding]:
+    """:func:`cause_before_symptom` of ``findings`` given :func:`symptom_sums`'s figures."""
+    kinds = [f.kind for f in findings]
+    if KIND not in kinds or "launch_bound" not in kinds:
+        return findings
+    total, after, syncs, n_steps = sums
+    dense = syncs >= MIN_SYNCS_PER_STEP * max(n_steps, 1)
     if total <= 0 or after < AFTER_SYNC_SHARE * total or not dense:
         return findings
     i_sync, i_launch = kinds.index(KIND), kinds.index("launch_bound")

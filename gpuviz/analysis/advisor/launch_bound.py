@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.advisor._gaprules import step_evidence, top_names, worst_device_per_rank
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.gaps import LAUNCH
 
@@ -46,7 +46,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not hit:
         return []
     totals = {r: float(ctx.step_total_ns(r)) for r in hit}
-    rank, _ = worst_per_rank(hit, totals)
+    rank, _ = ctx.worst_rank(KIND, hit, totals)
     gaps = per.gaps[rank]
     saving = hit[rank]
     steps = max(ctx.step_count(rank), 1)
@@ -55,7 +55,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     names = top_names(ctx, nxt)
     busy = float(ctx.coverages[(rank, per.device[rank])]["busy"].total_ns)
     detail = (
-        f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, sorted(hit))} waited for the CPU to launch "
+        f"GPU {per.device[rank]}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(hit)))} waited for the CPU to launch "
         f"work {len(gaps)} times ({len(gaps) / steps:.0f} per step): {fmt_ms(saving / steps)} "
         f"idle a step ({fmt_ms(saving)} over {steps} step{'s' if steps != 1 else ''} of "
         f"{fmt_ms(totals[rank])}, {fmt_pct(saving / totals[rank])}). The kernels that "

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.advisor._roofrules import evidence, gains, shape_phrase, top_shapes
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_pct
 from gpuviz.analysis.inductor_names import is_inductor_kernel
 from gpuviz.analysis.op_args import ELEMENTWISE_FLOPS
@@ -83,7 +83,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not per:
         return []
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     value, _, n = mfus[rank]
     peaks = hw.peaks.peaks
     precisions = sorted(
@@ -94,7 +94,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     ops = "; ".join(shape_phrase(ctx, g, rank, j, flops=True) for j in shapes)
     detail = (
         f"MFU {fmt_pct(value)} over {n} step{'s' if n != 1 else ''}"
-        f"{ranks_phrase(ctx, rank, sorted(per))} against {peaks.label}'s dense peak "
+        f"{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))} against {peaks.label}'s dense peak "
         f"({peak_words} TFLOP/s), under the {fmt_pct(LOW_MFU)} of a tuned run. The counted "
         f"ops furthest below their roof by time: {ops}."
     )

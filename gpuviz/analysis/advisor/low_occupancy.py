@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from gpuviz.analysis.activity import rank_device_pairs
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.kernels import known_occupancy
 from gpuviz.analysis.names import is_gemm_like
@@ -85,7 +85,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not per:
         return []
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     i = info[rank]
     shape = f"grid {i['grid']}, block {i['block']}"
     if i["why"] == "grid":
@@ -99,7 +99,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
         fix, title = FIX_OCC, "A heavy kernel runs at low occupancy"
     detail = (
         f"{i['name']} ({i['count']} launches, {fmt_ms(i['time'])}, {fmt_pct(i['time'] / i['busy'])} "
-        f"of GPU {i['device']}'s busy time{ranks_phrase(ctx, rank, sorted(per))}) {what}."
+        f"of GPU {i['device']}'s busy time{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))}) {what}."
     )
     f = ctx.finding(
         KIND,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.advisor._roofrules import evidence, gains, shape_phrase, top_shapes
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.inductor_names import is_inductor_kernel
 from gpuviz.analysis.op_args import ELEMENTWISE_FLOPS
@@ -69,14 +69,14 @@ def check(ctx: AdviceContext) -> list[Finding]:
     }
     if not hot:
         return []
-    rank, _ = worst_per_rank(hot, totals)
+    rank, _ = ctx.worst_rank(KIND, hot, totals)
     shapes = top_shapes(g, rank)
     ops = "; ".join(shape_phrase(ctx, g, rank, j, flops=False) for j in shapes)
     time_ns = g.time_ns[rank]
     detail = (
         f"Memory-bound ops under {fmt_pct(LOW_SHARE)} of {peaks.label}'s "
         f"{peaks.bandwidth_tb_s:g} TB/s took {fmt_ms(time_ns)}, {fmt_pct(time_ns / totals[rank])} "
-        f"of the step time{ranks_phrase(ctx, rank, sorted(hot))}. Slowest by time: {ops}."
+        f"of the step time{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(hot)))}. Slowest by time: {ops}."
     )
     f = ctx.finding(
         KIND,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.advisor._servingrules import phase_rows, step_evidence
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms
 
 KIND = "mixed_step_slow"
@@ -42,11 +42,11 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not hit:
         return []
     totals = {k: float(ctx.step_total_ns(k)) for k in hit}
-    rank, _ = worst_per_rank(hit, totals)
+    rank, _ = ctx.worst_rank(KIND, hit, totals)
     rows = mixed[rank]
     m, d = med[rank]
     detail = (
-        f"{len(rows)} mixed step{'s' if len(rows) != 1 else ''}{ranks_phrase(ctx, rank, sorted(hit))} "
+        f"{len(rows)} mixed step{'s' if len(rows) != 1 else ''}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(hit)))} "
         f"took {fmt_ms(m)} on median against {fmt_ms(d)} for a decode step ({m / d:.1f}x): "
         "every running request waited that long for its next token."
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_bytes, fmt_ms
 from gpuviz.trace.model import Kind
 
@@ -41,7 +41,11 @@ def check(ctx: AdviceContext) -> list[Finding]:
     copies = np.flatnonzero((s.kind == Kind.MEMCPY) & pageable[s.name])
     if len(copies) == 0:
         return []
-    bw = _pinned_bandwidth(ctx, np.flatnonzero((s.kind == Kind.MEMCPY) & pinned[s.name]))
+    job = ctx.job
+    if job is not None and job.pinned_gbps is not None:
+        bw = dict(job.pinned_gbps)  # one rank of a job: the best of all ranks' copies
+    else:
+        bw = _pinned_bandwidth(ctx, np.flatnonzero((s.kind == Kind.MEMCPY) & pinned[s.name]))
     nbytes = np.maximum(s.bytes[copies], 0).astype(np.float64)
     dirs = [_direction(n) for n in ctx.trace.symbols.lookup(s.name[copies])]
     gbps = np.array([bw.get(d, PINNED_GBPS) for d in dirs])
@@ -50,7 +54,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     rank_of = t.rank[s.track[copies]]
     per = {int(r): float(saving[rank_of == r].sum()) for r in np.unique(rank_of).tolist()}
     totals = {r: float(ctx.step_total_ns(r)) for r in per}
-    rank, _ = worst_per_rank(per, totals)
+    rank, _ = ctx.worst_rank(KIND, per, totals)
     mine = rank_of == rank
     rows = copies[mine]
     total_bytes = float(nbytes[mine].sum())
@@ -59,7 +63,7 @@ def check(ctx: AdviceContext) -> list[Finding]:
     used = sorted(set(float(v) for v in gbps[mine]))
     basis = ", ".join(f"{v:.0f}" for v in used)
     detail = (
-        f"{len(rows)} copies{ranks_phrase(ctx, rank, sorted(per))} moved {fmt_bytes(total_bytes)} "
+        f"{len(rows)} copies{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(per)))} moved {fmt_bytes(total_bytes)} "
         f"through pageable host memory in {fmt_ms(total_ns)} ({measured:.1f} GB/s); from "
         f"pinned memory they would take about {fmt_ms(total_ns - per[rank])} at {basis} GB/s. "
         f"A pageable copy also blocks the CPU until it is done."
@@ -79,6 +83,14 @@ def check(ctx: AdviceContext) -> list[Finding]:
         evidence=ctx.slice_evidence(order),
     )
     return [f] if f is not None else []
+
+
+def pinned_bandwidth(ctx: AdviceContext) -> dict[str, float]:
+    """The trace's own best pinned bandwidth (GB/s) per direction, over copies of at least
+    1 MiB: what a job advised rank by rank takes the best of over its ranks."""
+    s = ctx.trace.slices
+    pinned = ctx.mask(lambda n: "Pinned" in n)
+    return _pinned_bandwidth(ctx, np.flatnonzero((s.kind == Kind.MEMCPY) & pinned[s.name]))
 
 
 def _pinned_bandwidth(ctx: AdviceContext, rows: np.ndarray) -> dict[str, float]:

@@ -5,7 +5,8 @@ median rank's, fp32 GEMMs on tensor cores) asks :func:`replay_saving` what the s
 then take: the graph knows what overlaps the work and what waits for it, where the rule's own
 estimate counts all of it. The replay runs on up to :data:`MAX_STEPS` steps spread over the
 trace (their mean saving times the step count); on traces past :data:`MAX_SLICES` slices or
-:data:`MAX_RANKS` ranks it does not run, and the rule keeps its estimate.
+:data:`MAX_RANKS` ranks (and on each rank of such a job advised rank by rank) it does not run,
+and the rule keeps its estimate.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ def replay_saving(
         nothing selected, GPU work most of whose launches the trace lacks).
     """
     trace = ctx.trace
-    if len(trace.slices) > MAX_SLICES or len(trace.ranks) > MAX_RANKS:
+    # ctx.replay is off for one rank of a job past these limits, advised rank by rank: the
+    # rank's file alone is under them, the job read whole is not.
+    if not ctx.replay or len(trace.slices) > MAX_SLICES or len(trace.ranks) > MAX_RANKS:
         return None
     steps = ctx.steps
     numbers = step_numbers(steps)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpuviz.analysis.advisor._servingrules import step_evidence
-from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase, worst_per_rank
+from gpuviz.analysis.advisor.context import AdviceContext, ranks_phrase
 from gpuviz.analysis.advisor.findings import Finding, fmt_ms, fmt_pct
 from gpuviz.analysis.serving_markers import SOURCES
 
@@ -46,11 +46,11 @@ def check(ctx: AdviceContext) -> list[Finding]:
     if not hit:
         return []
     totals = {k: float(ctx.step_total_ns(k)) for k in hit}
-    rank, _ = worst_per_rank(hit, totals)
+    rank, _ = ctx.worst_rank(KIND, hit, totals)
     rows = rows_of[rank]
     g = gap[rows].astype(np.float64)
     detail = (
-        f"Between {len(rows)} step{'s' if len(rows) != 1 else ''}{ranks_phrase(ctx, rank, sorted(hit))} "
+        f"Between {len(rows)} step{'s' if len(rows) != 1 else ''}{ranks_phrase(ctx, rank, ctx.affected(KIND, sorted(hit)))} "
         f"no step's work ran for {fmt_ms(float(g.sum()))} in all ({fmt_ms(float(np.median(g)))} "
         f"before a step on median), {fmt_pct(float(g.sum()) / totals[rank])} of the steps' "
         f"{fmt_ms(totals[rank])}: the engine scheduled the next batch while the GPU waited."
