@@ -122,6 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=Path("/tmp/gpuviz-bench/cluster"))
     p.add_argument("--no-cold", action="store_true", help="leave out --cluster local:N")
     p.add_argument("--out", type=Path, help="write the figures here (JSON)")
+    p.add_argument(
+        "--leave-out",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="leave out the contenders whose name holds TEXT (the local pool always runs: "
+        "the JSON is checked against it)",
+    )
     a = p.parse_args(argv)
     from distributed import LocalCluster
 
@@ -163,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
                 "--cluster",
                 f"local:{a.workers}",
             ]
+        for name in [n for n in contenders if n != "local pool"]:
+            if any(t in name for t in a.leave_out):
+                del contenders[name]
         for k in range(a.repeat):
             for name, cmd in contenders.items():
                 shutil.rmtree(cache_dir, ignore_errors=True)  # each run starts without entries
