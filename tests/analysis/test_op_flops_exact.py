@@ -13,21 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from module_ranks import write_module_job
+from module_ranks import big_mm_flops, write_module_job
 from test_breakdown_parts import _merged, _parts, _whole
 
 from gpuviz.analysis.breakdown_parts import merge_breakdown
-
-BIG = 2**52 + 1
-
-
-def _big_flops(rank: int, doc: dict[str, Any]) -> None:
-    """Every aten::mm of a rank gets Kineto's ``flops`` of ``BIG`` plus its own odd number."""
-    k = 0
-    for e in doc["traceEvents"]:
-        if e.get("name") == "aten::mm" and e.get("ph") == "X":
-            e["args"]["flops"] = BIG + 2 * (1000 * rank + k)
-            k += 1
 
 
 def _written(folder: Path) -> tuple[list[int], dict[bytes, list[int]]]:
@@ -52,7 +41,7 @@ def _float_sum(values: list[int]) -> int:
 
 
 def test_op_and_op_shape_flops_past_2_53_are_the_exact_sums(tmp_path: Path) -> None:
-    folder = write_module_job(tmp_path / "big", edit=_big_flops)
+    folder = write_module_job(tmp_path / "big", edit=big_mm_flops)
     every, by_dims = _written(folder)
     assert len(every) > 100 and len(by_dims) >= 2
 
