@@ -163,15 +163,27 @@ def test_shape_sums_past_2_53_are_merged_exactly_and_floats_declined(tmp_path: P
     parts = _parts(_roofline_job(tmp_path), "op-shape")
     for p in parts:
         assert p.shapes is not None and p.shapes.exact
-        p.shapes.sums = [dataclasses.replace(s, flops=big) if s.flops else s for s in p.shapes.sums]
+        p.shapes.sums = [
+            dataclasses.replace(
+                s, flops=big if s.flops else s.flops, nbytes=big if s.nbytes else s.nbytes
+            )
+            for s in p.shapes.sums
+        ]
     sums = parts[1].shapes.sums  # type: ignore[union-attr]
-    first = next(s for s in sums if s.flops)
-    first.flops = big + 1
+    first = next(s for s in sums if s.flops and s.nbytes)
+    first.flops = first.nbytes = big + 1
     merged = merge_breakdown(parts)
     assert isinstance(merged, MergedBreakdown) and merged.hardware is not None
-    got = {(s.name, str(s.input_dims), s.precision): s.flops for s in merged.hardware.shapes}
-    assert got[(first.name, str(first.input_dims), first.precision)] == 2 * big + 1
-    assert all(f in (None, 2 * big, 2 * big + 1) for f in got.values())
+    shapes = {(s.name, str(s.input_dims), s.precision): s for s in merged.hardware.shapes}
+    mine = shapes[(first.name, str(first.input_dims), first.precision)]
+    assert mine.flops == mine.nbytes == 2 * big + 1
+    assert all(s.flops in (None, 2 * big, 2 * big + 1) for s in shapes.values())
+    assert all(s.nbytes in (None, 2 * big, 2 * big + 1) for s in shapes.values())
+    # The table's columns print them (the row of that op and shapes, all its types).
+    (row,) = [
+        r for r in merged.table.rows if r.key == first.name and r.input_shapes == first.input_dims
+    ]
+    assert row.extra["bytes"] >= 2 * big + 1 and row.extra["bytes"] % 2 == 1
     parts[0].shapes.exact = False  # type: ignore[union-attr]
     why = merge_breakdown(parts)
     assert isinstance(why, str) and "whole numbers" in why
