@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("distributed", reason="the 'cluster' extra (dask) is missing")
 
 import test_cli_cluster as base
-from module_ranks import module_calls, write_module_job
+from module_ranks import big_mm_flops, module_calls, write_module_job
 
 from gpuviz.trace import cluster, cluster_decode
 
@@ -295,3 +295,29 @@ def test_module_tables_of_graph_replays_are_read_whole_as_before(
     there = _run(capsys, *command, "--cluster", scheduler)
     assert here[0] == there[0] == 0 and there[1] == here[1]
     assert used == [1]  # the ranks' parts declined: the folder was read whole
+
+
+@pytest.mark.parametrize("by", ["op", "op-shape"])
+def test_op_flops_past_2_53_are_merged_from_the_ranks(
+    capsys: pytest.CaptureFixture[str],
+    scheduler: str,
+    tmp_path: Path,
+    by: str,
+    no_whole_trace: list[int],
+) -> None:
+    """Every aten::mm of two ranks near 2**52 FLOPs (tests/module_ranks.py): the rows sum past
+    2**53, exact ints on each rank and on the client, so the workers' rows are merged (no
+    whole-trace read) and the JSON and text are the local path's byte for byte."""
+    folder = str(write_module_job(tmp_path / "job", edit=big_mm_flops))
+    for command in (["--json", "--top", "0"], ["--top", "5"]):
+        here = _run(capsys, "breakdown", folder, "--by", by, *command, "--no-cache")
+        there = _run(
+            capsys, "breakdown", folder, "--by", by, *command, "--no-cache",
+            "--cluster", scheduler,
+        )  # fmt: skip
+        assert here[0] == there[0] == 0, (command, here[2], there[2])
+        assert there[1] == here[1], command  # byte for byte
+        assert "2/2 ranks done" in there[2]  # the workers made the tables
+    rows = json.loads(_run(capsys, "breakdown", folder, "--by", by, "--json")[1])["rows"]
+    assert any(r["key"] == "aten::mm" and r["flops"] > 2**53 for r in rows)
+    assert not no_whole_trace

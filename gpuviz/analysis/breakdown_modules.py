@@ -12,7 +12,7 @@ the code that fills them for the folder read whole. So:
 
 - FLOPs: every FLOP count is a whole number (each formula's and Kineto's), and a row's FLOPs
   are summed exactly, as ints, in the folder read whole as in each rank
-  (``module_flops._parts``: a float64 sum would depend on the order of its terms past 2**53,
+  (``exact_sums.parts``: a float64 sum would depend on the order of its terms past 2**53,
   about 9 PFLOP, which a 1,000-rank job passes). So the folder's are the ranks' sums, at any
   size. Where some count is not a whole number (no formula gives one today) both are float64
   sums, and the merge declines (:attr:`ModuleFlopsPart.exact`).

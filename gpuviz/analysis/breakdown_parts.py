@@ -34,9 +34,10 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
 
 A rank whose rows cannot be summed exactly says why (:attr:`BreakdownPart.unmergeable`, or
 :func:`merge_breakdown` finds the ranks disagree on a row's kind, extras or whether its FLOPs
-are known, or an op or op-shape row's FLOPs reach 2**53, past which the folder's float sum is
-not the ranks' sums); the caller then reads the folder whole, so the answer is never an
-approximation.
+are known, or an op or op-shape row's FLOPs are a float sum of counts that are not whole
+numbers, :attr:`~gpuviz.analysis.breakdown_table.BreakdownRow.flops_exact`); the caller then
+reads the folder whole, so the answer is never an approximation. Whole-number FLOPs are exact
+int sums at any size (:mod:`gpuviz.analysis.exact_sums`), past 2**53 too.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuviz.analysis.breakdown_hardware import folder_peaks, keep_hardware
-from gpuviz.analysis.breakdown_shapes import EXACT, ShapesPart, merge_shapes, shapes_part
+from gpuviz.analysis.breakdown_shapes import ShapesPart, merge_shapes, shapes_part
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.hardware import Hardware, OpShape
 from gpuviz.analysis.op_calls import sum_call_warnings
@@ -295,6 +296,8 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
         return "some ranks have Python stacks and some not"
     if by == "step":
         return _merge_steps(parts, [ranks[i] for i in order], sources, warnings)
+    if by in ("op", "op-shape") and any(not r.flops_exact for p in parts for r in p.rows):
+        return _NOT_WHOLE
     if by == "op-shape":
         shaped = merge_shapes(
             [p.rows for p in parts],
@@ -321,8 +324,6 @@ def merge_breakdown(parts: Sequence[BreakdownPart]) -> MergedBreakdown | str:
             why = _add(got, r)
             if why is not None:
                 return f"{r.key!r}: {why}"
-    if by == "op" and any((r.flops or 0) >= EXACT for r in rows.values()):
-        return _PAST_EXACT
     table = Breakdown(
         by=by,
         rows=list(rows.values()),
@@ -370,9 +371,10 @@ def _merge_steps(
     return MergedBreakdown(table, sources, w, hardware=hw)
 
 
-_PAST_EXACT = "an op's FLOPs reach 2**53 (the folder's float sum is not the ranks' sums)"
-"""Why an op or op-shape table is not merged: each rank's row FLOPs are a float sum of
-integers made int, exact below 2**53 in any order, not past it (a module's are exact ints)."""
+_NOT_WHOLE = "FLOP counts that are not whole numbers (their float64 sums depend on order)"
+"""Why an op or op-shape table is not merged: a row's FLOPs are a float64 sum made int of
+counts that are not whole numbers (Kineto's ``flops`` of 1.5 or 1e308), whose rounding
+depends on the order of its terms; whole-number counts are exact int sums at any size."""
 
 _SUMMED = ("calls", "cpu_self_ns", "cpu_total_ns", "device_self_ns", "device_total_ns")
 _SUMMED_OR_NONE = ("forward_device_ns", "backward_device_ns", "other_device_ns", "flops")

@@ -19,10 +19,13 @@ those sums against the folder's peaks. So each rank keeps, besides its rows
 
 Exact, or declined (a string saying why; the caller reads the folder whole):
 
-- sums: a call's FLOPs and bytes are integers (formulas, and Kineto's ``flops`` made ``int``),
-  summed in float64 by the whole trace and by each rank. Below 2**53 every such sum is exact
-  in any order, so the ranks' sums add up to the folder's; a merged figure at or past 2**53
-  declines (``tests/analysis/test_breakdown_shapes.py`` shows a sum past it that is not);
+- sums: a call's FLOPs and bytes are whole numbers (formulas, and Kineto's ``flops`` made
+  ``int``), summed as exact ints by the whole trace and by each rank
+  (:mod:`gpuviz.analysis.exact_sums`), so the ranks' sums add up to the folder's at any size,
+  past 2**53 too (where a float64 sum would depend on its order). Where a count is not a
+  whole number (:attr:`ShapesPart.exact`, or a row's
+  :attr:`~gpuviz.analysis.breakdown_table.BreakdownRow.flops_exact`) the sums are float64,
+  whose rounding is not the folder's: declined;
 - peaks: the folder's are its first file's with ``deviceProperties``; the ranks' differ:
   declined (each rank counted against its own);
 - convolutions recorded without ``Concrete Inputs`` are counted from what the trace's
@@ -47,6 +50,7 @@ import numpy as np
 
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.conv_hints import ConvHints
+from gpuviz.analysis.exact_sums import group_sums
 from gpuviz.analysis.hardware import Hardware, OpShape, annotate_breakdown, shape_figures
 from gpuviz.analysis.peaks import PeakMatch, PeakOverride
 from gpuviz.analysis.step_flops import StepFigures
@@ -54,11 +58,6 @@ from gpuviz.trace.model import Trace
 
 if TYPE_CHECKING:
     from gpuviz.analysis.attribution import Attribution
-
-EXACT = 2**53
-"""Integers below this add up exactly in float64, in any order (a rank folder's FLOPs and
-bytes from its ranks' sums: :mod:`gpuviz.analysis.breakdown_parts` declines past it too)."""
-
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -74,9 +73,10 @@ class ShapeSums:
         Decoded, as :class:`~gpuviz.analysis.hardware.OpShape` has them.
     precision : str
     calls : int
-    flops, nbytes : float or None
-        Summed over the calls; None where no call has one (FLOPs: also where a call's recorded
-        FLOPs are impossible, the other calls' sum is kept).
+    flops, nbytes : int, float or None
+        Summed over the calls (exact ints, or float64 sums where :attr:`ShapesPart.exact` is
+        false); None where no call has one (FLOPs: also where a call's recorded FLOPs are
+        impossible, the other calls' sum is kept).
     device_ns : int
     recorded_bad, bad : bool
         A call's recorded FLOPs are impossible; a call did more than the peak.
@@ -118,6 +118,8 @@ class ShapesPart:
         Its calls skipped or flagged as FLOPs were counted (the folder's count them all).
     steps : list of StepFigures
         Its steps' figures (the peaks line names the precisions they do FLOPs in).
+    exact : bool
+        Its sums' FLOPs and bytes are exact ints (every call's count a whole number).
     """
 
     raw_dims: list[bytes]
@@ -128,6 +130,7 @@ class ShapesPart:
     shapes: str
     flop_warnings: list[str] = field(default_factory=list)
     steps: list[StepFigures] = field(default_factory=list)
+    exact: bool = True
 
 
 def shapes_part(
@@ -166,7 +169,7 @@ def shapes_part(
     fin = np.isfinite(calls.flops)
     # Recomputed from the calls: a shape with an impossible recorded count has its FLOPs
     # nulled, but the merged shape's bound is made from the other calls' sum.
-    flops = np.bincount(calls.shape[fin], weights=calls.flops[fin], minlength=n)
+    flops = group_sums(calls.flops, calls.shape, n)  # exact ints; None: not whole numbers
     have_f = np.bincount(calls.shape[fin], minlength=n) > 0
     flagged = calls.bad if calls.bad is not None else np.zeros(len(calls.shape), dtype=bool)
     bad = np.bincount(calls.shape[flagged], minlength=n) > 0
@@ -178,7 +181,7 @@ def shapes_part(
             s.input_types,
             s.precision,
             s.calls,
-            float(flops[j]) if have_f[j] else None,
+            flops[j] if have_f[j] else None,
             s.nbytes,
             s.device_ns,
             RECORDED_BAD in (s.note or ""),
@@ -196,6 +199,7 @@ def shapes_part(
         shapes=_shapes_state(trace, att),
         flop_warnings=list(hw.warnings),
         steps=list(hw.steps),
+        exact=None not in flops and all(isinstance(s.nbytes, int | None) for s in hw.shapes),
     )
 
 
@@ -316,6 +320,9 @@ def merge_shapes(
         return "some op calls have shapes and some not"
     if any(i.hints != got[0].hints for i in got):
         return "the ranks' convolution backwards say different things of their forwards"
+    if not all(i.exact for i in got):
+        # Float64 sums of counts that are not whole numbers depend on their order.
+        return "FLOP or byte counts that are not whole numbers (their float sums depend on order)"
     merged: dict[tuple[str, bytes], BreakdownRow] = {}
     seen: dict[bytes, tuple[int, int]] = {}
     for k, (mine, info) in enumerate(zip(rows, got)):
@@ -328,8 +335,6 @@ def merge_shapes(
             why = add(into, r)
             if why is not None:
                 return f"{r.key!r}: {why}"
-    if any((r.flops or 0) >= EXACT for r in merged.values()):
-        return "an op's FLOPs reach 2**53 (the folder's float sum is not the ranks' sums)"
     # Rows that tie on every sort key are in the order of their Input Dims' first appearance.
     keys = sorted(merged, key=lambda kr: (kr[0], seen[kr[1]]))
     shapes = _merged_shapes(got, peaks)
@@ -369,8 +374,6 @@ def _merged_shapes(infos: list[ShapesPart], peaks: PeakMatch) -> list[OpShape] |
     out: list[OpShape] = []
     for key in sorted(merged, key=lambda x: order[x]):
         s = merged[key]
-        if max(s.flops or 0.0, s.nbytes or 0.0) >= EXACT:
-            return f"{s.name}: its FLOPs or bytes pass 2**53 (float sums are not exact)"
         row = OpShape(
             s.name,
             s.input_dims,
@@ -390,4 +393,4 @@ def _plus(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else a + b
 
 
-__all__ = ["EXACT", "ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]
+__all__ = ["ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]

@@ -54,6 +54,11 @@ class BreakdownRow:
         ``"kernel"`` or ``"step"``.
     extra : dict
         Other figures of the row's kind (e.g. a step's ``rank``).
+    flops_exact : bool
+        Ops: :attr:`flops` is the exact int sum of whole-number counts
+        (:mod:`gpuviz.analysis.exact_sums`), at any size. False where a call's count is not a
+        whole number (Kineto's ``flops`` of 1.5 or 1e308): a float64 sum made int, so a rank
+        folder's sum of its ranks' need not be it (the merge declines). Not printed.
     """
 
     key: str
@@ -71,6 +76,7 @@ class BreakdownRow:
     flops: int | None = None
     duration_ns: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    flops_exact: bool = True
 
     @property
     def sane_flops(self) -> int | None:

@@ -27,6 +27,7 @@ and their intensity and TFLOP/s are None.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from gpuviz.analysis.exact_sums import group_sums
 from gpuviz.analysis.mfu_brief import MfuBrief, _round, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.op_args import (
     CONV_BACKWARDS,
@@ -112,8 +114,10 @@ class OpShape:
     input_dims, input_types : list
         Kineto's ``Input Dims`` and ``Input type``.
     calls : int
-    flops, nbytes : float or None
-        Summed over the calls; None where not counted (bytes are a lower bound).
+    flops, nbytes : int, float or None
+        Summed over the calls: exact ints (:mod:`gpuviz.analysis.exact_sums`), float64 sums
+        where a call's count is not a whole number; None where not counted (bytes are a
+        lower bound).
     device_ns : int
         The device time of the kernels the calls launched.
     precision : str
@@ -247,8 +251,8 @@ class Hardware:
             found[0].input_dims,
             found[0].input_types,
             sum(s.calls for s in found),
-            float(sum(flops)) if flops else None,
-            float(sum(nbytes)) if nbytes else None,
+            sum(flops) if flops else None,  # exact ints stay exact (not made float)
+            sum(nbytes) if nbytes else None,
             sum(s.device_ns for s in found),
             max(by, key=lambda k: by[k]),
         )
@@ -300,8 +304,8 @@ def _shapes(
     count = np.bincount(g, minlength=n)
     have_f = np.bincount(g, weights=np.isfinite(calls.flops), minlength=n) > 0
     have_b = np.bincount(g, weights=np.isfinite(calls.nbytes), minlength=n) > 0
-    flops = np.bincount(g, weights=np.nan_to_num(calls.flops), minlength=n)
-    nbytes = np.bincount(g, weights=np.nan_to_num(calls.nbytes), minlength=n)
+    flops = _summed(calls.flops, g, n)
+    nbytes = _summed(calls.nbytes, g, n)
     dev = np.bincount(g, weights=calls.device_ns, minlength=n)
     peaks = match.peaks
     out = []
@@ -313,8 +317,8 @@ def _shapes(
             if len(mine)
             else np.zeros(0, dtype=np.int64)
         )
-        f = float(flops[j]) if have_f[j] else None
-        b = float(nbytes[j]) if have_b[j] else None
+        f = flops[j] if have_f[j] else None
+        b = nbytes[j] if have_b[j] else None
         precision = _majority(precision_of[mine], calls.flops[mine])
         row = OpShape(name, dims, types, int(count[j]), f, b, int(dev[j]), precision)
         row.kernels = kernels
@@ -323,6 +327,15 @@ def _shapes(
             shape_figures(row, peaks, recorded_bad, bad is not None and bool(bad[mine].any()))
         )
     return out
+
+
+def _summed(values: F64, g: I64, n: int) -> Sequence[float]:
+    """Per shape, its calls' FLOPs or bytes: exact ints (whole numbers, however large:
+    :mod:`gpuviz.analysis.exact_sums`), else the float64 sums they always were."""
+    exact = group_sums(values, g, n)
+    if None not in exact:
+        return [v for v in exact if v is not None]
+    return np.bincount(g, weights=np.nan_to_num(values), minlength=n).tolist()
 
 
 def shape_figures(row: OpShape, peaks: Any, recorded_bad: bool, bad: bool) -> OpShape:

@@ -7,7 +7,7 @@ op it came from when linked, so that a module's backward GEMMs are its own. The 
 per module path as its ``device_total_ns`` does (with its child modules'), and per outside row
 as its device time does. So the top-level modules' FLOPs and the outside rows' add up to the
 FLOPs of every counted call. The sums are exact ints (whole-number counts summed in three
-parts, :func:`_parts`): past 2**53 FLOPs a float64 sum would depend on the order of its terms,
+parts, :func:`gpuviz.analysis.exact_sums.parts`): past 2**53 FLOPs a float64 sum would depend on the order of its terms,
 and a rank folder's rows, summed from its ranks' (:mod:`gpuviz.analysis.breakdown_modules`),
 must be the folder read whole's to the last digit.
 
@@ -27,6 +27,8 @@ import numpy.typing as npt
 from gpuviz.analysis.attribution import Attribution
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
 from gpuviz.analysis.compiled_regions import compile_info_of, compiled_origins
+from gpuviz.analysis.exact_sums import joined as _joined
+from gpuviz.analysis.exact_sums import parts as _parts
 from gpuviz.analysis.frame_rows import key_totals
 from gpuviz.analysis.graph_replays import GRAPH_FLOPS, GRAPH_FLOPS_CAPTURED, graph_held_rows
 from gpuviz.analysis.hardware import Hardware, OpCalls
@@ -89,38 +91,9 @@ def _call_flops(att: Attribution, calls: OpCalls) -> dict[str, F64]:
     return out
 
 
-PART_BITS = 21
-"""Whole-number FLOPs are summed in three parts of this many bits (:func:`_parts`)."""
-
-
-def _parts(flops: F64) -> list[F64] | None:
-    """Each call's FLOPs as three parts of :data:`PART_BITS` bits (low first), where every
-    known count is a whole number from 0 to below 2**63 (every formula's and Kineto's are);
-    None otherwise.
-
-    A float64 sum of FLOPs is exact only below 2**53 (about 9 PFLOP); past that it depends on
-    the order of its terms, and a folder's sum would not be the sum of its ranks'. Each part
-    is below 2**21, so float64 sums any 2**32 of them exactly, and the parts' sums give the
-    exact total as an int, however the calls are ordered or grouped.
-    """
-    ok = np.isfinite(flops)
-    f = flops[ok]
-    if not bool(((f >= 0) & (f < 2.0**63) & (f == np.floor(f))).all()):
-        return None
-    whole = np.zeros(len(flops), dtype=np.int64)
-    whole[ok] = f.astype(np.int64)
-    mask = (1 << PART_BITS) - 1
-    return [((whole >> (PART_BITS * k)) & mask).astype(np.float64) for k in range(3)]
-
-
 def exact_flops(calls: OpCalls) -> bool:
     """Whether the module rows' FLOPs of these calls are exact ints (:func:`_parts`)."""
     return _parts(calls.flops[np.isfinite(calls.flops)]) is not None
-
-
-def _joined(parts: list[F64], i: int) -> int:
-    """The exact total of one entry of :func:`_parts`'s sums."""
-    return sum(int(part[i]) << (PART_BITS * k) for k, part in enumerate(parts))
 
 
 @dataclass

@@ -13,7 +13,12 @@ Definitions (torch's ``torch/autograd/profiler_util.py``, ``FunctionEvent``):
   a row sums every call of its key (calls nested in a call of the same name too).
 
 FLOPs: Kineto's ``flops`` arg (``with_flops=True``) where the trace has it; otherwise
-:func:`formula_flops`, the hook where shape-based formulas plug in.
+:func:`formula_flops`, the hook where shape-based formulas plug in. A row's FLOPs are the
+exact int sum of its calls' (:func:`gpuviz.analysis.exact_sums.group_sums`): past 2**53 a
+float64 sum would depend on the order of its terms, and a rank folder's row, summed from its
+ranks' (:mod:`gpuviz.analysis.breakdown_parts`), must be the folder read whole's. A count
+that is not a whole number (a recorded ``flops`` of 1.5 or 1e308) keeps its row's float64
+sum, marked (:attr:`~gpuviz.analysis.breakdown_table.BreakdownRow.flops_exact`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import numpy.typing as npt
 
 from gpuviz.analysis.attribution import Attribution, NodeKind
 from gpuviz.analysis.breakdown_table import Breakdown, BreakdownRow
+from gpuviz.analysis.exact_sums import group_sums
 from gpuviz.analysis.graph_replays import graph_op_rows, loose_graph_launch
 from gpuviz.analysis.node_args import decode_args
 
@@ -150,7 +156,7 @@ def op_table(
 
     cpu_t, cpu_s = total(dur[nodes]), total(cpu_self[nodes])
     dev_s, dev_t = total(dev_self[nodes]), total(dev_total[nodes])
-    flops = _flops(att, nodes, inverse, g, flops_fn, None if runs is None else runs[nodes])
+    flops, exact = _flops(att, nodes, inverse, g, flops_fn, None if runs is None else runs[nodes])
     kind = att.kind[nodes]
     # A row's types are its first call's: decoded for those calls only.
     first_types = (
@@ -170,6 +176,7 @@ def op_table(
             device_total_ns=dev_t[j],
             kind="annotation" if kind[i] == NodeKind.ANNOTATION else "op",
             flops=flops[j],
+            flops_exact=exact[j],
         )
         if by_shape and args is not None:
             row.input_shapes = decode_arg(args.input_dims[i]) or []
@@ -234,23 +241,24 @@ def _flops(
     g: int,
     flops_fn: FlopsFn | None,
     runs: I64 | None = None,
-) -> list[int | None]:
+) -> tuple[list[int | None], list[bool]]:
     """Summed FLOPs per group: Kineto's where a group's calls have them, else the formula's
     (once per distinct name, shapes, types and scalar inputs, times its calls, each call
     ``runs`` times); None where neither knows. Only the calls of ops that have a formula are
-    decoded."""
+    decoded. And per group, whether its sum is exact (:func:`_sums`)."""
     out: list[int | None] = [None] * g
+    exact = [True] * g
     have = np.zeros(len(nodes), dtype=bool)
     times = np.ones(len(nodes)) if runs is None else runs.astype(np.float64)
     if _has_kineto_flops(att, nodes):
         kineto = att.op_args(("flops",)).flops
         have = ~np.isnan(kineto)
-        sums = np.bincount(inverse[have], weights=kineto[have] * times[have], minlength=g)
+        sums = _sums(kineto[have] * times[have], inverse[have], g)
         seen = np.bincount(inverse[have], minlength=g) > 0
         for j in np.flatnonzero(seen).tolist():
-            out[j] = _whole_number(sums[j])
+            out[j], exact[j] = sums[j]
     if flops_fn is None:
-        return out
+        return out, exact
     names = att.trace.symbols.strings
     counted = _formula_names()
     name_ids = att.name[nodes]
@@ -262,7 +270,7 @@ def _flops(
         todo = np.flatnonzero(~have)
     todo = todo[np.isin(inverse[todo], [j for j in range(g) if out[j] is None])]
     if len(todo) == 0:
-        return out
+        return out, exact
     got = decode_args(
         att.trace, att.forest.rows[nodes[todo]], ("input_dims", "input_types", "concrete_inputs")
     )
@@ -293,11 +301,29 @@ def _flops(
         if value is not None:
             per_call[k], hit[k] = value * times[todo[k]], True
     if not hit.any():
-        return out
-    sums = np.bincount(inverse[todo[hit]], weights=per_call[hit], minlength=g)
+        return out, exact
+    sums = _sums(per_call[hit], inverse[todo[hit]], g)
     seen = np.bincount(inverse[todo[hit]], minlength=g) > 0
     for j in np.flatnonzero(seen).tolist():
-        out[j] = _whole_number(sums[j]) + (out[j] or 0)
+        total, exact[j] = sums[j]
+        out[j] = total + (out[j] or 0)
+    return out, exact
+
+
+def _sums(values: F64, group: I64, g: int) -> list[tuple[int, bool]]:
+    """Per group, its calls' summed FLOPs as an int and whether that is exact: the exact sum
+    where every count is a whole number (every formula's and Kineto's integer counts), else
+    the float64 sum made int as it always was (Kineto's 1.5 or 1e308: not exact)."""
+    exact = group_sums(values, group, g)
+    floats = None
+    out: list[tuple[int, bool]] = []
+    for j, v in enumerate(exact):
+        if v is None:
+            if floats is None:
+                floats = np.bincount(group, weights=values, minlength=g)
+            out.append((_whole_number(floats[j]), False))
+        else:
+            out.append((v, True))
     return out
 
 

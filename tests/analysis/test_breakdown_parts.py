@@ -5,8 +5,9 @@ raw events of the files counted here; a step table's FLOPs and MFU and its rank 
 the whole folder's (ranks declared against file order too); a module table's rows, FLOPs, MFU
 and notes match the whole folder's on ranks of different models; where the ranks cannot be
 merged exactly (different peaks, FLOPs known on some ranks only, FLOPs not whole numbers, graph
-launches, module frames on some ranks only) the merge says why instead; module FLOPs past 2**53
-are the exact sums of the ranks'."""
+launches, module frames on some ranks only) the merge says why instead; module and op FLOPs
+past 2**53 are the exact sums of the ranks' (tests/analysis/test_op_flops_exact.py: op and
+op-shape tables)."""
 
 from __future__ import annotations
 
@@ -209,15 +210,18 @@ def test_op_shape_flop_warnings_of_the_ranks_are_counted_once_for_the_folder(
     assert len(got["flop_warnings"]) == 1 and got["flop_warnings"][0].startswith("2 op call(s)")
 
 
-def test_flops_summed_past_2_53_are_not_merged() -> None:
-    """A rank's FLOPs are a float sum made int: below 2**53 the ranks' sums are the
-    folder's, past it the folder's running sum need not be (op and op-shape rows alike)."""
-    row = BreakdownRow("aten::mm", 2, 10, 20, 30, 40, flops=2**52)
-    half = dataclasses.replace(row, flops=2**51)
-    merged = merge_breakdown([_part([row], "/j/r0.json", 0), _part([half], "/j/r1.json", 1)])
-    assert isinstance(merged, MergedBreakdown) and merged.table.rows[0].flops == 3 * 2**51
-    why = merge_breakdown([_part([row], "/j/r0.json", 0), _part([row], "/j/r1.json", 1)])
-    assert isinstance(why, str) and "2**53" in why
+def test_op_flops_past_2_53_are_summed_exactly_and_floats_are_not_merged() -> None:
+    """A rank's op FLOPs are exact ints (whole-number counts summed in parts): the folder's
+    row is their int sum past 2**53 too, where float64 would round; a row whose FLOPs are a
+    float sum of counts that are not whole numbers is declined (op and op-shape rows alike)."""
+    row = BreakdownRow("aten::mm", 2, 10, 20, 30, 40, flops=2**52 + 1)
+    other = dataclasses.replace(row, flops=2**52 + 2)
+    merged = merge_breakdown([_part([row], "/j/r0.json", 0), _part([other], "/j/r1.json", 1)])
+    assert isinstance(merged, MergedBreakdown)
+    assert merged.table.rows[0].flops == 2**53 + 3 != int(float(2**52 + 1) + float(2**52 + 2))
+    floats = dataclasses.replace(row, flops_exact=False)
+    why = merge_breakdown([_part([row], "/j/r0.json", 0), _part([floats], "/j/r1.json", 1)])
+    assert isinstance(why, str) and "whole numbers" in why
 
 
 def test_files_of_two_jobs_are_refused(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 (:mod:`gpuviz.analysis.breakdown_shapes`, issue 51) is the folder read whole's: rows, their
 order where they tie, FLOPs, bytes and the roofline columns against the folder's peaks; the
 GEMMs' FLOPs are torch's FlopCounterMode figures times the calls counted in the JSON; where
-the merge cannot be exact (peaks, convolution hints, shapes on some ranks only, sums past
-2**53) it says why instead of answering."""
+the merge cannot be exact (peaks, convolution hints, shapes on some ranks only, sums of counts
+that are not whole numbers) it says why instead of answering; sums past 2**53 are exact."""
 
 from __future__ import annotations
 
@@ -14,12 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from module_ranks import write_module_job
 from test_breakdown_parts import _job, _merged, _parts, _whole
 
 from gpuviz.analysis.breakdown_parts import MergedBreakdown, merge_breakdown
-from gpuviz.analysis.breakdown_shapes import EXACT
 from gpuviz.analysis.conv_hints import ConvHints
 
 DATA = Path(__file__).parent.parent / "data"
@@ -156,20 +154,36 @@ def test_ranks_whose_convolution_backwards_differ_are_not_merged(tmp_path: Path)
     assert isinstance(why, str) and "convolution" in why
 
 
-def test_float_sums_are_exact_below_2_53_and_declined_past_it(tmp_path: Path) -> None:
-    """Integers below 2**53 add up the same in any order, so the ranks' sums are the
-    folder's; past it they do not (a sum of ranks is not the folder's running sum)."""
-    rng = np.random.default_rng(0)
-    values = rng.integers(0, 2**40, size=5000).astype(np.float64)
-    whole = np.bincount(np.zeros(len(values), dtype=np.int64), weights=values)[0]
-    assert whole == float(values[:1234].sum()) + float(values[1234:].sum()) == int(values.sum())
-    big = np.array([2.0**53, 1.0, 1.0])  # the folder's running sum loses both ones
-    assert np.bincount(np.zeros(3, dtype=np.int64), weights=big)[0] != big[0] + (big[1] + big[2])
+def test_shape_sums_past_2_53_are_merged_exactly_and_floats_declined(tmp_path: Path) -> None:
+    """The ranks' shape sums are exact ints: the folder's are their int sums past 2**53 too
+    (where a float64 sum rounds); a rank whose sums are float64 sums of counts that are not
+    whole numbers is declined."""
+    big = 2**52 + 1
+    assert float(big) + float(big) + 1.0 != 2 * big + 1  # float64 cannot hold the sum below
     parts = _parts(_roofline_job(tmp_path), "op-shape")
     for p in parts:
-        assert p.shapes is not None
+        assert p.shapes is not None and p.shapes.exact
         p.shapes.sums = [
-            dataclasses.replace(s, flops=EXACT / 2) if s.flops else s for s in p.shapes.sums
+            dataclasses.replace(
+                s, flops=big if s.flops else s.flops, nbytes=big if s.nbytes else s.nbytes
+            )
+            for s in p.shapes.sums
         ]
+    sums = parts[1].shapes.sums  # type: ignore[union-attr]
+    first = next(s for s in sums if s.flops and s.nbytes)
+    first.flops = first.nbytes = big + 1
+    merged = merge_breakdown(parts)
+    assert isinstance(merged, MergedBreakdown) and merged.hardware is not None
+    shapes = {(s.name, str(s.input_dims), s.precision): s for s in merged.hardware.shapes}
+    mine = shapes[(first.name, str(first.input_dims), first.precision)]
+    assert mine.flops == mine.nbytes == 2 * big + 1
+    assert all(s.flops in (None, 2 * big, 2 * big + 1) for s in shapes.values())
+    assert all(s.nbytes in (None, 2 * big, 2 * big + 1) for s in shapes.values())
+    # The table's columns print them (the row of that op and shapes, all its types).
+    (row,) = [
+        r for r in merged.table.rows if r.key == first.name and r.input_shapes == first.input_dims
+    ]
+    assert row.extra["bytes"] >= 2 * big + 1 and row.extra["bytes"] % 2 == 1
+    parts[0].shapes.exact = False  # type: ignore[union-attr]
     why = merge_breakdown(parts)
-    assert isinstance(why, str) and "2**53" in why
+    assert isinstance(why, str) and "whole numbers" in why
