@@ -168,3 +168,16 @@ def test_the_env_switch_reads_both_runs_whole(
     even, slow = PAIRS[0]
     here, there = _both(capsys, scheduler, DATA / slow, DATA / even, "--json")
     assert there[1] == here[1] and whole_trace == [1, 1]
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_a_bad_rank_file_is_bad_input_as_without_the_cluster(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path
+) -> None:
+    # check compares whole runs: a rank that fails is not skipped (advise's pass 0 names it,
+    # then the run read whole refuses it), exit 2 naming the file, never 0, 1 or 3
+    folder, three = base.bad_rank_job(tmp_path)
+    for extra in ([], ["--cluster", scheduler]):
+        rc, out, err = _run(capsys, "check", str(folder), "--against", str(three), *extra)
+        assert rc == 2 and not out, err
+        assert "rank-2.json.gz" in err.strip().splitlines()[-1]
