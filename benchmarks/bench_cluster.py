@@ -28,7 +28,10 @@ it back; under ``--no-cache`` each pass imports its ranks again). ``--command br
 ``breakdown --by BY`` (``--by``, default op; ``--stack`` generates ranks with Python frames
 and modules, for ``--by module``), whose tables the workers make a rank each and the client sums
 (:mod:`gpuviz.commands.breakdown_ranks`), beside a warm cluster with the whole trace
-assembled on the client as before (``GPUVIZ_BREAKDOWN_BY_RANK=0``). Figures print as they
+assembled on the client as before (``GPUVIZ_BREAKDOWN_BY_RANK=0``). ``--command check``
+times ``check DIR --against DIR`` (each run compared from its ranks' parts where past the
+replay's limits, :mod:`gpuviz.commands.check_ranks`) beside the same contenders
+(``GPUVIZ_CHECK_BY_RANK=0``: both runs assembled whole on the client). Figures print as they
 come and, with ``--out``, go to a JSON file with the machine and its load.
 """
 
@@ -112,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kernels", type=int, default=2000, help="kernels per rank (default 2000)")
     p.add_argument("--workers", type=int, default=2, help="the cluster's worker processes")
     p.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
-    p.add_argument("--command", default="summary", choices=("summary", "advise", "breakdown"))
+    p.add_argument(
+        "--command", default="summary", choices=("summary", "advise", "breakdown", "check")
+    )
     p.add_argument("--by", default="op", help="breakdown's --by (default op)")
     p.add_argument(
         "--stack",
@@ -137,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(f.stat().st_size for f in folder.iterdir()) / 1e6
     print(f"{folder}: {a.world} ranks x {a.kernels} kernels, {size:.0f} MB", flush=True)
     base = [sys.executable, "-m", "gpuviz", a.command, str(folder), "--json", "--no-cache"]
+    if a.command == "check":  # the folder against itself: both runs compared, exit 0
+        base[4:4] = ["--against", str(folder)]
     if a.command == "breakdown":
         base += ["--by", a.by]
     runs: dict[str, list[dict[str, Any]]] = {}
@@ -151,7 +158,11 @@ def main(argv: list[str] | None = None) -> int:
             "local pool": base,
             f"cluster (warm, {a.workers} workers)": warm,
         }
-        by_rank_off = {"breakdown": "GPUVIZ_BREAKDOWN_BY_RANK", "advise": "GPUVIZ_ADVISE_BY_RANK"}
+        by_rank_off = {
+            "breakdown": "GPUVIZ_BREAKDOWN_BY_RANK",
+            "advise": "GPUVIZ_ADVISE_BY_RANK",
+            "check": "GPUVIZ_CHECK_BY_RANK",
+        }
         if a.command in by_rank_off:  # the route before the ranks' passes: for comparison
             contenders["cluster (warm, whole trace)"] = [
                 "env",
@@ -159,7 +170,10 @@ def main(argv: list[str] | None = None) -> int:
                 *warm,
             ]
         cache_dir = a.data / "bench-rank-cache"
-        if a.command == "advise":  # its later passes read the ranks' entries pass 0 wrote
+        if a.command in (
+            "advise",
+            "check",
+        ):  # their later passes read the ranks' entries pass 0 wrote
             contenders["cluster (warm, rank cache)"] = [
                 *(x for x in warm if x != "--no-cache"),
                 "--cache-dir",

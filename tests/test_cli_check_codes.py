@@ -89,7 +89,7 @@ def test_an_internal_failure_exits_3_with_one_line(
     def boom(*_: object) -> None:
         raise RuntimeError("boom in the comparison")
 
-    monkeypatch.setattr(run_compare, "compare_runs", boom)
+    monkeypatch.setattr(run_compare, "compare_inputs", boom)  # what check calls
     monkeypatch.delenv("GPUVIZ_DEBUG", raising=False)
     assert main(["check", str(ROOFLINE), "--against", str(ROOFLINE)]) == 3
     err = capsys.readouterr().err

@@ -121,9 +121,21 @@ def trace_diff(a: Trace, b: Trace) -> list[NameDiff]:
     -------
     list of NameDiff
     """
+    return diff_of_totals(
+        {what: name_totals(a, what) for what in WHAT}, {what: name_totals(b, what) for what in WHAT}
+    )
+
+
+Totals = dict[str, dict[str, tuple[int, int]]]
+"""Per ``what`` of :data:`WHAT`: name -> (count, total ns), as :func:`name_totals` gives them."""
+
+
+def diff_of_totals(a: Totals, b: Totals) -> list[NameDiff]:
+    """:func:`trace_diff` from each trace's :func:`name_totals` of every ``what`` (a rank
+    folder's may be summed from its ranks': :mod:`gpuviz.analysis.compare_parts`)."""
     out = []
     for what in WHAT:
-        ta, tb = name_totals(a, what), name_totals(b, what)
+        ta, tb = a.get(what, {}), b.get(what, {})
         if what == "module" and not (ta and tb):
             continue  # one side has no Python stacks: its modules are unknown, not gone
         for name in set(ta) | set(tb):

@@ -105,14 +105,18 @@ def mfu_brief(hw: Hardware) -> MfuBrief | None:
     )
 
 
-def mfu_unknown_reason(hw: Hardware) -> str:
-    """Why :func:`mfu_brief` has no figure, in a few words."""
+def mfu_unknown_reason(hw: Hardware, calls_recorded: bool | None = None) -> str:
+    """Why :func:`mfu_brief` has no figure, in a few words (``calls_recorded``: whether any
+    op call with shapes was recorded, where ``hw`` was merged from ranks without its calls;
+    None: ``hw.calls`` says)."""
+    if calls_recorded is None:
+        calls_recorded = bool(len(hw.calls.rows))
     if hw.shapes_dropped:
         return SHAPES_LEFT_OUT
     if not any(s.flops > 0 for s in hw.steps):
         if hw.warnings:  # shapes there, but none a real tensor has
             return f"no FLOPs counted: {hw.warnings[0]}"
-        if len(hw.calls.rows):  # shapes recorded (byte-only ops were counted): no formula
+        if calls_recorded:  # shapes recorded (byte-only ops were counted): no formula
             return f"no FLOPs counted: {NO_FORMULA}"
         return NO_SHAPES
     if hw.peaks.peaks is None:

@@ -89,6 +89,8 @@ class RankPart:
     serving : list of StepRecord or None
         Its serving steps' figures (:func:`gpuviz.analysis.serving_phases.serving_report`),
         None where it has no serving step.
+    calls_recorded : bool
+        Whether its Hardware holds op calls (``gpuviz check``'s unknown-MFU reason).
     """
 
     source: str
@@ -112,6 +114,7 @@ class RankPart:
     job: FileFacts | None = None
     zero_ns: int = 0
     serving: list[StepRecord] | None = None
+    calls_recorded: bool = False
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -172,6 +175,7 @@ def rank_part(trace: Trace, override: PeakOverride | None = None) -> RankPart:
         job=file_facts(info.source, info.metadata, first, end),
         zero_ns=int(trace.zero_ns),
         serving=_serving_records(trace, steps, hw),
+        calls_recorded=bool(len(hw.calls.rows)),
     )
 
 

@@ -303,12 +303,12 @@ def run_changes(a: Trace, steps_a: Any, b: Trace, steps_b: Any) -> RunChanges:
     steps_a, steps_b : Steps
         Their steps (:class:`~gpuviz.analysis.steps.Steps`: the CPU range of each for host
         events, the window for GPU work without a launch).
-
-    Returns
-    -------
-    RunChanges
     """
-    ca, cb = step_counts(a, steps_a), step_counts(b, steps_b)
+    return changes_of(step_counts(a, steps_a), step_counts(b, steps_b))
+
+
+def changes_of(ca: StepCounts, cb: StepCounts) -> RunChanges:
+    """:func:`run_changes` of two runs' :func:`step_counts` (or ranks' summed: compare_parts)."""
 
     def per_step(da: dict[str, Any], db: dict[str, Any], with_bytes: bool = False) -> list[PerStep]:
         out = []
@@ -597,4 +597,4 @@ def _wraps(trace: Trace, rows: Rows, inner: Rows) -> npt.NDArray[np.bool_]:
     return out
 
 
-__all__ = ["PerStep", "RunChanges", "StepCounts", "run_changes", "step_counts"]
+__all__ = ["PerStep", "RunChanges", "StepCounts", "changes_of", "run_changes", "step_counts"]

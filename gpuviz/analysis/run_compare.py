@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuviz.analysis.advisor import SEVERITIES, Advice, Finding
-from gpuviz.analysis.diff import NameDiff, trace_diff
+from gpuviz.analysis.diff import WHAT, NameDiff, Totals, diff_of_totals, name_totals
 from gpuviz.analysis.hardware import Hardware, MfuBrief, mfu_brief, mfu_unknown_reason
 from gpuviz.analysis.memory import memory_series
-from gpuviz.analysis.run_changes import RunChanges, run_changes
+from gpuviz.analysis.run_changes import RunChanges, StepCounts, changes_of, step_counts
 from gpuviz.trace.model import Trace
 
 FAIL_ON = ("critical", "warning")
@@ -204,24 +204,70 @@ def compare_runs(baseline: Advice, new: Advice) -> RunComparison:
     -------
     RunComparison
     """
-    assert baseline.context is not None and new.context is not None
-    ta, tb = baseline.context.trace, new.context.trace
+    return compare_inputs(run_inputs(baseline), run_inputs(new))
+
+
+@dataclass
+class RunInputs:
+    """What :func:`compare_inputs` needs of one run: made from its whole trace
+    (:func:`run_inputs`) or summed from its ranks' parts
+    (:mod:`gpuviz.analysis.compare_parts`).
+
+    Attributes
+    ----------
+    advice : Advice
+    peak_bytes : int or None
+        :func:`peak_allocated_bytes`.
+    totals : Totals
+        :func:`~gpuviz.analysis.diff.name_totals` of every kind.
+    hardware : Hardware
+        The advisor's hardware figures (its steps, peaks and FLOP warnings are read).
+    calls_recorded : bool
+        Whether any op call with shapes was recorded (:func:`mfu_unknown_reason`).
+    counts : StepCounts
+        :func:`~gpuviz.analysis.run_changes.step_counts` over the advice's steps.
+    """
+
+    advice: Advice
+    peak_bytes: int | None
+    totals: Totals
+    hardware: Hardware
+    calls_recorded: bool
+    counts: StepCounts
+
+
+def run_inputs(advice: Advice) -> RunInputs:
+    """One run's :class:`RunInputs` from its whole trace (held by ``advice.context``)."""
+    assert advice.context is not None
+    trace = advice.context.trace
     # The advisor's own figures (low_mfu read them): hardware() over the same steps.
-    hw_a: Hardware = baseline.context.hardware
-    hw_b: Hardware = new.context.hardware
+    hw: Hardware = advice.context.hardware
+    return RunInputs(
+        advice,
+        peak_allocated_bytes(trace),
+        {what: name_totals(trace, what) for what in WHAT},
+        hw,
+        bool(len(hw.calls.rows)),
+        step_counts(trace, advice.breakdown.steps),
+    )
+
+
+def compare_inputs(a: RunInputs, b: RunInputs) -> RunComparison:
+    """:func:`compare_runs` from each run's :class:`RunInputs`."""
+    hw_a, hw_b = a.hardware, b.hardware
     mfu_a, mfu_b = mfu_brief(hw_a), mfu_brief(hw_b)
     return RunComparison(
-        a=baseline,
-        b=new,
-        peak_a_bytes=peak_allocated_bytes(ta),
-        peak_b_bytes=peak_allocated_bytes(tb),
-        diff=trace_diff(ta, tb),
+        a=a.advice,
+        b=b.advice,
+        peak_a_bytes=a.peak_bytes,
+        peak_b_bytes=b.peak_bytes,
+        diff=diff_of_totals(a.totals, b.totals),
         mfu_a=mfu_a,
         mfu_b=mfu_b,
-        mfu_a_reason="" if mfu_a is not None else mfu_unknown_reason(hw_a),
-        mfu_b_reason="" if mfu_b is not None else mfu_unknown_reason(hw_b),
+        mfu_a_reason="" if mfu_a is not None else mfu_unknown_reason(hw_a, a.calls_recorded),
+        mfu_b_reason="" if mfu_b is not None else mfu_unknown_reason(hw_b, b.calls_recorded),
         peaks_differ=peaks_difference(hw_a, hw_b),
-        changes=run_changes(ta, baseline.breakdown.steps, tb, new.breakdown.steps),
+        changes=changes_of(a.counts, b.counts),
     )
 
 
@@ -320,8 +366,11 @@ __all__ = [
     "Limits",
     "Regression",
     "RunComparison",
+    "RunInputs",
+    "compare_inputs",
     "compare_runs",
     "peak_allocated_bytes",
     "peaks_difference",
     "regressions",
+    "run_inputs",
 ]

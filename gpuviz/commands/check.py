@@ -12,10 +12,12 @@ the same as one object: the comparison (:class:`~gpuviz.analysis.run_compare.Run
 step time, peak memory, MFU, findings, kernel, op and module deltas), the limits, ``passed``
 and ``regressions``.
 
-With ``--cluster``, each run's rank files are decoded on the cluster's workers and the run is
-assembled whole on the client, as before: the comparison needs more than the advice that
-``advise --cluster`` makes rank by rank (:mod:`gpuviz.commands.advise_ranks`): both whole
-traces' kernel, op and module totals, peak memory, hardware figures and steps call for call
+With ``--cluster``, each run that is a rank folder is compared from its ranks' files, a rank
+a task (:mod:`gpuviz.commands.check_ranks`): its advice rank by rank, then its kernel, op and
+module totals, peak memory, hardware figures and per-step counts summed from the ranks' parts;
+the output is the runs' read whole, byte for byte. Where that declines (a folder within the
+advise replay's limits, a rank that failed, figures that cannot be summed exactly), the run's
+rank files are decoded on the workers and the run is assembled whole on the client, as before
 (docs/cluster.md).
 
 :func:`~gpuviz.report.comparison.format_comparison_brief` (the text) is also what
@@ -33,7 +35,7 @@ from gpuviz.errors import BadInputError
 from gpuviz.report.comparison import format_comparison_brief
 
 if TYPE_CHECKING:
-    from gpuviz.analysis.advisor import Advice
+    from gpuviz.analysis.run_compare import RunInputs
 
 
 def percent(text: str) -> float:
@@ -101,12 +103,13 @@ def _internal(args: argparse.Namespace, exc: BaseException) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from gpuviz.analysis.run_compare import Limits, compare_runs, regressions
+    from gpuviz.analysis.run_compare import Limits, compare_inputs, regressions
 
-    baseline = _advise(args.against, "--against")
-    new = _advise(args.new, "NEW")
+    inputs_a = _inputs(args.against, "--against")
+    inputs_b = _inputs(args.new, "NEW")
+    baseline, new = inputs_a.advice, inputs_b.advice
     limits = Limits(args.max_step_regression, args.max_memory_regression, args.fail_on)
-    cmp = compare_runs(baseline, new)
+    cmp = compare_inputs(inputs_a, inputs_b)
     regs = regressions(cmp, limits)
     if args.json:
         out = cmp.to_json()
@@ -122,17 +125,23 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_REGRESSION if regs else EXIT_OK
 
 
-def _advise(path: str, what: str) -> Advice:
+def _inputs(path: str, what: str) -> RunInputs:
+    """One run's comparison inputs: rank by rank on a cluster where they can be
+    (:mod:`gpuviz.commands.check_ranks`), else from the run read whole."""
     from gpuviz.analysis.advisor import advise
+    from gpuviz.analysis.run_compare import run_inputs
+    from gpuviz.commands.check_ranks import run_inputs_by_rank
     from gpuviz.commands.reading import read_trace
 
     if not Path(path).exists():
         raise BadInputError(f"{path}: no such file or folder ({what})")
-    # What a memory limit left out is said on stderr as well, for --json's readers.
-    advice = advise(read_trace(path, say_dropped=True))
-    if len(advice.breakdown.steps) == 0:
+    got = run_inputs_by_rank(Path(path))
+    if got is None:
+        # What a memory limit left out is said on stderr as well, for --json's readers.
+        got = run_inputs(advise(read_trace(path, say_dropped=True)))
+    if len(got.advice.breakdown.steps) == 0:
         raise BadInputError(f"{path}: no steps: the trace has no events with a duration")
-    return advice
+    return got
 
 
 __all__ = ["EXIT_INTERNAL", "format_comparison_brief", "main", "percent"]
