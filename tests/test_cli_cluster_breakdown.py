@@ -72,7 +72,14 @@ def _said(err: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "folder", ["ddp_nccl_4rank", "whatif/gpu/gloo_even", "whatif/gpu/gloo_slow", "gloo_4rank_cpu"]
+    "folder",
+    [
+        "ddp_nccl_4rank",
+        "whatif/gpu/gloo_even",
+        "whatif/gpu/gloo_slow",
+        "gloo_4rank_cpu",
+        "ddp_modules_2rank",
+    ],
 )
 def test_op_shape_tables_and_their_roofline_are_the_local_paths(
     capsys: pytest.CaptureFixture[str], scheduler: str, folder: str, no_whole_trace: list[int]
@@ -271,6 +278,28 @@ def test_module_tables_of_ranks_with_modules_are_the_local_paths(
     # A LocalCluster the command starts itself (local:2) prints the same text.
     text = _run(capsys, "breakdown", folder, "--by", "module", "--no-cache", "--cluster", "local:2")
     assert text[0] == 0 and text[1] == _run(capsys, "breakdown", folder, "--by", "module")[1]
+    assert not no_whole_trace
+
+
+def test_module_tables_of_a_real_ddp_run_are_the_local_paths(
+    capsys: pytest.CaptureFixture[str], scheduler: str, no_whole_trace: list[int]
+) -> None:
+    """One DDP run of 2 ranks recorded on an H100 (tests/data/scripts/ddp_modules.py): every
+    module row holds both ranks' calls; JSON and text byte for byte."""
+    folder = str(DATA / "ddp_modules_2rank")
+    for command in (["--json"], []):
+        here = _run(capsys, "breakdown", folder, "--by", "module", *command, "--no-cache")
+        there = _run(
+            capsys, "breakdown", folder, "--by", "module", *command, "--no-cache",
+            "--cluster", scheduler,
+        )  # fmt: skip
+        assert here[0] == there[0] == 0, (command, here[2], there[2])
+        assert there[1] == here[1], command
+        assert "2/2 ranks done" in there[2]
+    json_out = _run(capsys, "breakdown", folder, "--by", "module", "--json", "--no-cache")[1]
+    rows = {r["key"]: r for r in json.loads(json_out)["rows"]}
+    ddp = rows["DistributedDataParallel_0"]
+    assert ddp["calls"] == module_calls(Path(folder), "DistributedDataParallel_0") == 6
     assert not no_whole_trace
 
 

@@ -276,6 +276,37 @@ def test_the_merged_module_table_is_the_whole_folders(module_job: Path) -> None:
     assert [r.to_json("module") for r in alone.table.rows] != want["rows"]
 
 
+DDP = DATA / "ddp_modules_2rank"  # one DDP run of 2 ranks on an H100 (scripts/ddp_modules.py)
+
+
+@pytest.mark.parametrize("by", ["module", "op-shape"])
+def test_the_merged_tables_of_a_real_ddp_run_are_the_whole_folders(by: str) -> None:
+    """Both ranks of one job have the same modules and shapes: every row sums two ranks."""
+    got = _merged(DDP, by)
+    assert got == _whole(DDP, by)
+    assert sum(r["flops"] is not None and r["flops"] > 0 for r in got["rows"]) > 5
+
+
+def test_the_merged_module_flops_of_a_real_ddp_run_are_the_hand_count() -> None:
+    """2 ranks x 3 recorded steps of scripts/ddp_modules.py (batch 64, width 256, blocks of
+    Linear 256->1024 and 1024->256, head 256->10), counted by hand: a Linear's forward is
+    2·64·in·out, its backward twice that, except block 0's first Linear, whose input needs no
+    grad (one GEMM less); the model adds the residual, 64·256 a block a forward."""
+    rows = {r["key"]: r for r in _merged(DDP, "module")["rows"]}
+    runs = 2 * 3
+    gemm = 2 * 64 * 256 * 1024
+    net = "DistributedDataParallel_0.Net_0"
+    blocks = f"{net}.Sequential_0"
+    assert rows[f"{blocks}.Block_0.Linear_0"]["flops"] == runs * 2 * gemm
+    for linear in ("Block_0.Linear_1", "Block_1.Linear_2", "Block_1.Linear_3"):
+        assert rows[f"{blocks}.{linear}"]["flops"] == runs * 3 * gemm
+    head = 3 * 2 * 64 * 256 * 10
+    assert rows[f"{net}.Linear_4"]["flops"] == runs * head
+    residual = 2 * 64 * 256
+    assert rows[net]["flops"] == runs * (11 * gemm + head + residual)
+    assert rows[net]["calls"] == runs
+
+
 def test_a_module_rows_flops_are_the_sum_of_each_ranks_own(module_job: Path) -> None:
     """Each file read alone (the table gpuviz prints for it) holds part of a shared row's
     FLOPs; the folder's row holds their sum and its MFU counts the sum over its device time."""
