@@ -26,7 +26,7 @@ import test_cli_cluster as base
 from gpuviz.analysis.advisor import replay as replay_mod
 from gpuviz.commands import advise_ranks
 from gpuviz.trace.files import trace_files
-from tests.analysis.advisor.rank_jobs import copies_job, make_job
+from tests.analysis.advisor.rank_jobs import copies_job, make_job, warned_job
 
 # That module's fixtures (a LocalCluster of two worker processes, each test's environment).
 scheduler = base.scheduler
@@ -137,6 +137,26 @@ def test_a_folder_declined_after_phase_one_is_read_whole_and_the_same(
         assert there[1] == here[1], command
     assert whole_trace == [1, 1]
     assert sum("2/2 ranks done" in line for line in there[2].splitlines()) == 2
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_import_warnings_rank_by_rank_as_the_local_path(
+    capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path, whole_trace: list[int]
+) -> None:
+    # 12 skipped entries in each file, rank 1's file first by name: read whole, the import
+    # keeps 20 of the 24 warnings, rank 0's 12 first; rank by rank, the same list
+    folder = warned_job(tmp_path / "job", [12, 12], ["b_rank0.json.gz", "a_rank1.json.gz"])
+    for command in (["--json"], []):
+        here, there = _both(capsys, scheduler, folder, *command)
+        assert there[1] == here[1], command  # byte for byte, the warnings included
+        # pass 0 and phase 1 on both ranks (then phase 2 on the worst ranks' files)
+        assert sum("2/2 ranks done" in line for line in there[2].splitlines()) >= 2
+        if command:
+            warned = json.loads(there[1])["import_warnings"]
+            assert len(warned) == 20 and all(w.endswith("skipped") for w in warned)
+        else:  # the text lists the first five under the trace line
+            assert sum(line.startswith("  warning: event ") for line in there[1].splitlines()) == 5
+    assert not whole_trace  # the by-rank route, not the whole trace
 
 
 @pytest.mark.usefixtures("no_replay")

@@ -27,8 +27,10 @@ replay steps over all ranks at once: read it whole, it is cheap), where a rank's
 needs figures of other ranks that are not carried here (``low_mfu``/``memory_bound_hot``'s
 shapes summed over ranks and the first rank's peaks, ``idle_devices``/``dp_imbalance`` over
 several ranks' steps), for serving folders,
-where a rank's file has import warnings (the folder read whole orders and caps them over
-all ranks), for folders whose ranks differ in having ops or Python stacks (the code locations are made per
+where a rank's import left events out under its memory limit or a rank has ranges left
+open at its end (the folder read whole budgets and words these over all ranks; other import
+warnings are rebuilt as the folder's import orders and caps them:
+:func:`~.rank_inputs.folder_warnings`), for folders whose ranks differ in having ops or Python stacks (the code locations are made per
 job), and where a rule fails on a rank. Qt-free and torch-free.
 """
 
@@ -50,6 +52,7 @@ from gpuviz.analysis.advisor.rank_inputs import (
     as_rank,
     best_pinned,
     folder_of,
+    folder_warnings,
     on_rank_clock,
     per_rank_steps,
     rank_codes,
@@ -202,6 +205,8 @@ class JobPlan:
         What each rank's rules are given; None where declined before the reductions combined.
     reduced : ReducedRanks or None
         The ranks' reductions combined (the advice's ``steps``, the straggler).
+    warning_samples : list of str
+        The folder's import warnings, as its import read whole keeps them.
     """
 
     sources: list[str]
@@ -209,6 +214,7 @@ class JobPlan:
     declined: str = ""
     inputs: JobInputs | None = None
     reduced: ReducedRanks | None = None
+    warning_samples: list[str] = field(default_factory=list)
 
     def order(self) -> list[int]:
         """The files' indices in the folder's rank order."""
@@ -238,6 +244,7 @@ def plan_job(
     codes, note = rank_codes(files)
     plan = JobPlan([f.source for f in files], codes)
     plan.declined = _gate(list(files), note, max_ranks, max_slices)
+    plan.warning_samples = list(folder_warnings(files, codes, note).samples)
     if plan.declined:
         return plan
     reds = [f.reduction.with_rank(c) if f.reduction.rank != c else f.reduction
@@ -316,7 +323,8 @@ def job_advice(plan: JobPlan, passes: Sequence[RankPass1], findings: list[Findin
     got = [passes[i].sums for i in order]
     sums = tuple(sum(s[k] for s in got if s is not None) for k in range(4))
     out = symptom_order((sums[0], sums[1], int(sums[2]), int(sums[3])), sorted_findings(findings))
-    return Advice([plan.sources[i] for i in order], rr.analysis.breakdown, out, {}, None, [])
+    sources = [plan.sources[i] for i in order]
+    return Advice(sources, rr.analysis.breakdown, out, {}, None, list(plan.warning_samples))
 
 
 def advise_by_rank(
@@ -385,8 +393,6 @@ def _gate(files: list[RankFile], note: str, max_ranks: int | None, max_slices: i
     """Why the folder is not advised rank by rank before any rule runs, or ""."""
     from gpuviz.trace.one_job import NotOneJobError, check_one_job
 
-    if note:
-        return f"the folder's ranks are numbered by file order ({note})"
     gate_ranks = replay_limits.MAX_RANKS if max_ranks is None else max_ranks
     gate_slices = replay_limits.MAX_SLICES if max_slices is None else max_slices
     n_slices = sum(f.slices for f in files)
@@ -399,13 +405,18 @@ def _gate(files: list[RankFile], note: str, max_ranks: int | None, max_slices: i
         check_one_job(folder_of([f.source for f in files]), [f.facts for f in files])
     except NotOneJobError as exc:
         return f"the files are not one job: {exc}"
-    warned = next((f for f in files if f.warned), None)
-    if warned is not None:
-        # read whole, the import orders and caps the ranks' warnings (and adds its own
-        # over all ranks): a rank's own list alone does not make the folder's
+    # The other import warnings are the files' own, rebuilt as the folder's (plan_job).
+    dropped = next((f for f in files if f.dropped), None)
+    if dropped is not None:  # the folder read whole drops by its own budget, over all ranks
         return (
-            f"{warned.source} has import warnings: the folder read whole orders and counts "
-            "them for all ranks"
+            f"{dropped.source} was imported with parts left out ({', '.join(dropped.dropped)}): "
+            "the folder read whole leaves out what its own memory limit needs"
+        )
+    clipped = next((f for f in files if f.clipped), None)
+    if clipped is not None:  # read whole, one warning counts and names them over all ranks
+        return (
+            f"{clipped.source} has ranges left open at its end: the folder read whole "
+            "words their warning over all ranks"
         )
     return ""
 

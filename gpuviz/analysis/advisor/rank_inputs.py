@@ -23,6 +23,7 @@ from gpuviz.analysis.advisor.pageable_copy import pinned_bandwidth
 from gpuviz.analysis.rank_reduction import RankReduction, rank_reduction
 from gpuviz.analysis.ranks import RankAnalysis
 from gpuviz.analysis.steps import StepBreakdown
+from gpuviz.trace.errors import ImportWarnings
 from gpuviz.trace.kineto_ranks import assign_ranks
 from gpuviz.trace.model import Trace
 from gpuviz.trace.one_job import FileFacts, file_facts
@@ -44,6 +45,14 @@ class RankFile:
         Its slices (the replay's limit counts the job's).
     warned : bool
         Whether its import warned.
+    warnings : ImportWarnings
+        Its import warnings as the import left them, before any analysis added its own (the
+        folder's are rebuilt from them: :func:`folder_warnings`).
+    clipped : str or None
+        Its ranges left open at its end (:func:`~gpuviz.analysis.open_ranges.open_ranges`'s
+        warning), None where there are none.
+    dropped : tuple of str
+        What its import left out to stay within its memory limit (``Trace.dropped``).
     reduction : RankReduction
         Its steps, their per-GPU split and its collective parts.
     pinned_gbps : dict of str to float
@@ -57,6 +66,9 @@ class RankFile:
     warned: bool
     reduction: RankReduction
     pinned_gbps: dict[str, float]
+    warnings: ImportWarnings = dataclasses.field(default_factory=ImportWarnings)
+    clipped: str | None = None
+    dropped: tuple[str, ...] = ()
 
 
 def rank_file(trace: Trace) -> RankFile:
@@ -69,15 +81,25 @@ def rank_file(trace: Trace) -> RankFile:
     """
     if len(trace.ranks) != 1:
         raise ValueError(f"a rank trace holds one file, not {len(trace.ranks)}")
+    from gpuviz.analysis.open_ranges import open_ranges
+
+    own = trace.warnings if trace.warnings is not None else ImportWarnings()
+    # a copy first: open_ranges (here, or in an analysis below) adds its line to the trace's
+    warnings = ImportWarnings(limit=own.limit)
+    warnings.extend(own)
+    clipped = open_ranges(trace).message
     red = rank_reduction(trace)
     return RankFile(
         source=str(trace.ranks[0].source),
         declared=red.declared,
         facts=red.job or file_facts(trace.ranks[0].source, trace.ranks[0].metadata, None, None),
         slices=len(trace.slices),
-        warned=bool(getattr(trace.warnings, "samples", None)),
+        warned=bool(warnings.samples),
         reduction=red,
         pinned_gbps=pinned_bandwidth(AdviceContext(trace)),
+        warnings=warnings,
+        clipped=clipped,
+        dropped=tuple(trace.dropped),
     )
 
 
@@ -86,6 +108,19 @@ def rank_codes(files: Sequence[RankFile]) -> tuple[list[int], str]:
     import's rank note ("" when the declared ranks were used)."""
     codes, note = assign_ranks([f.declared for f in files], [f.source for f in files], True)
     return [-1 if c is None else int(c) for c in codes], note
+
+
+def folder_warnings(files: Sequence[RankFile], codes: Sequence[int], note: str) -> ImportWarnings:
+    """The import warnings of the folder read whole, from its files' own (``codes``: their
+    folder ranks, :func:`rank_codes`): the rank note first, then each file's in rank order
+    (the order the import assembles the files in, not their name order), all under one cap
+    (``ImportWarnings.limit``), as :func:`gpuviz.trace.kineto.load_trace` gives them."""
+    out = ImportWarnings(limit=files[0].warnings.limit if files else ImportWarnings().limit)
+    if note:  # first, so that no list of skipped events pushes it out of the samples
+        out.add(note, 0)
+    for i in sorted(range(len(files)), key=lambda i: (codes[i], i)):
+        out.extend(files[i].warnings)
+    return out
 
 
 def as_rank(trace: Trace, code: int) -> Trace:
@@ -146,6 +181,7 @@ __all__ = [
     "as_rank",
     "best_pinned",
     "folder_of",
+    "folder_warnings",
     "on_rank_clock",
     "per_rank_steps",
     "rank_codes",

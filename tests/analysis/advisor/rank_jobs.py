@@ -67,3 +67,19 @@ def copies_job(folder: Path, files: list[Path], n: int) -> Path:
         doc["distributedInfo"] = dict(doc["distributedInfo"], rank=i, world_size=n)
         write(doc, folder / f"rank{i}.json.gz")
     return folder
+
+
+def warned_job(folder: Path, bad: list[int], names: list[str] | None = None) -> Path:
+    """``folder`` holding adv_clean and adv_fp32_matmul as ranks 0 and 1 of one job, rank i's
+    file with ``bad[i]`` entries the importer skips (numbers, not event objects: one warning
+    each), written under ``names`` (so file order may differ from rank order), else
+    ``rank0.json.gz``, ``rank1.json.gz``."""
+    adv = DATA / "advisor"
+    make_job(folder, [adv / "adv_clean.json.gz", adv / "adv_fp32_matmul.json.gz"], [0, 1000])
+    docs = [read(folder / f"rank{i}.json.gz") for i in range(2)]
+    for i, doc in enumerate(docs):
+        doc["traceEvents"] += list(range(bad[i]))
+        (folder / f"rank{i}.json.gz").unlink()
+    for i, doc in enumerate(docs):
+        write(doc, folder / (names[i] if names else f"rank{i}.json.gz"))
+    return folder

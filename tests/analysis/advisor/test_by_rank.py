@@ -30,6 +30,7 @@ from tests.analysis.advisor.rank_jobs import (
     copies_job,
     make_job,
     read,
+    warned_job,
     write,
 )
 
@@ -234,29 +235,86 @@ def _add_python_frame(doc: dict) -> None:
     doc["traceEvents"].append(dict(op, cat="python_function", name="train.py(10): s", args={}))
 
 
-def _claim_rank_0(doc: dict) -> None:
-    doc["distributedInfo"]["rank"] = 0
-
-
 @pytest.mark.usefixtures("no_replay")
 def test_declines_mixed_stacks(tmp_path: Path) -> None:
     # with_code finds modules and lines where the job has Python frames: per rank, not so
     assert "Python stacks" in _declined_with_rank1(tmp_path, _add_python_frame)
 
 
-def _event_without_time(doc: dict) -> None:
-    doc["traceEvents"].append({"ph": "X", "cat": "cpu_op", "name": "no ts", "pid": 1, "tid": 1})
+def _warned_job(tmp_path: Path, bad: list[int], names: list[str] | None = None) -> Path:
+    return warned_job(tmp_path / "job", bad, names)
+
+
+def _as_read_whole_with_warnings(folder: Path) -> list[str]:
+    """The folder advised rank by rank (not declined) equals it read whole; its warnings."""
+    whole = _whole(folder)
+    got = advise_by_rank(_ranks(folder))
+    assert got.declined is None, got.declined
+    assert got.advice is not None and got.advice.to_json() == whole
+    return whole["import_warnings"]
 
 
 @pytest.mark.usefixtures("no_replay")
-def test_declines_import_warnings(tmp_path: Path) -> None:
-    assert "import warnings" in _declined_with_rank1(tmp_path, _event_without_time)
+def test_import_warnings_as_read_whole(tmp_path: Path) -> None:
+    # one skipped event in rank 1's file: the folder's list is that file's
+    warned = _as_read_whole_with_warnings(_warned_job(tmp_path, [0, 1]))
+    assert len(warned) == 1 and "event" in warned[0] and "skipped" in warned[0]
 
 
 @pytest.mark.usefixtures("no_replay")
-def test_declines_ranks_numbered_by_file_order(tmp_path: Path) -> None:
-    # both files claim rank 0: the folder numbers them by file order and says so
-    assert "file order" in _declined_with_rank1(tmp_path, _claim_rank_0)
+def test_import_warnings_capped_in_rank_order(tmp_path: Path) -> None:
+    # 15 + 15 skipped events: read whole keeps 20 (the cap), rank 0's file's 15 first
+    warned = _as_read_whole_with_warnings(_warned_job(tmp_path, [15, 15]))
+    assert len(warned) == 20
+    assert len(load_trace(str(tmp_path / "job" / "rank0.json.gz")).warnings.samples) == 15
+    own = [load_trace(str(tmp_path / "job" / f"rank{i}.json.gz")).warnings.samples for i in (0, 1)]
+    assert warned == (own[0] + own[1])[:20]
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_import_warnings_in_rank_order_not_file_order(tmp_path: Path) -> None:
+    # rank 1's file is first by name: read whole, the import assembles (and warns) by rank
+    folder = _warned_job(tmp_path, [12, 12], ["b_rank0.json.gz", "a_rank1.json.gz"])
+    warned = _as_read_whole_with_warnings(folder)
+    own = [
+        load_trace(str(folder / n)).warnings.samples for n in ("b_rank0.json.gz", "a_rank1.json.gz")
+    ]
+    assert warned == (own[0] + own[1])[:20]
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_a_broken_warnings_merge_differs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same job with the files' warnings merged in file order, or uncapped: not the whole's
+    folder = _warned_job(tmp_path, [12, 12], ["b_rank0.json.gz", "a_rank1.json.gz"])
+    whole = _whole(folder)
+    real = by_rank.folder_warnings
+
+    def file_order(files, codes, note):  # type: ignore[no-untyped-def]
+        return real(files, sorted(codes), note)
+
+    monkeypatch.setattr(by_rank, "folder_warnings", file_order)
+    got = advise_by_rank(_ranks(folder)).advice
+    assert got is not None and got.to_json() != whole
+
+    def uncapped(files, codes, note):  # type: ignore[no-untyped-def]
+        out = real(files, codes, note)
+        out.samples = [w for f in files for w in f.warnings.samples]
+        return out
+
+    monkeypatch.setattr(by_rank, "folder_warnings", uncapped)
+    got = advise_by_rank(_ranks(folder)).advice
+    assert got is not None and len(got.warning_samples) == 24 and got.to_json() != whole
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_ranks_numbered_by_file_order_as_read_whole(tmp_path: Path) -> None:
+    # rank 1's file declares no rank: the folder numbers the files by name and says so first
+    folder = _warned_job(tmp_path, [0, 3])
+    doc = read(folder / "rank1.json.gz")
+    del doc["distributedInfo"]["rank"]
+    write(doc, folder / "rank1.json.gz")
+    warned = _as_read_whole_with_warnings(folder)
+    assert warned[0].startswith("distributedInfo.rank ignored") and len(warned) == 4
 
 
 @pytest.mark.usefixtures("no_replay")
