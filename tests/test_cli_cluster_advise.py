@@ -122,6 +122,20 @@ def test_a_folder_within_the_replays_limits_is_read_whole_as_before(
 ) -> None:
     here, there = _both(capsys, scheduler, DATA / "nccl_2rank_h200", "--json")
     assert there[1] == here[1] and whole_trace == [1]
+    # decided from the files' count and text: no pass 0 on the workers before the whole read
+    assert "ranks done" not in there[2]
+
+
+def test_a_folder_within_the_limits_but_not_shown_so_pays_pass_zero_and_is_the_same(
+    capsys: pytest.CaptureFixture[str],
+    scheduler: str,
+    whole_trace: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the text bound says nothing (as for a folder of large files): pass 0 declines instead
+    monkeypatch.setattr(advise_ranks, "_within_replay_limits", lambda files: False)
+    here, there = _both(capsys, scheduler, DATA / "nccl_2rank_h200", "--json")
+    assert there[1] == here[1] and whole_trace == [1]
     assert sum("ranks done" in line for line in there[2].splitlines()) == 1  # pass 0 only
 
 

@@ -24,8 +24,11 @@ needs both traces), graph captures (``--capture-trace``, ``capture_traces/``), c
 import cache holds already (mapped back at once) and ``GPUVIZ_ADVISE_BY_RANK=0``; after pass 0
 or 1 for the reasons of :mod:`~gpuviz.analysis.advisor.by_rank` (among them a folder within
 the replay's limits: read whole, it is cheap), and where a rank answered pass 0 but not a later
-pass. A rank file that fails on pass 0 is named on stderr and skipped; the advice of the others
-is marked incomplete (JSON ``incomplete``), as ``summary --cluster`` marks it.
+pass. A folder surely within those limits by its file count and text (a bound on its slices
+from the files' JSON: :mod:`gpuviz.trace.slice_bound`) is declined before pass 0, so that it
+does not pay an import of every rank on the workers before it is read whole. A rank file
+that fails on pass 0 is named on stderr and skipped; the advice of the others is marked
+incomplete (JSON ``incomplete``), as ``summary --cluster`` marks it.
 """
 
 from __future__ import annotations
@@ -76,6 +79,8 @@ def advise_by_rank_on_cluster(
     files = [str(f) for f in trace_files(path)]
     if len(files) < 2 or capture_files(path):
         return None
+    if _within_replay_limits(files):
+        return None  # pass 0 would find the same and decline: read whole without it
     from gpuviz.commands.summary_ranks import _cached
     from gpuviz.trace.cache import cache_enabled
 
@@ -110,6 +115,16 @@ def advise_by_rank_on_cluster(
         return None
     findings: list[Finding] = [f for one in found for f in one]
     return job_advice(plan, passes, findings), incomplete(failed, len(files))
+
+
+def _within_replay_limits(files: list[str]) -> bool:
+    """Whether the folder's files are surely within the advisor's replay limits (ranks and
+    slices), decided from their count and text (:func:`~gpuviz.trace.slice_bound.slices_at_most`)
+    before any rank is imported: pass 0 would decline such a folder (read whole, it is cheap)."""
+    from gpuviz.analysis.advisor import replay
+    from gpuviz.trace.slice_bound import slices_at_most
+
+    return len(files) <= replay.MAX_RANKS and slices_at_most(files, replay.MAX_SLICES)
 
 
 def _has_compile_info(path: Path) -> bool:
