@@ -341,3 +341,35 @@ def test_phase_two_refuses_a_rank_without_its_saving() -> None:
     assert hook.affected("launch_bound", [1]) == [1, 2]
     with pytest.raises(RuntimeError):
         hook.worst("launch_bound", {2: 1.0}, {2: 10.0})
+
+
+def _open_range_rank(path: Path, left_open: bool) -> Path:
+    """3 steps of 20 ms on the CPU, each with an ``Optimizer.step`` of 5 ms; with
+    ``left_open`` the last one's exit is lost and it runs to the trace's end (100 ms)."""
+
+    def x(cat: str, name: str, ts: float, dur: float) -> dict:
+        return {"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": 1}
+
+    events = []
+    for n in range(3):
+        t = n * 20_000.0
+        events.append(x("user_annotation", f"ProfilerStep#{n}", t, 20_000))
+        opt_dur = 100_000 - (t + 15_000) if left_open and n == 2 else 5_000
+        events.append(x("user_annotation", "Optimizer.step#SGD.step", t + 15_000, opt_dur))
+    events += [x("cpu_op", "aten::copy_", 60_000 + i * 10_000, 10_000) for i in range(4)]
+    return write({"schemaVersion": 1, "traceEvents": events}, path)
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_declines_ranges_left_open(tmp_path: Path) -> None:
+    # read whole (as the commands read it), one warning counts and names the clipped ranges
+    # over all ranks, and joins the import's
+    from gpuviz.analysis.open_ranges import open_ranges
+
+    src = [_open_range_rank(tmp_path / f"src{i}.json.gz", i == 1) for i in range(2)]
+    folder = make_job(tmp_path / "job", src, [0, 1000])
+    trace = load_trace(str(folder))
+    assert open_ranges(trace).message is not None
+    assert "left open" in advise(trace).to_json()["import_warnings"][0]
+    got = advise_by_rank(_ranks(folder))
+    assert got.advice is None and got.declined is not None and "left open" in got.declined
