@@ -160,9 +160,11 @@ def test_import_warnings_rank_by_rank_as_the_local_path(
     # 12 skipped entries in each file, rank 1's file first by name: read whole, the import
     # keeps 20 of the 24 warnings, rank 0's 12 first; rank by rank, the same list
     folder = warned_job(tmp_path / "job", [12, 12], ["b_rank0.json.gz", "a_rank1.json.gz"])
+    here_json = ""
     for command in (["--json"], []):
         here, there = _both(capsys, scheduler, folder, *command)
         assert there[1] == here[1], command  # byte for byte, the warnings included
+        here_json = here[1] if command else here_json
         # pass 0 and phase 1 on both ranks (then phase 2 on the worst ranks' files)
         assert sum("2/2 ranks done" in line for line in there[2].splitlines()) >= 2
         if command:
@@ -170,6 +172,19 @@ def test_import_warnings_rank_by_rank_as_the_local_path(
             assert len(warned) == 20 and all(w.endswith("skipped") for w in warned)
         else:  # the text lists the first five under the trace line
             assert sum(line.startswith("  warning: event ") for line in there[1].splitlines()) == 5
+    shared = tmp_path / "shared-cache"
+    for _ in range(2):  # the second run reads each rank's warnings back from its cache entry
+        rc, out, err = _run(
+            capsys,
+            "advise",
+            str(folder),
+            "--json",
+            "--cluster",
+            scheduler,
+            "--cache-dir",
+            str(shared),
+        )
+        assert rc == 0 and out == here_json and err.count("2/2 ranks done") >= 2
     assert not whole_trace  # the by-rank route, not the whole trace
 
 
