@@ -115,7 +115,7 @@ def folder_warnings(files: Sequence[RankFile], codes: Sequence[int], note: str) 
     folder ranks, :func:`rank_codes`): the rank note first, then each file's in rank order
     (the order the import assembles the files in, not their name order), all under one cap
     (``ImportWarnings.limit``), as :func:`gpuviz.trace.kineto.load_trace` gives them."""
-    out = ImportWarnings(limit=files[0].warnings.limit if files else ImportWarnings().limit)
+    out = ImportWarnings()  # the folder's own cap, as the import makes it
     if note:  # first, so that no list of skipped events pushes it out of the samples
         out.add(note, 0)
     for i in sorted(range(len(files)), key=lambda i: (codes[i], i)):
