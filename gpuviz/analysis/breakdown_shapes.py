@@ -426,8 +426,9 @@ def job_shapes(parts: Sequence[RankShapes], peaks: Any, exact: bool) -> list[OpS
     peaks : DevicePeaks or None
         The folder's (the ranks' must all be these: the caller checks).
     exact : bool
-        Decline where a sum is not exact (its figures are printed); else the rounding of a
-        float sum does not matter (only which shapes have FLOPs does).
+        The figures are printed (a roof rule fires): decline where a sum is not exact or a
+        rank's calls may be counted apart (graph replays, compiled code); else only which
+        shapes have FLOPs matters.
 
     Returns
     -------
@@ -435,7 +436,7 @@ def job_shapes(parts: Sequence[RankShapes], peaks: Any, exact: bool) -> list[OpS
         Their ``kernels`` are empty (a rank's are its own: :func:`with_job_shapes`).
     """
     why = _counted_apart(parts)
-    if any(p.sums for p in parts):  # else nothing is counted, read whole or by rank
+    if exact and any(p.sums for p in parts):  # else nothing is counted, whole or by rank
         why = why or next((p.unmerged for p in parts if p.unmerged), "")
     if why:
         return why

@@ -33,8 +33,9 @@ replay steps over all ranks at once: read it whole, it is cheap), where a rank's
 needs figures of other ranks that are not carried here (``idle_devices``/``dp_imbalance``
 over several ranks' steps), where the ranks' op calls are not counted as the folder counts
 them or their shapes' sums are not exact (:func:`~gpuviz.analysis.breakdown_shapes.
-job_shapes` says why: graph replays, compiled code, shapes on some ranks only, the ranks'
-convolution hints differ, counts that are not whole numbers where a roof rule prints them),
+job_shapes` says why: shapes on some ranks only, the ranks' convolution hints differ, a
+shape's FLOPs known on some ranks only; where a roof rule fires, graph replays, compiled code
+and counts that are not whole numbers),
 where the ranks' devices have different peaks, for serving folders,
 where a rank's file has import warnings (the folder read whole orders and caps them over
 all ranks), for folders whose ranks differ in having ops or Python stacks (the code locations are made per

@@ -203,3 +203,30 @@ def test_hand_count_of_the_synthetic_rates(tmp_path: Path) -> None:
     k = [e for e in doc["traceEvents"] if e["cat"] == "kernel"]
     assert 2 * 8192**3 / (k[0]["dur"] * 1e-6) / 1e12 == pytest.approx(150.0)
     assert 3 * 2 * (1 << 24) / (k[1]["dur"] * 1e-6) / 1e12 == pytest.approx(0.5)
+
+
+@pytest.mark.usefixtures("no_replay")
+def test_graph_replays_decline_only_where_a_roof_rule_fires(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read whole, a captured call counts once per replay matched over the whole trace: a job
+    # with graph replays goes rank by rank where no roof rule prints its shapes (as before)...
+    graphs = DATA / "graphs" / "gpu" / "manual_graph.json.gz"
+    folder = make_job(tmp_path / "graphs", [graphs, graphs], [0, 3_000_000])
+    whole = _whole(folder)
+    assert whole["findings"] and not {f["kind"] for f in whole["findings"]} & set(ROOF)
+    got = _by_rank(folder)
+    assert got.advice is not None and got.advice.to_json() == whole
+    # ...and declines where one does (a rank's calls said to be counted apart)
+    real = breakdown_shapes.rank_shapes
+
+    def replayed(*args: Any, **kw: Any) -> breakdown_shapes.RankShapes:
+        got = real(*args, **kw)
+        got.unmerged = "graph replays (planted)"
+        return got
+
+    monkeypatch.setattr(by_rank, "rank_shapes", replayed)
+    roof, _ = _jobs(tmp_path)["low_mfu"]
+    got = _by_rank(roof)
+    assert got.advice is None and got.declined is not None
+    assert "graph replays (planted)" in got.declined
