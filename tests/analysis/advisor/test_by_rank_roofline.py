@@ -10,6 +10,7 @@ runs at a set TFLOP/s or TB/s, so a shape's rate over two ranks is their harmoni
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -136,6 +137,16 @@ def test_one_ranks_shapes_differ(
     assert not any(text in f.detail for f in got.advice.findings for text in says.values())
 
 
+def _plant(monkeypatch: pytest.MonkeyPatch, **fields: Any) -> None:
+    """Every rank's :class:`~gpuviz.analysis.breakdown_shapes.RankShapes` given ``fields``."""
+    real = breakdown_shapes.rank_shapes
+
+    def planted(*args: Any, **kw: Any) -> breakdown_shapes.RankShapes:
+        return dataclasses.replace(real(*args, **kw), **fields)
+
+    monkeypatch.setattr(by_rank, "rank_shapes", planted)
+
+
 def _edit(path: Path, edit: Any) -> None:
     doc = read(path)
     for e in doc["traceEvents"]:
@@ -178,14 +189,7 @@ def test_declines_sums_that_are_not_whole_numbers_where_printed(
 ) -> None:
     # A rank's FLOPs not whole numbers (a count of 1.5: float sums whose rounding depends on
     # their order): declined where a roof rule prints the sums, not where none fires.
-    real = breakdown_shapes.rank_shapes
-
-    def inexact(*args: Any, **kw: Any) -> breakdown_shapes.RankShapes:
-        got = real(*args, **kw)
-        got.exact = False
-        return got
-
-    monkeypatch.setattr(by_rank, "rank_shapes", inexact)
+    _plant(monkeypatch, exact=False)
     folder, _ = _jobs(tmp_path)["low_mfu"]
     got = _by_rank(folder)
     assert got.advice is None and got.declined is not None
@@ -218,14 +222,7 @@ def test_graph_replays_decline_only_where_a_roof_rule_fires(
     got = _by_rank(folder)
     assert got.advice is not None and got.advice.to_json() == whole
     # ...and declines where one does (a rank's calls said to be counted apart)
-    real = breakdown_shapes.rank_shapes
-
-    def replayed(*args: Any, **kw: Any) -> breakdown_shapes.RankShapes:
-        got = real(*args, **kw)
-        got.unmerged = "graph replays (planted)"
-        return got
-
-    monkeypatch.setattr(by_rank, "rank_shapes", replayed)
+    _plant(monkeypatch, unmerged="graph replays (planted)")
     roof, _ = _jobs(tmp_path)["low_mfu"]
     got = _by_rank(roof)
     assert got.advice is None and got.declined is not None
