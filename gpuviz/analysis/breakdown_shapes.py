@@ -153,18 +153,62 @@ def shapes_part(
     ShapesPart or str
     """
     from gpuviz.analysis.attribution import attribute
-    from gpuviz.analysis.hardware import COMPILE_INFO_KEY, RECORDED_BAD, hardware
-    from gpuviz.analysis.names import graph_launch_mask
+    from gpuviz.analysis.hardware import hardware
 
-    if COMPILE_INFO_KEY in trace.derived:
-        return "compiled code counted from its compile-info folder"
-    if graph_launch_mask(trace.symbols).any():
-        return "graph replays (a captured call counts once per replay of the whole trace)"
+    why = _unmerged(trace)
+    if why:
+        return why
     att = attribute(trace)
     dims = _row_dims(att, table)
     if isinstance(dims, str):
         return dims
     hw = hardware(trace, override)
+    mine = rank_shapes(trace, hw, att)
+    return ShapesPart(
+        raw_dims=dims[0],
+        first_seen=dims[1],
+        sums=mine.sums,
+        peaks=hw.peaks,
+        hints=mine.hints,
+        shapes=mine.shapes,
+        flop_warnings=list(hw.warnings),
+        steps=list(hw.steps),
+        exact=mine.exact,
+    )
+
+
+@dataclass
+class RankShapes:
+    """A rank's op shapes' sums and what decides whether they add up to the folder's
+    (:func:`rank_shapes`; the advisor's by-rank passes merge them with :func:`job_shapes`).
+
+    Attributes
+    ----------
+    sums : list of ShapeSums
+        In the order of the rank's :attr:`~gpuviz.analysis.hardware.Hardware.shapes`.
+    hints : ConvHints
+        What its convolution backwards say.
+    shapes : str
+        ``"all"``, ``"none"``, ``"mixed"`` or ``"empty"`` (see :class:`ShapesPart`).
+    exact : bool
+        Its sums' FLOPs and bytes are exact ints.
+    unmerged : str
+        Why its calls may not be counted as the folder counts them ("" where they are):
+        graph replays, compiled code.
+    """
+
+    sums: list[ShapeSums]
+    hints: ConvHints
+    shapes: str
+    exact: bool
+    unmerged: str = ""
+
+
+def rank_shapes(trace: Trace, hw: Hardware, att: Attribution | None = None) -> RankShapes:
+    """The sums of ``hw``'s shapes (``hardware`` of one rank file's ``trace``) and the facts
+    :func:`job_shapes` checks (``att``: the trace's attribution where made already)."""
+    from gpuviz.analysis.hardware import RECORDED_BAD
+
     calls, n = hw.calls, len(hw.shapes)
     fin = np.isfinite(calls.flops)
     # Recomputed from the calls: a shape with an impossible recorded count has its FLOPs
@@ -190,17 +234,25 @@ def shapes_part(
         )
         for j, s in enumerate(hw.shapes)
     ]
-    return ShapesPart(
-        raw_dims=dims[0],
-        first_seen=dims[1],
-        sums=sums,
-        peaks=hw.peaks,
-        hints=_hints(trace),
-        shapes=_shapes_state(trace, att),
-        flop_warnings=list(hw.warnings),
-        steps=list(hw.steps),
-        exact=None not in flops and all(isinstance(s.nbytes, int | None) for s in hw.shapes),
+    return RankShapes(
+        sums,
+        _hints(trace),
+        _shapes_state(trace, att),
+        None not in flops and all(isinstance(s.nbytes, int | None) for s in hw.shapes),
+        _unmerged(trace),
     )
+
+
+def _unmerged(trace: Trace) -> str:
+    """Why a rank file's calls are not counted as the folder read whole counts them, or ""."""
+    from gpuviz.analysis.hardware import COMPILE_INFO_KEY
+    from gpuviz.analysis.names import graph_launch_mask
+
+    if COMPILE_INFO_KEY in trace.derived:
+        return "compiled code counted from its compile-info folder"
+    if graph_launch_mask(trace.symbols).any():
+        return "graph replays (a captured call counts once per replay of the whole trace)"
+    return ""
 
 
 def _decoded(raw: bytes) -> Any:
@@ -255,14 +307,18 @@ def _hints(trace: Trace) -> ConvHints:
     return _conv_hints(trace.symbols.strings, s.name[rows].tolist(), got.input_dims)
 
 
-def _shapes_state(trace: Trace, att: Attribution) -> str:
+def _shapes_state(trace: Trace, att: Attribution | None = None) -> str:
     """Whether the ops the FLOPs and bytes may be counted at have shapes: ``all``, ``none``,
-    ``mixed``, or ``empty`` (no such op)."""
+    ``mixed``, or ``empty`` (no such op); from ``att``'s decoded args where given."""
+    from gpuviz.analysis.node_args import decode_args
     from gpuviz.analysis.op_calls import candidate_rows
 
     rows = candidate_rows(trace)
     if not len(rows):
         return "empty"
+    if att is None:
+        has = {bool(r) for r in decode_args(trace, rows, ("input_dims",)).input_dims}
+        return "mixed" if len(has) > 1 else ("all" if has.pop() else "none")
     where = np.full(len(trace.slices), -1, dtype=np.int64)
     op_rows = att.forest.rows[att.op_node_indices()]
     where[op_rows] = np.arange(len(op_rows))
@@ -270,8 +326,6 @@ def _shapes_state(trace: Trace, att: Attribution) -> str:
     raws = att.op_args(("input_dims",)).input_dims  # decoded already by the op-shape table
     has = {bool(raws[i]) for i in at[at >= 0].tolist()}
     if (at < 0).any():  # ops not in the table (another kind of node): read here
-        from gpuviz.analysis.node_args import decode_args
-
         has |= {bool(r) for r in decode_args(trace, rows[at < 0], ("input_dims",)).input_dims}
     return "mixed" if len(has) > 1 else ("all" if has.pop() else "none")
 
@@ -315,14 +369,12 @@ def merge_shapes(
     peaks = next((i.peaks for w, i in zip(with_properties, got) if w), got[0].peaks)
     if any(i.peaks != peaks for i in got):
         return "the ranks' devices have different peaks"
-    states = {i.shapes for i in got} - {"empty"}
-    if len(states) > 1 or "mixed" in states:
-        return "some op calls have shapes and some not"
-    if any(i.hints != got[0].hints for i in got):
-        return "the ranks' convolution backwards say different things of their forwards"
+    apart = _counted_apart(got)
+    if apart:
+        return apart
     if not all(i.exact for i in got):
         # Float64 sums of counts that are not whole numbers depend on their order.
-        return "FLOP or byte counts that are not whole numbers (their float sums depend on order)"
+        return NOT_WHOLE
     merged: dict[tuple[str, bytes], BreakdownRow] = {}
     seen: dict[bytes, tuple[int, int]] = {}
     for k, (mine, info) in enumerate(zip(rows, got)):
@@ -337,9 +389,7 @@ def merge_shapes(
                 return f"{r.key!r}: {why}"
     # Rows that tie on every sort key are in the order of their Input Dims' first appearance.
     keys = sorted(merged, key=lambda kr: (kr[0], seen[kr[1]]))
-    shapes = _merged_shapes(got, peaks)
-    if isinstance(shapes, str):
-        return shapes
+    shapes = merged_shapes([i.sums for i in got], peaks.peaks)
     warnings = sum_call_warnings([i.flop_warnings for i in got])
     if warnings is None:
         return "FLOP warnings of several kinds (their order is the whole trace's)"
@@ -350,16 +400,88 @@ def merge_shapes(
     return table, hw
 
 
-def _merged_shapes(infos: list[ShapesPart], peaks: PeakMatch) -> list[OpShape] | str:
-    """The folder's op shapes from the ranks' sums, in :func:`~gpuviz.analysis.hardware.
-    hardware`'s order (largest device time first, then name, then first call)."""
+NOT_WHOLE = "FLOP or byte counts that are not whole numbers (their float sums depend on order)"
+
+
+def _counted_apart(parts: Sequence[ShapesPart | RankShapes]) -> str:
+    """Why the ranks' calls, each counted in its own file, are not counted as the folder read
+    whole counts them, or ""."""
+    states = {i.shapes for i in parts} - {"empty"}
+    if len(states) > 1 or "mixed" in states:
+        # the folder reads no op's shapes where its first and last ops have none
+        return "some op calls have shapes and some not"
+    if any(i.hints != parts[0].hints for i in parts):
+        return "the ranks' convolution backwards say different things of their forwards"
+    return ""
+
+
+def job_shapes(parts: Sequence[RankShapes], peaks: Any, exact: bool) -> list[OpShape] | str:
+    """A rank folder's op shapes (``hardware`` of the folder read whole) from its ranks'
+    :func:`rank_shapes`, in rank order; or why they are not the folder's.
+
+    Parameters
+    ----------
+    parts : sequence of RankShapes
+        Each rank's.
+    peaks : DevicePeaks or None
+        The folder's (the ranks' must all be these: the caller checks).
+    exact : bool
+        The figures are printed (a roof rule fires): decline where a sum is not exact or a
+        rank's calls may be counted apart (graph replays, compiled code); else only which
+        shapes have FLOPs matters.
+
+    Returns
+    -------
+    list of OpShape or str
+        Their ``kernels`` are empty (a rank's are its own: :func:`with_job_shapes`).
+    """
+    why = _counted_apart(parts)
+    if exact and any(p.sums for p in parts):  # else nothing is counted, whole or by rank
+        why = why or next((p.unmerged for p in parts if p.unmerged), "")
+    if why:
+        return why
+    if exact and not all(p.exact for p in parts):
+        return NOT_WHOLE
+    out = merged_shapes([p.sums for p in parts], peaks)
+    known = {_key(s): s.flops is not None for s in out}
+    for p in parts:
+        for s in p.sums:
+            if known[_key(s)] != (s.flops is not None and not s.recorded_bad):
+                # a rank alone picks its ops by it (memory_bound_hot): not as the folder does
+                return f"{s.name}'s FLOPs are known on some ranks and not on others"
+    return out
+
+
+def with_job_shapes(hw: Hardware, shapes: Sequence[OpShape]) -> Hardware:
+    """``hw`` (one rank's) with each shape's figures replaced by the job's of that op, shapes,
+    types and precision (:func:`job_shapes`), its kernels still the rank's.
+
+    Raises
+    ------
+    KeyError
+        A shape of the rank is not among ``shapes``.
+    """
+    by = {_key(s): s for s in shapes}
+    out = dataclasses.replace(hw)  # the cached lookups start empty
+    out.shapes = [dataclasses.replace(by[_key(s)], kernels=s.kernels) for s in hw.shapes]
+    return out
+
+
+def _key(s: OpShape | ShapeSums) -> tuple[tuple[str, bytes, bytes], str]:
     from gpuviz.analysis.op_calls import shape_key
 
+    return shape_key(s.name, s.input_dims, s.input_types), s.precision
+
+
+def merged_shapes(parts: Sequence[Sequence[ShapeSums]], peaks: Any) -> list[OpShape]:
+    """The folder's op shapes from the ranks' sums (in rank order), in
+    :func:`~gpuviz.analysis.hardware.hardware`'s order (largest device time first, then
+    name, then first call), filled against ``peaks`` (DevicePeaks or None)."""
     merged: dict[tuple[tuple[str, bytes, bytes], str], ShapeSums] = {}
     order: dict[tuple[tuple[str, bytes, bytes], str], tuple[int, int]] = {}
-    for k, info in enumerate(infos):
-        for s in info.sums:
-            key = (shape_key(s.name, s.input_dims, s.input_types), s.precision)
+    for k, sums in enumerate(parts):
+        for s in sums:
+            key = _key(s)
             into = merged.get(key)
             if into is None:
                 merged[key] = dataclasses.replace(s)
@@ -384,7 +506,7 @@ def _merged_shapes(infos: list[ShapesPart], peaks: PeakMatch) -> list[OpShape] |
             s.device_ns,
             s.precision,
         )
-        out.append(shape_figures(row, peaks.peaks, s.recorded_bad, s.bad))
+        out.append(shape_figures(row, peaks, s.recorded_bad, s.bad))
     out.sort(key=lambda x: (-x.device_ns, x.name))  # stable: ties keep the first call's order
     return out
 
@@ -393,4 +515,14 @@ def _plus(a: float | None, b: float | None) -> float | None:
     return b if a is None else a if b is None else a + b
 
 
-__all__ = ["ShapeSums", "ShapesPart", "merge_shapes", "shapes_part"]
+__all__ = [
+    "RankShapes",
+    "ShapeSums",
+    "ShapesPart",
+    "job_shapes",
+    "merge_shapes",
+    "merged_shapes",
+    "rank_shapes",
+    "shapes_part",
+    "with_job_shapes",
+]

@@ -13,20 +13,30 @@ is not proven. In three passes over the ranks' traces:
    figures (:class:`~.job.JobFigures`) and records its per-rank savings instead of choosing
    (:class:`_Recorder`). Also per rank: the four sums that order ``host_sync`` before
    ``launch_bound`` (:func:`~.host_sync.symptom_sums`) and what decides a decline.
+   Also the sums of its op shapes (:func:`~gpuviz.analysis.breakdown_shapes.rank_shapes`).
 2. Per rule, its worst rank over the job's merged savings runs it again, now told that rank and
    the ranks affected (:class:`_Merged`); the finding's code locations come from that rank's
    file; its evidence moves to the folder's clock (``ReducedRanks.offset_ns``). ``straggler``
    runs on the straggler's file. The findings are then ordered as ``advise`` orders them.
 
 Of other ranks' figures, each rank's rules are given the job's step totals, the rank analysis
-(``exposed_comm``'s waits for the last rank, ``straggler``) and the best pinned copy bandwidth
-over all ranks (``pageable_copy``).
+(``exposed_comm``'s waits for the last rank, ``straggler``), the best pinned copy bandwidth
+over all ranks (``pageable_copy``) and, in phase 2, the job's op shapes (``low_mfu`` and
+``memory_bound_hot`` print an op shape's TFLOP/s, TB/s and roof share summed over all ranks'
+calls of it: :func:`~gpuviz.analysis.breakdown_shapes.job_shapes` adds the ranks' exact sums
+and fills the figures by the whole trace's rule). Phase 1 needs none of them: the two rules
+pick their calls and measure their savings per call and per rank, save ``memory_bound_hot``'s
+"the shape has no FLOPs", which is checked to be the job's on every rank.
 
 It declines where the folder read whole is small (within the replay's limits, where the rules
 replay steps over all ranks at once: read it whole, it is cheap), where a rank's rule
-needs figures of other ranks that are not carried here (``low_mfu``/``memory_bound_hot``'s
-shapes summed over ranks and the first rank's peaks, ``idle_devices``/``dp_imbalance`` over
-several ranks' steps), for serving folders,
+needs figures of other ranks that are not carried here (``idle_devices``/``dp_imbalance``
+over several ranks' steps), where the ranks' op calls are not counted as the folder counts
+them or their shapes' sums are not exact (:func:`~gpuviz.analysis.breakdown_shapes.
+job_shapes` says why: shapes on some ranks only, the ranks' convolution hints differ, a
+shape's FLOPs known on some ranks only; where a roof rule fires, graph replays, compiled code
+and counts that are not whole numbers),
+where the ranks' devices have different peaks, for serving folders,
 where a rank's import left events out under its memory limit or a rank has ranges left
 open at its end (the folder read whole budgets and words these over all ranks; other import
 warnings are rebuilt as the folder's import orders and caps them:
@@ -40,6 +50,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
+from typing import Any
 
 from gpuviz.analysis.advisor import Advice, sorted_findings
 from gpuviz.analysis.advisor import replay as replay_limits
@@ -58,6 +69,7 @@ from gpuviz.analysis.advisor.rank_inputs import (
     rank_codes,
     rank_file,
 )
+from gpuviz.analysis.breakdown_shapes import RankShapes, job_shapes, rank_shapes
 from gpuviz.analysis.rank_reduction import ReducedRanks, combine_reductions
 from gpuviz.analysis.ranks import RankAnalysis
 from gpuviz.analysis.serving_markers import SOURCES as SERVING_SOURCES
@@ -81,12 +93,8 @@ HOOKED = (
 """The rules that pick their worst rank through ``AdviceContext.worst_rank``: phase 1 records
 their per-rank savings, phase 2 runs them on the worst rank's file."""
 
-CROSS_RANK = {
-    "low_mfu": "its ops' figures are summed over all ranks' calls of a shape",
-    "memory_bound_hot": "its ops' figures are summed over all ranks' calls of a shape",
-}
-"""Hooked rules whose finding needs figures of other ranks than the worst: where one could
-fire (a rank records savings for it), the job is declined."""
+ROOF_RULES = ("low_mfu", "memory_bound_hot")
+"""Hooked rules whose finding prints the job's op shapes: phase 2 is given them."""
 
 
 @dataclass
@@ -156,6 +164,7 @@ class _Phase1:
     sums: list[tuple[float, float, int, int]] = field(default_factory=list)
     flags: set[tuple[bool, bool]] = field(default_factory=set)
     peaks: list[object] = field(default_factory=list)
+    shapes: list[RankShapes] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -173,18 +182,26 @@ class JobInputs:
         Each rank's zero less the folder's.
     pinned_gbps : dict of str to float
         The best pinned copy bandwidth per direction over all ranks.
+    shapes : list of OpShape, optional
+        The job's op shapes (phase 2, where a roof rule runs: :func:`worst_ranks` sets it).
     """
 
     per_rank_steps: dict[int, tuple[int, int]]
     analysis: RankAnalysis | None
     offset_ns: dict[int, int]
     pinned_gbps: dict[str, float]
+    shapes: list[Any] | None = None
 
     def figures(self, code: int, hook: RankHook) -> JobFigures:
         """Rank ``code``'s :class:`~.job.JobFigures`, its collectives on its own clock."""
         ra = None if self.analysis is None else on_rank_clock(self.analysis, self.offset_ns[code])
         return JobFigures(
-            self.per_rank_steps, ra, replay=False, hook=hook, pinned_gbps=self.pinned_gbps
+            self.per_rank_steps,
+            ra,
+            replay=False,
+            hook=hook,
+            pinned_gbps=self.pinned_gbps,
+            shapes=self.shapes,
         )
 
 
@@ -234,6 +251,7 @@ class RankPass1:
     sums: tuple[float, float, int, int] | None = None
     flags: tuple[bool, bool] | None = None
     peaks: list[object] = field(default_factory=list)
+    shapes: RankShapes | None = None
 
 
 def plan_job(
@@ -264,7 +282,8 @@ def rank_phase1(trace: Trace, code: int, inputs: JobInputs) -> RankPass1:
     why = _phase1(trace, inputs.figures(code, _Recorder()), p1)
     if why:
         return RankPass1(why)
-    return RankPass1("", p1.seen, p1.sums[0], next(iter(p1.flags)), p1.peaks)
+    shapes = p1.shapes[0] if p1.shapes else None
+    return RankPass1("", p1.seen, p1.sums[0], next(iter(p1.flags)), p1.peaks, shapes)
 
 
 def worst_ranks(
@@ -272,7 +291,8 @@ def worst_ranks(
 ) -> tuple[dict[str, tuple[dict[int, float], dict[int, float]]], dict[int, list[str]]] | str:
     """Phase 1's per-rank results (one per file, as ``plan``'s) merged over the job: each
     hooked rule's savings over all ranks, and the rules (and ``straggler``) to run on each
-    worst rank; or why the folder must be read whole."""
+    worst rank; or why the folder must be read whole. Where a roof rule runs, ``plan.inputs``
+    is given the job's op shapes."""
     p1 = _Phase1()
     for i in plan.order():  # the folder's rank order, as read whole
         got = passes[i]
@@ -286,10 +306,22 @@ def worst_ranks(
         p1.flags.add(got.flags)
         p1.peaks += got.peaks
         p1.sums.append(got.sums)
+        if got.shapes is not None:
+            p1.shapes.append(got.shapes)
     why = _declines(p1)
     if why:
         return why
     merged = {k: p1.seen[k] for k in HOOKED if k in p1.seen}
+    roof = any(k in merged for k in ROOF_RULES)
+    if p1.shapes:
+        if len(p1.shapes) != len(passes):
+            return "a rank's op shapes were not counted"
+        shapes = job_shapes(p1.shapes, p1.peaks[0], exact=roof)
+        if isinstance(shapes, str):
+            return f"the ranks' op shapes are not the folder's: {shapes}"
+        if roof:
+            assert plan.inputs is not None
+            plan.inputs = dataclasses.replace(plan.inputs, shapes=shapes)
     worst: dict[int, list[str]] = {}
     for kind, (per, totals) in merged.items():
         worst.setdefault(worst_per_rank(per, totals)[0], []).append(kind)
@@ -452,15 +484,13 @@ def _phase1(t: Trace, job: JobFigures, p1: _Phase1) -> str:
     p1.flags.add((bool((cat == Kind.CPU_OP).any()), bool((cat == Kind.PYTHON_FUNCTION).any())))
     if "hardware" in ctx.__dict__:
         p1.peaks.append(ctx.hardware.peaks.peaks)
+        p1.shapes.append(rank_shapes(t, ctx.hardware))
     p1.sums.append(symptom_sums(ctx))
     return ""
 
 
 def _declines(p1: _Phase1) -> str:
     """Why phase 1's figures cannot make the folder's findings, or ""."""
-    for kind, why in CROSS_RANK.items():
-        if kind in p1.seen:
-            return f"{kind} could apply and {why}"
     if len(p1.flags) > 1:
         return (
             "the ranks differ in having ops or Python stacks: the code locations of the "
@@ -502,8 +532,8 @@ def _shifted(f: Finding, offset_ns: int) -> Finding:
 
 
 __all__ = [
-    "CROSS_RANK",
     "HOOKED",
+    "ROOF_RULES",
     "JobInputs",
     "JobPlan",
     "RankAdvice",

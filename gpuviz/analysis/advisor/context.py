@@ -138,7 +138,13 @@ class AdviceContext:
         """Roofline figures and MFU per step (:class:`~gpuviz.analysis.hardware.Hardware`)."""
         from gpuviz.analysis.hardware import hardware
 
-        return hardware(self.trace, steps=self.steps)
+        hw = hardware(self.trace, steps=self.steps)
+        if self.job is not None and self.job.shapes is not None:
+            # a rank of a job: its shapes' figures are the job's (summed over all ranks)
+            from gpuviz.analysis.breakdown_shapes import with_job_shapes
+
+            hw = with_job_shapes(hw, self.job.shapes)
+        return hw
 
     @cached_property
     def serving(self) -> Any:

@@ -49,6 +49,10 @@ class JobFigures:
     pinned_gbps : dict of str to float, optional
         The best pinned copy bandwidth per direction over all ranks (``pageable_copy``
         holds each pageable copy against it); None: the rank's own.
+    shapes : list of OpShape, optional
+        The job's op shapes, summed over all ranks (``low_mfu`` and ``memory_bound_hot``
+        print their figures): :func:`~gpuviz.analysis.breakdown_shapes.job_shapes`; None:
+        the rank's own.
     """
 
     per_rank_steps: dict[int, tuple[int, int]]
@@ -56,6 +60,7 @@ class JobFigures:
     replay: bool = True
     hook: RankHook | None = None
     pinned_gbps: dict[str, float] | None = None
+    shapes: list[Any] | None = None
 
 
 __all__ = ["JobFigures", "RankHook"]
