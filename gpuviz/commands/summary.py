@@ -204,6 +204,7 @@ ANALYSIS_MODULES = (
     "gpuviz.analysis.steps",
     "gpuviz.analysis.step_flops",
     "gpuviz.analysis.mfu_brief",
+    "gpuviz.analysis.exact_sums",
     "gpuviz.analysis.hardware",
     "gpuviz.commands.peak_options",
 )
