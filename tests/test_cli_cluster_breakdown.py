@@ -307,23 +307,15 @@ def test_module_tables_of_graph_replays_are_read_whole_as_before(
     capsys: pytest.CaptureFixture[str],
     scheduler: str,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    whole_trace: list[int],
 ) -> None:
-    used: list[int] = []
-    real = cluster_decode.read_on_cluster
-
-    def counted(*args: object, **kw: object) -> object:
-        used.append(1)
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(cluster_decode, "read_on_cluster", counted)
     graphs = DATA / "graphs" / "gpu" / "manual_graph.json.gz"
     folder = str(write_module_job(tmp_path / "job", (graphs, graphs)))
     command = ["breakdown", folder, "--by", "module", "--json", "--no-cache"]
     here = _run(capsys, *command)
     there = _run(capsys, *command, "--cluster", scheduler)
     assert here[0] == there[0] == 0 and there[1] == here[1]
-    assert used == [1]  # the ranks' parts declined: the folder was read whole
+    assert whole_trace == [1]  # the ranks' parts declined: the folder was read whole
 
 
 @pytest.mark.parametrize("by", ["op", "op-shape"])
