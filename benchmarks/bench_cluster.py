@@ -1,7 +1,7 @@
 """Cluster benchmark (issue 51): a rank folder read by the local pool and by a Dask cluster.
 
     python benchmarks/bench_cluster.py --world 32 --kernels 2000 --workers 2     (2 cores)
-    python benchmarks/bench_cluster.py --world 1024 --kernels 10000 --workers 15 \\
+    python benchmarks/bench_cluster.py --world 1024 --kernels 10000 --workers 16 \\
         --repeat 3 --out bench_cluster.json                 (the 16-core machine: ~17 GB)
 
 A folder of ``--world`` ranks (``gen_trace.py --world N --all-ranks``, kept in ``--data``)

@@ -333,6 +333,7 @@ class _Task:
         self.args = args
 
     def __call__(self, path: str, *shared: Any) -> tuple[str, tuple[bool, Any]]:
+        from gpuviz.trace.gcpause import heap_thresholds_raised
         from gpuviz.trace.rank_pool import _guarded
 
         try:
@@ -341,7 +342,10 @@ class _Task:
             worker = str(get_worker().address)
         except (ImportError, ValueError):
             worker = "?"
-        return worker, _guarded(lambda p: self.func(p, *self.args, *shared), path)
+        # Dask's nanny fixes glibc's thresholds in its workers: a rank's import took 1.2-1.45x
+        # as long there as in the local pool's children (gcpause.heap_thresholds_raised).
+        with heap_thresholds_raised():
+            return worker, _guarded(lambda p: self.func(p, *self.args, *shared), path)
 
 
 def _token() -> str:

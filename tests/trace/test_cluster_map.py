@@ -115,6 +115,27 @@ def test_scattered_arguments_go_to_each_worker_once(local: cluster.Cluster, tmp_
             assert len(unpickled) >= len(files)
 
 
+def _mapped(path: str) -> bool:
+    from test_gcpause import mapped_on_its_own
+
+    return mapped_on_its_own()
+
+
+def test_a_task_has_the_heap_thresholds_the_nanny_fixed_raised(local: cluster.Cluster) -> None:
+    from gpuviz.trace import gcpause
+
+    if not sys.platform.startswith("linux") or not gcpause._libc():
+        pytest.skip("glibc's malloc only")
+    import cloudpickle
+    import test_gcpause
+
+    cloudpickle.register_pickle_by_value(test_gcpause)
+    # The worker as Dask's nanny left it: a block of 1 MiB is mapped on its own each time
+    assert local.client.submit(_mapped, "x", pure=False).result() is True
+    # gpuviz's task: on the heap, as glibc's dynamic thresholds let it
+    assert cluster.map_files(local, _mapped, ["x", "y"]) == [False, False]
+
+
 @pytest.mark.slow
 def test_a_worker_killed_mid_task_has_its_rank_run_again(
     local: cluster.Cluster, tmp_path: Path
