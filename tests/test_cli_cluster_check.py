@@ -174,10 +174,11 @@ def test_the_env_switch_reads_both_runs_whole(
 def test_a_bad_rank_file_is_bad_input_as_without_the_cluster(
     capsys: pytest.CaptureFixture[str], scheduler: str, tmp_path: Path
 ) -> None:
-    # check compares whole runs: a rank that fails is not skipped (advise's pass 0 names it,
-    # then the run read whole refuses it), exit 2 naming the file, never 0, 1 or 3
+    # check compares whole runs: a rank that fails is not skipped (the run read whole refuses
+    # it), exit 2 naming the file, never 0, 1 or 3; nothing says a rank was skipped
     folder, three = base.bad_rank_job(tmp_path)
     for extra in ([], ["--cluster", scheduler]):
         rc, out, err = _run(capsys, "check", str(folder), "--against", str(three), *extra)
         assert rc == 2 and not out, err
         assert "rank-2.json.gz" in err.strip().splitlines()[-1]
+        assert "skipped" not in err and err.count("rank-2.json.gz") == 1, err

@@ -53,11 +53,13 @@ Merged = dict[str, tuple[dict[int, float], dict[int, float]]]
 
 
 def advise_by_rank_on_cluster(
-    path: Path, args: argparse.Namespace
+    path: Path, args: argparse.Namespace, *, whole: bool = False
 ) -> tuple[Advice, dict[str, Any] | None] | None:
     """The advice of the rank folder ``path`` from its ranks' files on the active cluster, and
     the ``incomplete`` object (None: every rank answered); None where the folder is read whole
-    (see the module docstring).
+    (see the module docstring), and, with ``whole`` (``check``, which compares whole runs),
+    where a rank file fails: then it is not named as skipped here, the folder read whole
+    names it.
 
     Raises
     ------
@@ -90,7 +92,9 @@ def advise_by_rank_on_cluster(
     from gpuviz.commands.cluster_ranks import cache_at, incomplete, map_on_cluster
 
     cache = cache_at()
-    got, failed = map_on_cluster(on, path, files, cluster_rank_file, cache)
+    got, failed = map_on_cluster(on, path, files, cluster_rank_file, cache, skips=not whole)
+    if whole and failed:
+        return None
     names = [name for name, _ in got]
     plan = plan_job([rf for _, rf in got])
     if plan.declined:

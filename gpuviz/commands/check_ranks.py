@@ -18,8 +18,8 @@ The comparison is then the folders' read whole, byte for byte. Each run goes its
 where any step declines (the advice's passes decline, among them a folder within the advise
 replay's limits; a rank file failed; the parts cannot be summed exactly, see
 :mod:`~gpuviz.analysis.compare_parts`), that run is read whole on the cluster as before
-(None), and a rank file that fails there is bad input (exit 2), as without ``--cluster``:
-``check`` compares whole runs, never part of one. ``GPUVIZ_CHECK_BY_RANK=0`` reads every run
+(None), and a rank file that fails there is bad input (exit 2, the file named once), as
+without ``--cluster``: ``check`` compares whole runs, never part of one, and skips no rank. ``GPUVIZ_CHECK_BY_RANK=0`` reads every run
 whole.
 """
 
@@ -51,7 +51,7 @@ def run_inputs_by_rank(path: Path) -> RunInputs | None:
 
     # check has no --capture-trace or --compile-info: advise's gates on them stay open
     how = argparse.Namespace(against=None, capture_trace=None, compile_info=None)
-    advised = advise_by_rank_on_cluster(path, how)
+    advised = advise_by_rank_on_cluster(path, how, whole=True)
     if advised is None or advised[1] is not None:
         return None  # declined, or a rank failed: check compares whole runs only
     from gpuviz.analysis.compare_parts import merge_compare_parts
@@ -61,7 +61,7 @@ def run_inputs_by_rank(path: Path) -> RunInputs | None:
     from gpuviz.trace.one_job import NotOneJobError
 
     files = [str(f) for f in trace_files(path)]
-    parts, failed = map_on_cluster(on, path, files, cluster_compare_part, cache_at())
+    parts, failed = map_on_cluster(on, path, files, cluster_compare_part, cache_at(), skips=False)
     if failed:
         return None
     try:

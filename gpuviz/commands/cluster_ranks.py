@@ -40,13 +40,15 @@ def map_on_cluster(
     func: Callable[..., Any],
     *args: Any,
     scatter: bool = False,
+    skips: bool = True,
 ) -> tuple[list[Any], list[str]]:
     """``func(file, *args)`` for each of the folder ``path``'s ``files`` on the cluster ``on``
     (``scatter``: ``args`` sent to each worker once, :func:`gpuviz.trace.cluster.map_files`).
 
     Progress shows on a terminal (ranks done per worker), stderr then says how the ranks went
     (``gpuviz: cluster ADDRESS: 4/4 ranks done; by worker: …``) and names each rank that
-    failed (``gpuviz: warning: rank skipped: …``).
+    failed (``gpuviz: warning: rank skipped: …``), unless ``skips`` is false: the caller
+    skips no rank (``check`` compares whole runs) and its failure names the file.
 
     Returns
     -------
@@ -82,7 +84,7 @@ def map_on_cluster(
     got = [p for p in with_progress(path, read, detail) if p is not None]
     if state:
         echo(f"gpuviz: cluster {terminal_safe(on.address)}: {state[0].line()}", file=sys.stderr)
-    for line in failed:
+    for line in failed if skips else []:
         echo(
             f"gpuviz: warning: rank skipped: {terminal_safe(line, one_line=True)}", file=sys.stderr
         )
