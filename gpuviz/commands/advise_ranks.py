@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,13 +54,22 @@ Merged = dict[str, tuple[dict[int, float], dict[int, float]]]
 
 
 def advise_by_rank_on_cluster(
-    path: Path, args: argparse.Namespace, *, whole: bool = False
+    path: Path,
+    args: argparse.Namespace,
+    *,
+    whole: bool = False,
+    also: Callable[[Trace], Any] | None = None,
+    extras: list[Any] | None = None,
 ) -> tuple[Advice, dict[str, Any] | None] | None:
     """The advice of the rank folder ``path`` from its ranks' files on the active cluster, and
     the ``incomplete`` object (None: every rank answered); None where the folder is read whole
     (see the module docstring), and, with ``whole`` (``check``, which compares whole runs),
     where a rank file fails: then it is not named as skipped here, the folder read whole
     names it.
+
+    ``also`` (a module-level function) is run on each rank's trace in pass 0 besides its
+    facts, and its results go to ``extras`` in file order (``check``'s comparison parts: one
+    read of each rank fewer than a pass of their own).
 
     Raises
     ------
@@ -92,11 +102,13 @@ def advise_by_rank_on_cluster(
     from gpuviz.commands.cluster_ranks import cache_at, incomplete, map_on_cluster
 
     cache = cache_at()
-    got, failed = map_on_cluster(on, path, files, cluster_rank_file, cache, skips=not whole)
+    got, failed = map_on_cluster(on, path, files, cluster_rank_file, cache, also, skips=not whole)
     if whole and failed:
         return None
-    names = [name for name, _ in got]
-    plan = plan_job([rf for _, rf in got])
+    names = [name for name, _, _ in got]
+    if extras is not None:
+        extras[:] = [extra for _, _, extra in got]
+    plan = plan_job([rf for _, rf, _ in got])
     if plan.declined:
         return None
     assert plan.inputs is not None
@@ -145,19 +157,24 @@ def _rank(path: str, code: int, cache: CacheAt) -> Trace:
     return as_rank(rank_trace(path, cache), code)
 
 
-def cluster_rank_file(path: str, cache: CacheAt) -> tuple[str, RankFile]:
-    """On a cluster's worker, pass 0: the file and its
-    :class:`~gpuviz.analysis.advisor.rank_inputs.RankFile`, its trace read as
-    :func:`~gpuviz.commands.cluster_ranks.rank_trace` reads it (into the shared cache)."""
+def cluster_rank_file(
+    path: str, cache: CacheAt, also: Callable[[Trace], Any] | None = None
+) -> tuple[str, RankFile, Any]:
+    """On a cluster's worker, pass 0: the file, its
+    :class:`~gpuviz.analysis.advisor.rank_inputs.RankFile` and what ``also`` makes of its
+    trace (None without), the trace read as :func:`~gpuviz.commands.cluster_ranks.rank_trace`
+    reads it (into the shared cache)."""
     from gpuviz.analysis.advisor.rank_inputs import rank_file
     from gpuviz.commands.cluster_ranks import rank_trace
     from gpuviz.trace.gcpause import release_freed_memory
 
     trace = rank_trace(path, cache)
+    # also first: rank_file's analyses must not shape what check's comparison reads
+    extra = None if also is None else also(trace)
     got = rank_file(trace)
     del trace
     release_freed_memory()
-    return path, got
+    return path, got, extra
 
 
 def cluster_phase1(path: str, how: tuple[dict[str, int], JobInputs], cache: CacheAt) -> RankPass1:

@@ -7,10 +7,10 @@ never holds a rank's trace:
 
 1. its advice rank by rank (:func:`~gpuviz.commands.advise_ranks.advise_by_rank_on_cluster`:
    passes 0, 1 and 2 on the workers);
-2. one more pass: each worker reads its rank back (from the rank's entry in the shared
-   import cache) and sends its :class:`~gpuviz.analysis.compare_parts.ComparePart` (memory
-   peaks, hardware steps, kernel and op totals, op-table and module-table rows, per-step
-   counts); the client merges them
+2. in pass 0 of that advice, on the same read of each rank, each worker also sends the
+   rank's :class:`~gpuviz.analysis.compare_parts.ComparePart` (memory peaks, hardware steps,
+   kernel and op totals, op-table and module-table rows, per-step counts); the client merges
+   them
    (:func:`~gpuviz.analysis.compare_parts.merge_compare_parts`) into what
    :func:`~gpuviz.analysis.run_compare.run_inputs` makes of the folder read whole.
 
@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gpuviz.analysis.compare_parts import ComparePart
     from gpuviz.analysis.run_compare import RunInputs
-    from gpuviz.commands.cluster_ranks import CacheAt
 
 ENV = "GPUVIZ_CHECK_BY_RANK"
 """``0`` reads every run whole on the cluster (benchmarks and tests compare the two ways)."""
@@ -51,19 +50,15 @@ def run_inputs_by_rank(path: Path) -> RunInputs | None:
 
     # check has no --capture-trace or --compile-info: advise's gates on them stay open
     how = argparse.Namespace(against=None, capture_trace=None, compile_info=None)
-    advised = advise_by_rank_on_cluster(path, how, whole=True)
+    from gpuviz.analysis.compare_parts import compare_part, merge_compare_parts
+
+    parts: list[ComparePart] = []  # made in advise's pass 0, on the same read of each rank
+    advised = advise_by_rank_on_cluster(path, how, whole=True, also=compare_part, extras=parts)
     if advised is None or advised[1] is not None:
         return None  # declined, or a rank failed: check compares whole runs only
-    from gpuviz.analysis.compare_parts import merge_compare_parts
     from gpuviz.analysis.run_compare import RunInputs
-    from gpuviz.commands.cluster_ranks import cache_at, map_on_cluster
-    from gpuviz.trace.files import trace_files
     from gpuviz.trace.one_job import NotOneJobError
 
-    files = [str(f) for f in trace_files(path)]
-    parts, failed = map_on_cluster(on, path, files, cluster_compare_part, cache_at(), skips=False)
-    if failed:
-        return None
     try:
         merged = merge_compare_parts(parts)
     except NotOneJobError:
@@ -81,18 +76,4 @@ def run_inputs_by_rank(path: Path) -> RunInputs | None:
     )
 
 
-def cluster_compare_part(path: str, cache: CacheAt) -> ComparePart:
-    """On a cluster's worker: the :class:`~gpuviz.analysis.compare_parts.ComparePart` of one
-    rank file, its trace read as :func:`~gpuviz.commands.cluster_ranks.rank_trace` reads it."""
-    from gpuviz.analysis.compare_parts import compare_part
-    from gpuviz.commands.cluster_ranks import rank_trace
-    from gpuviz.trace.gcpause import release_freed_memory
-
-    trace = rank_trace(path, cache)
-    got = compare_part(trace)
-    del trace
-    release_freed_memory()
-    return got
-
-
-__all__ = ["ENV", "cluster_compare_part", "run_inputs_by_rank"]
+__all__ = ["ENV", "run_inputs_by_rank"]
