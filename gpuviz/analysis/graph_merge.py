@@ -14,6 +14,10 @@ kernels in start order with the capture's launches in launch order:
 - each graph (:attr:`GraphReplays.graph`) is aligned once, with the capture it matches best (of
   every capture of every capture trace), so two graphs replayed in turn each find their own;
   a graph whose best match pairs less than half its kernels is left as its replay unit;
+- a capture in the run's own trace is a candidate only for the replays of its own rank (in a
+  rank folder read whole, each process replays the graphs it captured; another rank's capture
+  of the same kernels would take its ops, and count its FLOPs, on the wrong rank); attached
+  capture traces (``--capture-trace``, ``capture_traces/``) are candidates for every rank;
 - the grid, where both sides record it, checks the pairs: :attr:`GraphMerge.grid_mismatches`.
 
 A matched kernel's time then goes where its capture launch's would: its op (the innermost
@@ -108,6 +112,14 @@ def graph_merge(att: Attribution, captures: list[Trace], include_self: bool = Fa
     replays = graph_replays(att)
     c_atts = ([att] if include_self else []) + [attribute(c) for c in captures]
     graphs = [(i, g) for i, a in enumerate(c_atts) for g in captured_graphs(a)]
+    # The rank of each capture in the run's own trace (None: an attached trace's, any rank's).
+    t = att.trace
+    g_rank = [
+        int(t.tracks.rank[t.slices.track[att.forest.rows[g.begin_node]]])
+        if include_self and i == 0
+        else None
+        for i, g in graphs
+    ]
     kernels: list[I64] = []
     cap: list[I64] = []
     nodes: list[I64] = []
@@ -126,19 +138,22 @@ def graph_merge(att: Attribution, captures: list[Trace], include_self: bool = Fa
             _replay_token(strings[int(n)], int(k))
             for n, k in zip(s.name[rows], s.kind[rows], strict=True)
         ]
+        rank = int(replays.rank[r])
         best: tuple[float, int, list[tuple[int, int]]] | None = None
         for j, (_, g) in enumerate(graphs):
+            if g_rank[j] is not None and g_rank[j] != rank:
+                continue
             pairs = align([_capture_token(n) for n in g.names], tokens)
             score = len(pairs) / max(len(tokens), 1)
             if best is None or score > best[0]:
                 best = (score, j, pairs)
-        assert best is not None
-        score, j, pairs = best
-        if score < MIN_MATCH:
+        if best is None or best[0] < MIN_MATCH:
             continue
+        score, j, pairs = best
         c_index, g = graphs[j]
         mismatches += _grid_mismatches(att, rows, g, pairs)
-        # Every replay of this graph: its kernels in order, paired like the first's.
+        # Every replay of this graph (of this rank: graphs are numbered per rank): its
+        # kernels in order, paired like the first's.
         same = np.flatnonzero(replays.graph == gid)
         rep_pos = np.array([p[1] for p in pairs], dtype=np.int64)
         cap_pos = np.array([p[0] for p in pairs], dtype=np.int64)
