@@ -7,10 +7,12 @@ kernels) and ``gpt_reduce_overhead`` (``torch.compile(mode="reduce-overhead")``,
 of 73 and 138 kernels, 4 replays each), each file given its own ``distributedInfo.rank``. The
 independent truth is each rank's file read alone (one process: right as it is); the folder
 read whole must give, per rank, the same attribution and FLOPs, and its tables the sums of the
-ranks' rows. A hand count checks the FLOPs too.
+ranks' rows. A hand count checks the FLOPs too. vLLM's ROCm decode pair (TraceLens test
+data) checks attached capture traces that declare a rank.
 
-On the code before this fix, every test here failed: two ranks' replays of equal kernels (or
-of equal Kineto ``graph id``) were one graph, matched once with one rank's capture, so the
+On the code before this fix, every test here failed but the op-shape decline (declined
+already) and the check of the tests' own edit: two ranks' replays of equal kernels (or of
+equal Kineto ``graph id``) were one graph, matched once with one rank's capture, so the
 other rank's replays took that rank's ops (and counted its FLOPs once per replay of both).
 """
 
@@ -274,3 +276,49 @@ def test_ranks_parts_of_matched_replays_are_not_merged(tmp_path: Path, by: str) 
         assert isinstance(forced, MergedBreakdown)
         got = {r.key: r.extra.get("graph_device_us") for r in forced.table.rows}
         assert got["aten::addmm"] == pytest.approx(whole["aten::addmm"] / 2, abs=1e-3)
+
+
+VLLM = GPU.parent / "vllm_decode_full"
+
+
+def _vllm_captures(tmp_path: Path) -> list[Path]:
+    """vLLM's capture (it declares rank 0) and a copy declaring rank 1 whose model frame is
+    renamed, as another pipeline stage's would be: the same launches, other modules."""
+    (source,) = (VLLM / "capture_traces").glob("*.json.gz")
+    out = []
+    for rank in (0, 1):
+        doc = json.loads(gzip.decompress(source.read_bytes()))
+        doc["distributedInfo"] = {"rank": rank, "world_size": 2}
+        if rank == 1:
+            for e in doc["traceEvents"]:
+                if e.get("name") == "nn.Module: GptOssForCausalLM_0":
+                    e["name"] = "nn.Module: GptOssStage1_0"
+        path = tmp_path / f"capture-{rank}.json.gz"
+        path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+        out.append(path)
+    return out
+
+
+def test_attached_captures_that_declare_a_rank_serve_that_ranks_replays(tmp_path: Path) -> None:
+    """Two ranks replaying vLLM's decode graph, each with its own attached capture (declared
+    rank 0 and 1; ROCm names every kernel, so both captures pair all 421 kernels: a tie).
+    Each rank alone, with its own capture, puts its kernels on its own stage's modules; the
+    folder read whole with both captures must too (before, both ranks took the first)."""
+    from gpuviz.trace.graph_captures import attach_captures
+
+    folder = _job(tmp_path, (VLLM / "graph_execution.json.gz",) * 2)
+    caps = [load_trace(p, cache=False) for p in _vllm_captures(tmp_path)]
+    whole, alone = _read(folder)
+    attach_captures(whole, caps)
+    for a, c in zip(alone, caps, strict=True):
+        attach_captures(a, [c])
+    got = _sums([_table(whole, "module")])
+    assert got == _sums([_table(a, "module") for a in alone])
+    assert any(k.startswith("GptOssStage1_0") for k in got)
+    assert any(k.startswith("GptOssForCausalLM_0") for k in got)
+    att = attribute(whole)
+    merge = merge_of(att)
+    assert merge is not None and merge.matched_share == 1.0
+    kernel_rank = _track_rank(whole, att.gpu_rows[merge.kernel])
+    capture_rank = np.array([merge.captures[c].trace.rank_values()[0] for c in merge.capture])
+    assert (kernel_rank == capture_rank).all()
