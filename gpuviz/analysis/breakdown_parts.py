@@ -32,6 +32,10 @@ Why only :data:`MERGEABLE` tables (docs/cluster.md says the same):
   calls too: each rank sends its shapes' sums and the merge fills the columns by the whole
   trace's rule (:mod:`gpuviz.analysis.breakdown_shapes`, which says where it declines).
 
+Graph replays matched with a capture in the rank's file are read whole: their rows'
+``graph_device_us`` is an extra column, which the merge keeps where the ranks agree rather
+than sums.
+
 A rank whose rows cannot be summed exactly says why (:attr:`BreakdownPart.unmergeable`, or
 :func:`merge_breakdown` finds the ranks disagree on a row's kind, extras or whether its FLOPs
 are known, or an op or op-shape row's FLOPs are a float sum of counts that are not whole
@@ -214,6 +218,11 @@ def breakdown_part(
     if any(r.kind == "graph" for r in table.rows):
         # A graph replay's row is keyed by the rank's own graph ids and kernel counts.
         part.unmergeable = "graph replays outside any op"
+    elif not part.unmergeable and any("graph_device_us" in r.extra for r in table.rows):
+        # An extra column is kept where the ranks agree, not summed: two ranks replaying the
+        # same graph would show one rank's replayed time; and its µs are rounded from the
+        # folder's sum of kernel times, not a sum of the ranks' rounded ones.
+        part.unmergeable = "graph replays matched with their capture (graph_device_us)"
     return part
 
 

@@ -14,6 +14,13 @@ kernels in start order with the capture's launches in launch order:
 - each graph (:attr:`GraphReplays.graph`) is aligned once, with the capture it matches best (of
   every capture of every capture trace), so two graphs replayed in turn each find their own;
   a graph whose best match pairs less than half its kernels is left as its replay unit;
+- a capture in the run's own trace is a candidate only for the replays of its own rank (in a
+  rank folder read whole, each process replays the graphs it captured; another rank's capture
+  of the same kernels would take its ops, and count its FLOPs, on the wrong rank); so is an
+  attached capture trace (``--capture-trace``, ``capture_traces/``) that declares one of the
+  run's ranks (``distributedInfo.rank``) where the run has several; any other attached capture
+  is a candidate for every rank (CUDA's captures, compared by kind of work only, tie: the
+  first would win for every rank);
 - the grid, where both sides record it, checks the pairs: :attr:`GraphMerge.grid_mismatches`.
 
 A matched kernel's time then goes where its capture launch's would: its op (the innermost
@@ -108,6 +115,7 @@ def graph_merge(att: Attribution, captures: list[Trace], include_self: bool = Fa
     replays = graph_replays(att)
     c_atts = ([att] if include_self else []) + [attribute(c) for c in captures]
     graphs = [(i, g) for i, a in enumerate(c_atts) for g in captured_graphs(a)]
+    g_rank = _capture_ranks(att, c_atts, graphs, include_self)
     kernels: list[I64] = []
     cap: list[I64] = []
     nodes: list[I64] = []
@@ -126,19 +134,22 @@ def graph_merge(att: Attribution, captures: list[Trace], include_self: bool = Fa
             _replay_token(strings[int(n)], int(k))
             for n, k in zip(s.name[rows], s.kind[rows], strict=True)
         ]
+        rank = int(replays.rank[r])
         best: tuple[float, int, list[tuple[int, int]]] | None = None
         for j, (_, g) in enumerate(graphs):
+            if g_rank[j] is not None and g_rank[j] != rank:
+                continue
             pairs = align([_capture_token(n) for n in g.names], tokens)
             score = len(pairs) / max(len(tokens), 1)
             if best is None or score > best[0]:
                 best = (score, j, pairs)
-        assert best is not None
-        score, j, pairs = best
-        if score < MIN_MATCH:
+        if best is None or best[0] < MIN_MATCH:
             continue
+        score, j, pairs = best
         c_index, g = graphs[j]
         mismatches += _grid_mismatches(att, rows, g, pairs)
-        # Every replay of this graph: its kernels in order, paired like the first's.
+        # Every replay of this graph (of this rank: graphs are numbered per rank): its
+        # kernels in order, paired like the first's.
         same = np.flatnonzero(replays.graph == gid)
         rep_pos = np.array([p[1] for p in pairs], dtype=np.int64)
         cap_pos = np.array([p[0] for p in pairs], dtype=np.int64)
@@ -157,6 +168,35 @@ def graph_merge(att: Attribution, captures: list[Trace], include_self: bool = Fa
         graph_kernels=int((replays.kernel_replay >= 0).sum()),
         grid_mismatches=mismatches,
     )
+
+
+def _capture_ranks(
+    att: Attribution,
+    c_atts: list[Attribution],
+    graphs: list[tuple[int, CapturedGraph]],
+    include_self: bool,
+) -> list[int | None]:
+    """Per capture of ``graphs``, the only rank whose replays it may match (None: any).
+
+    A capture in the run's own trace (``c_atts[0]`` where ``include_self``) is its launch
+    rank's; an attached capture trace's is the rank it declares where the run has several
+    ranks and that one among them.
+    """
+    t = att.trace
+    run_ranks = [r for r in t.rank_values() if r is not None]
+    declared: list[int | None] = []
+    for i, c in enumerate(c_atts):
+        own = c.trace.rank_values()
+        one = own[0] if len(own) == 1 else None
+        mine = include_self and i == 0
+        declared.append(one if not mine and len(run_ranks) > 1 and one in run_ranks else None)
+    out: list[int | None] = []
+    for i, g in graphs:
+        if include_self and i == 0:
+            out.append(int(t.tracks.rank[t.slices.track[att.forest.rows[g.begin_node]]]))
+        else:
+            out.append(declared[i])
+    return out
 
 
 def align(capture: list[str], replay: list[str]) -> list[tuple[int, int]]:

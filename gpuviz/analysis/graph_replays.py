@@ -14,10 +14,13 @@ replays and the graphs they run:
   CUPTI: nodes are numbered in capture order, across streams; torch's
   ``torch.cuda._annotate_cuda_graph_trace`` matches ``mark_kernels`` annotations by it), else
   in start order;
-- graphs are numbered from 1 in order of their first replay, and each replay is one unit,
-  ``graph N: K kernels``, attributed to the replay's own launching op, module and line: the
-  operator table gives replays outside any op a row of that name
-  (:func:`graph_op_rows`), the module table names its outside row after it.
+- a graph is one rank's: in a rank folder read whole, each process counted its ``graph id``
+  from 1 and captured its own graphs (pipeline stages capture different ones), so two ranks'
+  replays are never one graph, whatever their ids or kernels;
+- graphs are numbered from 1 in order of their first replay (over every rank of a folder),
+  and each replay is one unit, ``graph N: K kernels``, attributed to the replay's own
+  launching op, module and line: the operator table gives replays outside any op a row of
+  that name (:func:`graph_op_rows`), the module table names its outside row after it.
 
 With a trace of the capture, :mod:`gpuviz.analysis.graph_merge` attributes each replayed kernel
 to the op, module and line that launched it at capture instead.
@@ -53,6 +56,8 @@ class GraphReplays:
         Per replay, the kernels, copies and sets it ran.
     kernel_replay : int64
         Per entry of ``Attribution.gpu_rows``, the replay that ran it, -1 for none.
+    rank : int64
+        Per replay, the rank of its launch call's process (``Tracks.rank``).
     node_id : int64 or None
         Per entry of ``Attribution.gpu_rows``, the ``graph node id`` Kineto writes on graphed
         kernels (newer CUPTI; 0 where absent); None where no replay's kernel has one.
@@ -62,6 +67,7 @@ class GraphReplays:
     graph: I64
     kernels: I64
     kernel_replay: I64
+    rank: I64
     node_id: I64 | None = None
     _order: I64 | None = None
     _offsets: I64 | None = None
@@ -115,14 +121,18 @@ def _find(att: Attribution) -> GraphReplays:
     hit[hit] = is_graph[launch[hit]]
     if not hit.any():
         empty = np.zeros(0, dtype=np.int64)
-        return GraphReplays(empty, empty, empty, np.full(n_k, -1, dtype=np.int64))
+        return GraphReplays(empty, empty, empty, np.full(n_k, -1, dtype=np.int64), empty)
     nodes = np.unique(launch[hit])
     nodes = nodes[np.argsort(att.forest.start_ns[nodes], kind="stable")]
     where = np.full(len(att.forest), -1, dtype=np.int64)
     where[nodes] = np.arange(len(nodes))
     kernel_replay = np.where(hit, where[np.maximum(launch, 0)], -1)
     kernels = np.bincount(kernel_replay[hit], minlength=len(nodes)).astype(np.int64)
-    replays = GraphReplays(nodes, np.zeros(len(nodes), dtype=np.int64), kernels, kernel_replay)
+    t = att.trace
+    rank = t.tracks.rank[t.slices.track[att.forest.rows[nodes]]].astype(np.int64)
+    replays = GraphReplays(
+        nodes, np.zeros(len(nodes), dtype=np.int64), kernels, kernel_replay, rank
+    )
     # The graph ids of each replay's first kernel tell whether Kineto wrote graph args at all:
     # only then are every graphed kernel's args decoded.
     first = np.flatnonzero(hit)[np.unique(kernel_replay[hit], return_index=True)[1]]
@@ -155,18 +165,25 @@ def _graph_args(att: Attribution, idx: I64) -> I64:
 
 
 def _graph_numbers(att: Attribution, replays: GraphReplays, graph_id: I64) -> I64:
-    """Each replay's graph, numbered from 1: by the ``graph id`` of its kernels where Kineto
-    writes one (``graph_id``: per replay, 0 where absent), else by the sequence of its
-    kernels' names."""
+    """Each replay's graph, numbered from 1 in order of first replay: by its rank and the
+    ``graph id`` of its kernels where Kineto writes one (``graph_id``: per replay, 0 where
+    absent), else by its rank and the sequence of its kernels' names.
+
+    The rank is part of the key because each process numbers its graphs from 1 and captures
+    its own: rank 1's "graph id 1" is not rank 0's, and two ranks that replay the same kernels
+    replay two graphs, each matched with its own rank's capture
+    (:mod:`gpuviz.analysis.graph_merge`). One rank's trace numbers as without it.
+    """
     s = att.trace.slices
     seen: dict[object, int] = {}
     out = np.zeros(len(replays), dtype=np.int64)
     for r in range(len(replays)):
         gid = int(graph_id[r])
+        rank = int(replays.rank[r])
         if gid > 0:
-            key: object = ("id", gid)
+            key: object = (rank, "id", gid)
         else:
-            key = ("names", s.name[att.gpu_rows[replays.kernel_order(r, att)]].tobytes())
+            key = (rank, "names", s.name[att.gpu_rows[replays.kernel_order(r, att)]].tobytes())
         out[r] = seen.setdefault(key, len(seen) + 1)
     return out
 
