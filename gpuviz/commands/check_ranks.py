@@ -19,8 +19,8 @@ where any step declines (the advice's passes decline, among them a folder within
 replay's limits; a rank file failed; the parts cannot be summed exactly, see
 :mod:`~gpuviz.analysis.compare_parts`), that run is read whole on the cluster as before
 (None), and a rank file that fails there is bad input (exit 2, the file named once), as
-without ``--cluster``: ``check`` compares whole runs, never part of one, and skips no rank. ``GPUVIZ_CHECK_BY_RANK=0`` reads every run
-whole.
+without ``--cluster``: ``check`` compares whole runs, never part of one, and skips no rank.
+``GPUVIZ_CHECK_BY_RANK=0`` reads every run whole.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""glibc's heap thresholds raised for a cluster's task (:func:`gpuviz.trace.gcpause.heap_thresholds_raised`):
-where a block of 1 MiB comes from, read from glibc's own count of mapped blocks."""
+"""glibc's heap thresholds raised for a cluster's task
+(:func:`gpuviz.trace.gcpause.heap_thresholds_raised`): where a block of 1 MiB comes from, read
+from glibc's own count of mapped blocks."""
 
 from __future__ import annotations
 
