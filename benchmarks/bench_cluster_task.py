@@ -34,15 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bench_cluster import REPO, gen  # also puts this checkout first on the workers' path
-
-sys.path.insert(0, str(REPO))
-
-
-def _pool_child() -> None:
-    from gpuviz.commands import summary_ranks
-
-    summary_ranks._child_init()
+from bench_cluster import gen  # also puts this checkout first on this path and the workers'
 
 
 def _plain(path: str) -> object:
@@ -63,14 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     import dask
     from distributed import Client, LocalCluster
 
-    from gpuviz.commands.summary_ranks import cluster_part, part_of
+    from gpuviz.commands.summary_ranks import _child_init, cluster_part, part_of
     from gpuviz.trace import cluster
 
     folder = gen(a.world, a.kernels, a.data)
     files = sorted(str(f) for f in folder.iterdir())
     print(f"{folder}: {len(files)} ranks", flush=True)
     pool = ProcessPoolExecutor(
-        1, mp_context=multiprocessing.get_context("fork"), initializer=_pool_child
+        1, mp_context=multiprocessing.get_context("fork"), initializer=_child_init
     )
     list(pool.map(abs, [1]))  # started
     started: list[Any] = []

@@ -185,11 +185,10 @@ def _capture_ranks(
     t = att.trace
     run_ranks = [r for r in t.rank_values() if r is not None]
     declared: list[int | None] = []
-    for i, c in enumerate(c_atts):
+    for c in c_atts:  # the run's own trace (include_self) is decided per capture below
         own = c.trace.rank_values()
         one = own[0] if len(own) == 1 else None
-        mine = include_self and i == 0
-        declared.append(one if not mine and len(run_ranks) > 1 and one in run_ranks else None)
+        declared.append(one if len(run_ranks) > 1 and one in run_ranks else None)
     out: list[int | None] = []
     for i, g in graphs:
         if include_self and i == 0:
